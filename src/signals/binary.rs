@@ -1,0 +1,75 @@
+//! The compact binary form of a signals document: a fixed header (magic, format version, payload
+//! length, CRC-32 of the payload) followed by the bincode encoding of [`Signals`].
+//!
+//! bincode's own derive is used rather than its serde adapter: the JSON form omits absent optional
+//! fields (`skip_serializing_if`), which a non-self-describing format cannot express through serde.
+
+use super::model::Signals;
+use crate::error::{Error, Result};
+
+/// First eight bytes of every binary signals file.
+pub const BINARY_MAGIC: &[u8; 8] = b"KINOSIG\0";
+
+/// Version of the binary layout; bumped whenever [`Signals`] changes shape.
+pub const BINARY_FORMAT_VERSION: u32 = 1;
+
+const HEADER_LEN: usize = 8 + 4 + 4 + 8;
+
+/// Refuse to allocate more than this while decoding, whatever a (crafted) file claims.
+const DECODE_LIMIT: usize = 1 << 31;
+
+fn config() -> impl bincode::config::Config {
+    bincode::config::standard().with_limit::<DECODE_LIMIT>()
+}
+
+fn binary_error(reason: impl Into<String>) -> Error {
+    Error::SignalsBinary { reason: reason.into() }
+}
+
+impl Signals {
+    /// Encodes the document in the binary form.
+    pub fn to_binary(&self) -> Vec<u8> {
+        let payload = bincode::encode_to_vec(self, config()).expect("encoding to a Vec cannot fail");
+        let mut out = Vec::with_capacity(HEADER_LEN + payload.len());
+        out.extend_from_slice(BINARY_MAGIC);
+        out.extend_from_slice(&BINARY_FORMAT_VERSION.to_le_bytes());
+        out.extend_from_slice(&crc32fast::hash(&payload).to_le_bytes());
+        out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+        out.extend_from_slice(&payload);
+        out
+    }
+
+    /// Decodes and validates a binary document. A truncated, corrupted or foreign file is an
+    /// error, never a panic.
+    pub fn from_binary(bytes: &[u8]) -> Result<Signals> {
+        if bytes.len() < HEADER_LEN {
+            return Err(binary_error(format!("truncated: {} bytes, the header alone is {HEADER_LEN}", bytes.len())));
+        }
+        let (header, payload) = bytes.split_at(HEADER_LEN);
+        if &header[..8] != BINARY_MAGIC {
+            return Err(binary_error("not a kino signals file (bad magic)"));
+        }
+        let word = |at: usize| u32::from_le_bytes(header[at..at + 4].try_into().expect("4 bytes"));
+        let version = word(8);
+        if version != BINARY_FORMAT_VERSION {
+            return Err(binary_error(format!(
+                "format version {version} is not supported (this build reads version {BINARY_FORMAT_VERSION})"
+            )));
+        }
+        let crc = word(12);
+        let len = u64::from_le_bytes(header[16..24].try_into().expect("8 bytes"));
+        if len != payload.len() as u64 {
+            return Err(binary_error(format!("truncated or padded: header says {len} payload bytes, file has {}", payload.len())));
+        }
+        if crc32fast::hash(payload) != crc {
+            return Err(binary_error("checksum mismatch: the file is corrupted"));
+        }
+        let (signals, used): (Signals, usize) =
+            bincode::decode_from_slice(payload, config()).map_err(|e| binary_error(format!("undecodable payload: {e}")))?;
+        if used != payload.len() {
+            return Err(binary_error(format!("{} trailing bytes after the document", payload.len() - used)));
+        }
+        signals.validate()?;
+        Ok(signals)
+    }
+}

@@ -1,0 +1,185 @@
+//! The signals document (`kino.signals/1`): plain data, serde for JSON, bincode for the binary form.
+
+use std::collections::BTreeMap;
+
+use bincode::{Decode, Encode};
+use serde::{Deserialize, Serialize};
+
+/// The only format identifier this version reads and writes.
+pub const FORMAT: &str = "kino.signals/1";
+
+/// Length of a scene embedding (and of text query embeddings).
+pub const SCENE_EMBEDDING_DIM: usize = 1024;
+
+/// Length of an item embedding.
+pub const ITEM_EMBEDDING_DIM: usize = 256;
+
+/// A time interval `[start, end]` in seconds, written as a two-element JSON array.
+pub type Interval = [f64; 2];
+
+/// The per-item analysis data every result is computed from (see `signals.md`).
+///
+/// Build one from JSON with [`Signals::from_json`], check it with [`Signals::validate`], and turn
+/// it into the query-ready [`Prepared`](crate::Prepared) form once per item.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Encode, Decode)]
+#[serde(deny_unknown_fields)]
+pub struct Signals {
+    /// Always [`FORMAT`].
+    pub format: String,
+    /// The customer's identifier of the item.
+    pub inventory_id: String,
+    /// Seconds, > 0.
+    pub duration: f64,
+    /// Frames per second, > 0; frame `f` starts at `f / fps`.
+    pub fps: f64,
+    /// Source frame width in pixels.
+    pub frame_width: u32,
+    /// Source frame height in pixels.
+    pub frame_height: u32,
+    /// Seconds between timeline samples; sample `i` covers `[i*step, (i+1)*step)`.
+    pub step: f64,
+    /// Per-sample timelines.
+    pub timelines: Timelines,
+    /// Shot-boundary times, strictly increasing, inside `(0, duration)`.
+    #[serde(default)]
+    pub shots: Vec<f64>,
+    /// Speech intervals, sorted and non-overlapping.
+    #[serde(default)]
+    pub speech: Vec<Interval>,
+    /// Characters with the spans in which they are on screen.
+    #[serde(default)]
+    pub characters: Vec<Character>,
+    /// Keyword, mood and environment tags.
+    #[serde(default)]
+    pub tags: Vec<Tag>,
+    /// Contiguous scene spans covering the video (empty when no scene analysis ran).
+    #[serde(default)]
+    pub scenes: Vec<Scene>,
+    /// One 1024-float vector per scene, in the order of `scenes`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scene_embeddings: Option<Vec<Vec<f32>>>,
+    /// A 256-float vector describing the whole item.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub item_embedding: Option<Vec<f32>>,
+    /// Per-sample emotion probabilities and valence/arousal/dominance.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub emotions: Option<Emotions>,
+    /// Spoken profanity events.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profanity: Option<Vec<ProfanityEvent>>,
+    /// Horizontal subject position and black bars, for 9:16 conversion.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vertical: Option<Vertical>,
+}
+
+/// The per-sample timelines of a document; each has `ceil(duration / step)` values in `[0, 1]`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Encode, Decode)]
+#[serde(deny_unknown_fields)]
+pub struct Timelines {
+    /// How well a moment would serve in a preview.
+    pub relevance: Vec<f32>,
+    /// Probability of nudity on screen.
+    pub nudity: Vec<f32>,
+    /// Probability of blood or gore on screen.
+    pub blood_gore: Vec<f32>,
+    /// Probability of spoken profanity.
+    pub profanity: Vec<f32>,
+    /// Mean luma, 0 black to 1 white.
+    pub brightness: Vec<f32>,
+    /// One timeline per clip type name of the interface; absent types score 0.
+    #[serde(default)]
+    pub clip_types: BTreeMap<String, Vec<f32>>,
+}
+
+/// A character and the spans in which it is on screen.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Encode, Decode)]
+#[serde(deny_unknown_fields)]
+pub struct Character {
+    /// Importance rank, unique; 0 is the main character.
+    pub rank: u32,
+    /// Sorted, non-overlapping on-screen spans.
+    pub spans: Vec<Interval>,
+}
+
+/// The kind of a [`Tag`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, Encode, Decode)]
+#[serde(rename_all = "lowercase")]
+pub enum TagKind {
+    /// A keyword describing what is shown.
+    Keyword,
+    /// A mood.
+    Mood,
+    /// An environment (place, setting).
+    Environment,
+}
+
+/// A descriptive tag over a time span.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Encode, Decode)]
+#[serde(deny_unknown_fields)]
+pub struct Tag {
+    /// Keyword, mood or environment.
+    pub kind: TagKind,
+    /// Non-empty name.
+    pub name: String,
+    /// Start in seconds.
+    pub start: f64,
+    /// End in seconds.
+    pub end: f64,
+    /// Confidence in `[0, 1]`.
+    pub score: f64,
+}
+
+/// A scene span.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, Encode, Decode)]
+#[serde(deny_unknown_fields)]
+pub struct Scene {
+    /// Start in seconds.
+    pub start: f64,
+    /// End in seconds.
+    pub end: f64,
+}
+
+/// Emotion samples on their own time grid.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Encode, Decode)]
+#[serde(deny_unknown_fields)]
+pub struct Emotions {
+    /// Seconds between emotion samples.
+    pub step: f64,
+    /// Emotion names, unique.
+    pub names: Vec<String>,
+    /// One row of `names.len()` probabilities per sample.
+    pub probs: Vec<Vec<f32>>,
+    /// Valence per sample, in `[-1, 1]`.
+    pub valence: Vec<f32>,
+    /// Arousal per sample, in `[-1, 1]`.
+    pub arousal: Vec<f32>,
+    /// Dominance per sample, in `[-1, 1]`.
+    pub dominance: Vec<f32>,
+}
+
+/// One spoken profanity event.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Encode, Decode)]
+#[serde(deny_unknown_fields)]
+pub struct ProfanityEvent {
+    /// Start in seconds.
+    pub start: f64,
+    /// End in seconds.
+    pub end: f64,
+    /// Confidence in `[0, 1]`.
+    pub score: f64,
+    /// The word, when the analyser reports it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub word: Option<String>,
+}
+
+/// Subject position and black bars, for vertical (9:16) conversion.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Encode, Decode)]
+#[serde(deny_unknown_fields)]
+pub struct Vertical {
+    /// Seconds between `x_center` samples.
+    pub step: f64,
+    /// Horizontal centre of the subject per sample, as a fraction of the frame width.
+    pub x_center: Vec<f32>,
+    /// Rows of black bars at the top and bottom, in source pixels.
+    pub blackbars: [u32; 2],
+}

@@ -1,0 +1,309 @@
+//! Every rule of `signals.md`, checked once when a document enters the core.
+
+use std::collections::BTreeSet;
+
+use super::model::*;
+use crate::clips::ClipType;
+use crate::error::{Error, Result};
+
+/// Slack, in seconds, allowed where two times must meet (scene contiguity and coverage).
+pub(crate) const TIME_SLACK: f64 = 1e-6;
+
+/// Number of samples of a timeline with `step` over `duration`: `ceil(duration / step)`, where a
+/// ratio within one millionth of a whole number counts as that whole number (so that
+/// `duration = 7200, step = 1/24` gives exactly 172,800 despite floating-point rounding).
+pub fn sample_count(duration: f64, step: f64) -> usize {
+    let ratio = duration / step;
+    let nearest = ratio.round();
+    let n = if (ratio - nearest).abs() <= 1e-6 { nearest } else { ratio.ceil() };
+    if n.is_finite() && n >= 0.0 { n as usize } else { 0 }
+}
+
+fn positive_finite(field: &str, value: f64) -> Result<()> {
+    if value.is_finite() && value > 0.0 {
+        Ok(())
+    } else {
+        Err(Error::signals(field, format!("must be a finite number > 0 (got {value})")))
+    }
+}
+
+fn unit(field: impl FnOnce() -> String, value: f64) -> Result<()> {
+    if value.is_finite() && (0.0..=1.0).contains(&value) {
+        Ok(())
+    } else {
+        Err(Error::signals(field(), format!("must be a finite number in [0, 1] (got {value})")))
+    }
+}
+
+fn in_duration(field: &str, iv: Interval, duration: f64) -> Result<()> {
+    let [start, end] = iv;
+    if !(start.is_finite() && end.is_finite()) {
+        return Err(Error::signals(field, format!("must hold finite times (got [{start}, {end}])")));
+    }
+    if !(0.0 <= start && start < end && end <= duration) {
+        return Err(Error::signals(
+            field,
+            format!("must satisfy 0 <= start < end <= duration ({duration}) (got [{start}, {end}])"),
+        ));
+    }
+    Ok(())
+}
+
+fn sorted_disjoint(field: &str, intervals: &[Interval], duration: f64) -> Result<()> {
+    for (i, iv) in intervals.iter().enumerate() {
+        in_duration(&format!("{field}[{i}]"), *iv, duration)?;
+        if i > 0 && iv[0] < intervals[i - 1][1] {
+            return Err(Error::signals(
+                format!("{field}[{i}]"),
+                format!(
+                    "must be sorted and not overlap the previous interval (starts at {} before {} ends)",
+                    iv[0],
+                    intervals[i - 1][1]
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn timeline(field: &str, values: &[f32], expected: usize) -> Result<()> {
+    if values.len() != expected {
+        return Err(Error::signals(
+            field,
+            format!("must have ceil(duration / step) = {expected} samples (got {})", values.len()),
+        ));
+    }
+    for (i, &v) in values.iter().enumerate() {
+        unit(|| format!("{field}[{i}]"), f64::from(v))?;
+    }
+    Ok(())
+}
+
+fn finite_vector(field: &str, values: &[f32], dim: usize) -> Result<()> {
+    if values.len() != dim {
+        return Err(Error::signals(field, format!("must have {dim} values (got {})", values.len())));
+    }
+    if let Some(i) = values.iter().position(|v| !v.is_finite()) {
+        return Err(Error::signals(format!("{field}[{i}]"), "must be finite"));
+    }
+    Ok(())
+}
+
+fn signed_unit(field: &str, values: &[f32], expected: usize) -> Result<()> {
+    if values.len() != expected {
+        return Err(Error::signals(
+            field,
+            format!("must have one value per emotion sample ({expected}) (got {})", values.len()),
+        ));
+    }
+    for (i, &v) in values.iter().enumerate() {
+        if !(v.is_finite() && (-1.0..=1.0).contains(&v)) {
+            return Err(Error::signals(format!("{field}[{i}]"), format!("must be in [-1, 1] (got {v})")));
+        }
+    }
+    Ok(())
+}
+
+impl Signals {
+    /// Checks every rule of `signals.md`; the error names the first field at fault and its rule.
+    pub fn validate(&self) -> Result<()> {
+        if self.format != FORMAT {
+            return Err(Error::signals("format", format!("must be exactly {FORMAT:?} (got {:?})", self.format)));
+        }
+        if self.inventory_id.is_empty() {
+            return Err(Error::signals("inventory_id", "must have length >= 1"));
+        }
+        positive_finite("duration", self.duration)?;
+        positive_finite("fps", self.fps)?;
+        positive_finite("step", self.step)?;
+        if self.frame_width == 0 {
+            return Err(Error::signals("frame_width", "must be > 0"));
+        }
+        if self.frame_height == 0 {
+            return Err(Error::signals("frame_height", "must be > 0"));
+        }
+        let n = sample_count(self.duration, self.step);
+        if n > MAX_SAMPLES {
+            return Err(Error::signals(
+                "step",
+                format!("gives {n} samples per timeline, more than the supported {MAX_SAMPLES}"),
+            ));
+        }
+        let t = &self.timelines;
+        timeline("timelines.relevance", &t.relevance, n)?;
+        timeline("timelines.nudity", &t.nudity, n)?;
+        timeline("timelines.blood_gore", &t.blood_gore, n)?;
+        timeline("timelines.profanity", &t.profanity, n)?;
+        timeline("timelines.brightness", &t.brightness, n)?;
+        for (name, values) in &t.clip_types {
+            let field = format!("timelines.clip_types.{name}");
+            match ClipType::parse(name) {
+                Some(ClipType::Any) | None => {
+                    return Err(Error::signals(
+                        field,
+                        "must be a clip type name of the interface other than ANY".to_string(),
+                    ));
+                }
+                Some(_) => timeline(&field, values, n)?,
+            }
+        }
+        self.validate_shots()?;
+        sorted_disjoint("speech", &self.speech, self.duration)?;
+        self.validate_characters()?;
+        self.validate_tags()?;
+        self.validate_scenes()?;
+        if let Some(v) = &self.item_embedding {
+            finite_vector("item_embedding", v, ITEM_EMBEDDING_DIM)?;
+        }
+        if let Some(e) = &self.emotions {
+            self.validate_emotions(e)?;
+        }
+        if let Some(events) = &self.profanity {
+            for (i, ev) in events.iter().enumerate() {
+                in_duration(&format!("profanity[{i}]"), [ev.start, ev.end], self.duration)?;
+                unit(|| format!("profanity[{i}].score"), ev.score)?;
+            }
+        }
+        if let Some(v) = &self.vertical {
+            self.validate_vertical(v)?;
+        }
+        Ok(())
+    }
+
+    fn validate_shots(&self) -> Result<()> {
+        for (i, &t) in self.shots.iter().enumerate() {
+            if !(t.is_finite() && 0.0 < t && t < self.duration) {
+                return Err(Error::signals(
+                    format!("shots[{i}]"),
+                    format!("must lie in (0, duration = {}) (got {t})", self.duration),
+                ));
+            }
+            if i > 0 && t <= self.shots[i - 1] {
+                return Err(Error::signals(
+                    format!("shots[{i}]"),
+                    format!("must be strictly increasing (got {t} after {})", self.shots[i - 1]),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn validate_characters(&self) -> Result<()> {
+        let mut ranks = BTreeSet::new();
+        for (i, c) in self.characters.iter().enumerate() {
+            if !ranks.insert(c.rank) {
+                return Err(Error::signals(format!("characters[{i}].rank"), format!("must be unique ({} repeats)", c.rank)));
+            }
+            sorted_disjoint(&format!("characters[{i}].spans"), &c.spans, self.duration)?;
+        }
+        Ok(())
+    }
+
+    fn validate_tags(&self) -> Result<()> {
+        for (i, tag) in self.tags.iter().enumerate() {
+            if tag.name.is_empty() {
+                return Err(Error::signals(format!("tags[{i}].name"), "must be non-empty"));
+            }
+            in_duration(&format!("tags[{i}]"), [tag.start, tag.end], self.duration)?;
+            unit(|| format!("tags[{i}].score"), tag.score)?;
+        }
+        Ok(())
+    }
+
+    fn validate_scenes(&self) -> Result<()> {
+        let scenes = &self.scenes;
+        for (i, s) in scenes.iter().enumerate() {
+            in_duration(&format!("scenes[{i}]"), [s.start, s.end], self.duration)?;
+            let expected_start = if i == 0 { 0.0 } else { scenes[i - 1].end };
+            if (s.start - expected_start).abs() > TIME_SLACK {
+                let rule = if i == 0 {
+                    format!("must start at 0 so that scenes cover the video (got {})", s.start)
+                } else {
+                    format!("must start where the previous scene ends ({expected_start}) (got {})", s.start)
+                };
+                return Err(Error::signals(format!("scenes[{i}].start"), rule));
+            }
+        }
+        if let Some(last) = scenes.last() {
+            if (last.end - self.duration).abs() > TIME_SLACK {
+                return Err(Error::signals(
+                    format!("scenes[{}].end", scenes.len() - 1),
+                    format!("must equal duration ({}) so that scenes cover the video (got {})", self.duration, last.end),
+                ));
+            }
+        }
+        if let Some(embeddings) = &self.scene_embeddings {
+            if embeddings.len() != scenes.len() {
+                return Err(Error::signals(
+                    "scene_embeddings",
+                    format!("must have one vector per scene ({}) (got {})", scenes.len(), embeddings.len()),
+                ));
+            }
+            for (i, v) in embeddings.iter().enumerate() {
+                finite_vector(&format!("scene_embeddings[{i}]"), v, SCENE_EMBEDDING_DIM)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn validate_emotions(&self, e: &Emotions) -> Result<()> {
+        positive_finite("emotions.step", e.step)?;
+        let mut names = BTreeSet::new();
+        for (i, name) in e.names.iter().enumerate() {
+            if name.is_empty() {
+                return Err(Error::signals(format!("emotions.names[{i}]"), "must be non-empty"));
+            }
+            if !names.insert(name) {
+                return Err(Error::signals(format!("emotions.names[{i}]"), format!("must be unique ({name:?} repeats)")));
+            }
+        }
+        let limit = sample_count(self.duration, e.step);
+        let m = e.probs.len();
+        if m > limit {
+            return Err(Error::signals(
+                "emotions.probs",
+                format!("must have at most ceil(duration / emotions.step) = {limit} samples (got {m})"),
+            ));
+        }
+        for (i, row) in e.probs.iter().enumerate() {
+            if row.len() != e.names.len() {
+                return Err(Error::signals(
+                    format!("emotions.probs[{i}]"),
+                    format!("must have one probability per name ({}) (got {})", e.names.len(), row.len()),
+                ));
+            }
+            for (j, &p) in row.iter().enumerate() {
+                unit(|| format!("emotions.probs[{i}][{j}]"), f64::from(p))?;
+            }
+        }
+        signed_unit("emotions.valence", &e.valence, m)?;
+        signed_unit("emotions.arousal", &e.arousal, m)?;
+        signed_unit("emotions.dominance", &e.dominance, m)?;
+        Ok(())
+    }
+
+    fn validate_vertical(&self, v: &Vertical) -> Result<()> {
+        positive_finite("vertical.step", v.step)?;
+        let limit = sample_count(self.duration, v.step);
+        if v.x_center.is_empty() || v.x_center.len() > limit {
+            return Err(Error::signals(
+                "vertical.x_center",
+                format!("must have between 1 and ceil(duration / vertical.step) = {limit} samples (got {})", v.x_center.len()),
+            ));
+        }
+        for (i, &x) in v.x_center.iter().enumerate() {
+            unit(|| format!("vertical.x_center[{i}]"), f64::from(x))?;
+        }
+        let [top, bottom] = v.blackbars;
+        if u64::from(top) + u64::from(bottom) >= u64::from(self.frame_height) {
+            return Err(Error::signals(
+                "vertical.blackbars",
+                format!("must leave picture rows: top + bottom < frame_height ({}) (got [{top}, {bottom}])", self.frame_height),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Largest timeline the core accepts: 24 hours at 120 samples per second.
+pub const MAX_SAMPLES: usize = 24 * 3600 * 120;
