@@ -76,17 +76,11 @@ pub enum Error {
 
 impl Error {
     pub(crate) fn signals(field: impl Into<String>, rule: impl Into<String>) -> Self {
-        Error::InvalidSignals {
-            field: field.into(),
-            rule: rule.into(),
-        }
+        Error::InvalidSignals { field: field.into(), rule: rule.into() }
     }
 
     pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
-        Error::Io {
-            path: path.into(),
-            source,
-        }
+        Error::Io { path: path.into(), source }
     }
 }
 

@@ -29,7 +29,7 @@ pub mod signals;
 pub mod synth;
 pub mod text;
 
-pub use clips::{Clip, ClipQuery, ClipType, clip_types_info, select, select_many};
+pub use clips::{Clip, ClipQuery, ClipType, TracedClip, clip_types_info, select, select_many, select_traced};
 pub use error::{Error, IssueKind, QueryIssue, Result};
 pub use signals::{Prepared, Signals};
 pub use text::{LexicalEncoder, TextEncoder};

@@ -52,15 +52,43 @@ impl SplitMix64 {
 
 /// Keyword vocabulary of the synthetic tags.
 pub const KEYWORDS: [&str; 20] = [
-    "car chase", "explosion", "kiss", "sword fight", "dog", "beach", "rain", "wedding", "gunfight", "dance",
-    "storm", "horse", "spaceship", "robot", "dinner", "funeral", "train", "fire", "snow", "party",
+    "car chase",
+    "explosion",
+    "kiss",
+    "sword fight",
+    "dog",
+    "beach",
+    "rain",
+    "wedding",
+    "gunfight",
+    "dance",
+    "storm",
+    "horse",
+    "spaceship",
+    "robot",
+    "dinner",
+    "funeral",
+    "train",
+    "fire",
+    "snow",
+    "party",
 ];
 /// Mood vocabulary.
 pub const MOODS: [&str; 8] = ["tense", "joyful", "melancholic", "romantic", "eerie", "triumphant", "playful", "somber"];
 /// Environment vocabulary.
 pub const ENVIRONMENTS: [&str; 12] = [
-    "city", "forest", "desert", "ocean", "office", "spaceship interior", "castle", "school", "hospital", "mountains",
-    "kitchen", "nightclub",
+    "city",
+    "forest",
+    "desert",
+    "ocean",
+    "office",
+    "spaceship interior",
+    "castle",
+    "school",
+    "hospital",
+    "mountains",
+    "kitchen",
+    "nightclub",
 ];
 /// Emotion names of the synthetic emotion track.
 pub const EMOTIONS: [&str; 7] = ["anger", "disgust", "fear", "happiness", "sadness", "surprise", "neutral"];
@@ -130,12 +158,24 @@ fn round4(x: f64) -> f32 {
     ((x.clamp(0.0, 1.0) * 10_000.0).round() / 10_000.0) as f32
 }
 
+fn round4_f64(x: f64) -> f64 {
+    (x.clamp(0.0, 1.0) * 10_000.0).round() / 10_000.0
+}
+
 fn round_time(x: f64) -> f64 {
     (x * 1000.0).round() / 1000.0
 }
 
 /// A smooth random curve in `[0, 1]`: a few Gaussian bumps over a base level, plus noise.
-fn curve(rng: &mut SplitMix64, n: usize, step: f64, base: f64, bumps: usize, height: (f64, f64), width_s: (f64, f64)) -> Vec<f64> {
+fn curve(
+    rng: &mut SplitMix64,
+    n: usize,
+    step: f64,
+    base: f64,
+    bumps: usize,
+    height: (f64, f64),
+    width_s: (f64, f64),
+) -> Vec<f64> {
     let mut v = vec![base; n];
     let duration = n as f64 * step;
     for _ in 0..bumps {
@@ -181,7 +221,7 @@ pub fn generate(o: &SynthOptions) -> Signals {
         let mean_gap = mean_run * (1.0 - o.speech_fraction) / o.speech_fraction;
         let mut t = rng.range(0.0, 2.0 * mean_gap);
         while t < duration {
-            let end = round_time((t + rng.range(0.5, 2.0 * mean_run - 0.5)).min(duration));
+            let end = round_time(t + rng.range(0.5, 2.0 * mean_run - 0.5)).min(duration);
             let start = round_time(t);
             if start < end {
                 speech.push([start, end]);
@@ -197,8 +237,10 @@ pub fn generate(o: &SynthOptions) -> Signals {
     let rel_curve = curve(&mut rng, n, step, 0.15, 4 * bumps, (0.2, 0.6), (20.0, 120.0));
     let relevance: Vec<f32> =
         (0..n).map(|i| round4(0.55 * rel_curve[i] + 0.3 * shot_level[shot_of(i)] + 0.05 * rng.unit())).collect();
-    let nudity: Vec<f32> = curve(&mut rng, n, step, 0.02, bumps.min(3), (0.4, 0.95), (3.0, 12.0)).into_iter().map(round4).collect();
-    let gore: Vec<f32> = curve(&mut rng, n, step, 0.02, bumps.min(4), (0.4, 0.95), (3.0, 12.0)).into_iter().map(round4).collect();
+    let nudity: Vec<f32> =
+        curve(&mut rng, n, step, 0.02, bumps.min(3), (0.4, 0.95), (3.0, 12.0)).into_iter().map(round4).collect();
+    let gore: Vec<f32> =
+        curve(&mut rng, n, step, 0.02, bumps.min(4), (0.4, 0.95), (3.0, 12.0)).into_iter().map(round4).collect();
     let bright_curve = curve(&mut rng, n, step, 0.3, bumps, (0.1, 0.3), (60.0, 300.0));
     let brightness: Vec<f32> = (0..n).map(|i| round4(bright_curve[i] + 0.3 * shot_level[shot_of(i)])).collect();
     // Profanity events inside speech.
@@ -208,10 +250,10 @@ pub fn generate(o: &SynthOptions) -> Signals {
         for _ in 0..count {
             let [a, b] = speech[rng.below(speech.len())];
             let start = round_time(rng.range(a, b));
-            let end = round_time((start + rng.range(0.3, 0.6)).min(b));
+            let end = round_time(start + rng.range(0.3, 0.6)).min(b);
             if start < end {
                 let word = ["damn", "hell", "crap", "bloody"][rng.below(4)].to_string();
-                events.push(ProfanityEvent { start, end, score: f64::from(round4(rng.range(0.4, 0.99))), word: Some(word) });
+                events.push(ProfanityEvent { start, end, score: round4_f64(rng.range(0.4, 0.99)), word: Some(word) });
             }
         }
         events.sort_by(|a, b| a.start.total_cmp(&b.start));
@@ -232,7 +274,13 @@ pub fn generate(o: &SynthOptions) -> Signals {
     }
     let mut timelines = Timelines { relevance, nudity, blood_gore: gore, profanity, brightness, clip_types };
     if o.zero_timelines {
-        for t in [&mut timelines.relevance, &mut timelines.nudity, &mut timelines.blood_gore, &mut timelines.profanity, &mut timelines.brightness] {
+        for t in [
+            &mut timelines.relevance,
+            &mut timelines.nudity,
+            &mut timelines.blood_gore,
+            &mut timelines.profanity,
+            &mut timelines.brightness,
+        ] {
             t.iter_mut().for_each(|v| *v = 0.0);
         }
         timelines.clip_types.values_mut().for_each(|t| t.iter_mut().for_each(|v| *v = 0.0));
@@ -265,12 +313,24 @@ pub fn generate(o: &SynthOptions) -> Signals {
         for _ in 0..1 + rng.below(3) {
             let k = KEYWORDS[rng.below(KEYWORDS.len())];
             words.push(k);
-            tags.push(Tag { kind: TagKind::Keyword, name: k.into(), start, end, score: f64::from(round4(rng.range(0.5, 0.99))) });
+            tags.push(Tag {
+                kind: TagKind::Keyword,
+                name: k.into(),
+                start,
+                end,
+                score: round4_f64(rng.range(0.5, 0.99)),
+            });
         }
         let m = MOODS[rng.below(MOODS.len())];
         let e = ENVIRONMENTS[rng.below(ENVIRONMENTS.len())];
-        tags.push(Tag { kind: TagKind::Mood, name: m.into(), start, end, score: f64::from(round4(rng.range(0.5, 0.99))) });
-        tags.push(Tag { kind: TagKind::Environment, name: e.into(), start, end, score: f64::from(round4(rng.range(0.5, 0.99))) });
+        tags.push(Tag { kind: TagKind::Mood, name: m.into(), start, end, score: round4_f64(rng.range(0.5, 0.99)) });
+        tags.push(Tag {
+            kind: TagKind::Environment,
+            name: e.into(),
+            start,
+            end,
+            score: round4_f64(rng.range(0.5, 0.99)),
+        });
         words.push(m);
         words.push(e);
         scene_text.push(words.join(" "));
@@ -321,7 +381,8 @@ fn emotion_track(rng: &mut SplitMix64, duration: f64, step: f64) -> Emotions {
     let mut logits = vec![0.0f64; k];
     let (mut va, mut ar, mut dom) = (0.0f64, 0.0f64, 0.0f64);
     let mut probs = Vec::with_capacity(m);
-    let (mut valence, mut arousal, mut dominance) = (Vec::with_capacity(m), Vec::with_capacity(m), Vec::with_capacity(m));
+    let (mut valence, mut arousal, mut dominance) =
+        (Vec::with_capacity(m), Vec::with_capacity(m), Vec::with_capacity(m));
     for _ in 0..m {
         for l in logits.iter_mut() {
             *l = 0.97 * *l + 0.25 * rng.normal();

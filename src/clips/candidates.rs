@@ -42,7 +42,11 @@ impl SceneScores {
     pub(crate) fn best_over(&self, s: f64, e: f64) -> f64 {
         let first = self.spans.partition_point(|&(_, end)| end <= s);
         let last = self.spans.partition_point(|&(start, _)| start < e);
-        if first < last && overlaps(self.spans[first].0, self.spans[first].1, s, e) { self.max(first, last - 1) } else { 0.0 }
+        if first < last && overlaps(self.spans[first].0, self.spans[first].1, s, e) {
+            self.max(first, last - 1)
+        } else {
+            0.0
+        }
     }
 }
 

@@ -7,7 +7,7 @@ use super::candidates::SceneScores;
 use super::clip::{Clip, CropWindow, TagScore, VerticalConversion};
 use super::geometry::overlaps;
 use super::query::ClipQuery;
-use super::types::{AspectRatio, ClipType};
+use super::types::{AspectRatio, CharacterPreference, ClipType};
 use crate::signals::{Prepared, TagKind, Vertical, fixed_mean, fixed_value, kind_slot};
 
 /// The aggregates of signals.md over an arbitrary interval.
@@ -32,9 +32,38 @@ pub(crate) fn aggregates(p: &Prepared, start: f64, stop: f64) -> Aggregates {
     }
 }
 
-/// Whether an interval is inside `[0, D]`, non-empty, and meets every threshold.
+/// Ranks of the characters on screen during `[start, stop]`, ascending.
+pub(crate) fn characters_over(p: &Prepared, start: f64, stop: f64) -> Vec<u32> {
+    p.characters
+        .iter()
+        .filter(|(_, spans)| {
+            let at = spans.partition_point(|iv| iv[1] <= start);
+            spans.get(at).is_some_and(|iv| overlaps(iv[0], iv[1], start, stop))
+        })
+        .map(|(rank, _)| *rank)
+        .collect()
+}
+
+/// Whether the characters on screen satisfy the query's character preference.
+pub(crate) fn preference_met(q: &ClipQuery, present: &[u32]) -> bool {
+    let listed = |r: &u32| present.binary_search(r).is_ok();
+    match q.character_preference {
+        CharacterPreference::NoPreference => true,
+        CharacterPreference::Any => !present.is_empty(),
+        CharacterPreference::Avoid => present.is_empty(),
+        CharacterPreference::AnyOf => q.character_list.iter().any(listed),
+        CharacterPreference::AllOf => q.character_list.iter().all(listed),
+    }
+}
+
+/// The refinement guard: whether an interval is inside `[0, D]`, non-empty, meets every
+/// threshold, and keeps the character preference (so that section 7's "every returned clip
+/// satisfies the character preference" holds after refinement too).
 pub(crate) fn acceptable(p: &Prepared, q: &ClipQuery, start: f64, stop: f64) -> bool {
     if !(0.0 <= start && start < stop && stop <= p.duration()) {
+        return false;
+    }
+    if !preference_met(q, &characters_over(p, start, stop)) {
         return false;
     }
     let a = aggregates(p, start, stop);
@@ -68,39 +97,38 @@ impl Refined {
 }
 
 /// Builds the full clip record for a final interval.
-pub(crate) fn describe(p: &Prepared, q: &ClipQuery, scenes: Option<&SceneScores>, r: Refined, clip_index: usize) -> Clip {
+pub(crate) fn describe(
+    p: &Prepared,
+    q: &ClipQuery,
+    scenes: Option<&SceneScores>,
+    r: Refined,
+    clip_index: usize,
+) -> Clip {
     let s = p.signals();
     let (start, stop) = (r.start, r.stop);
     let a = aggregates(p, start, stop);
     let (lo, hi) = p.sample_range(start, stop);
     let (clip_type, type_score) = if q.clip_type == ClipType::Any {
-        let best = p
-            .clip_types
-            .iter()
-            .map(|(ct, prefix)| (*ct, fixed_mean(prefix.sum(lo, hi), hi - lo)))
-            .fold(None, |best: Option<(ClipType, f64)>, (ct, m)| match best {
+        let best = p.clip_types.iter().map(|(ct, prefix)| (*ct, fixed_mean(prefix.sum(lo, hi), hi - lo))).fold(
+            None,
+            |best: Option<(ClipType, f64)>, (ct, m)| match best {
                 Some((_, bm)) if bm >= m => best,
                 _ => Some((ct, m)),
-            });
+            },
+        );
         let described = best.filter(|&(_, m)| m > 0.0).map_or(ClipType::Any, |(ct, _)| ct);
         (described, a.relevance)
     } else {
         (q.clip_type, type_mean(p, q.clip_type, lo, hi))
     };
-    let characters = p
-        .characters
-        .iter()
-        .filter(|(_, spans)| {
-            let at = spans.partition_point(|iv| iv[1] <= start);
-            spans.get(at).is_some_and(|iv| overlaps(iv[0], iv[1], start, stop))
-        })
-        .map(|(rank, _)| *rank)
-        .collect();
+    let characters = characters_over(p, start, stop);
     let keywords = if q.add_keyword_tags { tags_over(p, TagKind::Keyword, start, stop) } else { Vec::new() };
     let mood = tags_over(p, TagKind::Mood, start, stop);
     let environment = tags_over(p, TagKind::Environment, start, stop);
     let vertical_conversion = match (q.aspect_ratio, &s.vertical) {
-        (AspectRatio::Vertical9x16, Some(v)) => Some(vertical_conversion(s.frame_width, s.frame_height, v, start, stop)),
+        (AspectRatio::Vertical9x16, Some(v)) => {
+            Some(vertical_conversion(s.frame_width, s.frame_height, v, start, stop))
+        }
         _ => None,
     };
     Clip {
@@ -156,7 +184,8 @@ fn tags_over(p: &Prepared, kind: TagKind, start: f64, stop: f64) -> Vec<TagScore
             *entry = entry.max(t.score);
         }
     }
-    let mut out: Vec<TagScore> = best.into_iter().map(|(name, score)| TagScore { name: name.to_string(), score }).collect();
+    let mut out: Vec<TagScore> =
+        best.into_iter().map(|(name, score)| TagScore { name: name.to_string(), score }).collect();
     out.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.name.cmp(&b.name)));
     out
 }

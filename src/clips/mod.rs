@@ -39,6 +39,20 @@ use refine::{SpeechZones, snap};
 /// `query.search_query` (1024 floats, from a [`TextEncoder`](crate::TextEncoder)); both or
 /// neither must be given. A query that no clip satisfies gives an empty list, not an error.
 pub fn select(p: &Prepared, q: &ClipQuery, query_embedding: Option<&[f32]>) -> Result<Vec<Clip>> {
+    Ok(select_traced(p, q, query_embedding)?.into_iter().map(|t| t.clip).collect())
+}
+
+/// A selected clip with the grid candidate it grew from, for explaining a choice.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TracedClip {
+    /// The candidate `[start, start + clip_length]` as accepted, before refinement.
+    pub candidate: (f64, f64),
+    /// The clip as returned.
+    pub clip: Clip,
+}
+
+/// [`select`], also returning each clip's candidate before refinement.
+pub fn select_traced(p: &Prepared, q: &ClipQuery, query_embedding: Option<&[f32]>) -> Result<Vec<TracedClip>> {
     q.validate()?;
     let scenes = scene_scores(p, q, query_embedding)?;
     if q.aspect_ratio == AspectRatio::Vertical9x16 && p.signals().vertical.is_none() {
@@ -57,7 +71,8 @@ pub fn select(p: &Prepared, q: &ClipQuery, query_embedding: Option<&[f32]>) -> R
                 }],
             });
         }
-        return Ok(vec![describe(p, q, scenes.as_ref(), Refined::unchanged(start, stop), 0)]);
+        let clip = describe(p, q, scenes.as_ref(), Refined::unchanged(start, stop), 0);
+        return Ok(vec![TracedClip { candidate: (start, stop), clip }]);
     }
     let ranking = ranking_for(p, q, scenes.as_ref());
     let starts = select_starts(p, q, &ranking);
@@ -67,7 +82,7 @@ pub fn select(p: &Prepared, q: &ClipQuery, query_embedding: Option<&[f32]>) -> R
         .map(|(index, i)| {
             let s = grid_time(i, p.step());
             let refined = refine(p, q, s, s + q.clip_length);
-            describe(p, q, scenes.as_ref(), refined, index)
+            TracedClip { candidate: (s, s + q.clip_length), clip: describe(p, q, scenes.as_ref(), refined, index) }
         })
         .collect();
     Ok(clips)

@@ -247,6 +247,7 @@ impl ClipQuery {
             }
         }
         query.check(&mut issues, &failed);
+        issues.sort_by_key(|issue| ClipQuery::PARAMETERS.iter().position(|p| *p == issue.param));
         if issues.is_empty() { Ok(query) } else { Err(Error::InvalidQuery { issues }) }
     }
 
@@ -266,7 +267,8 @@ impl ClipQuery {
                 self.number_of_top_candidates = usize::try_from(n).unwrap_or(usize::MAX);
             }
             "clip_type" => {
-                self.clip_type = parse_enum(name, value, &ClipType::ALL.map(|t| t.as_str())).map(|i| ClipType::ALL[i])?;
+                self.clip_type =
+                    parse_enum(name, value, &ClipType::ALL.map(|t| t.as_str())).map(|i| ClipType::ALL[i])?;
             }
             "search_query" => {
                 if value.trim().is_empty() {
@@ -342,15 +344,23 @@ impl ClipQuery {
             if version.number < since && (lo != 0.0 || hi != 1.0) {
                 issues.push(value_issue(
                     if lo != 0.0 { min_name } else { max_name },
-                    format!("{min_name}/{max_name} other than 0/1 need version {since} or later (version is {version})"),
+                    format!(
+                        "{min_name}/{max_name} other than 0/1 need version {since} or later (version is {version})"
+                    ),
                 ));
             }
         }
         if self.clip_type != ClipType::Any && self.search_query.is_some() {
-            issues.push(value_issue("search_query", "search_query cannot be combined with a clip_type other than ANY".into()));
+            issues.push(value_issue(
+                "search_query",
+                "search_query cannot be combined with a clip_type other than ANY".into(),
+            ));
         }
         if self.generate && self.trigger_generation {
-            issues.push(value_issue("generate", "generate (deprecated) cannot be combined with trigger_generation".into()));
+            issues.push(value_issue(
+                "generate",
+                "generate (deprecated) cannot be combined with trigger_generation".into(),
+            ));
         }
         let pref = self.character_preference;
         if pref.uses_list() && self.character_list.is_empty() {
@@ -542,13 +552,18 @@ pub(crate) fn parse_version(code: &str) -> Result<PreviewsVersion, QueryIssue> {
         Some(v) if v.is_offered() => Ok(v),
         Some(v) => Err(QueryIssue {
             input: Some(code.into()),
-            ..value_issue("version", format!("version {} is not offered: versions are 1 to {newest}, optionally with -vertical", v.number))
+            ..value_issue(
+                "version",
+                format!("version {} is not offered: versions are 1 to {newest}, optionally with -vertical", v.number),
+            )
         }),
         None => Err(QueryIssue {
             input: Some(code.into()),
             ..value_issue(
                 "version",
-                format!("version must be an integer with an optional -vertical suffix, such as {newest} or {newest}-vertical"),
+                format!(
+                    "version must be an integer with an optional -vertical suffix, such as {newest} or {newest}-vertical"
+                ),
             )
         }),
     }

@@ -237,10 +237,9 @@ pub struct ClipTypesInfo {
 pub fn clip_types_info(version: Option<&str>) -> crate::Result<ClipTypesInfo> {
     let version = match version {
         None => PreviewsVersion::NEWEST,
-        Some(code) => super::query::parse_version(code).map_err(|issue| crate::Error::InvalidQuery { issues: vec![issue] })?,
+        Some(code) => {
+            super::query::parse_version(code).map_err(|issue| crate::Error::InvalidQuery { issues: vec![issue] })?
+        }
     };
-    Ok(ClipTypesInfo {
-        version: version.to_string(),
-        clip_types: ClipType::ALL.iter().map(|t| t.as_str()).collect(),
-    })
+    Ok(ClipTypesInfo { version: version.to_string(), clip_types: ClipType::ALL.iter().map(|t| t.as_str()).collect() })
 }

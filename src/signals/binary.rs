@@ -59,13 +59,16 @@ impl Signals {
         let crc = word(12);
         let len = u64::from_le_bytes(header[16..24].try_into().expect("8 bytes"));
         if len != payload.len() as u64 {
-            return Err(binary_error(format!("truncated or padded: header says {len} payload bytes, file has {}", payload.len())));
+            return Err(binary_error(format!(
+                "truncated or padded: header says {len} payload bytes, file has {}",
+                payload.len()
+            )));
         }
         if crc32fast::hash(payload) != crc {
             return Err(binary_error("checksum mismatch: the file is corrupted"));
         }
-        let (signals, used): (Signals, usize) =
-            bincode::decode_from_slice(payload, config()).map_err(|e| binary_error(format!("undecodable payload: {e}")))?;
+        let (signals, used): (Signals, usize) = bincode::decode_from_slice(payload, config())
+            .map_err(|e| binary_error(format!("undecodable payload: {e}")))?;
         if used != payload.len() {
             return Err(binary_error(format!("{} trailing bytes after the document", payload.len() - used)));
         }

@@ -19,8 +19,8 @@ use std::path::Path;
 
 pub use binary::{BINARY_FORMAT_VERSION, BINARY_MAGIC};
 pub use model::*;
-pub use prepared::{FIXED_ONE, Prepared, to_fixed};
-pub(crate) use prepared::{INDEX_SLACK, fixed_mean, fixed_value, kind_slot, unit_vector};
+pub use prepared::{FIXED_ONE, Prepared, REPORT_SCALE, fixed_mean, fixed_value, to_fixed};
+pub(crate) use prepared::{INDEX_SLACK, kind_slot, unit_vector};
 pub use range_max::RangeMax;
 pub(crate) use range_max::window_maxima;
 pub use validate::{MAX_SAMPLES, sample_count};
@@ -33,10 +33,7 @@ impl Signals {
         let de = &mut serde_json::Deserializer::from_str(text);
         let signals: Signals = serde_path_to_error::deserialize(de).map_err(|e| {
             let path = e.path().to_string();
-            Error::SignalsJson {
-                path,
-                message: e.into_inner().to_string(),
-            }
+            Error::SignalsJson { path, message: e.into_inner().to_string() }
         })?;
         signals.validate()?;
         Ok(signals)
@@ -59,10 +56,8 @@ impl Signals {
         if bytes.starts_with(BINARY_MAGIC) {
             Signals::from_binary(&bytes)
         } else {
-            let text = std::str::from_utf8(&bytes).map_err(|e| Error::SignalsJson {
-                path: ".".into(),
-                message: format!("not UTF-8 text: {e}"),
-            })?;
+            let text = std::str::from_utf8(&bytes)
+                .map_err(|e| Error::SignalsJson { path: ".".into(), message: format!("not UTF-8 text: {e}") })?;
             Signals::from_json(text)
         }
     }
@@ -70,11 +65,8 @@ impl Signals {
     /// Writes the document to a file as JSON (extension `.json`) or binary (anything else).
     pub fn save(&self, path: impl AsRef<Path>) -> Result<()> {
         let path = path.as_ref();
-        let bytes = if path.extension().is_some_and(|e| e == "json") {
-            self.to_json().into_bytes()
-        } else {
-            self.to_binary()
-        };
+        let bytes =
+            if path.extension().is_some_and(|e| e == "json") { self.to_json().into_bytes() } else { self.to_binary() };
         std::fs::write(path, bytes).map_err(|e| Error::io(path, e))
     }
 }

@@ -48,16 +48,26 @@ impl Prefix {
     }
 }
 
-/// Mean of `count` fixed-point samples summing to `sum`, as a float in `[0, 1]`.
+/// Aggregates are reported (and compared with thresholds) rounded to this many parts of one:
+/// six decimals, far finer than any analyser's accuracy and coarser than the fixed-point grid,
+/// so `0.02` in a timeline reads back as `0.02`, not `0.019999980926513672`.
+pub const REPORT_SCALE: f64 = 1e6;
+
 #[inline]
-pub(crate) fn fixed_mean(sum: u64, count: usize) -> f64 {
-    if count == 0 { 0.0 } else { sum as f64 / (count as f64 * f64::from(FIXED_ONE)) }
+fn report(v: f64) -> f64 {
+    (v * REPORT_SCALE).round() / REPORT_SCALE
 }
 
-/// A fixed-point value as a float.
+/// Mean of `count` fixed-point samples summing to `sum`, as reported: in `[0, 1]`, six decimals.
 #[inline]
-pub(crate) fn fixed_value(v: u32) -> f64 {
-    f64::from(v) / f64::from(FIXED_ONE)
+pub fn fixed_mean(sum: u64, count: usize) -> f64 {
+    if count == 0 { 0.0 } else { report(sum as f64 / (count as f64 * f64::from(FIXED_ONE))) }
+}
+
+/// A fixed-point value as reported: in `[0, 1]`, six decimals.
+#[inline]
+pub fn fixed_value(v: u32) -> f64 {
+    report(f64::from(v) / f64::from(FIXED_ONE))
 }
 
 /// Query-ready form of one item's signals: prefix sums for mean aggregates, range-maximum tables

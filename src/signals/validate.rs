@@ -192,7 +192,10 @@ impl Signals {
         let mut ranks = BTreeSet::new();
         for (i, c) in self.characters.iter().enumerate() {
             if !ranks.insert(c.rank) {
-                return Err(Error::signals(format!("characters[{i}].rank"), format!("must be unique ({} repeats)", c.rank)));
+                return Err(Error::signals(
+                    format!("characters[{i}].rank"),
+                    format!("must be unique ({} repeats)", c.rank),
+                ));
             }
             sorted_disjoint(&format!("characters[{i}].spans"), &c.spans, self.duration)?;
         }
@@ -228,7 +231,10 @@ impl Signals {
             if (last.end - self.duration).abs() > TIME_SLACK {
                 return Err(Error::signals(
                     format!("scenes[{}].end", scenes.len() - 1),
-                    format!("must equal duration ({}) so that scenes cover the video (got {})", self.duration, last.end),
+                    format!(
+                        "must equal duration ({}) so that scenes cover the video (got {})",
+                        self.duration, last.end
+                    ),
                 ));
             }
         }
@@ -254,7 +260,10 @@ impl Signals {
                 return Err(Error::signals(format!("emotions.names[{i}]"), "must be non-empty"));
             }
             if !names.insert(name) {
-                return Err(Error::signals(format!("emotions.names[{i}]"), format!("must be unique ({name:?} repeats)")));
+                return Err(Error::signals(
+                    format!("emotions.names[{i}]"),
+                    format!("must be unique ({name:?} repeats)"),
+                ));
             }
         }
         let limit = sample_count(self.duration, e.step);
@@ -288,7 +297,10 @@ impl Signals {
         if v.x_center.is_empty() || v.x_center.len() > limit {
             return Err(Error::signals(
                 "vertical.x_center",
-                format!("must have between 1 and ceil(duration / vertical.step) = {limit} samples (got {})", v.x_center.len()),
+                format!(
+                    "must have between 1 and ceil(duration / vertical.step) = {limit} samples (got {})",
+                    v.x_center.len()
+                ),
             ));
         }
         for (i, &x) in v.x_center.iter().enumerate() {
@@ -298,7 +310,10 @@ impl Signals {
         if u64::from(top) + u64::from(bottom) >= u64::from(self.frame_height) {
             return Err(Error::signals(
                 "vertical.blackbars",
-                format!("must leave picture rows: top + bottom < frame_height ({}) (got [{top}, {bottom}])", self.frame_height),
+                format!(
+                    "must leave picture rows: top + bottom < frame_height ({}) (got [{top}, {bottom}])",
+                    self.frame_height
+                ),
             ));
         }
         Ok(())

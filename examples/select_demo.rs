@@ -1,0 +1,47 @@
+//! Selects preview clips for a demo title and prints them as the previews interface would.
+//!
+//! ```text
+//! cargo run --release --example select_demo [-- <signals.json> [key=value ...]]
+//! ```
+//! Without arguments it reads the first demo title of `data/demo/`. Extra `key=value` arguments
+//! are previews parameters (`clip_length=20`, `clip_type=Exciting`, `search_query=explosion`...).
+
+use std::time::Instant;
+
+use kino::{ClipQuery, LexicalEncoder, Prepared, Signals, TextEncoder, select};
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let mut args = std::env::args().skip(1).peekable();
+    let path = match args.peek() {
+        Some(a) if !a.contains('=') => args.next().expect("peeked"),
+        _ => concat!(env!("CARGO_MANIFEST_DIR"), "/data/demo/signals/tt-demo-001.json").to_string(),
+    };
+    let pairs: Vec<(String, String)> = args
+        .map(|a| match a.split_once('=') {
+            Some((k, v)) => Ok((k.to_string(), v.to_string())),
+            None => Err(format!("expected key=value, got {a:?}")),
+        })
+        .collect::<Result<_, _>>()?;
+    let started = Instant::now();
+    let signals = Signals::load(&path)?;
+    let loaded = started.elapsed();
+    let prepared = Prepared::new(signals)?;
+    let query = ClipQuery::from_pairs(pairs)?;
+    let embedding = match &query.search_query {
+        Some(text) => Some(LexicalEncoder::default().encode(text)?),
+        None => None,
+    };
+    let started = Instant::now();
+    let clips = select(&prepared, &query, embedding.as_deref())?;
+    let selected = started.elapsed();
+    println!("{}", serde_json::to_string_pretty(&clips)?);
+    eprintln!(
+        "{}: {:.0} s at {} s steps, {} samples; loaded in {loaded:.2?}, {} clips selected in {selected:.2?}",
+        prepared.signals().inventory_id,
+        prepared.duration(),
+        prepared.step(),
+        prepared.samples(),
+        clips.len()
+    );
+    Ok(())
+}

@@ -1,0 +1,9 @@
+//! The integration test binary: one `mod` per area.
+
+mod clips_golden;
+mod clips_properties;
+mod clips_rules;
+mod query_rules;
+mod reference;
+mod signals_rules;
+mod support;

@@ -1,0 +1,266 @@
+//! signals.md: every validation rule names its field, JSON and binary round-trip losslessly, and
+//! no input (malformed JSON, corrupted binary) makes the parser panic.
+
+use kino::signals::{Emotions, ProfanityEvent, Scene, Signals, Vertical};
+use kino::synth::{SynthOptions, demo_signals, generate};
+use kino::{Error, Prepared};
+use proptest::prelude::*;
+
+use crate::support::*;
+
+fn rejects(mutate: impl FnOnce(&mut Signals), field: &str, rule: &str) {
+    let mut s = demo_signals("rules", 120.0, 1.0, 5);
+    s.scene_embeddings = None;
+    mutate(&mut s);
+    match s.validate() {
+        Err(Error::InvalidSignals { field: f, rule: r }) => {
+            assert_eq!(f, field, "rule: {r}");
+            assert!(r.contains(rule), "{field}: {r:?} does not mention {rule:?}");
+        }
+        other => panic!("{field}: expected a rule violation, got {other:?}"),
+    }
+    // The JSON route rejects it too (NaN is written as null, which the parser rejects).
+    assert!(Signals::from_json(&s.to_json()).is_err());
+}
+
+#[test]
+fn every_rule_names_its_field() {
+    rejects(|s| s.format = "kino.signals/2".into(), "format", "exactly");
+    rejects(|s| s.inventory_id.clear(), "inventory_id", "length >= 1");
+    rejects(|s| s.duration = 0.0, "duration", "> 0");
+    rejects(|s| s.fps = -1.0, "fps", "> 0");
+    rejects(|s| s.step = 0.0, "step", "> 0");
+    rejects(|s| s.frame_width = 0, "frame_width", "> 0");
+    rejects(|s| s.frame_height = 0, "frame_height", "> 0");
+    rejects(|s| s.step = 1e-9, "step", "samples");
+    rejects(|s| s.timelines.relevance.pop().map(drop).unwrap_or(()), "timelines.relevance", "120 samples");
+    rejects(|s| s.timelines.nudity[3] = 1.5, "timelines.nudity[3]", "[0, 1]");
+    rejects(|s| s.timelines.blood_gore[0] = -0.1, "timelines.blood_gore[0]", "[0, 1]");
+    rejects(|s| s.timelines.profanity[7] = f32::NAN, "timelines.profanity[7]", "finite");
+    rejects(|s| s.timelines.brightness.push(0.5), "timelines.brightness", "ceil(duration / step)");
+    rejects(
+        |s| drop(s.timelines.clip_types.insert("Boring".into(), vec![0.0; 120])),
+        "timelines.clip_types.Boring",
+        "clip type",
+    );
+    rejects(
+        |s| drop(s.timelines.clip_types.insert("ANY".into(), vec![0.0; 120])),
+        "timelines.clip_types.ANY",
+        "other than ANY",
+    );
+    rejects(|s| s.shots = vec![5.0, 5.0], "shots[1]", "strictly increasing");
+    rejects(|s| s.shots = vec![0.0], "shots[0]", "(0, duration");
+    rejects(|s| s.shots = vec![120.0], "shots[0]", "(0, duration");
+    rejects(|s| s.speech = vec![[3.0, 2.0]], "speech[0]", "start < end");
+    rejects(|s| s.speech = vec![[1.0, 5.0], [4.0, 6.0]], "speech[1]", "not overlap");
+    rejects(|s| s.speech = vec![[1.0, 121.0]], "speech[0]", "<= duration");
+    rejects(|s| s.characters = vec![character(1, &[]), character(1, &[])], "characters[1].rank", "unique");
+    rejects(|s| s.characters = vec![character(0, &[[5.0, 9.0], [1.0, 2.0]])], "characters[0].spans[1]", "sorted");
+    rejects(|s| s.tags[0].name.clear(), "tags[0].name", "non-empty");
+    rejects(|s| s.tags[0].score = 2.0, "tags[0].score", "[0, 1]");
+    rejects(|s| s.tags[0].end = s.tags[0].start, "tags[0]", "start < end");
+    rejects(|s| s.scenes[0].start = 1.0, "scenes[0].start", "start at 0");
+    rejects(|s| s.scenes[1].start += 0.5, "scenes[1].start", "previous scene ends");
+}
+
+#[test]
+fn optional_parts_are_checked_too() {
+    rejects(|s| s.scene_embeddings = Some(vec![vec![0.0; 1024]]), "scene_embeddings", "one vector per scene");
+    rejects(|s| s.scene_embeddings = Some(vec![vec![0.1; 1023]; s.scenes.len()]), "scene_embeddings[0]", "1024 values");
+    rejects(|s| s.item_embedding = Some(vec![f32::INFINITY; 256]), "item_embedding[0]", "finite");
+    rejects(|s| s.item_embedding = Some(vec![0.0; 255]), "item_embedding", "256 values");
+    let emotions = |probs: Vec<Vec<f32>>| Emotions {
+        step: 1.0,
+        names: vec!["joy".into(), "fear".into()],
+        valence: vec![0.0; probs.len()],
+        arousal: vec![0.0; probs.len()],
+        dominance: vec![0.0; probs.len()],
+        probs,
+    };
+    rejects(|s| s.emotions = Some(emotions(vec![vec![0.5]])), "emotions.probs[0]", "one probability per name");
+    rejects(|s| s.emotions = Some(emotions(vec![vec![0.5, 1.5]])), "emotions.probs[0][1]", "[0, 1]");
+    rejects(|s| s.emotions = Some(emotions(vec![vec![0.5, 0.5]; 121])), "emotions.probs", "at most");
+    rejects(
+        |s| s.emotions = Some(Emotions { valence: vec![2.0], ..emotions(vec![vec![0.5, 0.5]]) }),
+        "emotions.valence[0]",
+        "[-1, 1]",
+    );
+    rejects(
+        |s| s.emotions = Some(Emotions { names: vec!["joy".into(), "joy".into()], ..emotions(vec![]) }),
+        "emotions.names[1]",
+        "unique",
+    );
+    rejects(
+        |s| s.profanity = Some(vec![ProfanityEvent { start: 1.0, end: 2.0, score: 1.2, word: None }]),
+        "profanity[0].score",
+        "[0, 1]",
+    );
+    rejects(
+        |s| s.vertical = Some(Vertical { step: 1.0, x_center: vec![1.2], blackbars: [0, 0] }),
+        "vertical.x_center[0]",
+        "[0, 1]",
+    );
+    rejects(
+        |s| s.vertical = Some(Vertical { step: 1.0, x_center: vec![0.5], blackbars: [600, 600] }),
+        "vertical.blackbars",
+        "top + bottom < frame_height",
+    );
+}
+
+#[test]
+fn scene_coverage_error_names_the_last_scene() {
+    let mut s = demo_signals("rules", 120.0, 1.0, 5);
+    s.scene_embeddings = None;
+    let last = s.scenes.len() - 1;
+    s.scenes[last].end -= 1.0;
+    match s.validate() {
+        Err(Error::InvalidSignals { field, rule }) => {
+            assert_eq!(field, format!("scenes[{last}].end"));
+            assert!(rule.contains("must equal duration"));
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn empty_scenes_and_frame_rate_steps_are_valid() {
+    let mut s = demo_signals("fps", 7200.0, 1.0 / 24.0, 2);
+    assert_eq!(s.timelines.relevance.len(), 172_800);
+    s.scenes = vec![];
+    s.validate().unwrap();
+    let mut one = flat_signals(&[0.4]);
+    one.scenes = vec![Scene { start: 0.0, end: 1.0 }];
+    Prepared::new(one).unwrap();
+}
+
+#[test]
+fn json_errors_name_the_path() {
+    let json = demo_signals("p", 30.0, 1.0, 1).to_json();
+    let broken = json.replacen("\"relevance\":[", "\"relevance\":[\"x\",", 1);
+    match Signals::from_json(&broken) {
+        Err(Error::SignalsJson { path, message }) => {
+            assert_eq!(path, "timelines.relevance[0]");
+            assert!(message.contains("invalid type"), "{message}");
+        }
+        other => panic!("{other:?}"),
+    }
+    match Signals::from_json(&json.replacen("\"fps\"", "\"fsp\"", 1)) {
+        Err(Error::SignalsJson { message, .. }) => assert!(message.contains("fsp"), "{message}"),
+        other => panic!("{other:?}"),
+    }
+    assert!(matches!(Signals::from_json("{}"), Err(Error::SignalsJson { .. })));
+}
+
+#[test]
+fn binary_is_checked() {
+    let s = demo_signals("bin", 300.0, 1.0, 4);
+    let bytes = s.to_binary();
+    assert_eq!(Signals::from_binary(&bytes).unwrap(), s);
+    let mut wrong_version = bytes.clone();
+    wrong_version[8] = 9;
+    assert!(
+        matches!(Signals::from_binary(&wrong_version), Err(Error::SignalsBinary { reason }) if reason.contains("version 9"))
+    );
+    let mut corrupt = bytes.clone();
+    let last = corrupt.len() - 1;
+    corrupt[last] ^= 0x55;
+    assert!(
+        matches!(Signals::from_binary(&corrupt), Err(Error::SignalsBinary { reason }) if reason.contains("checksum"))
+    );
+    assert!(
+        matches!(Signals::from_binary(&bytes[..100]), Err(Error::SignalsBinary { reason }) if reason.contains("truncated"))
+    );
+    assert!(matches!(Signals::from_binary(b"nope"), Err(Error::SignalsBinary { .. })));
+}
+
+#[test]
+fn files_load_by_content() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = demo_signals("file", 200.0, 0.5, 8);
+    let (json, bin) = (dir.path().join("a.json"), dir.path().join("a.ksig"));
+    s.save(&json).unwrap();
+    s.save(&bin).unwrap();
+    assert_eq!(Signals::load(&json).unwrap(), s);
+    assert_eq!(Signals::load(&bin).unwrap(), s);
+    assert!(matches!(Signals::load(dir.path().join("missing.json")), Err(Error::Io { .. })));
+}
+
+fn options() -> impl Strategy<Value = SynthOptions> {
+    (
+        1.0f64..2000.0,
+        prop_oneof![Just(1.0), Just(0.25), Just(1.0 / 24.0), 0.1f64..5.0],
+        any::<u64>(),
+        any::<bool>(),
+        any::<bool>(),
+    )
+        .prop_map(|(duration, step, seed, scenes, extras)| {
+            let mut o = SynthOptions::new("roundtrip", duration.min(step * 20_000.0), step, seed);
+            o.scene_embeddings = scenes && duration < 600.0;
+            o.extras = extras;
+            o
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    #[test]
+    fn json_and_binary_round_trip(o in options()) {
+        let mut s = generate(&o);
+        s.item_embedding = Some((0..256).map(|i| (i as f32 * 0.37).sin()).collect());
+        let json = s.to_json();
+        let back = Signals::from_json(&json).unwrap();
+        prop_assert!(back == s, "JSON round trip changed the document");
+        prop_assert!(back.to_json() == json, "JSON round trip changed the text");
+        prop_assert!(Signals::from_binary(&s.to_binary()).unwrap() == s, "binary round trip changed the document");
+    }
+
+    #[test]
+    fn corrupted_binary_never_panics(seed in any::<u64>(), flips in prop::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 1..8), cut in any::<prop::sample::Index>()) {
+        let bytes = demo_signals("fuzz", 60.0, 1.0, seed).to_binary();
+        let mut mutated = bytes.clone();
+        for (at, value) in flips {
+            let i = at.index(mutated.len());
+            mutated[i] = value;
+        }
+        let _ = Signals::from_binary(&mutated);
+        let _ = Signals::from_binary(&bytes[..cut.index(bytes.len())]);
+        // Corrupt the payload but fix the checksum: the decoder itself must hold up.
+        let mut forged = bytes.clone();
+        let i = 24 + cut.index(forged.len() - 24);
+        forged[i] ^= 0xff;
+        let crc = crc32fast_hash(&forged[24..]);
+        forged[12..16].copy_from_slice(&crc.to_le_bytes());
+        let _ = Signals::from_binary(&forged);
+    }
+
+    #[test]
+    fn arbitrary_text_never_panics(text in ".{0,200}") {
+        let _ = Signals::from_json(&text);
+    }
+
+    #[test]
+    fn mutated_json_never_panics(seed in any::<u64>(), at in any::<prop::sample::Index>(), insert in "[\\[\\]{}\",:0-9.eE+-]{0,4}", cut in 0usize..6) {
+        let json = demo_signals("fuzz", 20.0, 1.0, seed).to_json();
+        let mut i = at.index(json.len());
+        while !json.is_char_boundary(i) { i -= 1; }
+        let end = (i + cut).min(json.len());
+        let end = if json.is_char_boundary(end) { end } else { i };
+        let mutated = format!("{}{}{}", &json[..i], insert, &json[end..]);
+        if let Ok(s) = Signals::from_json(&mutated) {
+            prop_assert!(Prepared::new(s).is_ok());
+        }
+    }
+}
+
+fn crc32fast_hash(bytes: &[u8]) -> u32 {
+    // CRC-32 (IEEE), bitwise: an independent implementation for forging test files.
+    let mut crc = !0u32;
+    for &b in bytes {
+        crc ^= u32::from(b);
+        for _ in 0..8 {
+            crc = if crc & 1 == 1 { (crc >> 1) ^ 0xEDB8_8320 } else { crc >> 1 };
+        }
+    }
+    !crc
+}
