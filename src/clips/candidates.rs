@@ -4,7 +4,7 @@
 use super::geometry::{first_true, gap, grid_time, overlaps};
 use super::query::ClipQuery;
 use super::types::{CharacterPreference, ClipType};
-use crate::signals::{Interval, Prepared, window_maxima};
+use crate::signals::{Interval, Prepared, fixed_mean, fixed_value};
 
 /// Slack, in seconds, on the skip-window edges, so that `s = i * step` landing a rounding error
 /// short of a window edge still counts as on it.
@@ -83,7 +83,7 @@ pub(crate) fn select_starts(p: &Prepared, q: &ClipQuery, ranking: &Ranking<'_>) 
     }
     let allowed = allowed_ranges(p, q, i_min, i_max, len);
     let mut ranked = Ranked::new(i_min, i_max - i_min + 1);
-    let filters = Filters::new(p, q, k);
+    let filters = Filters::new(p, q, k, n - k + 1);
     let rel = p.relevance.sums();
     let mut scene_cursor = (0usize, 0usize);
     for (lo, hi) in allowed {
@@ -139,46 +139,77 @@ fn query_score(scenes: &SceneScores, s: f64, e: f64, cursor: &mut (usize, usize)
     if *first < *last && overlaps(spans[*first].0, spans[*first].1, s, e) { scenes.max(*first, *last - 1) } else { 0.0 }
 }
 
-/// Threshold filters that differ from their defaults, evaluated per candidate.
-struct Filters<'a> {
-    k: usize,
-    maxima: Vec<(Vec<u32>, f64, f64)>,
-    brightness: Option<(&'a [u64], f64, f64)>,
+/// Threshold filters that differ from their defaults, folded into one pass-mask over candidates.
+///
+/// Each bound is turned once into an integer cut-off on the fixed-point grid (the largest value
+/// whose reported form is within the bound), so the per-candidate test is an integer comparison
+/// that agrees exactly with comparing reported aggregates.
+struct Filters {
+    mask: Option<Vec<bool>>,
 }
 
-impl<'a> Filters<'a> {
-    fn new(p: &'a Prepared, q: &ClipQuery, k: usize) -> Filters<'a> {
-        let mut maxima = Vec::new();
+/// The smallest `x` in `0..=max` with `pred(x)`, for a predicate that is false-then-true;
+/// `max + 1` when none.
+fn lowest(max: u64, pred: impl Fn(u64) -> bool) -> u64 {
+    let (mut lo, mut hi) = (0u64, max + 1);
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if pred(mid) { hi = mid } else { lo = mid + 1 }
+    }
+    lo
+}
+
+impl Filters {
+    fn new(p: &Prepared, q: &ClipQuery, k: usize, candidates: usize) -> Filters {
+        let mut mask: Option<Vec<bool>> = None;
+        let one = u64::from(crate::signals::FIXED_ONE);
         for (table, lo, hi) in [
             (&p.nudity, q.min_nudity, q.max_nudity),
             (&p.blood_gore, q.min_blood_gore, q.max_blood_gore),
             (&p.profanity, q.min_profanity, q.max_profanity),
         ] {
-            if lo > 0.0 || hi < 1.0 {
-                maxima.push((window_maxima(table.values(), k), lo, hi));
+            if lo <= 0.0 && hi >= 1.0 {
+                continue;
+            }
+            // Samples at or above `good` reach the lower bound; samples at or above `bad` break
+            // the upper one.
+            let good = lowest(one, |v| fixed_value(v as u32) >= lo);
+            let bad = lowest(one, |v| fixed_value(v as u32) > hi);
+            let m = mask.get_or_insert_with(|| vec![true; candidates]);
+            let values = table.values();
+            let (mut next_good, mut next_bad) = (usize::MAX, usize::MAX);
+            for j in (0..values.len()).rev() {
+                let v = u64::from(values[j]);
+                if v >= good {
+                    next_good = j;
+                }
+                if v >= bad {
+                    next_bad = j;
+                }
+                if j < candidates {
+                    let end = j + k;
+                    m[j] &= next_good < end && next_bad >= end;
+                }
             }
         }
-        let brightness = (q.min_brightness > 0.0 || q.max_brightness < 1.0)
-            .then(|| (p.brightness.sums(), q.min_brightness, q.max_brightness));
-        Filters { k, maxima, brightness }
+        if q.min_brightness > 0.0 || q.max_brightness < 1.0 {
+            let (lo, hi) = (q.min_brightness, q.max_brightness);
+            let most = one * k as u64;
+            let low_sum = lowest(most, |s| fixed_mean(s, k) >= lo);
+            let high_sum = lowest(most, |s| fixed_mean(s, k) > hi);
+            let sums = p.brightness.sums();
+            let m = mask.get_or_insert_with(|| vec![true; candidates]);
+            for (i, ok) in m.iter_mut().enumerate() {
+                let s = sums[i + k] - sums[i];
+                *ok &= s >= low_sum && s < high_sum;
+            }
+        }
+        Filters { mask }
     }
 
     #[inline]
     fn pass(&self, i: usize) -> bool {
-        use crate::signals::{fixed_mean, fixed_value};
-        for (max, lo, hi) in &self.maxima {
-            let v = fixed_value(max[i]);
-            if v < *lo || v > *hi {
-                return false;
-            }
-        }
-        if let Some((sums, lo, hi)) = self.brightness {
-            let v = fixed_mean(sums[i + self.k] - sums[i], self.k);
-            if v < lo || v > hi {
-                return false;
-            }
-        }
-        true
+        self.mask.as_ref().is_none_or(|m| m[i])
     }
 }
 

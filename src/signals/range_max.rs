@@ -1,5 +1,5 @@
-//! Range maxima over fixed-point timelines: a block sparse table for arbitrary ranges (built once
-//! per item) and a sliding-window pass for all windows of one length (once per query).
+//! Range maxima over fixed-point timelines: a block sparse table for arbitrary ranges, built once
+//! per item.
 
 /// Samples per block; a query scans at most two partial blocks.
 const BLOCK: usize = 32;
@@ -58,25 +58,6 @@ fn scan(values: &[u32]) -> u32 {
     values.iter().copied().max().unwrap_or(0)
 }
 
-/// `out[i] = max(values[i .. i + k])` for every `i` with `i + k <= values.len()` (van Herk /
-/// Gil-Werman: three linear passes, independent of `k`).
-pub(crate) fn window_maxima(values: &[u32], k: usize) -> Vec<u32> {
-    let n = values.len();
-    if k == 0 || k > n {
-        return Vec::new();
-    }
-    let mut prefix = vec![0u32; n];
-    let mut suffix = vec![0u32; n];
-    for (i, &v) in values.iter().enumerate() {
-        prefix[i] = if i % k == 0 { v } else { prefix[i - 1].max(v) };
-    }
-    for i in (0..n).rev() {
-        let v = values[i];
-        suffix[i] = if i + 1 == n || (i + 1) % k == 0 { v } else { suffix[i + 1].max(v) };
-    }
-    (0..=n - k).map(|i| suffix[i].max(prefix[i + k - 1])).collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -91,11 +72,5 @@ mod tests {
             prop_assert_eq!(table.max(lo, hi), expected);
         }
 
-        #[test]
-        fn window_maxima_match_scan(values in proptest::collection::vec(0u32..1000, 1..200), k in 1usize..50) {
-            let got = window_maxima(&values, k);
-            let expected: Vec<u32> = if k > values.len() { vec![] } else { values.windows(k).map(scan).collect() };
-            prop_assert_eq!(got, expected);
-        }
     }
 }

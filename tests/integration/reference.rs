@@ -109,7 +109,7 @@ pub fn scene_scores(p: &Prepared, embedding: &[f32]) -> Vec<f64> {
         .iter()
         .map(|v| {
             let u = unit(v);
-            let cos: f64 = q.iter().zip(&u).map(|(a, b)| f64::from(*a) * f64::from(*b)).sum();
+            let cos = kino::text::dot(&q, &u);
             let score = (cos + 1.0) / 2.0;
             if score > 0.0 { score.min(1.0) } else { 0.0 }
         })
