@@ -3,6 +3,7 @@
 mod clips_golden;
 mod clips_properties;
 mod clips_rules;
+mod demo_data;
 mod query_rules;
 mod reference;
 mod signals_rules;
