@@ -115,24 +115,42 @@ pub fn windows_of(emotions: &Emotions, duration: f64, window: f64) -> Result<Vec
     let mut out = Vec::with_capacity(expected as usize + 1);
     let mut k = 0usize;
     let mut window_end = window.min(end);
-    for (i, row) in emotions.probs.iter().enumerate() {
-        let sample_start = i as f64 * step;
-        if sample_start >= end {
-            break;
+    let m = emotions.probs.len();
+    let (probs, valence, arousal, dominance) =
+        (&emotions.probs, &emotions.valence, &emotions.arousal, &emotions.dominance);
+    let mut i = 0;
+    while i < m && (i as f64 * step) < end {
+        // Samples i..j end before the current window does: the common case, a plain pass.
+        let mut j = ((window_end / step) as usize).clamp(i, m);
+        while j > i && (j as f64 * step) >= window_end {
+            j -= 1;
         }
-        let sample_end = ((i + 1) as f64 * step).min(end);
-        let vad = [emotions.valence[i], emotions.arousal[i], emotions.dominance[i]];
+        while j < m && ((j + 1) as f64 * step) < window_end {
+            j += 1;
+        }
+        if j > i {
+            let whole = probs[i..j].iter().zip(&valence[i..j]).zip(arousal[i..j].iter().zip(&dominance[i..j]));
+            for ((row, &v), (&a, &d)) in whole {
+                acc.add_whole(row, [v, a, d]);
+            }
+            i = j;
+            continue;
+        }
+        // Sample i reaches the end of the window: split it across the windows it overlaps.
+        let (sample_start, sample_end) = (i as f64 * step, ((i + 1) as f64 * step).min(end));
+        let (row, vad) = (&probs[i], [valence[i], arousal[i], dominance[i]]);
         let mut t = sample_start;
         while t < sample_end {
             let piece_end = sample_end.min(window_end);
             acc.add(piece_end - t, row, vad);
             t = piece_end;
             if piece_end >= window_end {
-                out.push(acc.flush(&emotions.names, k as f64 * window, window_end));
+                out.push(acc.flush(&emotions.names, step, k as f64 * window, window_end));
                 k += 1;
                 window_end = ((k + 1) as f64 * window).min(end);
             }
         }
+        i += 1;
     }
     Ok(out)
 }
@@ -158,38 +176,64 @@ fn check_lengths(e: &Emotions) -> Result<()> {
     Ok(())
 }
 
-/// Weighted sums of the current window: one per name, then valence, arousal, dominance.
+/// Sums of the current window, one per name then valence, arousal, dominance: samples cut by a
+/// window edge weighted by the seconds inside it, whole samples (weight `step`) summed plainly and
+/// scaled once at the end, which keeps the common case a plain pass over the arrays.
 struct Accumulator {
-    sums: Vec<f64>,
-    vad: [f64; 3],
+    weighted: Vec<f64>,
+    weighted_vad: [f64; 3],
     weight: f64,
+    whole: Vec<f64>,
+    whole_vad: [f64; 3],
+    whole_count: usize,
 }
 
 impl Accumulator {
     fn new(names: usize) -> Self {
-        Accumulator { sums: vec![0.0; names], vad: [0.0; 3], weight: 0.0 }
+        Accumulator {
+            weighted: vec![0.0; names],
+            weighted_vad: [0.0; 3],
+            weight: 0.0,
+            whole: vec![0.0; names],
+            whole_vad: [0.0; 3],
+            whole_count: 0,
+        }
+    }
+
+    #[inline]
+    fn add_whole(&mut self, row: &[f32], vad: [f32; 3]) {
+        for (s, &p) in self.whole.iter_mut().zip(row) {
+            *s += f64::from(p);
+        }
+        for (s, v) in self.whole_vad.iter_mut().zip(vad) {
+            *s += f64::from(v);
+        }
+        self.whole_count += 1;
     }
 
     #[inline]
     fn add(&mut self, w: f64, row: &[f32], vad: [f32; 3]) {
-        for (s, &p) in self.sums.iter_mut().zip(row) {
+        for (s, &p) in self.weighted.iter_mut().zip(row) {
             *s += w * f64::from(p);
         }
-        for (s, v) in self.vad.iter_mut().zip(vad) {
+        for (s, v) in self.weighted_vad.iter_mut().zip(vad) {
             *s += w * f64::from(v);
         }
         self.weight += w;
     }
 
-    fn flush(&mut self, names: &[String], start: f64, end: f64) -> EmotionWindow {
-        let w = self.weight;
+    fn flush(&mut self, names: &[String], step: f64, start: f64, end: f64) -> EmotionWindow {
+        let total = self.weight + step * self.whole_count as f64;
+        let mean =
+            |weighted: &mut f64, whole: &mut f64| (std::mem::take(weighted) + step * std::mem::take(whole)) / total;
         let emotions = names
             .iter()
-            .zip(&mut self.sums)
-            .map(|(name, s)| EmotionScore { name: name.clone(), value: std::mem::take(s) / w })
+            .zip(self.weighted.iter_mut().zip(&mut self.whole))
+            .map(|(name, (w, u))| EmotionScore { name: name.clone(), value: mean(w, u) })
             .collect();
-        let [valence, arousal, dominance] = std::mem::take(&mut self.vad).map(|s| s / w);
+        let [valence, arousal, dominance] = [0, 1, 2].map(|j| mean(&mut self.weighted_vad[j], &mut self.whole_vad[j]));
         self.weight = 0.0;
+        self.whole_count = 0;
         EmotionWindow { start_time: start, end_time: end, emotions, valence, arousal, dominance }
     }
 }
