@@ -1,12 +1,28 @@
 """Type stubs of the native module ``kino._kino`` (re-exported by ``kino``)."""
 
 import os
-from typing import Any, Dict, List, Literal, Optional, Sequence, Tuple, TypedDict, Union
+from typing import Any, Dict, List, Literal, Optional, Sequence, Tuple, TypedDict, Union, final
 
 import numpy as np
 import numpy.typing as npt
 
 __version__: str
+__all__ = [
+    "__version__",
+    "InvalidQueryError",
+    "InvalidSignalsError",
+    "MissingSignalError",
+    "Signals",
+    "TextEncoder",
+    "synth_signals",
+    "select_clips",
+    "select_many",
+    "clip_types",
+    "emotion_windows",
+    "profanity",
+    "sign_webhook",
+    "verify_webhook",
+]
 
 class InvalidQueryError(ValueError):
     """A clip-search parameter broke a rule; ``issues`` is the service's 422 ``detail`` list."""
@@ -19,7 +35,7 @@ class InvalidSignalsError(ValueError):
 class MissingSignalError(ValueError):
     """The request needs a part of the signals document that this item lacks."""
 
-class EmotionSamples(TypedDict):
+class _EmotionSamples(TypedDict):
     step: float
     names: List[str]
     probs: npt.NDArray[np.float32]
@@ -27,6 +43,7 @@ class EmotionSamples(TypedDict):
     arousal: npt.NDArray[np.float32]
     dominance: npt.NDArray[np.float32]
 
+@final
 class Signals:
     """A validated signals document (``kino.signals/1``), indexed once for clip selection."""
 
@@ -56,13 +73,14 @@ class Signals:
     def clip_type_timelines(self) -> List[str]: ...
     def timeline(self, name: str) -> npt.NDArray[np.float32]:
         """A timeline as a read-only float32 view (no copy); ``KeyError`` for an unknown name."""
-    def emotion_samples(self) -> Optional[EmotionSamples]:
+    def emotion_samples(self) -> Optional[_EmotionSamples]:
         """The emotion samples, or ``None`` when the item has none."""
 
+@final
 class TextEncoder:
     """The default lexical text encoder (feature hashing), unit-length float32 vectors."""
 
-    def __init__(self, dim: int = 1024) -> None: ...
+    def __new__(cls, dim: int = 1024) -> TextEncoder: ...
     def encode(self, text: str) -> npt.NDArray[np.float32]:
         """Encodes ``text``; ``ValueError`` when it holds no words."""
     @property
@@ -70,7 +88,7 @@ class TextEncoder:
     @property
     def version(self) -> str: ...
 
-ParamValue = Union[str, int, float, bool, None, Sequence[int]]
+_ParamValue = Union[str, int, float, bool, None, Sequence[int]]
 """A previews parameter: its query-string value, or ``None`` for "not given"."""
 
 def synth_signals(
@@ -81,25 +99,25 @@ def synth_signals(
 def select_clips(
     signals: Signals,
     query_embedding: Optional[npt.NDArray[np.float32]] = None,
-    **params: ParamValue,
+    **params: _ParamValue,
 ) -> List[Dict[str, Any]]:
     """Preview clips for one item; every previews parameter by its interface name."""
 
 def select_many(
     items: Sequence[Signals],
     query_embedding: Optional[npt.NDArray[np.float32]] = None,
-    **params: ParamValue,
+    **params: _ParamValue,
 ) -> List[List[Dict[str, Any]]]:
     """``select_clips`` over many items in parallel."""
 
-class ClipTypesInfo(TypedDict):
+class _ClipTypesInfo(TypedDict):
     version: str
     clip_types: List[str]
 
-def clip_types(version: Optional[str] = None) -> ClipTypesInfo:
+def clip_types(version: Optional[str] = None) -> _ClipTypesInfo:
     """The clip types of a previews version (the newest when ``None``)."""
 
-class EmotionWindow(TypedDict):
+class _EmotionWindow(TypedDict):
     start_time: float
     end_time: float
     emotions: List[Dict[str, float]]
@@ -107,21 +125,21 @@ class EmotionWindow(TypedDict):
     arousal: float
     dominance: float
 
-def emotion_windows(signals: Signals, window: float = 10.0) -> List[EmotionWindow]:
+def emotion_windows(signals: Signals, window: float = 10.0) -> List[_EmotionWindow]:
     """The emotion result's consecutive windows (``data.emotion[]``)."""
 
-class ProfanitySegment(TypedDict):
+class _ProfanitySegment(TypedDict):
     start: float
     end: float
     score: float
 
-class ProfanityResult(TypedDict):
+class _ProfanityResult(TypedDict):
     label: Literal["None", "Mild", "Moderate", "Strong"]
-    segments: List[ProfanitySegment]
+    segments: List[_ProfanitySegment]
 
 def profanity(
     signals: Signals, merge_gap: float = 3.0, min_score: float = 0.5, severe_score: float = 0.8
-) -> ProfanityResult:
+) -> _ProfanityResult:
     """The profanity result (``data.profanity``): label and merged segments."""
 
 def sign_webhook(body: bytes, secret: Union[str, bytes]) -> str:
