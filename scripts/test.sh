@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 echo "== Rust tests"
-cargo test --workspace
+cargo test
 
 if [ -x scripts/test-python.sh ]; then
   echo "== Python tests"

@@ -63,6 +63,14 @@ pub enum Error {
         /// The dimension given.
         received: usize,
     },
+    /// An argument of a core function is out of its range.
+    #[error("invalid argument `{name}`: {rule}")]
+    InvalidArgument {
+        /// The argument's name, e.g. `window`.
+        name: &'static str,
+        /// The rule it broke, e.g. `must be finite and > 0 (got -1)`.
+        rule: String,
+    },
     /// Reading or writing a file failed.
     #[error("{path}: {source}")]
     Io {
@@ -77,6 +85,10 @@ pub enum Error {
 impl Error {
     pub(crate) fn signals(field: impl Into<String>, rule: impl Into<String>) -> Self {
         Error::InvalidSignals { field: field.into(), rule: rule.into() }
+    }
+
+    pub(crate) fn argument(name: &'static str, rule: impl Into<String>) -> Self {
+        Error::InvalidArgument { name, rule: rule.into() }
     }
 
     pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {

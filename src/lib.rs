@@ -8,6 +8,9 @@
 //!   (indexed) form built once per item.
 //! - [`clips`]: preview clip selection ([`select`], [`ClipQuery`]), as `clip-selection.md` says.
 //! - [`text`]: text encoders for search queries ([`TextEncoder`], [`LexicalEncoder`]).
+//! - [`emotions`]: the emotion result's consecutive windows ([`emotion_windows`]).
+//! - [`profanity`](mod@profanity): the profanity label and merged segments ([`profanity()`]).
+//! - [`webhook`]: signing and verifying webhook deliveries ([`webhook::sign`], [`webhook::verify`]).
 //! - [`synth`]: deterministic synthetic signals for demos, tests and benchmarks.
 //!
 //! ```
@@ -24,12 +27,17 @@
 #![warn(missing_docs)]
 
 pub mod clips;
+pub mod emotions;
 mod error;
+pub mod profanity;
 pub mod signals;
 pub mod synth;
 pub mod text;
+pub mod webhook;
 
 pub use clips::{Clip, ClipQuery, ClipType, TracedClip, clip_types_info, select, select_many, select_traced};
+pub use emotions::{EmotionScore, EmotionWindow, emotion_windows, emotion_windows_many};
 pub use error::{Error, IssueKind, QueryIssue, Result};
+pub use profanity::{ProfanityLabel, ProfanityOptions, ProfanityResult, ProfanitySegment, profanity};
 pub use signals::{Prepared, Signals};
 pub use text::{LexicalEncoder, TextEncoder};

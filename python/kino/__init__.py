@@ -1,0 +1,49 @@
+"""kino: content intelligence for video catalogs.
+
+Clip selection (the previews endpoint), emotion windows, profanity, webhook signatures and a text
+encoder, computed by the Rust core from per-item signals documents (``kino.signals/1``).
+
+>>> import kino
+>>> signals = kino.synth_signals("tt-demo", duration=1800.0, seed=1)
+>>> clips = kino.select_clips(signals, number_of_top_candidates=3, clip_length=20)
+>>> len(clips) <= 3
+True
+
+Errors: bad parameters raise :class:`InvalidQueryError`, bad documents :class:`InvalidSignalsError`,
+missing parts of a document :class:`MissingSignalError` (all subclasses of ``ValueError``); files
+that cannot be read raise ``OSError``.
+"""
+
+from ._kino import (
+    InvalidQueryError,
+    InvalidSignalsError,
+    MissingSignalError,
+    Signals,
+    TextEncoder,
+    __version__,
+    clip_types,
+    emotion_windows,
+    profanity,
+    select_clips,
+    select_many,
+    sign_webhook,
+    synth_signals,
+    verify_webhook,
+)
+
+__all__ = [
+    "InvalidQueryError",
+    "InvalidSignalsError",
+    "MissingSignalError",
+    "Signals",
+    "TextEncoder",
+    "__version__",
+    "clip_types",
+    "emotion_windows",
+    "profanity",
+    "select_clips",
+    "select_many",
+    "sign_webhook",
+    "synth_signals",
+    "verify_webhook",
+]

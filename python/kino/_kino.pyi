@@ -1,0 +1,149 @@
+"""Type stubs of the native module ``kino._kino`` (re-exported by ``kino``)."""
+
+import os
+from typing import Any, Dict, List, Literal, Optional, Sequence, Tuple, TypedDict, Union, final
+
+import numpy as np
+import numpy.typing as npt
+
+__version__: str
+__all__ = [
+    "__version__",
+    "InvalidQueryError",
+    "InvalidSignalsError",
+    "MissingSignalError",
+    "Signals",
+    "TextEncoder",
+    "synth_signals",
+    "select_clips",
+    "select_many",
+    "clip_types",
+    "emotion_windows",
+    "profanity",
+    "sign_webhook",
+    "verify_webhook",
+]
+
+class InvalidQueryError(ValueError):
+    """A clip-search parameter broke a rule; ``issues`` is the service's 422 ``detail`` list."""
+
+    issues: List[Dict[str, Any]]
+
+class InvalidSignalsError(ValueError):
+    """A signals document is malformed or breaks a rule of signals.md."""
+
+class MissingSignalError(ValueError):
+    """The request needs a part of the signals document that this item lacks."""
+
+class _EmotionSamples(TypedDict):
+    step: float
+    names: List[str]
+    probs: npt.NDArray[np.float32]
+    valence: npt.NDArray[np.float32]
+    arousal: npt.NDArray[np.float32]
+    dominance: npt.NDArray[np.float32]
+
+@final
+class Signals:
+    """A validated signals document (``kino.signals/1``), indexed once for clip selection."""
+
+    @staticmethod
+    def from_json(text: str) -> Signals:
+        """Parses and validates a JSON document; ``InvalidSignalsError`` names the field and rule."""
+    @staticmethod
+    def load(path: Union[str, os.PathLike[str]]) -> Signals:
+        """Reads a document from a file (JSON or binary); ``OSError`` when it cannot be read."""
+    def save(self, path: Union[str, os.PathLike[str]]) -> None:
+        """Writes the document: JSON when the path ends in ``.json``, binary otherwise."""
+    def to_json(self) -> str:
+        """The document as compact JSON."""
+    @property
+    def inventory_id(self) -> str: ...
+    @property
+    def duration(self) -> float: ...
+    @property
+    def fps(self) -> float: ...
+    @property
+    def step(self) -> float: ...
+    @property
+    def frame_size(self) -> Tuple[int, int]: ...
+    @property
+    def shots(self) -> List[float]: ...
+    @property
+    def clip_type_timelines(self) -> List[str]: ...
+    def timeline(self, name: str) -> npt.NDArray[np.float32]:
+        """A timeline as a read-only float32 view (no copy); ``KeyError`` for an unknown name."""
+    def emotion_samples(self) -> Optional[_EmotionSamples]:
+        """The emotion samples, or ``None`` when the item has none."""
+
+@final
+class TextEncoder:
+    """The default lexical text encoder (feature hashing), unit-length float32 vectors."""
+
+    def __new__(cls, dim: int = 1024) -> TextEncoder: ...
+    def encode(self, text: str) -> npt.NDArray[np.float32]:
+        """Encodes ``text``; ``ValueError`` when it holds no words."""
+    @property
+    def dim(self) -> int: ...
+    @property
+    def version(self) -> str: ...
+
+_ParamValue = Union[str, int, float, bool, None, Sequence[int]]
+"""A previews parameter: its query-string value, or ``None`` for "not given"."""
+
+def synth_signals(
+    inventory_id: str, duration: float, step: float = 1.0, seed: int = 0, scene_embeddings: bool = False
+) -> Signals:
+    """A deterministic, realistic synthetic signals document."""
+
+def select_clips(
+    signals: Signals,
+    query_embedding: Optional[npt.NDArray[np.float32]] = None,
+    **params: _ParamValue,
+) -> List[Dict[str, Any]]:
+    """Preview clips for one item; every previews parameter by its interface name."""
+
+def select_many(
+    items: Sequence[Signals],
+    query_embedding: Optional[npt.NDArray[np.float32]] = None,
+    **params: _ParamValue,
+) -> List[List[Dict[str, Any]]]:
+    """``select_clips`` over many items in parallel."""
+
+class _ClipTypesInfo(TypedDict):
+    version: str
+    clip_types: List[str]
+
+def clip_types(version: Optional[str] = None) -> _ClipTypesInfo:
+    """The clip types of a previews version (the newest when ``None``)."""
+
+class _EmotionWindow(TypedDict):
+    start_time: float
+    end_time: float
+    emotions: List[Dict[str, float]]
+    valence: float
+    arousal: float
+    dominance: float
+
+def emotion_windows(signals: Signals, window: float = 10.0) -> List[_EmotionWindow]:
+    """The emotion result's consecutive windows (``data.emotion[]``)."""
+
+class _ProfanitySegment(TypedDict):
+    start: float
+    end: float
+    score: float
+
+class _ProfanityResult(TypedDict):
+    label: Literal["None", "Mild", "Moderate", "Strong"]
+    segments: List[_ProfanitySegment]
+
+def profanity(
+    signals: Signals, merge_gap: float = 3.0, min_score: float = 0.5, severe_score: float = 0.8
+) -> _ProfanityResult:
+    """The profanity result (``data.profanity``): label and merged segments."""
+
+def sign_webhook(body: bytes, secret: Union[str, bytes]) -> str:
+    """HMAC-SHA256 of ``body`` keyed with ``secret``, 64 lower-case hex characters."""
+
+def verify_webhook(body: bytes, signature: str, secret: Union[str, bytes]) -> bool:
+    """Whether ``signature`` signs ``body``; constant-time; rejects a malformed header."""

@@ -1,0 +1,31 @@
+//! The native module `kino._kino` behind the Python package `kino`.
+//!
+//! Thin by design: each function parses its arguments, calls the core with the GIL released
+//! (`py.detach`), and shapes the answer as the interface's field names. Core errors become Python
+//! exceptions in one place, [`errors::to_py_err`].
+
+mod clips;
+mod convert;
+mod errors;
+mod products;
+mod signals;
+
+use pyo3::prelude::*;
+
+/// Content intelligence for video catalogs: clip selection, emotions, profanity, webhooks.
+#[pymodule]
+fn _kino(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    errors::register(m)?;
+    m.add_class::<signals::PySignals>()?;
+    m.add_class::<products::PyTextEncoder>()?;
+    m.add_function(wrap_pyfunction!(signals::synth_signals, m)?)?;
+    m.add_function(wrap_pyfunction!(clips::select_clips, m)?)?;
+    m.add_function(wrap_pyfunction!(clips::select_many, m)?)?;
+    m.add_function(wrap_pyfunction!(clips::clip_types, m)?)?;
+    m.add_function(wrap_pyfunction!(products::emotion_windows, m)?)?;
+    m.add_function(wrap_pyfunction!(products::profanity, m)?)?;
+    m.add_function(wrap_pyfunction!(products::sign_webhook, m)?)?;
+    m.add_function(wrap_pyfunction!(products::verify_webhook, m)?)?;
+    Ok(())
+}

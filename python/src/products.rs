@@ -1,0 +1,144 @@
+//! The per-item products beside clips (emotions, profanity), webhook signatures and the text
+//! encoder.
+
+use kino::{LexicalEncoder, ProfanityOptions, TextEncoder};
+use numpy::PyArray1;
+use pyo3::exceptions::PyTypeError;
+use pyo3::prelude::*;
+use pyo3::types::{PyByteArray, PyBytes, PyMemoryView};
+
+use crate::convert::to_py;
+use crate::errors::IntoPyResult;
+use crate::signals::PySignals;
+
+/// The interface's emotion result (`data.emotion[]`): consecutive windows of `window` seconds
+/// from 0 to the end of the analysed span (the last one may be shorter), each with
+/// `start_time`, `end_time`, `emotions` (a list of single-entry `{name: mean probability}` dicts),
+/// and mean `valence`, `arousal`, `dominance`. Means are time-weighted over the samples that
+/// overlap the window. Raises `MissingSignalError` when the item has no emotion samples.
+#[pyfunction]
+#[pyo3(signature = (signals, window=10.0))]
+pub fn emotion_windows<'py>(
+    py: Python<'py>,
+    signals: PyRef<'py, PySignals>,
+    window: f64,
+) -> PyResult<Bound<'py, PyAny>> {
+    let doc = signals.signals();
+    let windows = py.detach(|| kino::emotion_windows(doc, window)).py_err(py)?;
+    to_py(py, &windows)
+}
+
+/// The interface's profanity result (`data.profanity`): `{"label": "None" | "Mild" | "Moderate" |
+/// "Strong", "segments": [{"start", "end", "score"}, ...]}`. Events scored below `min_score` are
+/// ignored; events closer than `merge_gap` seconds merge into one segment scored with their
+/// maximum; the label follows the events per hour (>= 3 Moderate, >= 12 Strong) and the severe
+/// events (score >= `severe_score`) per hour (>= 1 Moderate, >= 4 Strong).
+#[pyfunction]
+#[pyo3(signature = (signals, merge_gap=3.0, min_score=0.5, severe_score=0.8))]
+pub fn profanity<'py>(
+    py: Python<'py>,
+    signals: PyRef<'py, PySignals>,
+    merge_gap: f64,
+    min_score: f64,
+    severe_score: f64,
+) -> PyResult<Bound<'py, PyAny>> {
+    let options = ProfanityOptions { merge_gap, min_score, severe_score };
+    let doc = signals.signals();
+    let result = py.detach(|| kino::profanity(doc, &options)).py_err(py)?;
+    to_py(py, &result)
+}
+
+/// A webhook secret: text (encoded as UTF-8) or raw bytes.
+#[derive(FromPyObject)]
+pub enum Secret {
+    /// A `str` secret.
+    Text(String),
+    /// A `bytes` secret.
+    Bytes(Vec<u8>),
+}
+
+impl AsRef<[u8]> for Secret {
+    fn as_ref(&self) -> &[u8] {
+        match self {
+            Secret::Text(s) => s.as_bytes(),
+            Secret::Bytes(b) => b,
+        }
+    }
+}
+
+/// The exact bytes of a webhook body: `bytes` (borrowed), `bytearray` or `memoryview` (copied).
+fn body_bytes<'a>(body: &'a Bound<'_, PyAny>) -> PyResult<std::borrow::Cow<'a, [u8]>> {
+    if let Ok(bytes) = body.cast::<PyBytes>() {
+        return Ok(std::borrow::Cow::Borrowed(bytes.as_bytes()));
+    }
+    if body.is_instance_of::<PyByteArray>() || body.is_instance_of::<PyMemoryView>() {
+        let copy: Vec<u8> = body.py().get_type::<PyBytes>().call1((body,))?.extract()?;
+        return Ok(std::borrow::Cow::Owned(copy));
+    }
+    let kind = body.get_type().name()?.to_string();
+    Err(PyTypeError::new_err(format!(
+        "body must be the raw request bytes (bytes, bytearray or memoryview), got {kind}: sign the bytes received, not a decoded or re-serialized value"
+    )))
+}
+
+/// The `X-Service-Signature` of a webhook body: HMAC-SHA256 of the exact bytes keyed with the
+/// signing secret, as 64 lower-case hex characters.
+#[pyfunction]
+pub fn sign_webhook(py: Python<'_>, body: &Bound<'_, PyAny>, secret: Secret) -> PyResult<String> {
+    let body = body_bytes(body)?;
+    Ok(py.detach(|| kino::webhook::sign(&body, &secret)))
+}
+
+/// Whether `signature` (the `X-Service-Signature` header) signs `body` (the exact received bytes)
+/// under `secret`. A header that is not 64 hex characters is rejected; the comparison is
+/// constant-time.
+#[pyfunction]
+pub fn verify_webhook(py: Python<'_>, body: &Bound<'_, PyAny>, signature: &str, secret: Secret) -> PyResult<bool> {
+    let body = body_bytes(body)?;
+    Ok(py.detach(|| kino::webhook::verify(&body, signature, &secret)))
+}
+
+/// The default text encoder: deterministic feature hashing of words, word pairs and character
+/// trigrams into a unit-length float32 vector comparable (by dot product) with scene embeddings.
+/// Lexical, not semantic: "car chase" finds scenes described with those words.
+#[derive(Debug)]
+#[pyclass(name = "TextEncoder", module = "kino", frozen)]
+pub struct PyTextEncoder {
+    inner: LexicalEncoder,
+}
+
+#[pymethods]
+impl PyTextEncoder {
+    /// An encoder producing `dim`-float vectors (1024 matches scene embeddings).
+    #[new]
+    #[pyo3(signature = (dim=1024))]
+    fn new(py: Python<'_>, dim: usize) -> PyResult<Self> {
+        if dim == 0 {
+            return Err(kino::Error::InvalidArgument { name: "dim", rule: "must be >= 1 (got 0)".into() }).py_err(py);
+        }
+        Ok(PyTextEncoder { inner: LexicalEncoder::with_dim(dim) })
+    }
+
+    /// Encodes `text` into a unit-length float32 array of `dim` values; `ValueError` when the
+    /// text holds no words.
+    fn encode<'py>(&self, py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyArray1<f32>>> {
+        let v = py.detach(|| self.inner.encode(text)).py_err(py)?;
+        Ok(PyArray1::from_vec(py, v))
+    }
+
+    /// Length of the vectors produced.
+    #[getter]
+    fn dim(&self) -> usize {
+        self.inner.dim()
+    }
+
+    /// Identifier of the model (the service reports it as `version_id`).
+    #[getter]
+    fn version(&self) -> &str {
+        self.inner.version()
+    }
+
+    fn __repr__(&self) -> String {
+        format!("TextEncoder(dim={}, version={:?})", self.inner.dim(), self.inner.version())
+    }
+}

@@ -1,0 +1,186 @@
+//! `kino.Signals`: a validated signals document, prepared for clip selection, and
+//! `kino.synth_signals`.
+
+use std::path::PathBuf;
+
+use kino::{Prepared, Signals};
+use numpy::{PyArray1, PyArray2};
+use pyo3::exceptions::PyKeyError;
+use pyo3::prelude::*;
+
+use crate::convert::borrowed_array;
+use crate::errors::IntoPyResult;
+
+/// A validated signals document (format `kino.signals/1`), indexed once for clip selection.
+///
+/// Build one with `Signals.from_json(text)`, `Signals.load(path)` or `kino.synth_signals(...)`.
+/// Instances are immutable; timelines come out as read-only numpy views without copying.
+#[derive(Debug)]
+#[pyclass(name = "Signals", module = "kino", frozen)]
+pub struct PySignals {
+    pub(crate) prepared: Prepared,
+}
+
+impl PySignals {
+    pub(crate) fn signals(&self) -> &Signals {
+        self.prepared.signals()
+    }
+
+    pub(crate) fn build(py: Python<'_>, signals: Signals) -> PyResult<PySignals> {
+        let prepared = py.detach(|| Prepared::new(signals)).py_err(py)?;
+        Ok(PySignals { prepared })
+    }
+}
+
+#[pymethods]
+impl PySignals {
+    /// Parses and validates a JSON document; raises `InvalidSignalsError` naming the field and rule.
+    #[staticmethod]
+    fn from_json(py: Python<'_>, text: &str) -> PyResult<PySignals> {
+        let prepared = py.detach(|| Signals::from_json(text).and_then(Prepared::new)).py_err(py)?;
+        Ok(PySignals { prepared })
+    }
+
+    /// Reads a document from a file (JSON, or the binary form); `OSError` when it cannot be read.
+    #[staticmethod]
+    fn load(py: Python<'_>, path: PathBuf) -> PyResult<PySignals> {
+        let prepared = py.detach(|| Signals::load(&path).and_then(Prepared::new)).py_err(py)?;
+        Ok(PySignals { prepared })
+    }
+
+    /// Writes the document: JSON when the path ends in `.json`, the binary form otherwise.
+    fn save(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
+        py.detach(|| self.signals().save(&path)).py_err(py)
+    }
+
+    /// The document as compact JSON; `Signals.from_json` reads it back unchanged.
+    fn to_json(&self, py: Python<'_>) -> String {
+        py.detach(|| self.signals().to_json())
+    }
+
+    /// The customer's identifier of the item.
+    #[getter]
+    fn inventory_id(&self) -> &str {
+        &self.signals().inventory_id
+    }
+
+    /// Duration in seconds.
+    #[getter]
+    fn duration(&self) -> f64 {
+        self.signals().duration
+    }
+
+    /// Frames per second.
+    #[getter]
+    fn fps(&self) -> f64 {
+        self.signals().fps
+    }
+
+    /// Seconds between timeline samples; sample `i` covers `[i*step, (i+1)*step)`.
+    #[getter]
+    fn step(&self) -> f64 {
+        self.signals().step
+    }
+
+    /// Source frame size `(width, height)` in pixels.
+    #[getter]
+    fn frame_size(&self) -> (u32, u32) {
+        (self.signals().frame_width, self.signals().frame_height)
+    }
+
+    /// Shot-boundary times in seconds.
+    #[getter]
+    fn shots(&self) -> Vec<f64> {
+        self.signals().shots.clone()
+    }
+
+    /// Names of the clip-type timelines this item carries.
+    #[getter]
+    fn clip_type_timelines(&self) -> Vec<String> {
+        self.signals().timelines.clip_types.keys().cloned().collect()
+    }
+
+    /// A timeline as a read-only float32 array (no copy): `relevance`, `nudity`, `blood_gore`,
+    /// `profanity`, `brightness`, or a clip type name such as `Exciting`.
+    fn timeline<'py>(slf: &Bound<'py, Self>, name: &str) -> PyResult<Bound<'py, PyArray1<f32>>> {
+        let t = &slf.get().signals().timelines;
+        let data = match name {
+            "relevance" => &t.relevance,
+            "nudity" => &t.nudity,
+            "blood_gore" => &t.blood_gore,
+            "profanity" => &t.profanity,
+            "brightness" => &t.brightness,
+            other => t.clip_types.get(other).ok_or_else(|| {
+                let types: Vec<&str> = t.clip_types.keys().map(String::as_str).collect();
+                PyKeyError::new_err(format!(
+                    "no timeline {other:?}: expected relevance, nudity, blood_gore, profanity, brightness or one of this item's clip types {types:?}"
+                ))
+            })?,
+        };
+        borrowed_array(data, slf.clone().into_any())
+    }
+
+    /// The emotion samples, or `None`: a dict with `step`, `names`, `probs` (2-D float32 array,
+    /// samples x names, copied: the document stores rows) and read-only `valence`, `arousal`,
+    /// `dominance` arrays (no copy).
+    fn emotion_samples<'py>(slf: &Bound<'py, Self>) -> PyResult<Option<Bound<'py, pyo3::types::PyDict>>> {
+        let py = slf.py();
+        let Some(e) = &slf.get().signals().emotions else { return Ok(None) };
+        let dict = pyo3::types::PyDict::new(py);
+        dict.set_item("step", e.step)?;
+        dict.set_item("names", e.names.clone())?;
+        let probs = if e.probs.is_empty() {
+            PyArray2::<f32>::zeros(py, [0, e.names.len()], false)
+        } else {
+            PyArray2::from_vec2(py, &e.probs).map_err(|err| pyo3::exceptions::PyValueError::new_err(err.to_string()))?
+        };
+        dict.set_item("probs", probs)?;
+        let owner = slf.clone().into_any();
+        dict.set_item("valence", borrowed_array(&e.valence, owner.clone())?)?;
+        dict.set_item("arousal", borrowed_array(&e.arousal, owner.clone())?)?;
+        dict.set_item("dominance", borrowed_array(&e.dominance, owner)?)?;
+        Ok(Some(dict))
+    }
+
+    fn __repr__(&self) -> String {
+        let s = self.signals();
+        format!("Signals(inventory_id={:?}, duration={}, fps={}, step={})", s.inventory_id, s.duration, s.fps, s.step)
+    }
+}
+
+/// Generates a deterministic, realistic signals document (the same arguments always give the same
+/// document): timelines, shots, speech, characters, tags, scenes, emotions and profanity events.
+/// `scene_embeddings=True` adds one embedding per scene (built from its tags with the default
+/// `TextEncoder`), which `search_query` needs.
+#[pyfunction]
+#[pyo3(signature = (inventory_id, duration, step=1.0, seed=0, scene_embeddings=false))]
+pub fn synth_signals(
+    py: Python<'_>,
+    inventory_id: &str,
+    duration: f64,
+    step: f64,
+    seed: u64,
+    scene_embeddings: bool,
+) -> PyResult<PySignals> {
+    let check = |name: &'static str, v: f64| {
+        if v.is_finite() && v > 0.0 {
+            Ok(())
+        } else {
+            Err(kino::Error::InvalidArgument { name, rule: format!("must be finite and > 0 (got {v})") })
+        }
+    };
+    check("duration", duration).and_then(|()| check("step", step)).py_err(py)?;
+    let samples = kino::signals::sample_count(duration, step);
+    if samples > kino::signals::MAX_SAMPLES || inventory_id.is_empty() {
+        let (name, rule) = if inventory_id.is_empty() {
+            ("inventory_id", "must have length >= 1".to_string())
+        } else {
+            ("step", format!("gives {samples} samples, more than the supported {}", kino::signals::MAX_SAMPLES))
+        };
+        return Err(kino::Error::InvalidArgument { name, rule }).py_err(py);
+    }
+    let mut options = kino::synth::SynthOptions::new(inventory_id, duration, step, seed);
+    options.scene_embeddings = scene_embeddings;
+    let signals = py.detach(|| kino::synth::generate(&options));
+    PySignals::build(py, signals)
+}

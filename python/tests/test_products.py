@@ -1,0 +1,91 @@
+"""Emotion windows against numpy means, profanity rules, webhook signatures against Python's hmac."""
+
+import hashlib
+import hmac
+
+import numpy as np
+import pytest
+
+import kino
+
+
+@pytest.mark.parametrize("window", [10.0, 5.0, 60.0])
+def test_emotion_windows_are_numpy_means(titles, window):
+    for s in titles:
+        e = s.emotion_samples()
+        per = int(window / e["step"])
+        windows = kino.emotion_windows(s, window=window)
+        end = min(len(e["probs"]) * e["step"], s.duration)
+        assert len(windows) == int(np.ceil(end / window))
+        assert windows[-1]["end_time"] == pytest.approx(end)
+        for k, w in enumerate(windows):
+            assert w["start_time"] == pytest.approx(k * window)
+            rows = slice(k * per, (k + 1) * per)
+            means = e["probs"][rows].astype(np.float64).mean(axis=0)
+            got = [next(iter(d.items())) for d in w["emotions"]]
+            assert [name for name, _ in got] == e["names"]
+            np.testing.assert_allclose([v for _, v in got], means, atol=1e-9)
+            for field in ("valence", "arousal", "dominance"):
+                assert w[field] == pytest.approx(e[field][rows].astype(np.float64).mean(), abs=1e-9)
+
+
+def test_emotion_windows_weight_partial_samples():
+    # step 1 s, window 2.5 s: the second window holds half of sample 2, samples 3 and 4 whole.
+    s = kino.synth_signals("tt-weights", 7.0, step=1.0, seed=2)
+    e = s.emotion_samples()
+    w = kino.emotion_windows(s, window=2.5)
+    assert [(x["start_time"], x["end_time"]) for x in w] == [(0.0, 2.5), (2.5, 5.0), (5.0, 7.0)]
+    v = e["valence"].astype(np.float64)
+    assert w[1]["valence"] == pytest.approx((0.5 * v[2] + v[3] + v[4]) / 2.5, abs=1e-9)
+
+
+def test_profanity_shape_and_rules(titles):
+    for s in titles:
+        r = kino.profanity(s)
+        assert set(r) == {"label", "segments"}
+        assert r["label"] in {"None", "Mild", "Moderate", "Strong"}
+        assert (r["label"] == "None") == (r["segments"] == [])
+        starts = [g["start"] for g in r["segments"]]
+        assert starts == sorted(starts)
+        for a, b in zip(r["segments"], r["segments"][1:]):
+            assert b["start"] - a["end"] >= 3.0
+        for g in r["segments"]:
+            assert 0 <= g["start"] < g["end"] <= s.duration and 0.5 <= g["score"] <= 1
+        merged = kino.profanity(s, merge_gap=600)
+        assert len(merged["segments"]) <= len(r["segments"])
+        assert kino.profanity(s, min_score=1.0)["segments"] == [g for g in r["segments"] if g["score"] >= 1.0]
+
+
+RFC_4231 = [
+    (b"\x0b" * 20, b"Hi There", "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7"),
+    (b"Jefe", b"what do ya want for nothing?", "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"),
+    (b"\xaa" * 131, b"Test Using Larger Than Block-Size Key - Hash Key First", "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54"),
+]
+
+
+@pytest.mark.parametrize("key, body, expected", RFC_4231)
+def test_rfc_4231(key, body, expected):
+    assert kino.sign_webhook(body, key) == expected
+    assert kino.verify_webhook(body, expected, key)
+
+
+def test_signatures_match_python_hmac():
+    rng = np.random.default_rng(7)
+    for n in [0, 1, 63, 64, 65, 1000, 100_000]:
+        body = rng.integers(0, 256, n, dtype=np.uint8).tobytes()
+        secret = f"whsec_{n}"
+        expected = hmac.new(secret.encode(), body, hashlib.sha256).hexdigest()
+        assert kino.sign_webhook(body, secret) == expected
+        assert kino.sign_webhook(bytearray(body), secret.encode()) == expected
+        assert kino.verify_webhook(memoryview(body), expected, secret)
+        assert kino.verify_webhook(body, expected.upper(), secret)
+
+
+def test_verification_rejects_tampering_and_malformed_headers():
+    body = b'{"event":"test","timestamp":"2026-01-01T00:00:00.000Z","data":{"message":"hello"}}'
+    good = hmac.new(b"s3cret", body, hashlib.sha256).hexdigest()
+    assert kino.verify_webhook(body, good, "s3cret")
+    assert not kino.verify_webhook(body, good, "other")
+    assert not kino.verify_webhook(body.replace(b"hello", b"hellO"), good, "s3cret")
+    for header in ["", good[:-1], good + "0", "sha256=" + good, good[:-1] + "z", " " + good[1:]]:
+        assert not kino.verify_webhook(body, header, "s3cret"), header
