@@ -19,14 +19,7 @@ QUERIES = [
     dict(number_of_top_candidates=8, clip_length=20, minimum_clip_separation=30),
     dict(number_of_top_candidates=5, max_nudity=0.3, max_blood_gore=0.5, min_brightness=0.2, clip_length=15),
     dict(clip_type="Exciting", number_of_top_candidates=4, skip_start=20, skip_end=5, character_preference="None"),
-    pytest.param(
-        dict(number_of_top_candidates=6, character_preference="avoid", clip_length=10, start_fwd_snap_search=3, end_fwd_snap_search=3),
-        marks=pytest.mark.xfail(
-            strict=False,
-            reason="core at this branch's base lets speech avoidance move an edge onto a character under 'avoid'; "
-            "fixed on main (the refinement guard checks the character preference)",
-        ),
-    ),
+    dict(number_of_top_candidates=6, character_preference="avoid", clip_length=10, start_fwd_snap_search=3, end_fwd_snap_search=3),
 ]
 
 
