@@ -8,6 +8,8 @@
 //!   (indexed) form built once per item.
 //! - [`clips`]: preview clip selection ([`select`], [`ClipQuery`]), as `clip-selection.md` says.
 //! - [`text`]: text encoders for search queries ([`TextEncoder`], [`LexicalEncoder`]).
+//! - [`vectors`]: vector search: exact and memory-mapped HNSW indexes, filters, scene search,
+//!   similar titles ([`HnswIndex`], [`ExactIndex`]).
 //! - [`synth`]: deterministic synthetic signals for demos, tests and benchmarks.
 //!
 //! ```
@@ -28,8 +30,10 @@ mod error;
 pub mod signals;
 pub mod synth;
 pub mod text;
+pub mod vectors;
 
 pub use clips::{Clip, ClipQuery, ClipType, clip_types_info, select, select_many};
 pub use error::{Error, IssueKind, QueryIssue, Result};
 pub use signals::{Prepared, Signals};
 pub use text::{LexicalEncoder, TextEncoder};
+pub use vectors::{ExactIndex, HnswIndex, HnswParams, Metric, VectorIndex, VectorSet};
