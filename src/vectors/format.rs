@@ -355,13 +355,22 @@ pub(crate) fn encode_to_vec(set: &VectorSet, graph: Option<&Graph>) -> Result<Ve
 /// Writes the index file to `path` through a temporary file renamed into place, so that a file
 /// that is open (memory-mapped) elsewhere is never modified.
 pub(crate) fn write_file(path: &Path, set: &VectorSet, graph: Option<&Graph>) -> Result<()> {
+    write_with(path, |w| encode(w, set, graph))
+}
+
+/// Writes finished index bytes to `path`, like [`write_file`].
+pub(crate) fn write_bytes(path: &Path, bytes: &[u8]) -> Result<()> {
+    write_with(path, |w| w.write_all(bytes))
+}
+
+fn write_with(path: &Path, write: impl FnOnce(&mut BufWriter<File>) -> io::Result<()>) -> Result<()> {
     let mut tmp = path.as_os_str().to_owned();
     tmp.push(".tmp");
     let tmp = std::path::PathBuf::from(tmp);
     let result = (|| {
         let file = File::create(&tmp)?;
         let mut w = BufWriter::with_capacity(1 << 20, file);
-        encode(&mut w, set, graph)?;
+        write(&mut w)?;
         let file = w.into_inner().map_err(|e| e.into_error())?;
         file.sync_all()
     })();

@@ -42,6 +42,11 @@ impl IndexData {
         Ok(data)
     }
 
+    /// Writes the index's bytes to `path` (temporary file, then rename).
+    pub(crate) fn save(&self, path: &Path) -> Result<()> {
+        crate::vectors::format::write_bytes(path, self.region.bytes())
+    }
+
     pub(crate) fn corrupt(&self, rule: impl Into<String>) -> Error {
         Error::IndexFile { path: self.path.clone(), rule: rule.into() }
     }

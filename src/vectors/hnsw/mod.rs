@@ -128,6 +128,12 @@ impl HnswIndex {
         self
     }
 
+    /// Writes the index to `path` as an index file (temporary file, then rename), to be opened
+    /// later with [`HnswIndex::open`].
+    pub fn save(&self, path: impl AsRef<Path>) -> Result<()> {
+        self.data.save(path.as_ref())
+    }
+
     /// Reads the whole file and checks its payload checksum and structure.
     pub fn verify(&self) -> Result<()> {
         self.data.verify()
