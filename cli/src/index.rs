@@ -228,12 +228,13 @@ fn bench(args: BenchArgs) -> CliResult {
     println!("ef\trecall@{}\tqps_1thread", args.k);
     for &ef in &args.ef {
         let start = Instant::now();
-        let mut found = 0;
-        for (q, t) in queries.chunks(dim).zip(&truth) {
-            let hits = hnsw.search(q, args.k, ef)?;
-            found += hits.iter().filter(|h| t.iter().any(|x| x.node == h.node)).count();
-        }
+        let results = queries.chunks(dim).map(|q| hnsw.search(q, args.k, ef)).collect::<kino::Result<Vec<_>>>()?;
         let seconds = start.elapsed().as_secs_f64();
+        let found: usize = results
+            .iter()
+            .zip(&truth)
+            .map(|(r, t)| r.iter().filter(|h| t.iter().any(|x| x.node == h.node)).count())
+            .sum();
         let n = truth.len().max(1);
         println!("{ef}\t{:.4}\t{:.0}", found as f64 / (n * args.k) as f64, n as f64 / seconds);
     }
