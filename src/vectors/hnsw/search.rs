@@ -7,6 +7,7 @@ use std::collections::BinaryHeap;
 
 use crate::vectors::distance::Metric;
 use crate::vectors::filter::Filter;
+use crate::vectors::mmap::prefetch;
 use crate::vectors::set::ItemKind;
 use crate::vectors::{Hit, Scored};
 
@@ -31,6 +32,7 @@ struct Scratch {
     generation: u32,
     candidates: BinaryHeap<std::cmp::Reverse<Scored>>,
     best: BinaryHeap<Scored>,
+    fresh: Vec<u32>,
 }
 
 impl Scratch {
@@ -137,10 +139,18 @@ fn beam_with<G: Graph>(
         if s.best.len() >= ef && s.best.peek().is_some_and(|worst| current.distance > worst.distance) {
             break;
         }
+        // First the unvisited neighbours, asking the CPU to fetch their vectors; then score them.
+        let mut fresh = std::mem::take(&mut s.fresh);
+        fresh.clear();
         for &nb in g.neighbours(0, current.node) {
-            if s.visit(nb) {
-                continue;
+            if !s.visit(nb) {
+                if let Some(v) = row(vectors, dim, nb) {
+                    prefetch(v);
+                    fresh.push(nb);
+                }
             }
+        }
+        for &nb in &fresh {
             let Some(v) = row(vectors, dim, nb) else { continue };
             let d = metric.distance(query, v);
             let bound =
@@ -156,6 +166,7 @@ fn beam_with<G: Graph>(
                 }
             }
         }
+        s.fresh = fresh;
     }
     let mut hits: Vec<Hit> = s.best.drain().map(|c| Hit { node: c.node, distance: c.distance }).collect();
     hits.sort_by(|a, b| a.distance.total_cmp(&b.distance).then(a.node.cmp(&b.node)));
