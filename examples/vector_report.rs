@@ -122,13 +122,14 @@ fn recall_and_speed(o: &Options, dim: usize) -> kino::Result<()> {
 fn build(set: &VectorSet, params: &HnswParams, path: &Path, n: usize) -> kino::Result<()> {
     let report = HnswIndex::build_to_file(set, params, path, |_| {})?;
     println!(
-        "build: {:.1}s on {} threads = {:.0} vectors/s, {:.0} vectors/s/core; {} layers; {} unreachable repaired ({} links)",
+        "build: {:.1}s on {} threads = {:.0} vectors/s, {:.0} vectors/s/core; {} layers; {} unreachable + {} not finding themselves repaired ({} links)",
         report.total_seconds,
         report.threads,
         n as f64 / report.total_seconds,
         n as f64 / report.total_seconds / report.threads as f64,
         report.layers,
         report.unreachable_found,
+        report.self_missed,
         report.links_added
     );
     Ok(())

@@ -163,12 +163,13 @@ fn build(args: BuildArgs) -> CliResult {
         })?;
         bar.finish_and_clear();
         eprintln!(
-            "built {} layers in {:.1}s on {} threads ({:.0} vectors/s/core); {} unreachable nodes repaired with {} links",
+            "built {} layers in {:.1}s on {} threads ({:.0} vectors/s/core); {} unreachable and {} not finding themselves repaired with {} links",
             report.layers,
             report.total_seconds,
             report.threads,
             report.vectors as f64 / report.insert_seconds.max(1e-9) / report.threads as f64,
             report.unreachable_found,
+            report.self_missed,
             report.links_added
         );
     }

@@ -8,11 +8,12 @@ use std::time::Instant;
 
 use hnsw_rs::anndists::dist::Distance;
 use hnsw_rs::hnsw::Hnsw;
+use rayon::prelude::*;
 
 use crate::error::{Error, Result};
 use crate::vectors::distance::{Metric, dot};
 use crate::vectors::format::{Graph as FlatGraph, GraphLayer, MAX_LAYERS};
-use crate::vectors::hnsw::search::{Graph, beam};
+use crate::vectors::hnsw::search::{Graph, beam, search};
 use crate::vectors::hnsw::{BuildProgress, BuildReport, BuildStage, HnswParams};
 use crate::vectors::set::{ItemKind, VectorSet};
 
@@ -194,6 +195,49 @@ pub(crate) fn repair(g: &mut BuildGraph, set: &VectorSet, ef: usize) -> (usize, 
     (lost.len(), links)
 }
 
+/// Beam width of the self-search check: a node must be the nearest result for its own vector at
+/// this ef (or any larger one in practice).
+pub(crate) const SELF_CHECK_EF: usize = 16;
+
+/// Searches every node's own vector (in parallel) and links each node that is not its own
+/// nearest result from the two nearest results found, so that every point finds itself;
+/// repeats for the nodes still missing (at most three rounds). Returns (missed, links added).
+pub(crate) fn repair_self_recall(g: &mut BuildGraph, set: &VectorSet) -> (usize, usize) {
+    let mut pending: Vec<u32> = (0..set.len() as u32).collect();
+    let (mut missed, mut links) = (0, 0);
+    for round in 0..3 {
+        let view = View { g, set };
+        let fixes: Vec<(u32, Vec<u32>)> = pending
+            .par_iter()
+            .filter_map(|&u| {
+                let v = set.vector(u)?;
+                let hits = search(&view, v, 2, SELF_CHECK_EF, None);
+                let own = set.metric.distance(v, v);
+                let found = hits.first().is_some_and(|h| h.node == u || h.distance <= own);
+                (!found).then(|| (u, hits.iter().map(|h| h.node).filter(|&n| n != u).collect()))
+            })
+            .collect();
+        if round == 0 {
+            missed = fixes.len();
+        }
+        for (u, from) in &fixes {
+            for &n in from {
+                if let Some(list) = g.adjacency.get_mut(n as usize).and_then(|l| l.first_mut())
+                    && !list.contains(u)
+                {
+                    list.push(*u);
+                    links += 1;
+                }
+            }
+        }
+        pending = fixes.into_iter().map(|(u, _)| u).collect();
+        if pending.is_empty() {
+            break;
+        }
+    }
+    (missed, links)
+}
+
 /// Lays the graph out flat: layer 0 in node order, upper layers over their sorted node lists.
 pub(crate) fn flatten(g: &BuildGraph, params: &HnswParams, links_added: usize) -> FlatGraph {
     let mut layers = Vec::with_capacity(g.num_layers);
@@ -240,6 +284,7 @@ pub(crate) fn build_graph(
             vectors: 0,
             layers: 0,
             unreachable_found: 0,
+            self_missed: 0,
             links_added: 0,
             insert_seconds: 0.0,
             total_seconds: 0.0,
@@ -252,13 +297,16 @@ pub(crate) fn build_graph(
     let mut g = extract(&hnsw, set.len());
     drop(hnsw);
     progress(BuildProgress { stage: BuildStage::Repairing, done: 0, total: set.len() });
-    let (unreachable_found, links_added) = repair(&mut g, set, params.ef_construction.max(64));
+    let (unreachable_found, reach_links) = repair(&mut g, set, params.ef_construction.max(64));
+    let (self_missed, self_links) = repair_self_recall(&mut g, set);
+    let links_added = reach_links + self_links;
     progress(BuildProgress { stage: BuildStage::Repairing, done: set.len(), total: set.len() });
     let flat = flatten(&g, params, links_added);
     let report = BuildReport {
         vectors: set.len(),
         layers: g.num_layers,
         unreachable_found,
+        self_missed,
         links_added,
         insert_seconds,
         total_seconds: start.elapsed().as_secs_f64(),

@@ -66,7 +66,10 @@ pub struct BuildReport {
     pub layers: usize,
     /// Nodes layer 0 could not reach from the entry point after insertion.
     pub unreachable_found: usize,
-    /// Links added to make them reachable.
+    /// Nodes that were not their own nearest result in a search at ef 16 (then linked from
+    /// the nodes that search found).
+    pub self_missed: usize,
+    /// Links added by both repairs.
     pub links_added: usize,
     /// Seconds spent inserting.
     pub insert_seconds: f64,
