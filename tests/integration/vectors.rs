@@ -217,3 +217,53 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn scene_collections_from_signals_answer_text_queries_from_a_mapped_file() {
+    use kino::vectors::scenes::{scene_set, search_text};
+    let docs: Vec<kino::Signals> = (0..6)
+        .map(|i| {
+            let mut o = kino::synth::SynthOptions::new(&format!("item{i}"), 600.0, 1.0, i);
+            o.scene_embeddings = true;
+            o.extras = false;
+            kino::synth::generate(&o)
+        })
+        .collect();
+    let set =
+        scene_set(&docs, |d| if d.inventory_id.ends_with('0') { ItemKind::Series } else { ItemKind::Movie }).unwrap();
+    assert_eq!(set.len(), docs.iter().map(|d| d.scenes.len()).sum::<usize>());
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("scenes.kvx");
+    HnswIndex::build_to_file(&set, &HnswParams::default(), &path, |_| {}).unwrap();
+    let index = HnswIndex::open(&path).unwrap().with_ef(128);
+    let encoder = kino::LexicalEncoder::default();
+    let tag = &docs[3].tags[0].name;
+    let per_item = search_text(&index, &encoder, tag, 4, true, None).unwrap();
+    let items: std::collections::HashSet<&str> = per_item.iter().map(|h| h.item_id.as_str()).collect();
+    assert_eq!(items.len(), per_item.len(), "one scene per item");
+    for hit in &per_item {
+        let doc = docs.iter().find(|d| d.inventory_id == hit.item_id).unwrap();
+        assert!(doc.scenes.iter().any(|s| s.start == hit.start_ts && s.end == hit.end_ts));
+    }
+    let movies_only = KindFilter::only(&[ItemKind::Movie]);
+    let scenes = search_text(&index, &encoder, tag, 20, false, Some(&movies_only)).unwrap();
+    assert_eq!(scenes.len(), 20);
+    assert!(scenes.iter().all(|h| h.item_id != "item0"));
+}
+
+#[test]
+fn similar_titles_over_a_mapped_item_index() {
+    use kino::vectors::similar::{SimilarQuery, similar};
+    let index = HnswIndex::open(&index_file().1).unwrap();
+    let query = SimilarQuery { skip: 2, count: 5, max_score: Some(0.99), kind: Some(ItemKind::Movie) };
+    let list = similar(&index, "v10", &query).unwrap();
+    assert_eq!(list.len(), 5);
+    assert!(
+        list.iter().all(|s| s.inventory_id != "v10" && s.kind == ItemKind::Movie && s.score <= 0.99 && s.score >= 0.0)
+    );
+    assert!(list.windows(2).all(|w| w[0].score >= w[1].score));
+    let exact = ExactIndex::new(set()).unwrap();
+    let truth = similar(&exact, "v10", &query).unwrap();
+    let common = list.iter().filter(|s| truth.iter().any(|t| t.inventory_id == s.inventory_id)).count();
+    assert!(common >= 4, "HNSW similar list shares {common} of 5 with the exact one");
+}
