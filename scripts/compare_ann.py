@@ -25,7 +25,7 @@ import time
 
 import numpy as np
 
-EFS = [16, 24, 32, 48, 64, 96, 128, 256]
+EFS = [16, 24, 32, 40, 48, 56, 64, 96, 128, 256]
 K = 10
 M = 16
 EF_CONSTRUCTION = 200

@@ -129,13 +129,15 @@ impl IndexData {
         let &[start, end] = offsets else {
             return Err(self.corrupt(format!("no id for node {node}")));
         };
-        let bytes: &[u8] = self.region.bytes();
-        let base = self.layout.id_bytes as u64;
-        let range = (base + start) as usize..(base + end) as usize;
         if start > end || end > self.header.id_bytes as u64 {
             return Err(self.corrupt(format!("id offsets of node {node} are out of order")));
         }
-        let raw = bytes.get(range).ok_or_else(|| self.corrupt(format!("id of node {node} is out of bounds")))?;
+        let base = self.layout.id_bytes;
+        let raw = self
+            .region
+            .bytes()
+            .get(base + start as usize..base + end as usize)
+            .ok_or_else(|| self.corrupt(format!("id of node {node} is out of bounds")))?;
         std::str::from_utf8(raw).map_err(|_| self.corrupt(format!("id of node {node} is not UTF-8")))
     }
 

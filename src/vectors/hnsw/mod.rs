@@ -245,6 +245,10 @@ impl search::Graph for IndexData {
     fn kind(&self, node: u32) -> ItemKind {
         IndexData::kind(self, node)
     }
+    #[inline]
+    fn prefetch_links(&self, node: u32) {
+        crate::vectors::mmap::prefetch(IndexData::neighbours(self, 0, node));
+    }
 }
 
 #[cfg(test)]

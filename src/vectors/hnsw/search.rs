@@ -22,6 +22,10 @@ pub(crate) trait Graph {
     fn vectors(&self) -> &[f32];
     fn neighbours(&self, layer: usize, node: u32) -> &[u32];
     fn kind(&self, node: u32) -> ItemKind;
+    /// Hints that `node`'s layer-0 links will soon be read (a CPU prefetch; no effect on results).
+    fn prefetch_links(&self, node: u32) {
+        let _ = node;
+    }
 }
 
 /// Per-thread search state, reused across queries so that a search allocates nothing: visit
@@ -139,18 +143,26 @@ fn beam_with<G: Graph>(
         if s.best.len() >= ef && s.best.peek().is_some_and(|worst| current.distance > worst.distance) {
             break;
         }
+        // The next candidate's links are read right after this one's neighbours are scored.
+        if let Some(std::cmp::Reverse(next)) = s.candidates.peek() {
+            g.prefetch_links(next.node);
+        }
         // First the unvisited neighbours, asking the CPU to fetch their vectors; then score them.
         let mut fresh = std::mem::take(&mut s.fresh);
         fresh.clear();
         for &nb in g.neighbours(0, current.node) {
-            if !s.visit(nb) {
-                if let Some(v) = row(vectors, dim, nb) {
-                    prefetch(v);
-                    fresh.push(nb);
-                }
+            if !s.visit(nb)
+                && let Some(v) = row(vectors, dim, nb)
+            {
+                prefetch(v);
+                fresh.push(nb);
             }
         }
-        for &nb in &fresh {
+        for (i, &nb) in fresh.iter().enumerate() {
+            // Fetch the rest of the next vector while this one is scored.
+            if let Some(v) = fresh.get(i + 1).and_then(|&next| row(vectors, dim, next)) {
+                v.chunks(16).skip(1).take(7).for_each(prefetch);
+            }
             let Some(v) = row(vectors, dim, nb) else { continue };
             let d = metric.distance(query, v);
             let bound =
