@@ -28,7 +28,9 @@
 use std::fs::File;
 use std::path::Path;
 
-use memmap2::{Advice, Mmap};
+#[cfg(unix)]
+use memmap2::Advice;
+use memmap2::Mmap;
 
 use crate::error::{Error, Result};
 
@@ -94,8 +96,11 @@ impl Region {
         // SAFETY: see the module documentation, point 1: kino never modifies an index file in
         // place, and `HnswIndex::open` / `ExactIndex::open` document that callers must not either.
         let map = unsafe { Mmap::map(&file) }.map_err(|e| Error::io(path, e))?;
-        // Advice is only a hint: failing to give it changes speed, not results.
+        // Advice is only a hint (and only on Unix): failing to give it changes speed, not results.
+        #[cfg(unix)]
         let _ = map.advise(if random { Advice::Random } else { Advice::Sequential });
+        #[cfg(not(unix))]
+        let _ = random;
         Ok(Region { storage: Storage::Mapped(map) })
     }
 
