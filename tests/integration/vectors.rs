@@ -267,3 +267,22 @@ fn similar_titles_over_a_mapped_item_index() {
     let common = list.iter().filter(|s| truth.iter().any(|t| t.inventory_id == s.inventory_id)).count();
     assert!(common >= 4, "HNSW similar list shares {common} of 5 with the exact one");
 }
+
+/// Format compatibility: a version-1 file committed when the format was introduced
+/// (`data/vectors-v1.kvx`: 64 random 8-d cosine vectors, ids "0".."63", M = 4,
+/// ef_construction = 16) must keep opening and answering in every later version.
+#[test]
+fn format_version_1_files_keep_opening() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/vectors-v1.kvx");
+    let index = HnswIndex::open(&path).unwrap();
+    index.verify().unwrap();
+    assert_eq!((index.len(), index.dim(), index.metric()), (64, 8, Metric::Cosine));
+    assert_eq!(index.params().0, HnswParams { m: 4, ef_construction: 16 });
+    let exact = ExactIndex::open(&path).unwrap();
+    for node in 0..64u32 {
+        assert_eq!(index.id(node).unwrap(), node.to_string());
+        let v = exact.vector(node).unwrap().to_vec();
+        assert_eq!(index.search(&v, 1, 16).unwrap()[0].node, node);
+        assert_eq!(nodes(&index.search(&v, 5, 64).unwrap()), nodes(&exact.search(&v, 5).unwrap()));
+    }
+}
