@@ -159,7 +159,8 @@ fn beam_with<G: Graph>(
             }
         }
         for (i, &nb) in fresh.iter().enumerate() {
-            // Fetch the rest of the next vector while this one is scored.
+            // Fetch the next vector's following cache lines (its first 512 bytes in all) while
+            // this one is scored; the hardware prefetcher streams what comes after.
             if let Some(v) = fresh.get(i + 1).and_then(|&next| row(vectors, dim, next)) {
                 v.chunks(16).skip(1).take(7).for_each(prefetch);
             }
