@@ -66,13 +66,7 @@ impl ExactIndex {
     /// over the queries; one result list per query.
     pub fn search_batch(&self, queries: &[f32], k: usize, filter: Option<&dyn Filter>) -> Result<Vec<Vec<Hit>>> {
         let dim = self.data.dim();
-        if queries.len() % dim != 0 {
-            return Err(Error::WrongVectorDimension {
-                what: "queries (length must be a multiple of the dimension)",
-                expected: dim,
-                received: queries.len() % dim,
-            });
-        }
+        check_batch(queries, dim)?;
         queries
             .par_chunks(dim)
             .map(|q| {
@@ -84,35 +78,52 @@ impl ExactIndex {
 
     /// Top-k of `query` over nodes `range`.
     fn scan(&self, query: &[f32], k: usize, filter: Option<&dyn Filter>, range: std::ops::Range<usize>) -> Vec<Hit> {
-        let (dim, metric) = (self.data.dim(), self.data.metric());
-        let vectors = self.data.vectors();
-        let mut best = BinaryHeap::<Scored>::with_capacity(k + 1);
-        if k == 0 {
-            return Vec::new();
-        }
-        let start = range.start;
-        let rows = vectors.get(range.start * dim..range.end * dim).unwrap_or(&[]);
-        for (i, v) in rows.chunks_exact(dim).enumerate() {
-            let node = (start + i) as u32;
-            let d = metric.distance(query, v);
-            if best.len() == k && best.peek().is_some_and(|w| d >= w.distance) {
-                continue;
-            }
-            if filter.is_some_and(|f| !f.allows(node, self.data.kind(node))) {
-                continue;
-            }
-            best.push(Scored { distance: d, node });
-            if best.len() > k {
-                best.pop();
-            }
-        }
-        into_hits(best)
+        let dim = self.data.dim();
+        let rows = self.data.vectors().get(range.start * dim..range.end * dim).unwrap_or(&[]);
+        let start = range.start as u32;
+        top_k(&self.data, query, k, filter, rows.chunks_exact(dim).zip(start..))
     }
 }
 
-/// Sorts a heap's content nearest first.
-pub(crate) fn into_hits(best: BinaryHeap<Scored>) -> Vec<Hit> {
+/// The `k` nodes of `rows` (vector, node) nearest to `query` that `filter` allows, nearest first.
+pub(crate) fn top_k<'a>(
+    data: &IndexData,
+    query: &[f32],
+    k: usize,
+    filter: Option<&dyn Filter>,
+    rows: impl Iterator<Item = (&'a [f32], u32)>,
+) -> Vec<Hit> {
+    if k == 0 {
+        return Vec::new();
+    }
+    let metric = data.metric();
+    let mut best = BinaryHeap::<Scored>::with_capacity(k + 1);
+    for (v, node) in rows {
+        let d = metric.distance(query, v);
+        if best.len() == k && best.peek().is_some_and(|w| d >= w.distance) {
+            continue;
+        }
+        if filter.is_some_and(|f| !f.allows(node, data.kind(node))) {
+            continue;
+        }
+        best.push(Scored { distance: d, node });
+        if best.len() > k {
+            best.pop();
+        }
+    }
     best.into_sorted_vec().into_iter().map(|s| Hit { node: s.node, distance: s.distance }).collect()
+}
+
+/// Checks that a flat batch of queries is a whole number of `dim`-float rows.
+pub(crate) fn check_batch(queries: &[f32], dim: usize) -> Result<()> {
+    if queries.len() % dim != 0 {
+        return Err(Error::WrongVectorDimension {
+            what: "queries (length must be a multiple of the dimension)",
+            expected: dim,
+            received: queries.len() % dim,
+        });
+    }
+    Ok(())
 }
 
 impl VectorIndex for ExactIndex {

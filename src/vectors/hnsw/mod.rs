@@ -13,14 +13,14 @@ use std::path::Path;
 
 use rayon::prelude::*;
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::vectors::distance::Metric;
-use crate::vectors::exact::into_hits;
+use crate::vectors::exact::{check_batch, top_k};
 use crate::vectors::filter::Filter;
 use crate::vectors::format::{encode_to_vec, write_file};
 use crate::vectors::set::{ItemKind, VectorSet, prepare_query};
 use crate::vectors::view::IndexData;
-use crate::vectors::{Hit, Scored, VectorIndex, index_metadata};
+use crate::vectors::{Hit, VectorIndex, index_metadata};
 
 /// Build parameters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -177,37 +177,16 @@ impl HnswIndex {
         let q = prepare_query(query, self.data.dim(), self.data.metric())?;
         // A small allow-list: scoring its nodes beats walking a graph where most are refused.
         if let Some(nodes) = filter.and_then(|f| f.candidates((self.data.len() / 50).max(k))) {
-            return Ok(self.scan(&q, k, &nodes, filter));
+            let rows = nodes.iter().filter_map(|&n| Some((self.data.vector(n)?, n)));
+            return Ok(top_k(&self.data, &q, k, filter, rows));
         }
         Ok(search::search(&self.data, &q, k, ef, filter))
-    }
-
-    fn scan(&self, q: &[f32], k: usize, nodes: &[u32], filter: Option<&dyn Filter>) -> Vec<Hit> {
-        let metric = self.data.metric();
-        let mut best = std::collections::BinaryHeap::new();
-        for &node in nodes {
-            let Some(v) = self.data.vector(node) else { continue };
-            if filter.is_some_and(|f| !f.allows(node, self.data.kind(node))) {
-                continue;
-            }
-            best.push(Scored { distance: metric.distance(q, v), node });
-            if best.len() > k {
-                best.pop();
-            }
-        }
-        into_hits(best)
     }
 
     /// Searches many queries (flat, a multiple of the dimension) in parallel.
     pub fn search_batch(&self, queries: &[f32], k: usize, ef: usize) -> Result<Vec<Vec<Hit>>> {
         let dim = self.data.dim();
-        if queries.len() % dim != 0 {
-            return Err(Error::WrongVectorDimension {
-                what: "queries (length must be a multiple of the dimension)",
-                expected: dim,
-                received: queries.len() % dim,
-            });
-        }
+        check_batch(queries, dim)?;
         queries.par_chunks(dim).map(|q| self.search(q, k, ef)).collect()
     }
 }
