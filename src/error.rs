@@ -71,6 +71,48 @@ pub enum Error {
         /// The rule it broke, e.g. `must be finite and > 0 (got -1)`.
         rule: String,
     },
+    /// A vector index file is truncated, corrupted, of another format version, or inconsistent.
+    #[error("invalid vector index file {path}: {rule}")]
+    IndexFile {
+        /// The file (`<memory>` for an in-memory index).
+        path: PathBuf,
+        /// The rule it broke, e.g. `truncated: the header says 4096 bytes, the file has 1000`.
+        rule: String,
+    },
+    /// A vector given to a vector collection is unusable.
+    #[error("invalid vector {what}[{index}]: {rule}")]
+    InvalidVector {
+        /// What the vector is (e.g. `vectors`, `query`).
+        what: &'static str,
+        /// Its position.
+        index: usize,
+        /// The rule it broke, e.g. `must be finite`.
+        rule: &'static str,
+    },
+    /// A vector-search or index-build parameter is out of range.
+    #[error("invalid parameter `{param}`: {rule}")]
+    InvalidParameter {
+        /// The parameter, e.g. `ef_construction`.
+        param: &'static str,
+        /// The rule, e.g. `must be in [2, 128] (got 300)`.
+        rule: String,
+    },
+    /// An id was given twice to a collection whose ids must be unique.
+    #[error("duplicate id `{id}` in {what}")]
+    DuplicateId {
+        /// The id.
+        id: String,
+        /// The collection, e.g. `item collection`.
+        what: &'static str,
+    },
+    /// An id is not in the index.
+    #[error("unknown id `{id}` in {what}")]
+    UnknownId {
+        /// The id.
+        id: String,
+        /// The index, e.g. `item index`.
+        what: &'static str,
+    },
     /// Reading or writing a file failed.
     #[error("{path}: {source}")]
     Io {

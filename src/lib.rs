@@ -11,6 +11,8 @@
 //! - [`emotions`]: the emotion result's consecutive windows ([`emotion_windows`]).
 //! - [`profanity`](mod@profanity): the profanity label and merged segments ([`profanity()`]).
 //! - [`webhook`]: signing and verifying webhook deliveries ([`webhook::sign`], [`webhook::verify`]).
+//! - [`vectors`]: vector search: exact and memory-mapped HNSW indexes, filters, scene search,
+//!   similar titles ([`HnswIndex`], [`ExactIndex`]).
 //! - [`synth`]: deterministic synthetic signals for demos, tests and benchmarks.
 //!
 //! ```
@@ -33,6 +35,7 @@ pub mod profanity;
 pub mod signals;
 pub mod synth;
 pub mod text;
+pub mod vectors;
 pub mod webhook;
 
 pub use clips::{Clip, ClipQuery, ClipType, TracedClip, clip_types_info, select, select_many, select_traced};
@@ -41,3 +44,4 @@ pub use error::{Error, IssueKind, QueryIssue, Result};
 pub use profanity::{ProfanityLabel, ProfanityOptions, ProfanityResult, ProfanitySegment, profanity};
 pub use signals::{Prepared, Signals};
 pub use text::{LexicalEncoder, TextEncoder};
+pub use vectors::{ExactIndex, HnswIndex, HnswParams, Metric, VectorIndex, VectorSet};

@@ -8,3 +8,4 @@ mod query_rules;
 mod reference;
 mod signals_rules;
 mod support;
+mod vectors;

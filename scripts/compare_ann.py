@@ -1,0 +1,153 @@
+#!/usr/bin/env python3
+"""Side-by-side ANN comparison on identical data: kino, hnswlib, usearch and faiss-cpu.
+
+Reads the vectors, queries and exact ground truth that `cargo run --release --example
+vector_report` writes (bench-data/clustered-<n>x<dim>.{base,queries,truth}.npy; vectors are
+L2-normalised, so every library searches by inner product), builds each library's HNSW with
+M = 16 and ef_construction = 200, sweeps ef with ONE search thread, and prints each one's
+recall@10 and queries/s, then the QPS at the smallest ef reaching recall@10 >= 0.95.
+
+kino is run through its CLI (`kino index bench`) over the index the report program built
+(bench-data/clustered-<n>x<dim>.kvx), so it searches the memory-mapped file.
+
+Setup (once):
+    python3 -m venv .venv-ann && .venv-ann/bin/pip install numpy hnswlib usearch faiss-cpu
+    cargo build --release -p kino-cli
+Run:
+    .venv-ann/bin/python scripts/compare_ann.py --data bench-data --n 100000 --dim 256
+"""
+
+import argparse
+import os
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+EFS = [16, 24, 32, 40, 48, 56, 64, 96, 128, 256]
+K = 10
+M = 16
+EF_CONSTRUCTION = 200
+
+
+def recall(found, truth):
+    hits = sum(len(set(f[:K]) & set(t[:K])) for f, t in zip(found, truth))
+    return hits / (len(truth) * K)
+
+
+def timed(fn):
+    start = time.perf_counter()
+    out = fn()
+    return out, time.perf_counter() - start
+
+
+def sweep(name, search, queries, truth):
+    rows = []
+    for ef in EFS:
+        search(queries[:10], ef)  # warm up
+        found, seconds = timed(lambda: search(queries, ef))
+        rows.append((ef, recall(found, truth), len(queries) / seconds))
+        print(f"{name:8s} ef={ef:<4d} recall@10={rows[-1][1]:.4f} qps={rows[-1][2]:.0f}", flush=True)
+    return rows
+
+
+def run_hnswlib(base, queries, truth, threads):
+    import hnswlib
+
+    index = hnswlib.Index(space="ip", dim=base.shape[1])
+    index.init_index(max_elements=len(base), ef_construction=EF_CONSTRUCTION, M=M)
+    index.set_num_threads(threads)
+    _, build = timed(lambda: index.add_items(base, np.arange(len(base))))
+    index.set_num_threads(1)
+
+    def search(q, ef):
+        index.set_ef(max(ef, K))
+        return index.knn_query(q, k=K)[0]
+
+    return build, sweep("hnswlib", search, queries, truth)
+
+
+def run_usearch(base, queries, truth, threads):
+    from usearch.index import Index
+
+    index = Index(ndim=base.shape[1], metric="ip", dtype="f32", connectivity=M, expansion_add=EF_CONSTRUCTION)
+    _, build = timed(lambda: index.add(np.arange(len(base)), base, threads=threads))
+
+    def search(q, ef):
+        index.expansion_search = ef
+        return index.search(q, K, threads=1).keys
+
+    return build, sweep("usearch", search, queries, truth)
+
+
+def run_faiss(base, queries, truth, threads):
+    import faiss
+
+    faiss.omp_set_num_threads(threads)
+    index = faiss.IndexHNSWFlat(base.shape[1], M, faiss.METRIC_INNER_PRODUCT)
+    index.hnsw.efConstruction = EF_CONSTRUCTION
+    _, build = timed(lambda: index.add(base))
+    faiss.omp_set_num_threads(1)
+
+    def search(q, ef):
+        index.hnsw.efSearch = ef
+        return index.search(q, K)[1]
+
+    return build, sweep("faiss", search, queries, truth)
+
+
+def run_kino(stem, cli):
+    index, queries = f"{stem}.kvx", f"{stem}.queries.npy"
+    if not os.path.exists(index):
+        sys.exit(f"{index} is missing: run the report program first")
+    out = subprocess.run(
+        [cli, "index", "bench", index, "--queries", queries, "--ef", ",".join(map(str, EFS))],
+        check=True, capture_output=True, text=True,
+    ).stdout
+    rows = []
+    for line in out.splitlines()[1:]:
+        ef, rec, qps = line.split("\t")
+        rows.append((int(ef), float(rec), float(qps)))
+        print(f"{'kino':8s} ef={int(ef):<4d} recall@10={float(rec):.4f} qps={float(qps):.0f}", flush=True)
+    return None, rows
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--data", default="bench-data")
+    parser.add_argument("--n", type=int, default=100000)
+    parser.add_argument("--dim", type=int, default=256)
+    parser.add_argument("--build-threads", type=int, default=os.cpu_count())
+    parser.add_argument("--cli", default="target/release/kino")
+    parser.add_argument("--only", default="kino,hnswlib,usearch,faiss")
+    args = parser.parse_args()
+    stem = os.path.join(args.data, f"clustered-{args.n}x{args.dim}")
+    base = np.load(f"{stem}.base.npy")
+    queries = np.load(f"{stem}.queries.npy")
+    truth = np.load(f"{stem}.truth.npy").astype(np.int64)
+    print(f"{len(base)} x {base.shape[1]} base, {len(queries)} queries, M={M}, ef_construction={EF_CONSTRUCTION}, "
+          f"build threads={args.build_threads}, search threads=1")
+    runners = {
+        "kino": lambda: run_kino(stem, args.cli),
+        "hnswlib": lambda: run_hnswlib(base, queries, truth, args.build_threads),
+        "usearch": lambda: run_usearch(base, queries, truth, args.build_threads),
+        "faiss": lambda: run_faiss(base, queries, truth, args.build_threads),
+    }
+    summary = []
+    for name in args.only.split(","):
+        build, rows = runners[name]()
+        good = [r for r in rows if r[1] >= 0.95]
+        best = max(good, key=lambda r: r[2]) if good else None
+        summary.append((name, build, best))
+    print("\nlibrary   build_s   ef   recall@10   qps_1thread  (fastest setting with recall@10 >= 0.95)")
+    for name, build, best in summary:
+        b = "   (report)" if build is None else f"{build:9.1f}"
+        if best:
+            print(f"{name:8s} {b}  {best[0]:4d}   {best[1]:.4f}     {best[2]:9.0f}")
+        else:
+            print(f"{name:8s} {b}  recall@10 never reached 0.95")
+
+
+if __name__ == "__main__":
+    main()

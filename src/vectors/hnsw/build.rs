@@ -1,0 +1,346 @@
+//! Building the graph: hnsw_rs inserts in parallel, then the graph is copied out flat, checked
+//! for nodes that layer 0 cannot reach from the entry point (hnsw_rs issue #32: parallel insert
+//! left unreachable points in about 1.7% of builds) and repaired by linking each one from its
+//! nearest reachable nodes.
+
+use std::collections::VecDeque;
+use std::time::Instant;
+
+use hnsw_rs::anndists::dist::Distance;
+use hnsw_rs::hnsw::Hnsw;
+use rayon::prelude::*;
+
+use crate::error::{Error, Result};
+use crate::vectors::distance::{Metric, dot};
+use crate::vectors::format::{Graph as FlatGraph, GraphLayer, MAX_LAYERS};
+use crate::vectors::hnsw::search::{Graph, beam, search};
+use crate::vectors::hnsw::{BuildProgress, BuildReport, BuildStage, HnswParams};
+use crate::vectors::set::{ItemKind, VectorSet};
+
+/// The distance hnsw_rs builds with. hnsw_rs needs distances >= 0, so the dot metric is shifted
+/// by the largest squared norm (order unchanged, since every build query is a stored vector).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct BuildDistance {
+    metric: Metric,
+    shift: f32,
+}
+
+impl Distance<f32> for BuildDistance {
+    fn eval(&self, a: &[f32], b: &[f32]) -> f32 {
+        match self.metric {
+            Metric::Dot => (self.shift - dot(a, b)).max(0.0),
+            m => m.distance(a, b).max(0.0),
+        }
+    }
+}
+
+/// The graph while it is built: per node, its level and its neighbour list per layer.
+#[derive(Debug)]
+pub(crate) struct BuildGraph {
+    pub levels: Vec<u8>,
+    pub adjacency: Vec<Vec<Vec<u32>>>,
+    pub entry: u32,
+    pub num_layers: usize,
+}
+
+struct View<'a> {
+    g: &'a BuildGraph,
+    set: &'a VectorSet,
+}
+
+impl Graph for View<'_> {
+    fn len(&self) -> usize {
+        self.set.len()
+    }
+    fn dim(&self) -> usize {
+        self.set.dim
+    }
+    fn metric(&self) -> Metric {
+        self.set.metric
+    }
+    fn num_layers(&self) -> usize {
+        self.g.num_layers
+    }
+    fn entry(&self) -> u32 {
+        self.g.entry
+    }
+    fn vectors(&self) -> &[f32] {
+        &self.set.data
+    }
+    fn neighbours(&self, layer: usize, node: u32) -> &[u32] {
+        self.g.adjacency.get(node as usize).and_then(|l| l.get(layer)).map_or(&[], Vec::as_slice)
+    }
+    fn kind(&self, _: u32) -> ItemKind {
+        ItemKind::Unspecified
+    }
+}
+
+pub(crate) fn check_params(params: &HnswParams) -> Result<()> {
+    if !(2..=128).contains(&params.m) {
+        return Err(Error::InvalidParameter { param: "m", rule: format!("must be in [2, 128] (got {})", params.m) });
+    }
+    if !(1..=4096).contains(&params.ef_construction) {
+        return Err(Error::InvalidParameter {
+            param: "ef_construction",
+            rule: format!("must be in [1, 4096] (got {})", params.ef_construction),
+        });
+    }
+    Ok(())
+}
+
+/// Inserts every vector of `set` into a new hnsw_rs graph, in parallel chunks, reporting progress.
+pub(crate) fn insert_all(
+    set: &VectorSet,
+    params: &HnswParams,
+    progress: &mut dyn FnMut(BuildProgress),
+) -> Result<Hnsw<'static, f32, BuildDistance>> {
+    check_params(params)?;
+    let shift = set.data.chunks_exact(set.dim).map(|v| dot(v, v)).fold(0.0f32, f32::max);
+    let dist = BuildDistance { metric: set.metric, shift };
+    let n = set.len();
+    let hnsw = Hnsw::new(params.m, n.max(1), MAX_LAYERS, params.ef_construction, dist);
+    let rows: Vec<(&[f32], usize)> = set.data.chunks_exact(set.dim).enumerate().map(|(i, v)| (v, i)).collect();
+    let step = (n / 100).max(2000);
+    let mut done = 0;
+    progress(BuildProgress { stage: BuildStage::Inserting, done, total: n });
+    for chunk in rows.chunks(step) {
+        hnsw.parallel_insert_slice(&chunk.to_vec());
+        done += chunk.len();
+        progress(BuildProgress { stage: BuildStage::Inserting, done, total: n });
+    }
+    Ok(hnsw)
+}
+
+/// Copies the graph out of hnsw_rs (node = the id given at insert).
+pub(crate) fn extract(hnsw: &Hnsw<'static, f32, BuildDistance>, n: usize) -> BuildGraph {
+    let mut levels = vec![0u8; n];
+    let mut adjacency = vec![Vec::new(); n];
+    let mut entry = (0u32, 0u8);
+    for point in hnsw.get_point_indexation() {
+        let node = point.get_origin_id();
+        let level = point.get_point_id().0.min(MAX_LAYERS as u8 - 1);
+        if node >= n {
+            continue;
+        }
+        levels[node] = level;
+        if level > entry.1 || (level == entry.1 && (node as u32) < entry.0) {
+            entry = (node as u32, level);
+        }
+        adjacency[node] = point
+            .get_neighborhood_id()
+            .into_iter()
+            .take(level as usize + 1)
+            .map(|layer| {
+                layer.into_iter().map(|nb| nb.d_id as u32).filter(|&v| v as usize != node && (v as usize) < n).collect()
+            })
+            .collect();
+        adjacency[node].resize(level as usize + 1, Vec::new());
+    }
+    BuildGraph { levels, adjacency, entry: entry.0, num_layers: if n == 0 { 0 } else { entry.1 as usize + 1 } }
+}
+
+/// Marks every node layer 0 reaches from `from`, adding to `reached`.
+fn flood(g: &BuildGraph, from: u32, reached: &mut [bool]) {
+    let mut queue = VecDeque::from([from]);
+    if let Some(r) = reached.get_mut(from as usize) {
+        *r = true;
+    }
+    while let Some(node) = queue.pop_front() {
+        for &nb in g.adjacency[node as usize].first().map_or(&[][..], Vec::as_slice) {
+            if !reached[nb as usize] {
+                reached[nb as usize] = true;
+                queue.push_back(nb);
+            }
+        }
+    }
+}
+
+/// Nodes layer 0 cannot reach from the entry point.
+pub(crate) fn unreachable(g: &BuildGraph) -> Vec<u32> {
+    let mut reached = vec![false; g.levels.len()];
+    if !reached.is_empty() {
+        flood(g, g.entry, &mut reached);
+    }
+    (0..reached.len() as u32).filter(|&v| !reached[v as usize]).collect()
+}
+
+/// Links every unreachable node from its two nearest reachable nodes (found by searching the
+/// graph as it stands); returns (unreachable nodes found, links added).
+pub(crate) fn repair(g: &mut BuildGraph, set: &VectorSet, ef: usize) -> (usize, usize) {
+    let lost = unreachable(g);
+    if lost.is_empty() {
+        return (0, 0);
+    }
+    let mut reached = vec![true; g.levels.len()];
+    lost.iter().for_each(|&v| reached[v as usize] = false);
+    let mut links = 0;
+    for &u in &lost {
+        if reached[u as usize] {
+            continue;
+        }
+        let Some(query) = set.vector(u) else { continue };
+        let view = View { g, set };
+        let entry_distance = set.metric.distance(query, set.vector(g.entry).unwrap_or(query));
+        let hits = beam(&view, query, g.entry, entry_distance, 2, ef, None);
+        for hit in hits.iter().filter(|h| h.node != u) {
+            g.adjacency[hit.node as usize][0].push(u);
+            links += 1;
+            if g.adjacency[u as usize][0].is_empty() {
+                g.adjacency[u as usize][0].push(hit.node);
+                links += 1;
+            }
+        }
+        flood(g, u, &mut reached);
+    }
+    (lost.len(), links)
+}
+
+/// Beam width of the self-search check: a node must be the nearest result for its own vector at
+/// this ef (or any larger one in practice).
+pub(crate) const SELF_CHECK_EF: usize = 16;
+
+/// Searches every node's own vector (in parallel) and links each node that is not its own
+/// nearest result from the two nearest results found, so that every point finds itself;
+/// repeats for the nodes still missing (at most three rounds). Returns (missed, links added).
+pub(crate) fn repair_self_recall(g: &mut BuildGraph, set: &VectorSet) -> (usize, usize) {
+    let mut pending: Vec<u32> = (0..set.len() as u32).collect();
+    let (mut missed, mut links) = (0, 0);
+    for round in 0..3 {
+        let view = View { g, set };
+        let fixes: Vec<(u32, Vec<u32>)> = pending
+            .par_iter()
+            .filter_map(|&u| {
+                let v = set.vector(u)?;
+                let hits = search(&view, v, 2, SELF_CHECK_EF, None);
+                let own = set.metric.distance(v, v);
+                let found = hits.first().is_some_and(|h| h.node == u || h.distance <= own);
+                (!found).then(|| (u, hits.iter().map(|h| h.node).filter(|&n| n != u).collect()))
+            })
+            .collect();
+        if round == 0 {
+            missed = fixes.len();
+        }
+        for (u, from) in &fixes {
+            for &n in from {
+                if let Some(list) = g.adjacency.get_mut(n as usize).and_then(|l| l.first_mut())
+                    && !list.contains(u)
+                {
+                    list.push(*u);
+                    links += 1;
+                }
+            }
+        }
+        pending = fixes.into_iter().map(|(u, _)| u).collect();
+        if pending.is_empty() {
+            break;
+        }
+    }
+    (missed, links)
+}
+
+/// Lays the graph out flat: layer 0 in node order, upper layers over their sorted node lists.
+pub(crate) fn flatten(g: &BuildGraph, params: &HnswParams, links_added: usize) -> FlatGraph {
+    let mut layers = Vec::with_capacity(g.num_layers);
+    for l in 0..g.num_layers {
+        let nodes: Vec<u32> = if l == 0 {
+            Vec::new()
+        } else {
+            (0..g.levels.len() as u32).filter(|&v| g.levels[v as usize] as usize >= l).collect()
+        };
+        let mut offsets = vec![0u64];
+        let mut neighbours = Vec::new();
+        let mut push = |node: u32| {
+            neighbours.extend_from_slice(g.adjacency[node as usize].get(l).map_or(&[][..], Vec::as_slice));
+            offsets.push(neighbours.len() as u64);
+        };
+        if l == 0 {
+            (0..g.levels.len() as u32).for_each(&mut push);
+        } else {
+            nodes.iter().copied().for_each(&mut push);
+        }
+        layers.push(GraphLayer { nodes, offsets, neighbours });
+    }
+    FlatGraph {
+        layers,
+        entry: g.entry,
+        m: params.m as u32,
+        ef_construction: params.ef_construction as u32,
+        links_added: links_added.min(u32::MAX as usize) as u32,
+    }
+}
+
+/// The whole build: insert, extract, repair, flatten.
+pub(crate) fn build_graph(
+    set: &VectorSet,
+    params: &HnswParams,
+    progress: &mut dyn FnMut(BuildProgress),
+) -> Result<(FlatGraph, BuildReport)> {
+    let start = Instant::now();
+    check_params(params)?;
+    if set.is_empty() {
+        // hnsw_rs cannot iterate an empty graph; an empty index has no layers.
+        let g = BuildGraph { levels: Vec::new(), adjacency: Vec::new(), entry: 0, num_layers: 0 };
+        let report = BuildReport {
+            vectors: 0,
+            layers: 0,
+            unreachable_found: 0,
+            self_missed: 0,
+            links_added: 0,
+            insert_seconds: 0.0,
+            total_seconds: 0.0,
+            threads: rayon::current_num_threads(),
+        };
+        return Ok((flatten(&g, params, 0), report));
+    }
+    let hnsw = insert_all(set, params, progress)?;
+    let insert_seconds = start.elapsed().as_secs_f64();
+    let mut g = extract(&hnsw, set.len());
+    drop(hnsw);
+    progress(BuildProgress { stage: BuildStage::Repairing, done: 0, total: set.len() });
+    let (unreachable_found, reach_links) = repair(&mut g, set, params.ef_construction.max(64));
+    let (self_missed, self_links) = repair_self_recall(&mut g, set);
+    let links_added = reach_links + self_links;
+    progress(BuildProgress { stage: BuildStage::Repairing, done: set.len(), total: set.len() });
+    let flat = flatten(&g, params, links_added);
+    let report = BuildReport {
+        vectors: set.len(),
+        layers: g.num_layers,
+        unreachable_found,
+        self_missed,
+        links_added,
+        insert_seconds,
+        total_seconds: start.elapsed().as_secs_f64(),
+        threads: rayon::current_num_threads(),
+    };
+    Ok((flat, report))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn repair_links_every_lost_node() {
+        let mut set = VectorSet::items(2, Metric::L2).unwrap();
+        for i in 0..6 {
+            set.push_item(&i.to_string(), ItemKind::Movie, &[i as f32, 0.0]).unwrap();
+        }
+        // A chain 0 -> 1 -> 2 and three nodes nothing points to (4 and 5 point at each other).
+        let adjacency = vec![vec![vec![1]], vec![vec![2]], vec![vec![1]], vec![vec![]], vec![vec![5]], vec![vec![4]]];
+        let mut g = BuildGraph { levels: vec![0; 6], adjacency, entry: 0, num_layers: 1 };
+        assert_eq!(unreachable(&g), vec![3, 4, 5]);
+        let (found, links) = repair(&mut g, &set, 16);
+        assert_eq!(found, 3);
+        assert!(links >= 2);
+        assert!(unreachable(&g).is_empty());
+    }
+
+    #[test]
+    fn bad_parameters_are_errors() {
+        let set = VectorSet::items(2, Metric::L2).unwrap();
+        let bad = HnswParams { m: 1, ..HnswParams::default() };
+        assert!(matches!(build_graph(&set, &bad, &mut |_| {}), Err(Error::InvalidParameter { param: "m", .. })));
+        let bad = HnswParams { ef_construction: 0, ..HnswParams::default() };
+        assert!(build_graph(&set, &bad, &mut |_| {}).is_err());
+    }
+}

@@ -1,0 +1,234 @@
+//! [`HnswIndex`]: an HNSW graph built with hnsw_rs, written flat into the index file and searched
+//! straight from the memory map.
+//!
+//! Opening reads and checks the 1 KiB header and nothing else: no graph is parsed and no table
+//! is loaded, so opening takes the same time for a thousand vectors as for ten million, and the
+//! memory it uses is the pages the searches touch (the kernel's page cache, shared between
+//! processes that open the same file).
+
+mod build;
+mod search;
+
+use std::path::Path;
+
+use rayon::prelude::*;
+
+use crate::error::Result;
+use crate::vectors::distance::Metric;
+use crate::vectors::exact::{check_batch, top_k};
+use crate::vectors::filter::Filter;
+use crate::vectors::format::{encode_to_vec, write_file};
+use crate::vectors::set::{ItemKind, VectorSet, prepare_query};
+use crate::vectors::view::IndexData;
+use crate::vectors::{Hit, VectorIndex, index_metadata};
+
+/// Build parameters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HnswParams {
+    /// Links per node on the upper layers (twice as many on layer 0); in `[2, 128]`.
+    pub m: usize,
+    /// Beam width while inserting; in `[1, 4096]`.
+    pub ef_construction: usize,
+}
+
+impl Default for HnswParams {
+    fn default() -> Self {
+        HnswParams { m: 16, ef_construction: 200 }
+    }
+}
+
+/// The stage a build is in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BuildStage {
+    /// hnsw_rs is inserting vectors (parallel).
+    Inserting,
+    /// Looking for and linking unreachable nodes.
+    Repairing,
+}
+
+/// Progress of a build, passed to the caller's callback (the CLI draws a progress bar).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BuildProgress {
+    /// What is being done.
+    pub stage: BuildStage,
+    /// Vectors done in this stage.
+    pub done: usize,
+    /// Vectors in all.
+    pub total: usize,
+}
+
+/// What a build did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BuildReport {
+    /// Vectors indexed.
+    pub vectors: usize,
+    /// Graph layers.
+    pub layers: usize,
+    /// Nodes layer 0 could not reach from the entry point after insertion.
+    pub unreachable_found: usize,
+    /// Nodes that were not their own nearest result in a search at ef 16 (then linked from
+    /// the nodes that search found).
+    pub self_missed: usize,
+    /// Links added by both repairs.
+    pub links_added: usize,
+    /// Seconds spent inserting.
+    pub insert_seconds: f64,
+    /// Seconds for the whole build (not counting writing the file).
+    pub total_seconds: f64,
+    /// Threads used for inserting.
+    pub threads: usize,
+}
+
+/// An HNSW index over one memory-mapped (or in-memory) index file. `Sync`: one opened index
+/// serves searches from many threads at once.
+#[derive(Debug)]
+pub struct HnswIndex {
+    data: IndexData,
+    ef: usize,
+}
+
+/// Beam width [`VectorIndex::search_with`] uses unless [`HnswIndex::with_ef`] says otherwise.
+const DEFAULT_EF: usize = 64;
+
+impl HnswIndex {
+    /// Builds an in-memory index over `set`; `progress` is called as the build advances.
+    pub fn build(
+        set: &VectorSet,
+        params: &HnswParams,
+        mut progress: impl FnMut(BuildProgress),
+    ) -> Result<(HnswIndex, BuildReport)> {
+        let (graph, report) = build::build_graph(set, params, &mut progress)?;
+        let data = IndexData::from_bytes(&encode_to_vec(set, Some(&graph))?)?;
+        Ok((HnswIndex { data, ef: DEFAULT_EF }, report))
+    }
+
+    /// Builds an index over `set` and writes it to `path` (temporary file, then rename).
+    pub fn build_to_file(
+        set: &VectorSet,
+        params: &HnswParams,
+        path: impl AsRef<Path>,
+        mut progress: impl FnMut(BuildProgress),
+    ) -> Result<BuildReport> {
+        let (graph, report) = build::build_graph(set, params, &mut progress)?;
+        write_file(path.as_ref(), set, Some(&graph))?;
+        Ok(report)
+    }
+
+    /// Memory-maps an index file. Only the header is read and checked (magic, version, header
+    /// checksum, sizes against the file length); [`HnswIndex::verify`] reads the rest. The file
+    /// must not be modified or truncated while open: replace it by writing a new file and renaming.
+    pub fn open(path: impl AsRef<Path>) -> Result<HnswIndex> {
+        let data = IndexData::open(path.as_ref(), true)?;
+        if data.num_layers() == 0 && data.len() > 0 {
+            return Err(data.corrupt("the file holds no graph (open it with ExactIndex::open)"));
+        }
+        Ok(HnswIndex { data, ef: DEFAULT_EF })
+    }
+
+    /// Sets the beam width used by [`VectorIndex::search_with`] (scenes, similar titles).
+    pub fn with_ef(mut self, ef: usize) -> HnswIndex {
+        self.ef = ef.max(1);
+        self
+    }
+
+    /// Writes the index to `path` as an index file (temporary file, then rename), to be opened
+    /// later with [`HnswIndex::open`].
+    pub fn save(&self, path: impl AsRef<Path>) -> Result<()> {
+        self.data.save(path.as_ref())
+    }
+
+    /// Reads the whole file and checks its payload checksum and structure.
+    pub fn verify(&self) -> Result<()> {
+        self.data.verify()
+    }
+
+    /// Whether the index is a memory map of a file.
+    pub fn is_mapped(&self) -> bool {
+        self.data.is_mapped()
+    }
+
+    /// Size of the index file in bytes.
+    pub fn file_len(&self) -> u64 {
+        self.data.file_len()
+    }
+
+    /// The file's path (`<memory>` for an index built in memory).
+    pub fn path(&self) -> &Path {
+        self.data.path()
+    }
+
+    /// Build parameters recorded in the file, and how many repair links the build added.
+    pub fn params(&self) -> (HnswParams, usize) {
+        let h = &self.data.header;
+        (HnswParams { m: h.m as usize, ef_construction: h.ef_construction as usize }, h.links_added as usize)
+    }
+
+    /// The `k` nearest nodes to `query` with a layer-0 beam of `max(ef, k)`, nearest first.
+    pub fn search(&self, query: &[f32], k: usize, ef: usize) -> Result<Vec<Hit>> {
+        self.search_filtered_opt(query, k, ef, None)
+    }
+
+    /// The `k` nearest nodes that `filter` allows; the filter is applied while the beam walks.
+    pub fn search_filtered(&self, query: &[f32], k: usize, ef: usize, filter: &dyn Filter) -> Result<Vec<Hit>> {
+        self.search_filtered_opt(query, k, ef, Some(filter))
+    }
+
+    fn search_filtered_opt(&self, query: &[f32], k: usize, ef: usize, filter: Option<&dyn Filter>) -> Result<Vec<Hit>> {
+        let q = prepare_query(query, self.data.dim(), self.data.metric())?;
+        // A small allow-list: scoring its nodes beats walking a graph where most are refused.
+        if let Some(nodes) = filter.and_then(|f| f.candidates((self.data.len() / 50).max(k))) {
+            let rows = nodes.iter().filter_map(|&n| Some((self.data.vector(n)?, n)));
+            return Ok(top_k(&self.data, &q, k, filter, rows));
+        }
+        Ok(search::search(&self.data, &q, k, ef, filter))
+    }
+
+    /// Searches many queries (flat, a multiple of the dimension) in parallel.
+    pub fn search_batch(&self, queries: &[f32], k: usize, ef: usize) -> Result<Vec<Vec<Hit>>> {
+        let dim = self.data.dim();
+        check_batch(queries, dim)?;
+        queries.par_chunks(dim).map(|q| self.search(q, k, ef)).collect()
+    }
+}
+
+impl VectorIndex for HnswIndex {
+    index_metadata!();
+
+    fn search_with(&self, query: &[f32], k: usize, filter: Option<&dyn Filter>) -> Result<Vec<Hit>> {
+        self.search_filtered_opt(query, k, self.ef, filter)
+    }
+}
+
+impl search::Graph for IndexData {
+    fn len(&self) -> usize {
+        IndexData::len(self)
+    }
+    fn dim(&self) -> usize {
+        IndexData::dim(self)
+    }
+    fn metric(&self) -> Metric {
+        IndexData::metric(self)
+    }
+    fn num_layers(&self) -> usize {
+        IndexData::num_layers(self)
+    }
+    fn entry(&self) -> u32 {
+        self.header.entry
+    }
+    fn vectors(&self) -> &[f32] {
+        IndexData::vectors(self)
+    }
+    fn neighbours(&self, layer: usize, node: u32) -> &[u32] {
+        IndexData::neighbours(self, layer, node)
+    }
+    fn kind(&self, node: u32) -> ItemKind {
+        IndexData::kind(self, node)
+    }
+    #[inline]
+    fn prefetch_links(&self, node: u32) {
+        crate::vectors::mmap::prefetch(IndexData::neighbours(self, 0, node));
+    }
+}
+
+#[cfg(test)]
+mod tests;
