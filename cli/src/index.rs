@@ -80,7 +80,7 @@ pub struct SearchArgs {
     /// Best scene per item.
     #[arg(long)]
     per_item: bool,
-    /// Search exactly (brute force) instead of through the graph.
+    /// Search exactly (brute force) even when the file holds a graph.
     #[arg(long)]
     exact: bool,
 }
@@ -195,7 +195,7 @@ fn info(path: PathBuf, verify: bool) -> CliResult {
 }
 
 fn open_any(path: &PathBuf, exact: bool, ef: usize) -> Result<Box<dyn VectorIndex>, Box<dyn std::error::Error>> {
-    Ok(if exact { Box::new(ExactIndex::open(path)?) } else { Box::new(HnswIndex::open(path)?.with_ef(ef)) })
+    Ok(if exact { Box::new(ExactIndex::open(path)?) } else { kino::vectors::open(path, ef)? })
 }
 
 fn search(args: SearchArgs) -> CliResult {

@@ -47,6 +47,11 @@ impl ExactIndex {
         self.data.save(path.as_ref())
     }
 
+    /// Whether the file also holds an HNSW graph (see [`crate::vectors::open`]).
+    pub fn has_graph(&self) -> bool {
+        self.data.num_layers() > 0
+    }
+
     /// Reads the whole file and checks its payload checksum and structure.
     pub fn verify(&self) -> Result<()> {
         self.data.verify()

@@ -106,6 +106,17 @@ pub trait VectorIndex: Sync {
     fn search_with(&self, query: &[f32], k: usize, filter: Option<&dyn Filter>) -> Result<Vec<Hit>>;
 }
 
+/// Opens any index file: an [`HnswIndex`] (searching with `ef`) when the file holds a graph, an
+/// [`ExactIndex`] when it holds vectors only (small collections need no graph).
+pub fn open(path: impl AsRef<std::path::Path>, ef: usize) -> Result<Box<dyn VectorIndex>> {
+    let exact = ExactIndex::open(path.as_ref())?;
+    if exact.has_graph() {
+        drop(exact);
+        return Ok(Box::new(HnswIndex::open(path)?.with_ef(ef)));
+    }
+    Ok(Box::new(exact))
+}
+
 /// Implements the metadata methods of [`VectorIndex`] through a `data: IndexData` field.
 macro_rules! index_metadata {
     () => {

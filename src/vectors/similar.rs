@@ -58,8 +58,18 @@ pub fn similar(index: &dyn VectorIndex, inventory_id: &str, query: &SimilarQuery
         return Err(Error::InvalidParameter { param: "max_score", rule: format!("must be in [0, 1] (got {max})") });
     }
     let own = index.nodes_of(inventory_id);
-    let &[node] = own.as_slice() else {
-        return Err(Error::UnknownId { id: inventory_id.to_string(), what: "item index" });
+    let node = match own.as_slice() {
+        &[node] => node,
+        [] => return Err(Error::UnknownId { id: inventory_id.to_string(), what: "item index" }),
+        many => {
+            return Err(Error::InvalidParameter {
+                param: "index",
+                rule: format!(
+                    "similar titles need an item index (one vector per id); `{inventory_id}` has {}",
+                    many.len()
+                ),
+            });
+        }
     };
     let vector = index
         .vector(node)

@@ -94,6 +94,9 @@ fn saved_and_reopened_indexes_answer_the_same() {
     let exact = ExactIndex::open(&exact_path).unwrap();
     exact.verify().unwrap();
     assert!(HnswIndex::open(&exact_path).is_err(), "a file without a graph is not an HNSW index");
+    assert!(!exact.has_graph() && ExactIndex::open(&path).unwrap().has_graph());
+    let any = kino::vectors::open(&exact_path, 64).unwrap();
+    assert_eq!(any.search_with(&queries(1, 6), K, None).unwrap(), exact.search(&queries(1, 6), K).unwrap());
     let q = &queries(1, 6)[..DIM];
     assert_eq!(exact.search(q, K).unwrap(), ExactIndex::new(set()).unwrap().search(q, K).unwrap());
 }

@@ -114,7 +114,8 @@ pub(crate) fn insert_all(
 /// Copies the graph out of hnsw_rs (node = the id given at insert).
 pub(crate) fn extract(hnsw: &Hnsw<'static, f32, BuildDistance>, n: usize) -> BuildGraph {
     let mut levels = vec![0u8; n];
-    let mut adjacency = vec![Vec::new(); n];
+    // Every node has a layer-0 list, even one hnsw_rs would not report.
+    let mut adjacency = vec![vec![Vec::new()]; n];
     let mut entry = (0u32, 0u8);
     for point in hnsw.get_point_indexation() {
         let node = point.get_origin_id();
@@ -183,10 +184,14 @@ pub(crate) fn repair(g: &mut BuildGraph, set: &VectorSet, ef: usize) -> (usize, 
         let entry_distance = set.metric.distance(query, set.vector(g.entry).unwrap_or(query));
         let hits = beam(&view, query, g.entry, entry_distance, 2, ef, None);
         for hit in hits.iter().filter(|h| h.node != u) {
-            g.adjacency[hit.node as usize][0].push(u);
-            links += 1;
-            if g.adjacency[u as usize][0].is_empty() {
-                g.adjacency[u as usize][0].push(hit.node);
+            if let Some(list) = g.adjacency.get_mut(hit.node as usize).and_then(|l| l.first_mut()) {
+                list.push(u);
+                links += 1;
+            }
+            if let Some(own) = g.adjacency.get_mut(u as usize).and_then(|l| l.first_mut())
+                && own.is_empty()
+            {
+                own.push(hit.node);
                 links += 1;
             }
         }
