@@ -131,8 +131,43 @@ except kino.MissingSignalError as e:
     print("this title has no scene embeddings:", e)
 
 # %% [markdown]
-# Text search over a whole catalog and similar titles come with `kino.VectorIndex`
-# (the vectors work lands separately); this notebook will show them once it is merged.
+# ## Text search over the catalog's scenes
+#
+# `kino.VectorIndex` is an HNSW index in one memory-mapped file. Here it holds every demo scene
+# that has an embedding (ids `<inventory_id>@<start>`), and a text query is encoded with the same
+# lexical `TextEncoder`: it finds the scenes tagged with the words it names.
+
+# %%
+documents = [kino.Signals.load(p) for p in sorted(catalog.glob("*.json"))] if catalog is not None else [signals]
+scene_ids, scene_rows = [], []
+for doc in documents:
+    emb = doc.scene_embeddings
+    if emb is None:
+        continue
+    scene_ids += [f"{doc.inventory_id}@{start:g}" for start, _ in doc.scenes]
+    scene_rows.append(emb)
+scene_index = kino.VectorIndex.build(np.vstack(scene_rows), scene_ids)
+print(scene_index)
+ids, scores = scene_index.search(encoder.encode("car chase"), k=5)
+for scene_id, score in zip(ids, scores):
+    print(f"  {scene_id:<32} cosine {score:.3f}")
+
+# %% [markdown]
+# ## Similar titles
+#
+# Each title's 256-float item embedding goes into a second index; a title's nearest neighbours,
+# with the title itself excluded during the search, are its similar titles (scores mapped to
+# `[0, 1]` as `(cos + 1) / 2`, as the similarity endpoint reports them).
+
+# %%
+titled = [doc for doc in documents if doc.item_embedding is not None]
+if len(titled) > 1:
+    item_index = kino.VectorIndex.build(np.vstack([d.item_embedding for d in titled]), [d.inventory_id for d in titled])
+    me = titled[0]
+    ids, scores = item_index.search(me.item_embedding, k=min(5, len(titled) - 1), exclude=me.inventory_id)
+    print("similar to", me.inventory_id)
+    for other, score in zip(ids, scores):
+        print(f"  {other:<28} score {(score + 1) / 2:.3f}")
 
 # %% [markdown]
 # ## Webhook signatures

@@ -1,7 +1,7 @@
 """kino: content intelligence for video catalogs.
 
-Clip selection (the previews endpoint), emotion windows, profanity, webhook signatures and a text
-encoder, computed by the Rust core from per-item signals documents (``kino.signals/1``).
+Clip selection (the previews endpoint), vector search, emotion windows, profanity, webhook
+signatures and a text encoder, computed by the Rust core from per-item signals documents (``kino.signals/1``).
 
 >>> import kino
 >>> signals = kino.synth_signals("tt-demo", duration=1800.0, seed=1)
@@ -20,9 +20,11 @@ from ._kino import (
     MissingSignalError,
     Signals,
     TextEncoder,
+    VectorIndex,
     __version__,
     clip_types,
     emotion_windows,
+    exact_search,
     profanity,
     select_clips,
     select_many,
@@ -37,9 +39,11 @@ __all__ = [
     "MissingSignalError",
     "Signals",
     "TextEncoder",
+    "VectorIndex",
     "__version__",
     "clip_types",
     "emotion_windows",
+    "exact_search",
     "profanity",
     "select_clips",
     "select_many",

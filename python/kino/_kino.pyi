@@ -22,6 +22,8 @@ __all__ = [
     "profanity",
     "sign_webhook",
     "verify_webhook",
+    "VectorIndex",
+    "exact_search",
 ]
 
 class InvalidQueryError(ValueError):
@@ -75,6 +77,15 @@ class Signals:
         """A timeline as a read-only float32 view (no copy); ``KeyError`` for an unknown name."""
     def emotion_samples(self) -> Optional[_EmotionSamples]:
         """The emotion samples, or ``None`` when the item has none."""
+    @property
+    def item_embedding(self) -> Optional[npt.NDArray[np.float32]]:
+        """The 256-float item embedding (read-only view), or ``None``."""
+    @property
+    def scenes(self) -> List[Tuple[float, float]]:
+        """Scene spans as ``(start, end)`` in seconds."""
+    @property
+    def scene_embeddings(self) -> Optional[npt.NDArray[np.float32]]:
+        """The scene embeddings, shape ``(scenes, 1024)``, or ``None``."""
 
 @final
 class TextEncoder:
@@ -147,3 +158,50 @@ def sign_webhook(body: bytes, secret: Union[str, bytes]) -> str:
 
 def verify_webhook(body: bytes, signature: str, secret: Union[str, bytes]) -> bool:
     """Whether ``signature`` signs ``body``; constant-time; rejects a malformed header."""
+
+@final
+class VectorIndex:
+    """An approximate nearest-neighbour (HNSW) index over float32 vectors with string ids, stored
+    in one memory-mapped file."""
+
+    @staticmethod
+    def build(
+        vectors: npt.NDArray[np.float32],
+        ids: Sequence[str],
+        metric: str = "cosine",
+        m: int = 16,
+        ef_construction: int = 200,
+    ) -> VectorIndex:
+        """Builds an index over the rows of ``vectors`` ``(n, d)``, one id per row."""
+    @staticmethod
+    def open(path: Union[str, os.PathLike[str]]) -> VectorIndex:
+        """Memory-maps an index file (only the header is read)."""
+    def save(self, path: Union[str, os.PathLike[str]]) -> None:
+        """Writes the index file (temporary file, then rename)."""
+    def verify(self) -> None:
+        """Reads the whole file and checks its checksum and structure."""
+    def search(
+        self,
+        queries: npt.NDArray[np.float32],
+        k: int = 10,
+        ef: int = 64,
+        exclude: Union[str, Sequence[str], None] = None,
+    ) -> Tuple[Any, npt.NDArray[np.float32]]:
+        """``(ids, scores)``: for a ``(d,)`` query a list of ids and a ``(len,)`` array; for
+        ``(m, d)`` queries a list of id lists and an ``(m, k)`` array padded with NaN."""
+    def __len__(self) -> int: ...
+    @property
+    def dim(self) -> int: ...
+    @property
+    def metric(self) -> str: ...
+    @property
+    def path(self) -> Optional[str]: ...
+
+def exact_search(
+    vectors: npt.NDArray[np.float32],
+    queries: npt.NDArray[np.float32],
+    k: int = 10,
+    metric: str = "cosine",
+) -> Tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]:
+    """Brute-force top-``k`` row numbers and similarities; ``(k,)`` or ``(m, k)``, padded with
+    -1 / NaN."""

@@ -5,7 +5,8 @@
 //! | `InvalidQuery`, `MissingQueryEmbedding`, `WrongVectorDimension` | `InvalidQueryError(ValueError)`, with `.issues` |
 //! | `InvalidSignals`, `SignalsJson`, `SignalsBinary` | `InvalidSignalsError(ValueError)` |
 //! | `MissingSignal` | `MissingSignalError(ValueError)` |
-//! | `InvalidArgument`, `EmptyText`, anything newer | `ValueError` |
+//! | `IndexFile` (truncated, corrupted, foreign or wrong-version index file) | `OSError` |
+//! | `InvalidArgument`, `EmptyText`, `InvalidVector`, `InvalidParameter`, `DuplicateId`, `UnknownId`, anything newer | `ValueError` |
 //! | `Io` | `OSError` (the subclass Python picks from the errno, e.g. `FileNotFoundError`), with `.filename` |
 
 use pyo3::exceptions::{PyOSError, PyValueError};
@@ -58,6 +59,7 @@ pub fn to_py_err(py: Python<'_>, e: kino::Error) -> PyErr {
             let errno = source.raw_os_error().unwrap_or(0);
             PyOSError::new_err((errno, source.to_string(), path.display().to_string()))
         }
+        kino::Error::IndexFile { .. } => PyOSError::new_err(message),
         _ => PyValueError::new_err(message),
     }
 }

@@ -9,10 +9,12 @@ mod convert;
 mod errors;
 mod products;
 mod signals;
+mod vectors;
 
 use pyo3::prelude::*;
 
-/// Content intelligence for video catalogs: clip selection, emotions, profanity, webhooks.
+/// Content intelligence for video catalogs: clip selection, vector search, emotions, profanity,
+/// webhooks.
 #[pymodule]
 fn _kino(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
@@ -27,5 +29,7 @@ fn _kino(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(products::profanity, m)?)?;
     m.add_function(wrap_pyfunction!(products::sign_webhook, m)?)?;
     m.add_function(wrap_pyfunction!(products::verify_webhook, m)?)?;
+    m.add_class::<vectors::PyVectorIndex>()?;
+    m.add_function(wrap_pyfunction!(vectors::exact_search, m)?)?;
     Ok(())
 }

@@ -142,6 +142,32 @@ impl PySignals {
         Ok(Some(dict))
     }
 
+    /// The 256-float item embedding as a read-only float32 array (no copy), or `None`.
+    #[getter]
+    fn item_embedding<'py>(slf: &Bound<'py, Self>) -> PyResult<Option<Bound<'py, PyArray1<f32>>>> {
+        match &slf.get().signals().item_embedding {
+            Some(v) => Ok(Some(borrowed_array(v, slf.clone().into_any())?)),
+            None => Ok(None),
+        }
+    }
+
+    /// Scene spans as `(start, end)` pairs in seconds.
+    #[getter]
+    fn scenes(&self) -> Vec<(f64, f64)> {
+        self.signals().scenes.iter().map(|s| (s.start, s.end)).collect()
+    }
+
+    /// The scene embeddings as a float32 array of shape `(scenes, 1024)` (copied: the document
+    /// stores rows), or `None`.
+    #[getter]
+    fn scene_embeddings<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyArray2<f32>>>> {
+        let Some(rows) = &self.signals().scene_embeddings else { return Ok(None) };
+        if rows.is_empty() {
+            return Ok(Some(PyArray2::<f32>::zeros(py, [0, kino::signals::SCENE_EMBEDDING_DIM], false)));
+        }
+        PyArray2::from_vec2(py, rows).map(Some).map_err(|err| pyo3::exceptions::PyValueError::new_err(err.to_string()))
+    }
+
     fn __repr__(&self) -> String {
         let s = self.signals();
         format!("Signals(inventory_id={:?}, duration={}, fps={}, step={})", s.inventory_id, s.duration, s.fps, s.step)

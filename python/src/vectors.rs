@@ -1,0 +1,302 @@
+//! Vector search: `VectorIndex` (memory-mapped HNSW) and `exact_search`.
+
+use std::borrow::Cow;
+use std::path::PathBuf;
+
+use kino::vectors::{
+    ExactIndex, Exclude, Filter, Hit, HnswIndex, HnswParams, ItemKind, Metric, VectorIndex, VectorSet,
+};
+use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray2, PyUntypedArrayMethods};
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyList, PyString};
+
+use crate::errors::IntoPyResult;
+
+/// A float32 matrix argument (`(n, d)`), or a 1-D vector taken as one row; says what was expected
+/// otherwise. The data is borrowed when the array is C-contiguous.
+struct Matrix<'py> {
+    array: MatrixArray<'py>,
+    rows: usize,
+    dim: usize,
+    one: bool,
+}
+
+enum MatrixArray<'py> {
+    Two(PyReadonlyArray2<'py, f32>),
+    One(numpy::PyReadonlyArray1<'py, f32>),
+}
+
+impl<'py> Matrix<'py> {
+    fn extract(name: &str, obj: &Bound<'py, PyAny>, allow_1d: bool) -> PyResult<Matrix<'py>> {
+        if let Ok(a) = obj.extract::<PyReadonlyArray2<'py, f32>>() {
+            let [rows, dim] = [a.shape()[0], a.shape()[1]];
+            return Ok(Matrix { array: MatrixArray::Two(a), rows, dim, one: false });
+        }
+        if allow_1d {
+            if let Ok(a) = obj.extract::<numpy::PyReadonlyArray1<'py, f32>>() {
+                let dim = a.len();
+                return Ok(Matrix { array: MatrixArray::One(a), rows: 1, dim, one: true });
+            }
+        }
+        let got = match (obj.getattr("dtype"), obj.getattr("shape")) {
+            (Ok(dtype), Ok(shape)) => format!("an array of dtype {dtype} and shape {shape}"),
+            _ => obj.get_type().name().map(|n| n.to_string()).unwrap_or_else(|_| "?".into()),
+        };
+        let shape = if allow_1d { "a (d,) or (m, d)" } else { "an (n, d)" };
+        Err(PyTypeError::new_err(format!(
+            "{name} must be {shape} numpy array of float32 (e.g. np.asarray(x, dtype=np.float32)), got {got}"
+        )))
+    }
+
+    fn data(&self) -> Cow<'_, [f32]> {
+        match &self.array {
+            MatrixArray::Two(a) => match a.as_slice() {
+                Ok(s) => Cow::Borrowed(s),
+                Err(_) => Cow::Owned(a.as_array().iter().copied().collect()),
+            },
+            MatrixArray::One(a) => match a.as_slice() {
+                Ok(s) => Cow::Borrowed(s),
+                Err(_) => Cow::Owned(a.as_array().iter().copied().collect()),
+            },
+        }
+    }
+}
+
+fn metric(name: &str) -> PyResult<Metric> {
+    Metric::parse(name)
+        .ok_or_else(|| PyValueError::new_err(format!("metric must be 'cosine', 'dot' or 'l2', got {name:?}")))
+}
+
+fn positive(name: &str, value: usize) -> PyResult<()> {
+    if value == 0 { Err(PyValueError::new_err(format!("{name} must be >= 1, got 0"))) } else { Ok(()) }
+}
+
+/// Results as `(ids, scores)`: one query gives a list of ids and a `(len,)` array; many give a list
+/// of lists and an `(m, k)` array padded with NaN (and the id lists are simply shorter).
+fn shape_results<'py, T: IntoPyObject<'py> + Clone>(
+    py: Python<'py>,
+    one: bool,
+    k: usize,
+    rows: Vec<Vec<(T, f32)>>,
+) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>)> {
+    if one {
+        let row = rows.into_iter().next().unwrap_or_default();
+        let ids = PyList::new(py, row.iter().map(|(id, _)| id.clone()))?;
+        let scores = PyArray1::from_vec(py, row.iter().map(|(_, s)| *s).collect());
+        return Ok((ids.into_any(), scores.into_any()));
+    }
+    let mut flat = vec![f32::NAN; rows.len() * k];
+    for (r, row) in rows.iter().enumerate() {
+        for (c, (_, s)) in row.iter().enumerate() {
+            flat[r * k + c] = *s;
+        }
+    }
+    let ids = PyList::empty(py);
+    for row in &rows {
+        ids.append(PyList::new(py, row.iter().map(|(id, _)| id.clone()))?)?;
+    }
+    let scores = PyArray1::from_vec(py, flat).reshape([rows.len(), k])?;
+    Ok((ids.into_any(), scores.into_any()))
+}
+
+/// An approximate nearest-neighbour index (HNSW) over float32 vectors with string ids, stored in
+/// one file that is memory-mapped on open (opening is instant whatever the size).
+#[pyclass(name = "VectorIndex", module = "kino", frozen)]
+#[derive(Debug)]
+pub struct PyVectorIndex {
+    inner: HnswIndex,
+}
+
+#[pymethods]
+impl PyVectorIndex {
+    /// Builds an index over the rows of `vectors` (float32, shape `(n, d)`), one string id per row.
+    /// `metric`: `"cosine"` (vectors normalised on the way in), `"dot"` or `"l2"`.
+    #[staticmethod]
+    #[pyo3(signature = (vectors, ids, metric = "cosine", m = 16, ef_construction = 200))]
+    fn build(
+        py: Python<'_>,
+        vectors: &Bound<'_, PyAny>,
+        ids: Vec<String>,
+        metric: &str,
+        m: usize,
+        ef_construction: usize,
+    ) -> PyResult<PyVectorIndex> {
+        let metric = self::metric(metric)?;
+        let matrix = Matrix::extract("vectors", vectors, false)?;
+        if ids.len() != matrix.rows {
+            return Err(PyValueError::new_err(format!(
+                "ids must have one id per row of vectors ({} rows), got {} ids",
+                matrix.rows,
+                ids.len()
+            )));
+        }
+        let (dim, data) = (matrix.dim, matrix.data());
+        let params = HnswParams { m, ef_construction };
+        let inner = py
+            .detach(|| {
+                let mut set = VectorSet::items(dim, metric)?;
+                for (id, row) in ids.iter().zip(data.chunks_exact(dim.max(1))) {
+                    set.push_item(id, ItemKind::Unspecified, row)?;
+                }
+                HnswIndex::build(&set, &params, |_| {}).map(|(index, _)| index)
+            })
+            .py_err(py)?;
+        Ok(PyVectorIndex { inner })
+    }
+
+    /// Memory-maps an index file written by `save`. Only the header is read; `verify()` checks the
+    /// whole file.
+    #[staticmethod]
+    fn open(py: Python<'_>, path: PathBuf) -> PyResult<PyVectorIndex> {
+        let inner = py.detach(|| HnswIndex::open(&path)).py_err(py)?;
+        Ok(PyVectorIndex { inner })
+    }
+
+    /// Writes the index to `path` (a temporary file, then a rename).
+    fn save(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
+        py.detach(|| self.inner.save(&path)).py_err(py)
+    }
+
+    /// Reads the whole file and checks its checksum and structure.
+    fn verify(&self, py: Python<'_>) -> PyResult<()> {
+        py.detach(|| self.inner.verify()).py_err(py)
+    }
+
+    /// The `k` nearest ids to each query, nearest first, with their similarity scores (cosine or
+    /// dot product; for `"l2"` the negated squared distance). `queries`: float32 `(d,)` for one
+    /// query, or `(m, d)` for many (searched in parallel). `exclude`: an id or ids never returned
+    /// (filtered during the search). `ef`: the search beam (higher: better recall, slower).
+    #[pyo3(signature = (queries, k = 10, ef = 64, exclude = None))]
+    fn search<'py>(
+        &self,
+        py: Python<'py>,
+        queries: &Bound<'py, PyAny>,
+        k: usize,
+        ef: usize,
+        exclude: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>)> {
+        positive("k", k)?;
+        positive("ef", ef)?;
+        let matrix = Matrix::extract("queries", queries, true)?;
+        if matrix.dim != self.inner.dim() {
+            return Err(PyValueError::new_err(format!(
+                "queries must have {} columns (the index's dimension), got {}",
+                self.inner.dim(),
+                matrix.dim
+            )));
+        }
+        let excluded: Vec<String> = match exclude {
+            None => Vec::new(),
+            Some(obj) if obj.is_instance_of::<PyString>() => vec![obj.extract()?],
+            Some(obj) => {
+                obj.extract().map_err(|_| PyTypeError::new_err("exclude must be an id (str) or a list of ids"))?
+            }
+        };
+        let data = matrix.data();
+        let (index, dim) = (&self.inner, matrix.dim);
+        let hits: Vec<Vec<Hit>> = py
+            .detach(|| {
+                let nodes: Vec<u32> = excluded.iter().flat_map(|id| index.nodes_of(id)).collect();
+                let filter = Exclude(nodes);
+                let filter: Option<&dyn Filter> = if excluded.is_empty() { None } else { Some(&filter) };
+                use rayon::prelude::*;
+                data.par_chunks(dim)
+                    .map(|q| match filter {
+                        Some(f) => index.search_filtered(q, k, ef, f),
+                        None => index.search(q, k, ef),
+                    })
+                    .collect::<kino::Result<Vec<_>>>()
+            })
+            .py_err(py)?;
+        let metric = index.metric();
+        let rows = hits
+            .into_iter()
+            .map(|row| {
+                row.into_iter()
+                    .map(|h| Ok((index.id(h.node)?.to_string(), metric.similarity(h.distance))))
+                    .collect::<kino::Result<Vec<_>>>()
+            })
+            .collect::<kino::Result<Vec<_>>>()
+            .py_err(py)?;
+        shape_results(py, matrix.one, k, rows)
+    }
+
+    fn __len__(&self) -> usize {
+        self.inner.len()
+    }
+
+    /// Vector length.
+    #[getter]
+    fn dim(&self) -> usize {
+        self.inner.dim()
+    }
+
+    /// `"cosine"`, `"dot"` or `"l2"`.
+    #[getter]
+    fn metric(&self) -> &'static str {
+        self.inner.metric().as_str()
+    }
+
+    /// The file the index is mapped from, or None for an index built in memory and not saved.
+    #[getter]
+    fn path(&self) -> Option<PathBuf> {
+        self.inner.is_mapped().then(|| self.inner.path().to_path_buf())
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "VectorIndex(len={}, dim={}, metric={:?})",
+            self.inner.len(),
+            self.inner.dim(),
+            self.inner.metric().as_str()
+        )
+    }
+}
+
+/// Brute-force top-`k` of each query among the rows of `vectors` (both float32), in parallel:
+/// the ground truth for approximate search. Returns `(indices, scores)`: row numbers (int64) and
+/// similarities (float32), shaped `(k,)` for a `(d,)` query and `(m, k)` for `(m, d)` queries;
+/// padded with -1 / NaN when there are fewer than `k` rows.
+#[pyfunction]
+#[pyo3(signature = (vectors, queries, k = 10, metric = "cosine"))]
+pub fn exact_search<'py>(
+    py: Python<'py>,
+    vectors: &Bound<'py, PyAny>,
+    queries: &Bound<'py, PyAny>,
+    k: usize,
+    metric: &str,
+) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>)> {
+    positive("k", k)?;
+    let metric = self::metric(metric)?;
+    let base = Matrix::extract("vectors", vectors, false)?;
+    let q = Matrix::extract("queries", queries, true)?;
+    if base.dim != q.dim {
+        return Err(PyValueError::new_err(format!(
+            "queries must have as many columns as vectors ({}), got {}",
+            base.dim, q.dim
+        )));
+    }
+    let (base_data, query_data, dim) = (base.data(), q.data(), base.dim);
+    let hits = py
+        .detach(|| {
+            let set = VectorSet::from_flat(dim, metric, &base_data)?;
+            ExactIndex::new(&set)?.search_batch(&query_data, k, None)
+        })
+        .py_err(py)?;
+    let m = hits.len();
+    let mut indices = vec![-1i64; m * k];
+    let mut scores = vec![f32::NAN; m * k];
+    for (r, row) in hits.iter().enumerate() {
+        for (c, h) in row.iter().enumerate() {
+            indices[r * k + c] = i64::from(h.node);
+            scores[r * k + c] = metric.similarity(h.distance);
+        }
+    }
+    if q.one {
+        return Ok((PyArray1::from_vec(py, indices).into_any(), PyArray1::from_vec(py, scores).into_any()));
+    }
+    let indices: Bound<'py, PyArray2<i64>> = PyArray1::from_vec(py, indices).reshape([m, k])?;
+    let scores: Bound<'py, PyArray2<f32>> = PyArray1::from_vec(py, scores).reshape([m, k])?;
+    Ok((indices.into_any(), scores.into_any()))
+}

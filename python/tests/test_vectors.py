@@ -1,0 +1,181 @@
+"""Vector search: exact search against numpy, HNSW recall against exact, files, filters, errors."""
+
+import threading
+
+import numpy as np
+import pytest
+
+import kino
+
+
+def clustered(n, d, seed, centres=20):
+    rng = np.random.default_rng(seed)
+    c = rng.normal(size=(centres, d)).astype(np.float32)
+    x = c[rng.integers(0, centres, size=n)] + 0.4 * rng.normal(size=(n, d)).astype(np.float32)
+    return x.astype(np.float32)
+
+
+def numpy_top(vectors, queries, k, metric):
+    if metric == "cosine":
+        v = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+        q = queries / np.linalg.norm(queries, axis=1, keepdims=True)
+        scores = q @ v.T
+    elif metric == "dot":
+        scores = queries @ vectors.T
+    else:
+        scores = -((queries[:, None, :] - vectors[None, :, :]) ** 2).sum(-1)
+    order = np.argsort(-scores, axis=1, kind="stable")[:, :k]
+    return order, np.take_along_axis(scores, order, axis=1)
+
+
+@pytest.mark.parametrize("metric", ["cosine", "dot", "l2"])
+def test_exact_search_matches_numpy(metric):
+    vectors = clustered(500, 24, seed=1)
+    queries = clustered(20, 24, seed=2)
+    idx, scores = kino.exact_search(vectors, queries, k=5, metric=metric)
+    want_idx, want_scores = numpy_top(vectors, queries, 5, metric)
+    assert idx.shape == (20, 5) and idx.dtype == np.int64 and scores.dtype == np.float32
+    np.testing.assert_allclose(scores, want_scores, rtol=1e-4, atol=1e-3)
+    assert (idx == want_idx).mean() > 0.98  # ties between near-equal scores may swap
+    one_idx, one_scores = kino.exact_search(vectors, queries[0], k=5, metric=metric)
+    assert one_idx.shape == (5,)
+    np.testing.assert_array_equal(one_idx, idx[0])
+
+
+def test_exact_search_pads_when_k_exceeds_rows():
+    vectors = clustered(3, 8, seed=3)
+    idx, scores = kino.exact_search(vectors, vectors[:2], k=5)
+    assert (idx[:, 3:] == -1).all() and np.isnan(scores[:, 3:]).all()
+
+
+@pytest.fixture(scope="module")
+def built():
+    vectors = clustered(2000, 64, seed=4)
+    ids = [f"v{i}" for i in range(len(vectors))]
+    return vectors, ids, kino.VectorIndex.build(vectors, ids, m=16, ef_construction=100)
+
+
+def test_hnsw_recall_against_exact(built):
+    vectors, ids, index = built
+    queries = clustered(100, 64, seed=5)
+    got, _ = index.search(queries, k=10, ef=64)
+    truth, _ = kino.exact_search(vectors, queries, k=10)
+    recall = np.mean([len(set(g) & {ids[i] for i in t}) / 10 for g, t in zip(got, truth)])
+    assert recall >= 0.9, recall
+    assert len(index) == 2000 and index.dim == 64 and index.metric == "cosine"
+
+
+def test_every_point_finds_itself(built):
+    vectors, ids, index = built
+    got, scores = index.search(vectors[:300], k=1, ef=64)
+    assert [g[0] for g in got] == ids[:300]
+    assert np.allclose(scores[:, 0], 1.0, atol=1e-4)
+
+
+def test_save_open_search_equality(built, tmp_path):
+    vectors, ids, index = built
+    path = tmp_path / "index.kvx"
+    index.save(path)
+    opened = kino.VectorIndex.open(path)
+    opened.verify()
+    assert opened.path is not None and len(opened) == len(index)
+    queries = clustered(30, 64, seed=6)
+    a_ids, a_scores = index.search(queries, k=7)
+    b_ids, b_scores = opened.search(queries, k=7)
+    assert a_ids == b_ids
+    np.testing.assert_array_equal(a_scores, b_scores)
+
+
+def test_one_query_matches_batch(built):
+    vectors, _, index = built
+    queries = clustered(5, 64, seed=7)
+    batch_ids, batch_scores = index.search(queries, k=4)
+    for i, q in enumerate(queries):
+        ids, scores = index.search(q, k=4)
+        assert ids == batch_ids[i]
+        np.testing.assert_array_equal(scores, batch_scores[i])
+
+
+def test_exclude_is_never_returned(built):
+    vectors, ids, index = built
+    nearest, _ = index.search(vectors[10], k=20)
+    banned = nearest[:5]
+    got, _ = index.search(vectors[10], k=20, exclude=banned)
+    assert not set(got) & set(banned) and len(got) == 20
+    got, _ = index.search(vectors[10], k=3, exclude=ids[10])
+    assert ids[10] not in got
+
+
+def test_threads_share_one_index(built):
+    vectors, ids, index = built
+    errors = []
+
+    def work(offset):
+        try:
+            for i in range(offset, offset + 50):
+                got, _ = index.search(vectors[i], k=1)
+                assert got[0] == ids[i]
+        except Exception as e:  # pragma: no cover - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(t * 50,)) for t in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+
+
+def test_bad_inputs_say_what_was_expected(built, tmp_path):
+    vectors, ids, index = built
+    with pytest.raises(TypeError, match="float32"):
+        kino.VectorIndex.build(vectors.astype(np.float64), ids)
+    with pytest.raises(TypeError, match=r"\(n, d\)"):
+        kino.VectorIndex.build(vectors[0], ids[:1])
+    with pytest.raises(ValueError, match="one id per row"):
+        kino.VectorIndex.build(vectors[:10], ids[:9])
+    with pytest.raises(ValueError, match="duplicate id"):
+        kino.VectorIndex.build(vectors[:2], ["a", "a"])
+    with pytest.raises(ValueError, match="metric"):
+        kino.VectorIndex.build(vectors[:2], ["a", "b"], metric="hamming")
+    with pytest.raises(ValueError, match="64 columns"):
+        index.search(np.zeros(3, dtype=np.float32))
+    with pytest.raises(ValueError, match="k must be >= 1"):
+        index.search(vectors[0], k=0)
+    with pytest.raises(ValueError, match="finite"):
+        kino.VectorIndex.build(np.full((2, 4), np.nan, dtype=np.float32), ["a", "b"])
+    with pytest.raises(FileNotFoundError):
+        kino.VectorIndex.open(tmp_path / "missing.kvx")
+
+
+def test_damaged_files_raise_not_crash(built, tmp_path):
+    _, _, index = built
+    path = tmp_path / "index.kvx"
+    index.save(path)
+    data = path.read_bytes()
+    (tmp_path / "short.kvx").write_bytes(data[: len(data) // 2])
+    with pytest.raises(OSError, match="truncated|length|size"):
+        kino.VectorIndex.open(tmp_path / "short.kvx")
+    (tmp_path / "foreign.kvx").write_bytes(b"not an index at all" * 100)
+    with pytest.raises(OSError):
+        kino.VectorIndex.open(tmp_path / "foreign.kvx")
+    damaged = bytearray(data)
+    damaged[len(damaged) - 100] ^= 0xFF
+    (tmp_path / "damaged.kvx").write_bytes(bytes(damaged))
+    opened = kino.VectorIndex.open(tmp_path / "damaged.kvx")
+    with pytest.raises(OSError, match="checksum|CRC|crc"):
+        opened.verify()
+
+
+def test_demo_scene_text_search():
+    import pathlib
+
+    root = pathlib.Path(__file__).resolve().parents[2] / "data" / "demo" / "signals"
+    s = kino.Signals.load(root / "tt-demo-001.json")
+    emb = s.scene_embeddings
+    assert emb is not None and emb.shape == (len(s.scenes), 1024)
+    ids = [f"{s.inventory_id}@{start:g}" for start, _ in s.scenes]
+    index = kino.VectorIndex.build(emb, ids)
+    found, scores = index.search(kino.TextEncoder().encode("car chase"), k=3)
+    assert scores[0] > 0.5
+    assert s.item_embedding is not None and s.item_embedding.shape == (256,)
