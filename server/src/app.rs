@@ -1,0 +1,53 @@
+//! The router: every path of the processing and results interfaces.
+
+use axum::Router;
+use axum::routing::{get, put};
+
+use crate::routes::{analysis, catalog, previews, results, tasks};
+use crate::state::AppState;
+
+/// The service's router over `state`; tests call it without a socket.
+pub fn app(state: AppState) -> Router {
+    let task = "/tasks/catalog-item/{inventory_id}/product/{product}/version/{version}";
+    Router::new()
+        .route("/health", get(|| async { "ok" }))
+        // catalog ingestion
+        .route("/catalog/v1/item", put(catalog::upsert).get(catalog::list))
+        .route("/catalog/v1/item/{item_type}/{id}", get(catalog::get))
+        .route("/catalog/v1/delete/{item_type}/{id}", put(catalog::delete))
+        .route("/analysis/v1/item/{item_type}/{id}", put(analysis::put_signals))
+        // tasks
+        .route(task, get(tasks::get).post(tasks::post).delete(tasks::delete))
+        .route(&format!("{task}/reset"), put(tasks::reset))
+        .route("/tasks/catalog-item/{inventory_id}", get(tasks::list))
+        // previews
+        .route("/results/jitpreviews/v2/", get(previews::list))
+        .route("/results/jitpreviews/v2/info/clip_types", get(previews::clip_types))
+        .route("/results/jitpreviews/v2/gen/{gen_id}/status", get(previews::generation))
+        .route("/results/jitpreviews/v2/status/{inventory_id}", get(previews::status))
+        .route("/results/jitpreviews/v2/{inventory_id}", get(previews::clips))
+        // scene-level retrieval
+        .route("/results/semantic_scenes/v1/text-embedding", get(results::text_embedding))
+        .route("/results/semantic_scenes/v1/video-embedding", get(results::semantic_scenes_list))
+        .route("/results/semantic_scenes/v1/video-embedding/{inventory_id}", get(results::semantic_scenes))
+        .route("/results/semantic_scenes/v1/status/{inventory_id}", get(results::semantic_scenes_status))
+        // item-level retrieval
+        .route("/results/semantic/v2/video-embedding", get(results::semantic_list))
+        .route("/results/semantic/v2/video-embedding/{inventory_id}", get(results::semantic))
+        .route("/results/semantic/v2/status/{inventory_id}", get(results::semantic_status))
+        // profanity
+        .route("/results/profanity/v2/", get(results::profanity_list))
+        .route("/results/profanity/v2/status/{inventory_id}", get(results::profanity_status))
+        .route("/results/profanity/v2/segments/{inventory_id}", get(results::profanity_segments))
+        .route("/results/profanity/v2/{inventory_id}", get(results::profanity))
+        // similarity (deprecated)
+        .route("/results/similar/similar/v2/movies/{inventory_id}", get(results::similar_movies))
+        .route("/results/similar/similar/v2/series/{inventory_id}", get(results::similar_series))
+        .route("/results/similar/similar/v2/{inventory_id}", get(results::similar_any))
+        // emotions
+        .route("/results/emotions/v2/", get(results::emotions_list))
+        .route("/results/emotions/v2/status/{inventory_id}", get(results::emotions_status))
+        .route("/results/emotions/v2/{inventory_id}", get(results::emotions))
+        .fallback(|| async { crate::error::AppError::NotFound("no such endpoint".into()) })
+        .with_state(state)
+}

@@ -1,0 +1,365 @@
+//! The catalog item of the ingestion interface, its validation, and the episodic rules.
+//!
+//! Episodic rules (the interface leaves them open; these are kino's):
+//! - an `episode` names its series (`episodic_info.series_id` or `extended_episodic_info.series_id`);
+//!   a `season` names its series in `episodic_info.series_id`;
+//! - when an episode's or season's series (or an episode's season) does not exist, it is created
+//!   as a **virtual** item of that type, so the hierarchy is always complete;
+//! - deleting a series deletes its seasons and episodes; deleting a season deletes its episodes;
+//!   deleting an episode touches nothing else; data is kept (`allow_deleted=true` shows it);
+//! - `standalone` and `series` items carry no episodic info; only `standalone` and `episode`
+//!   items carry `asset_info`.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use crate::error::{AppError, Detail};
+
+/// Item types.
+pub const ITEM_TYPES: [&str; 4] = ["standalone", "series", "season", "episode"];
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[allow(missing_docs)]
+pub struct ExternalId {
+    pub provider: String,
+    pub id: String,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[allow(missing_docs)]
+pub struct Metadata {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub genres: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub keywords: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub categorized_keywords: Option<Vec<CategorizedKeyword>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cast: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub roles: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub crew: Option<Vec<Crew>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub short_description: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub long_description: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[allow(missing_docs)]
+pub struct CategorizedKeyword {
+    pub category: String,
+    pub keyword: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[allow(missing_docs)]
+pub struct Crew {
+    pub crew_member: String,
+    pub role: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[allow(missing_docs)]
+pub struct Rating {
+    pub scheme: String,
+    pub rating: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[allow(missing_docs)]
+pub struct WindowInfo {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub end: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[allow(missing_docs)]
+pub struct EpisodicInfo {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub series_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub season_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub season_number: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub episode_number: Option<i64>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[allow(missing_docs)]
+pub struct ExtendedEpisodicInfo {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub series_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub series_title: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub season_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub season_title: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub season_number: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub episode_number: Option<i64>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[allow(missing_docs)]
+pub struct AssetInfo {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file_uri: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub video_playback_uri: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub asset_params: Option<serde_json::Map<String, Value>>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[allow(missing_docs)]
+pub struct Operations {
+    #[serde(default)]
+    pub deleted: bool,
+    #[serde(default)]
+    pub force_asset_reprocess: bool,
+}
+
+/// A catalog item as the ingestion interface describes it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[allow(missing_docs)]
+pub struct CatalogItem {
+    pub id: String,
+    #[serde(rename = "type")]
+    pub item_type: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    #[serde(default, rename = "virtual")]
+    pub is_virtual: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tag: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub poster_urls: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub alternative_lang_title: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub external_ids: Option<Vec<ExternalId>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<Metadata>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ratings: Option<Vec<Rating>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window_info: Option<WindowInfo>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub release_year: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub logo_urls: Option<BTreeMap<String, String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub episodic_info: Option<EpisodicInfo>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extended_episodic_info: Option<ExtendedEpisodicInfo>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub asset_info: Option<AssetInfo>,
+    #[serde(default)]
+    pub operations: Operations,
+}
+
+fn body_issue(path: &[&str], kind: &str, msg: impl Into<String>, input: Value, ctx: Value) -> Detail {
+    Detail {
+        kind: kind.into(),
+        loc: std::iter::once("body").chain(path.iter().copied()).map(String::from).collect(),
+        msg: msg.into(),
+        input,
+        ctx,
+    }
+}
+
+impl CatalogItem {
+    /// Parses and validates a request body; every problem is reported.
+    pub fn parse(body: &[u8]) -> Result<CatalogItem, AppError> {
+        let de = &mut serde_json::Deserializer::from_slice(body);
+        let item: CatalogItem = serde_path_to_error::deserialize(de).map_err(|e| {
+            let path = e.path().to_string();
+            let inner = e.into_inner();
+            let kind = if inner.is_data() && inner.to_string().starts_with("missing field") {
+                "missing"
+            } else {
+                "model_attributes_type"
+            };
+            let kind = if inner.is_syntax() || inner.is_eof() { "json_invalid" } else { kind };
+            let mut loc: Vec<&str> = if path == "." { vec![] } else { path.split('.').collect() };
+            let msg = inner.to_string();
+            let field;
+            if kind == "missing" {
+                field = msg.split('`').nth(1).unwrap_or("").to_string();
+                loc.push(&field);
+                return AppError::invalid(body_issue(&loc, kind, "Field required", Value::Null, Value::Null));
+            }
+            AppError::invalid(body_issue(&loc, kind, msg, Value::Null, Value::Null))
+        })?;
+        item.validate()?;
+        Ok(item)
+    }
+
+    fn validate(&self) -> Result<(), AppError> {
+        let mut issues = Vec::new();
+        if self.id.is_empty() {
+            issues.push(body_issue(
+                &["id"],
+                "string_too_short",
+                "String should have at least 1 character",
+                json!(self.id),
+                json!({"min_length": 1}),
+            ));
+        }
+        if !ITEM_TYPES.contains(&self.item_type.as_str()) {
+            issues.push(body_issue(
+                &["type"],
+                "enum",
+                "Input should be 'standalone', 'series', 'season' or 'episode'",
+                json!(self.item_type),
+                json!({"expected": "'standalone', 'series', 'season' or 'episode'"}),
+            ));
+        }
+        if let Some(y) = self.release_year {
+            if y <= 1900 {
+                issues.push(body_issue(
+                    &["release_year"],
+                    "greater_than",
+                    "Input should be greater than 1900",
+                    json!(y),
+                    json!({"gt": 1900}),
+                ));
+            }
+            if y >= 2050 {
+                issues.push(body_issue(
+                    &["release_year"],
+                    "less_than",
+                    "Input should be less than 2050",
+                    json!(y),
+                    json!({"lt": 2050}),
+                ));
+            }
+        }
+        if self.is_virtual
+            && !self.external_ids.iter().flatten().any(|e| e.provider.eq_ignore_ascii_case("IMDB") && !e.id.is_empty())
+        {
+            issues.push(value_issue(&["external_ids"], "a virtual item needs an IMDB external id"));
+        }
+        let series_of_episode = self.series_id();
+        match self.item_type.as_str() {
+            "episode" if series_of_episode.is_none() => issues.push(value_issue(
+                &["episodic_info", "series_id"],
+                "an episode needs episodic_info.series_id (or extended_episodic_info.series_id)",
+            )),
+            "season" if self.episodic_info.as_ref().and_then(|e| e.series_id.as_ref()).is_none() => {
+                issues.push(value_issue(&["episodic_info", "series_id"], "a season needs episodic_info.series_id"))
+            }
+            "standalone" | "series" if self.episodic_info.is_some() || self.extended_episodic_info.is_some() => {
+                issues.push(value_issue(&["episodic_info"], "only seasons and episodes carry episodic info"))
+            }
+            _ => {}
+        }
+        if matches!(self.item_type.as_str(), "series" | "season") && self.asset_info.is_some() {
+            issues.push(value_issue(&["asset_info"], "asset_info is for standalone and episode items only"));
+        }
+        if let Some(d) = self.asset_info.as_ref().and_then(|a| a.duration) {
+            if !(d.is_finite() && d >= 0.0) {
+                issues.push(body_issue(
+                    &["asset_info", "duration"],
+                    "greater_than_equal",
+                    "Input should be greater than or equal to 0",
+                    json!(d),
+                    json!({"ge": 0}),
+                ));
+            }
+        }
+        for (part, n) in [
+            ("season_number", self.episodic_info.as_ref().and_then(|e| e.season_number)),
+            ("episode_number", self.episodic_info.as_ref().and_then(|e| e.episode_number)),
+        ] {
+            if n.is_some_and(|n| n < 0) {
+                issues.push(body_issue(
+                    &["episodic_info", part],
+                    "greater_than_equal",
+                    "Input should be greater than or equal to 0",
+                    json!(n),
+                    json!({"ge": 0}),
+                ));
+            }
+        }
+        if let Some(w) = &self.window_info {
+            let parse = |s: &Option<String>| s.as_deref().map(chrono::DateTime::parse_from_rfc3339);
+            match (parse(&w.start), parse(&w.end)) {
+                (Some(Err(_)), _) => {
+                    issues.push(value_issue(&["window_info", "start"], "must be an ISO 8601 date-time"))
+                }
+                (_, Some(Err(_))) => issues.push(value_issue(&["window_info", "end"], "must be an ISO 8601 date-time")),
+                (Some(Ok(a)), Some(Ok(b))) if a > b => {
+                    issues.push(value_issue(&["window_info"], "start must not be after end"))
+                }
+                _ => {}
+            }
+        }
+        if issues.is_empty() { Ok(()) } else { Err(AppError::Validation(issues)) }
+    }
+
+    /// The series this item belongs to (seasons and episodes).
+    pub fn series_id(&self) -> Option<&str> {
+        self.episodic_info
+            .as_ref()
+            .and_then(|e| e.series_id.as_deref())
+            .or_else(|| self.extended_episodic_info.as_ref().and_then(|e| e.series_id.as_deref()))
+    }
+
+    /// The season an episode belongs to, when given.
+    pub fn season_id(&self) -> Option<&str> {
+        self.episodic_info
+            .as_ref()
+            .and_then(|e| e.season_id.as_deref())
+            .or_else(|| self.extended_episodic_info.as_ref().and_then(|e| e.season_id.as_deref()))
+    }
+
+    /// A virtual placeholder of a missing parent.
+    pub fn virtual_parent(id: &str, item_type: &str, series_id: Option<&str>) -> CatalogItem {
+        CatalogItem {
+            id: id.into(),
+            item_type: item_type.into(),
+            title: None,
+            is_virtual: true,
+            tag: None,
+            poster_urls: None,
+            alternative_lang_title: None,
+            external_ids: None,
+            metadata: None,
+            ratings: None,
+            window_info: None,
+            release_year: None,
+            logo_urls: None,
+            episodic_info: series_id.map(|s| EpisodicInfo { series_id: Some(s.into()), ..EpisodicInfo::default() }),
+            extended_episodic_info: None,
+            asset_info: None,
+            operations: Operations::default(),
+        }
+    }
+}
+
+fn value_issue(path: &[&str], rule: &str) -> Detail {
+    body_issue(path, "value_error", format!("Value error, {rule}"), Value::Null, json!({"error": rule}))
+}
+
+/// The interface's result `type` of an item type.
+pub fn result_type(item_type: &str) -> &'static str {
+    match item_type {
+        "standalone" => "movie",
+        "series" => "series",
+        "season" => "season",
+        "episode" => "episode",
+        _ => "other",
+    }
+}

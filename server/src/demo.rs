@@ -1,0 +1,56 @@
+//! The demo organisation: on first start, one organisation with one catalog, an API key printed
+//! once, and the demo catalog of `data/` ingested with its signals and processed.
+
+use std::path::Path;
+
+use kino::Signals;
+
+use crate::auth::{generate_key, hash_key, key_prefix};
+use crate::catalog::CatalogItem;
+use crate::products::PROCESSED;
+use crate::routes::catalog::apply_upsert;
+use crate::state::AppState;
+
+/// The demo organisation's name.
+pub const DEMO_ORG: &str = "demo";
+/// The demo catalog's name (the previews `catalog` parameter).
+pub const DEMO_CATALOG: &str = "demo";
+/// The version recorded for the demo's tasks.
+pub const DEMO_VERSION: &str = "1.0.0";
+
+/// Creates the demo organisation when it does not exist yet; returns its new API key (shown once),
+/// or `None` when it already existed.
+pub fn bootstrap(state: &AppState, demo_dir: &Path) -> Result<Option<String>, String> {
+    let store = &state.store;
+    let (org, created) = store.ensure_org(DEMO_ORG).map_err(|e| e.to_string())?;
+    if !created {
+        return Ok(None);
+    }
+    store.ensure_catalog(org, DEMO_CATALOG).map_err(|e| e.to_string())?;
+    let key = generate_key();
+    store.add_key(org, &hash_key(&key), &key_prefix(&key)).map_err(|e| e.to_string())?;
+    let catalog_path = demo_dir.join("catalog.json");
+    let text = std::fs::read_to_string(&catalog_path).map_err(|e| format!("{}: {e}", catalog_path.display()))?;
+    let items: Vec<serde_json::Value> =
+        serde_json::from_str(&text).map_err(|e| format!("{}: {e}", catalog_path.display()))?;
+    let mut playable = Vec::new();
+    for value in items {
+        let item = CatalogItem::parse(value.to_string().as_bytes()).map_err(|e| format!("demo item: {e:?}"))?;
+        let id = item.id.clone();
+        let has_asset = item.asset_info.is_some();
+        apply_upsert(state, org, item).map_err(|e| format!("demo item {id}: {e}"))?;
+        if has_asset {
+            playable.push(id);
+        }
+    }
+    for id in &playable {
+        let path = demo_dir.join("signals").join(format!("{id}.json"));
+        let signals = Signals::load(&path).map_err(|e| e.to_string())?;
+        state.put_signals(org, id, signals).map_err(|e| e.to_string())?;
+        for product in PROCESSED {
+            store.upsert_task(org, id, product, DEMO_VERSION, "{}").map_err(|e| e.to_string())?;
+        }
+    }
+    tracing::info!(items = playable.len(), "demo catalog ingested; processing in the background");
+    Ok(Some(key))
+}

@@ -1,0 +1,135 @@
+//! Errors as the interface shapes them: FastAPI-style validation bodies (422), `{"detail": ...}`
+//! for 400/401/404, and a generic 500 whose detail is only logged.
+
+use axum::Json;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use serde_json::{Value, json};
+
+/// One validation problem, in pydantic's shape.
+#[derive(Debug, Clone)]
+pub struct Detail {
+    /// pydantic error type (`missing`, `int_parsing`, ...).
+    pub kind: String,
+    /// Location, e.g. `["query", "page_size"]`.
+    pub loc: Vec<String>,
+    /// The message.
+    pub msg: String,
+    /// The offending input.
+    pub input: Value,
+    /// Rule parameters.
+    pub ctx: Value,
+}
+
+impl Detail {
+    /// A problem with a query parameter.
+    pub fn query(name: &str, kind: &str, msg: impl Into<String>, input: Value, ctx: Value) -> Detail {
+        Detail { kind: kind.into(), loc: vec!["query".into(), name.into()], msg: msg.into(), input, ctx }
+    }
+
+    fn to_json(&self) -> Value {
+        let mut v = json!({"type": self.kind, "loc": self.loc, "msg": self.msg, "input": self.input});
+        if !self.ctx.is_null() {
+            v["ctx"] = self.ctx.clone();
+        }
+        v
+    }
+}
+
+/// Everything a handler can answer besides success.
+#[derive(Debug, thiserror::Error)]
+pub enum AppError {
+    /// 422 with every problem.
+    #[error("validation failed")]
+    Validation(Vec<Detail>),
+    /// 404.
+    #[error("{0}")]
+    NotFound(String),
+    /// 400.
+    #[error("{0}")]
+    BadRequest(String),
+    /// 401.
+    #[error("{0}")]
+    Unauthorized(&'static str),
+    /// 500; the detail is logged, never shown.
+    #[error("internal error: {0}")]
+    Internal(String),
+}
+
+impl AppError {
+    /// The 404 for an item (or anything of another organisation: indistinguishable on purpose).
+    pub fn item_not_found(id: &str) -> AppError {
+        AppError::NotFound(format!("item {id:?} not found"))
+    }
+
+    /// A single validation problem.
+    pub fn invalid(detail: Detail) -> AppError {
+        AppError::Validation(vec![detail])
+    }
+}
+
+impl From<rusqlite::Error> for AppError {
+    fn from(e: rusqlite::Error) -> Self {
+        AppError::Internal(format!("database: {e}"))
+    }
+}
+
+impl From<kino::Error> for AppError {
+    fn from(e: kino::Error) -> Self {
+        match e {
+            kino::Error::InvalidQuery { issues } => AppError::Validation(
+                issues
+                    .into_iter()
+                    .map(|i| Detail {
+                        kind: i.kind.as_str().into(),
+                        loc: vec!["query".into(), i.param],
+                        msg: i.message,
+                        input: i.input.map(Value::String).unwrap_or(Value::Null),
+                        ctx: i.ctx,
+                    })
+                    .collect(),
+            ),
+            kino::Error::InvalidSignals { field, rule } => AppError::invalid(Detail {
+                kind: "value_error".into(),
+                loc: std::iter::once("body".to_string()).chain(field.split('.').map(String::from)).collect(),
+                msg: format!("Value error, {field} {rule}"),
+                input: Value::Null,
+                ctx: json!({"error": rule}),
+            }),
+            kino::Error::SignalsJson { path, message } => AppError::invalid(Detail {
+                kind: "json_invalid".into(),
+                loc: vec!["body".into(), path],
+                msg: message,
+                input: Value::Null,
+                ctx: Value::Null,
+            }),
+            kino::Error::Io { .. } => AppError::Internal(e.to_string()),
+            other => AppError::invalid(Detail {
+                kind: "value_error".into(),
+                loc: vec!["query".into()],
+                msg: format!("Value error, {other}"),
+                input: Value::Null,
+                ctx: json!({"error": other.to_string()}),
+            }),
+        }
+    }
+}
+
+impl IntoResponse for AppError {
+    fn into_response(self) -> Response {
+        let (status, body) = match &self {
+            AppError::Validation(details) => (
+                StatusCode::UNPROCESSABLE_ENTITY,
+                json!({"detail": details.iter().map(Detail::to_json).collect::<Vec<_>>()}),
+            ),
+            AppError::NotFound(m) => (StatusCode::NOT_FOUND, json!({"detail": m})),
+            AppError::BadRequest(m) => (StatusCode::BAD_REQUEST, json!({"detail": m})),
+            AppError::Unauthorized(m) => (StatusCode::UNAUTHORIZED, json!({"detail": m})),
+            AppError::Internal(m) => {
+                tracing::error!(error = %m, "internal error");
+                (StatusCode::INTERNAL_SERVER_ERROR, json!({"detail": "internal server error"}))
+            }
+        };
+        (status, Json(body)).into_response()
+    }
+}

@@ -1,0 +1,19 @@
+//! kino-server: the processing and results interfaces of the service over the kino core.
+//!
+//! `app(state)` builds the router; `store` is the only module that speaks SQL; `worker` runs the
+//! durable processing queue.
+
+pub mod app;
+pub mod auth;
+pub mod catalog;
+pub mod demo;
+pub mod error;
+pub mod products;
+pub mod query;
+pub mod routes;
+pub mod state;
+pub mod store;
+pub mod worker;
+
+pub use app::app;
+pub use state::{AppState, Config};

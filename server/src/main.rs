@@ -1,0 +1,218 @@
+//! `kino-server`: run the service, or administer organisations and API keys.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use kino_server::auth::{generate_key, hash_key, key_prefix};
+use kino_server::store::Store;
+use kino_server::{AppState, Config, app, demo, worker};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "kino-server",
+    version,
+    about = "Content intelligence service: catalog, tasks, previews and results over HTTP"
+)]
+struct Cli {
+    /// Address to listen on.
+    #[arg(long, env = "KINO_BIND", default_value = "127.0.0.1:8080", global = true)]
+    bind: SocketAddr,
+    /// Directory for the database and indexes.
+    #[arg(long, env = "KINO_DATA_DIR", default_value = "kino-data", global = true)]
+    data_dir: PathBuf,
+    /// Database file (default: <data-dir>/kino.sqlite3).
+    #[arg(long, env = "KINO_DATABASE", global = true)]
+    database: Option<PathBuf>,
+    /// Root of local media paths (`asset_info.file_uri`); sidecar `<video>.signals.json` files are read from here.
+    #[arg(long, env = "KINO_MEDIA_ROOT", default_value = ".", global = true)]
+    media_root: PathBuf,
+    /// Log format.
+    #[arg(long, env = "KINO_LOG_FORMAT", value_enum, default_value_t = LogFormat::Plain, global = true)]
+    log_format: LogFormat,
+    /// Create and ingest the demo organisation and catalog on first start.
+    #[arg(long, env = "KINO_DEMO", default_value_t = true, action = clap::ArgAction::Set, global = true)]
+    demo: bool,
+    /// Directory of the demo catalog.
+    #[arg(long, env = "KINO_DEMO_DIR", default_value = concat!(env!("CARGO_MANIFEST_DIR"), "/../data/demo"), global = true)]
+    demo_dir: PathBuf,
+    /// Processing workers (blocking threads).
+    #[arg(long, env = "KINO_WORKERS", default_value_t = 2, global = true)]
+    workers: usize,
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum LogFormat {
+    Plain,
+    Json,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Run the service (the default).
+    Serve,
+    /// Manage organisations, catalogs and API keys.
+    #[command(subcommand)]
+    Admin(Admin),
+}
+
+#[derive(Debug, Subcommand)]
+enum Admin {
+    /// Create an organisation (with a catalog of the same name).
+    CreateOrg { name: String },
+    /// List organisations.
+    ListOrgs,
+    /// Create a catalog in an organisation.
+    CreateCatalog { org: String, name: String },
+    /// Create an API key for an organisation; the key is printed once and stored hashed.
+    CreateKey { org: String },
+    /// List an organisation's keys (prefixes only).
+    ListKeys { org: String },
+    /// Revoke the keys that start with this prefix (as shown by list-keys).
+    RevokeKey { prefix: String },
+}
+
+fn main() -> std::process::ExitCode {
+    let cli = Cli::parse();
+    init_logs(cli.log_format);
+    if let Err(e) = std::fs::create_dir_all(&cli.data_dir) {
+        eprintln!("error: cannot create data directory {}: {e}", cli.data_dir.display());
+        return std::process::ExitCode::FAILURE;
+    }
+    let db = cli.database.clone().unwrap_or_else(|| cli.data_dir.join("kino.sqlite3"));
+    let store = match Store::open(&db) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: cannot open database {}: {e}", db.display());
+            return std::process::ExitCode::FAILURE;
+        }
+    };
+    let result = match &cli.command {
+        Some(Command::Admin(cmd)) => admin(&store, cmd),
+        None | Some(Command::Serve) => serve(&cli, store),
+    };
+    match result {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+fn init_logs(format: LogFormat) {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into());
+    let builder = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr);
+    match format {
+        LogFormat::Plain => builder.init(),
+        LogFormat::Json => builder.json().init(),
+    }
+}
+
+fn org_id(store: &Store, name: &str) -> Result<kino_server::store::OrgId, String> {
+    store
+        .orgs()
+        .map_err(|e| e.to_string())?
+        .into_iter()
+        .find(|(_, n)| n == name)
+        .map(|(id, _)| id)
+        .ok_or_else(|| format!("no organisation named {name:?} (see `kino-server admin list-orgs`)"))
+}
+
+fn admin(store: &Store, cmd: &Admin) -> Result<(), String> {
+    match cmd {
+        Admin::CreateOrg { name } => {
+            let (id, created) = store.ensure_org(name).map_err(|e| e.to_string())?;
+            store.ensure_catalog(id, name).map_err(|e| e.to_string())?;
+            println!("{} organisation {name:?} with catalog {name:?}", if created { "created" } else { "existing" });
+        }
+        Admin::ListOrgs => {
+            for (_, name) in store.orgs().map_err(|e| e.to_string())? {
+                println!("{name}");
+            }
+        }
+        Admin::CreateCatalog { org, name } => {
+            store.ensure_catalog(org_id(store, org)?, name).map_err(|e| e.to_string())?;
+            println!("catalog {name:?} in {org:?}");
+        }
+        Admin::CreateKey { org } => {
+            let id = org_id(store, org)?;
+            let key = generate_key();
+            store.add_key(id, &hash_key(&key), &key_prefix(&key)).map_err(|e| e.to_string())?;
+            println!("{key}");
+            eprintln!("store this key now: it is shown once and kept only as a hash");
+        }
+        Admin::ListKeys { org } => {
+            for (prefix, created, revoked) in store.keys(org_id(store, org)?).map_err(|e| e.to_string())? {
+                println!(
+                    "{prefix}…  created {created}{}",
+                    revoked.map(|r| format!("  revoked {r}")).unwrap_or_default()
+                );
+            }
+        }
+        Admin::RevokeKey { prefix } => {
+            let n = store.revoke_keys(prefix).map_err(|e| e.to_string())?;
+            if n == 0 {
+                return Err(format!("no live key with prefix {prefix:?}"));
+            }
+            println!("revoked {n} key(s)");
+        }
+    }
+    Ok(())
+}
+
+fn serve(cli: &Cli, store: Store) -> Result<(), String> {
+    let requeued = store.requeue_running().map_err(|e| e.to_string())?;
+    if requeued > 0 {
+        tracing::info!(requeued, "resuming jobs left running by the previous process");
+    }
+    let state = AppState::new(store, Config { media_root: cli.media_root.clone() });
+    if cli.demo {
+        match demo::bootstrap(&state, &cli.demo_dir) {
+            Ok(Some(key)) => {
+                println!("demo organisation created; its API key (shown once): {key}");
+                println!(
+                    "try: curl '{}/results/jitpreviews/v2/tt-demo-001?catalog={}&key={key}'",
+                    url(cli.bind),
+                    demo::DEMO_CATALOG
+                );
+            }
+            Ok(None) => {}
+            Err(e) => return Err(format!("demo bootstrap failed: {e}")),
+        }
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().map_err(|e| e.to_string())?;
+    runtime.block_on(async {
+        let listener =
+            tokio::net::TcpListener::bind(cli.bind).await.map_err(|e| format!("cannot listen on {}: {e}", cli.bind))?;
+        tracing::info!(address = %cli.bind, "listening");
+        let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+        let workers = tokio::spawn(worker::run(state.clone(), cli.workers, stop_rx));
+        axum::serve(listener, app(state)).with_graceful_shutdown(shutdown_signal()).await.map_err(|e| e.to_string())?;
+        tracing::info!("stopping: finishing in-flight jobs");
+        let _ = stop_tx.send(true);
+        let _ = workers.await;
+        Ok(())
+    })
+}
+
+fn url(bind: SocketAddr) -> String {
+    format!("http://{bind}")
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        if let Ok(mut s) = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            s.recv().await;
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! { _ = ctrl_c => {}, _ = term => {} }
+}

@@ -1,0 +1,191 @@
+//! Catalog ingestion (`/catalog/v1`).
+
+use axum::Json;
+use axum::body::Bytes;
+use axum::extract::{Path, RawQuery, State};
+use axum::http::HeaderMap;
+use serde_json::{Value, json};
+
+use super::caller;
+use crate::auth::Accept;
+use crate::catalog::{CatalogItem, ExtendedEpisodicInfo, ITEM_TYPES};
+use crate::error::{AppError, Detail};
+use crate::query::Collect;
+use crate::state::AppState;
+use crate::store::OrgId;
+
+fn check_type(item_type: &str) -> Result<(), AppError> {
+    if ITEM_TYPES.contains(&item_type) {
+        return Ok(());
+    }
+    Err(AppError::invalid(Detail {
+        kind: "enum".into(),
+        loc: vec!["path".into(), "item_type".into()],
+        msg: "Input should be 'standalone', 'series', 'season' or 'episode'".into(),
+        input: json!(item_type),
+        ctx: json!({"expected": "'standalone', 'series', 'season' or 'episode'"}),
+    }))
+}
+
+/// `PUT /catalog/v1/item`: create or replace; `null` on success.
+pub async fn upsert(
+    State(state): State<AppState>,
+    RawQuery(raw): RawQuery,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<Json<Value>, AppError> {
+    let (org, _) = caller(&state, raw.as_deref(), &headers, Accept::ApiKey)?;
+    let item = CatalogItem::parse(&body)?;
+    let s = state.clone();
+    tokio::task::spawn_blocking(move || apply_upsert(&s, org, item))
+        .await
+        .map_err(|e| AppError::Internal(e.to_string()))??;
+    state.wake.notify_waiters();
+    Ok(Json(Value::Null))
+}
+
+/// Stores an item, completes its episodic hierarchy, applies its operations.
+pub fn apply_upsert(state: &AppState, org: OrgId, item: CatalogItem) -> Result<(), AppError> {
+    let store = &state.store;
+    if matches!(item.item_type.as_str(), "season" | "episode") {
+        if let Some(series) = item.series_id() {
+            if store.item(org, series)?.is_none() {
+                let parent = CatalogItem::virtual_parent(series, "series", None);
+                store.upsert_item(
+                    org,
+                    series,
+                    "series",
+                    &serde_json::to_value(&parent).expect("serializable"),
+                    false,
+                )?;
+            }
+        }
+    }
+    if item.item_type == "episode" {
+        if let (Some(season), Some(series)) = (item.season_id(), item.series_id()) {
+            if store.item(org, season)?.is_none() {
+                let parent = CatalogItem::virtual_parent(season, "season", Some(series));
+                store.upsert_item(
+                    org,
+                    season,
+                    "season",
+                    &serde_json::to_value(&parent).expect("serializable"),
+                    false,
+                )?;
+            }
+        }
+    }
+    let body = serde_json::to_value(&item).map_err(|e| AppError::Internal(e.to_string()))?;
+    store.upsert_item(org, &item.id, &item.item_type, &body, false)?;
+    if item.operations.deleted {
+        delete_cascade(state, org, &item.id)?;
+    }
+    if item.operations.force_asset_reprocess {
+        for task in store.tasks(org, &item.id)?.into_iter().filter(|t| t.active) {
+            store.reprocess(org, &item.id, &task.product, &task.version)?;
+        }
+    }
+    Ok(())
+}
+
+/// Marks an item deleted, and with a series its seasons and episodes, with a season its episodes.
+pub fn delete_cascade(state: &AppState, org: OrgId, id: &str) -> Result<(), AppError> {
+    let store = &state.store;
+    let mut pending = vec![id.to_string()];
+    while let Some(next) = pending.pop() {
+        let Some(item) = store.item(org, &next)? else { continue };
+        store.mark_deleted(org, &next)?;
+        if matches!(item.item_type.as_str(), "series" | "season") {
+            for child in store.children(org, &next)? {
+                if !child.deleted {
+                    pending.push(child.id);
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `GET /catalog/v1/item/{item_type}/{id}`.
+pub async fn get(
+    State(state): State<AppState>,
+    Path((item_type, id)): Path<(String, String)>,
+    RawQuery(raw): RawQuery,
+    headers: HeaderMap,
+) -> Result<Json<Value>, AppError> {
+    let (org, params) = caller(&state, raw.as_deref(), &headers, Accept::ApiKey)?;
+    check_type(&item_type)?;
+    let mut c = Collect::default();
+    let allow_deleted = c.take(params.bool("allow_deleted", false), false);
+    let asset_model = c.take(params.bool("asset_model", false), false);
+    c.finish()?;
+    let item = match state.store.item(org, &id)? {
+        Some(item) if item.item_type == item_type && (allow_deleted || !item.deleted) => item,
+        _ => return Err(AppError::item_not_found(&id)),
+    };
+    let mut body = item.body.clone();
+    if asset_model && item.item_type == "episode" {
+        body = to_asset_model(&state, org, body)?;
+    }
+    Ok(Json(body))
+}
+
+/// The asset-structured form of an episode: `extended_episodic_info` with series and season titles.
+fn to_asset_model(state: &AppState, org: OrgId, body: Value) -> Result<Value, AppError> {
+    let mut item: CatalogItem = serde_json::from_value(body).map_err(|e| AppError::Internal(e.to_string()))?;
+    let title_of = |id: Option<&str>| -> Result<Option<String>, AppError> {
+        Ok(match id {
+            Some(id) => {
+                state.store.item(org, id)?.and_then(|i| i.body.get("title").and_then(Value::as_str).map(String::from))
+            }
+            None => None,
+        })
+    };
+    let info = item.episodic_info.take().unwrap_or_default();
+    let ext = item.extended_episodic_info.take().unwrap_or_default();
+    let series_id = ext.series_id.clone().or(info.series_id);
+    let season_id = ext.season_id.clone().or(info.season_id);
+    item.extended_episodic_info = Some(ExtendedEpisodicInfo {
+        series_title: ext.series_title.clone().or(title_of(series_id.as_deref())?),
+        season_title: ext.season_title.clone().or(title_of(season_id.as_deref())?),
+        series_id,
+        season_id,
+        season_number: ext.season_number.or(info.season_number),
+        episode_number: ext.episode_number.or(info.episode_number),
+    });
+    serde_json::to_value(item).map_err(|e| AppError::Internal(e.to_string()))
+}
+
+/// `GET /catalog/v1/item`: a page of `{id, service_id, type}`.
+pub async fn list(
+    State(state): State<AppState>,
+    RawQuery(raw): RawQuery,
+    headers: HeaderMap,
+) -> Result<Json<Value>, AppError> {
+    let (org, params) = caller(&state, raw.as_deref(), &headers, Accept::ApiKey)?;
+    let mut c = Collect::default();
+    let page_num = c.take(params.int("page_num", 0, 0), 0);
+    let page_size = c.take(params.int("page_size", 500, 1), 500);
+    let allow_deleted = c.take(params.bool("allow_deleted", false), false);
+    c.finish()?;
+    let items = state.store.items(org, allow_deleted, page_num.saturating_mul(page_size), page_size)?;
+    Ok(Json(json!(
+        items.iter().map(|i| json!({"id": i.id, "service_id": i.service_id, "type": i.item_type})).collect::<Vec<_>>()
+    )))
+}
+
+/// `PUT /catalog/v1/delete/{item_type}/{id}`: delete, keeping the data; `null`.
+pub async fn delete(
+    State(state): State<AppState>,
+    Path((item_type, id)): Path<(String, String)>,
+    RawQuery(raw): RawQuery,
+    headers: HeaderMap,
+) -> Result<Json<Value>, AppError> {
+    let (org, _) = caller(&state, raw.as_deref(), &headers, Accept::ApiKey)?;
+    check_type(&item_type)?;
+    match state.store.item(org, &id)? {
+        Some(item) if item.item_type == item_type => delete_cascade(&state, org, &id)?,
+        _ => return Err(AppError::item_not_found(&id)),
+    }
+    Ok(Json(Value::Null))
+}

@@ -1,0 +1,132 @@
+//! Previews (`/results/jitpreviews/v2`): clip search through the core's `ClipQuery` parser,
+//! generation, status, clip types, list.
+
+use axum::Json;
+use axum::extract::{Path, RawQuery, State};
+use axum::http::HeaderMap;
+use kino::{ClipQuery, TextEncoder};
+use serde_json::{Value, json};
+
+use super::{caller, live_item, results::list_product, status_envelope};
+use crate::auth::{Accept, random_hex};
+use crate::catalog::result_type;
+use crate::error::AppError;
+use crate::query::Params;
+use crate::state::AppState;
+use crate::store::{GenerationRow, OrgId};
+
+/// Why a generation fails until media rendering exists in this deployment.
+pub const NO_RENDERER: &str = "clip media rendering is not available in this deployment yet";
+
+fn require_catalog(state: &AppState, org: OrgId, params: &Params) -> Result<(), AppError> {
+    let name = params.required("catalog").map_err(AppError::invalid)?;
+    if state.store.has_catalog(org, name)? {
+        Ok(())
+    } else {
+        Err(AppError::NotFound(format!("catalog {name:?} not found")))
+    }
+}
+
+/// `GET /results/jitpreviews/v2/{inventory_id}`: the clips of an item.
+pub async fn clips(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    RawQuery(raw): RawQuery,
+    headers: HeaderMap,
+) -> Result<Json<Value>, AppError> {
+    let (org, params) = caller(&state, raw.as_deref(), &headers, Accept::ApiKeyOrBearer)?;
+    require_catalog(&state, org, &params)?;
+    let query = ClipQuery::from_pairs(
+        params.0.iter().filter(|(k, _)| k != "key" && k != "catalog").map(|(k, v)| (k.as_str(), v.as_str())),
+    )?;
+    let item = live_item(&state, org, &id)?;
+    let Some(prepared) = state.prepared(org, &id)? else {
+        return Err(AppError::NotFound(format!("item {id:?} has no analysis signals yet")));
+    };
+    let embedding = match &query.search_query {
+        Some(text) => Some(state.encoder.encode(text)?),
+        None => None,
+    };
+    let mut clips = kino::select(&prepared, &query, embedding.as_deref())?;
+    for clip in &mut clips {
+        clip.service_id = Some(item.service_id.clone());
+    }
+    let version = query.effective_version().to_string();
+    let mut data = json!({
+        "inventory_id": item.id,
+        "type": result_type(&item.item_type),
+        "service_id": item.service_id,
+        "version_id": version,
+        "jitpreview": clips,
+    });
+    if query.trigger_generation || query.generate {
+        let gen_id = random_hex(16);
+        let row = GenerationRow { state: "FAILED".into(), error: NO_RENDERER.into(), data: None };
+        state.store.put_generation(org, &gen_id, &id, &row)?;
+        data["gen_id"] = json!(gen_id);
+    }
+    Ok(Json(json!({
+        "status": "success",
+        "error": "",
+        "updated": crate::store::now(),
+        "version_id": version,
+        "inventory_id": item.id,
+        "type": result_type(&item.item_type),
+        "data": data,
+    })))
+}
+
+/// `GET /results/jitpreviews/v2/gen/{gen_id}/status`: 404 while running, 200 when finished.
+pub async fn generation(
+    State(state): State<AppState>,
+    Path(gen_id): Path<String>,
+    RawQuery(raw): RawQuery,
+    headers: HeaderMap,
+) -> Result<Json<Value>, AppError> {
+    let (org, params) = caller(&state, raw.as_deref(), &headers, Accept::ApiKeyOrBearer)?;
+    require_catalog(&state, org, &params)?;
+    match state.store.generation(org, &gen_id)? {
+        Some(g) if g.state == "SUCCESS" => Ok(Json(json!({"status": "SUCCESS", "error": "", "data": g.data}))),
+        Some(g) if g.state == "FAILED" => Ok(Json(json!({"status": "FAILED", "error": g.error, "data": null}))),
+        _ => Err(AppError::NotFound(format!("generation {gen_id:?} is not finished or does not exist"))),
+    }
+}
+
+/// `GET /results/jitpreviews/v2/info/clip_types`.
+pub async fn clip_types(
+    State(state): State<AppState>,
+    RawQuery(raw): RawQuery,
+    headers: HeaderMap,
+) -> Result<Json<Value>, AppError> {
+    let (org, params) = caller(&state, raw.as_deref(), &headers, Accept::ApiKeyOrBearer)?;
+    require_catalog(&state, org, &params)?;
+    let info = kino::clip_types_info(params.get("version"))?;
+    Ok(Json(json!(info)))
+}
+
+/// `GET /results/jitpreviews/v2/status/{inventory_id}`.
+pub async fn status(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    RawQuery(raw): RawQuery,
+    headers: HeaderMap,
+) -> Result<Json<Value>, AppError> {
+    let (org, params) = caller(&state, raw.as_deref(), &headers, Accept::ApiKeyOrBearer)?;
+    require_catalog(&state, org, &params)?;
+    let item = live_item(&state, org, &id)?;
+    match state.store.result(org, &id, "jitpreviews", params.get("version"))? {
+        Some(r) => Ok(Json(status_envelope(&item, &r))),
+        None => Err(AppError::NotFound(format!("no jitpreviews result for item {id:?}"))),
+    }
+}
+
+/// `GET /results/jitpreviews/v2/`: items with updated results.
+pub async fn list(
+    State(state): State<AppState>,
+    RawQuery(raw): RawQuery,
+    headers: HeaderMap,
+) -> Result<Json<Value>, AppError> {
+    let (org, params) = caller(&state, raw.as_deref(), &headers, Accept::ApiKeyOrBearer)?;
+    require_catalog(&state, org, &params)?;
+    list_product(&state, org, &params, "jitpreviews", 1000, None).map(Json)
+}

@@ -1,0 +1,110 @@
+//! Storage: the only module that speaks SQL. An embedded SQLite database (WAL mode) behind a
+//! narrow interface of domain operations, so that a PostgreSQL backend can take its place.
+
+mod sqlite;
+
+pub use sqlite::Store;
+
+/// An organisation's identity, resolved from a credential.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct OrgId(pub i64);
+
+/// A stored catalog item.
+#[derive(Debug, Clone)]
+pub struct ItemRow {
+    /// Customer id.
+    pub id: String,
+    /// The service's own id.
+    pub service_id: String,
+    /// `standalone`, `series`, `season` or `episode`.
+    pub item_type: String,
+    /// The item as last upserted (JSON).
+    pub body: serde_json::Value,
+    /// Whether the item is deleted.
+    pub deleted: bool,
+}
+
+/// A stored task.
+#[derive(Debug, Clone)]
+pub struct TaskRow {
+    /// Product name.
+    pub product: String,
+    /// Product version.
+    pub version: String,
+    /// Whether the task is active.
+    pub active: bool,
+}
+
+/// A stored result of (item, product, version).
+#[derive(Debug, Clone)]
+pub struct ResultRow {
+    /// Customer item id.
+    pub item_id: String,
+    /// Product version.
+    pub version: String,
+    /// `success` or `failed`.
+    pub status: String,
+    /// Error text (empty on success).
+    pub error: String,
+    /// The product payload.
+    pub data: Option<serde_json::Value>,
+    /// RFC 3339 time of the result.
+    pub updated_at: String,
+}
+
+/// The state of a job in the processing queue.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JobState {
+    /// Ready to run.
+    Pending,
+    /// Claimed by a worker until its lease expires.
+    Running,
+    /// Waiting for the item's signals.
+    Waiting,
+}
+
+impl JobState {
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            JobState::Pending => "pending",
+            JobState::Running => "running",
+            JobState::Waiting => "waiting",
+        }
+    }
+    pub(crate) fn parse(s: &str) -> JobState {
+        match s {
+            "running" => JobState::Running,
+            "waiting" => JobState::Waiting,
+            _ => JobState::Pending,
+        }
+    }
+}
+
+/// A claimed job.
+#[derive(Debug, Clone)]
+pub struct Job {
+    /// Owner.
+    pub org: OrgId,
+    /// Customer item id.
+    pub item_id: String,
+    /// Product.
+    pub product: String,
+    /// Product version.
+    pub version: String,
+}
+
+/// A media generation request.
+#[derive(Debug, Clone)]
+pub struct GenerationRow {
+    /// `pending`, `SUCCESS` or `FAILED`.
+    pub state: String,
+    /// Why it failed.
+    pub error: String,
+    /// The generation status data.
+    pub data: Option<serde_json::Value>,
+}
+
+/// Now, as stored: RFC 3339 UTC with milliseconds.
+pub fn now() -> String {
+    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+}

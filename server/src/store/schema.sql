@@ -1,0 +1,82 @@
+-- kino-server schema, version 1. Every row belongs to one organisation.
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS orgs (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    name TEXT NOT NULL UNIQUE,
+    created_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS api_keys (
+    hash TEXT PRIMARY KEY,
+    org_id INTEGER NOT NULL REFERENCES orgs(id),
+    prefix TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    revoked_at TEXT
+);
+CREATE TABLE IF NOT EXISTS catalogs (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    org_id INTEGER NOT NULL REFERENCES orgs(id),
+    name TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    UNIQUE (org_id, name)
+);
+CREATE TABLE IF NOT EXISTS items (
+    org_id INTEGER NOT NULL REFERENCES orgs(id),
+    id TEXT NOT NULL,
+    service_id TEXT NOT NULL UNIQUE,
+    type TEXT NOT NULL,
+    body TEXT NOT NULL,
+    deleted INTEGER NOT NULL DEFAULT 0,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    PRIMARY KEY (org_id, id)
+);
+CREATE TABLE IF NOT EXISTS signals (
+    org_id INTEGER NOT NULL,
+    item_id TEXT NOT NULL,
+    body BLOB NOT NULL,
+    updated_at TEXT NOT NULL,
+    PRIMARY KEY (org_id, item_id)
+);
+CREATE TABLE IF NOT EXISTS tasks (
+    org_id INTEGER NOT NULL,
+    item_id TEXT NOT NULL,
+    product TEXT NOT NULL,
+    version TEXT NOT NULL,
+    active INTEGER NOT NULL,
+    options TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    PRIMARY KEY (org_id, item_id, product, version)
+);
+CREATE TABLE IF NOT EXISTS results (
+    org_id INTEGER NOT NULL,
+    item_id TEXT NOT NULL,
+    product TEXT NOT NULL,
+    version TEXT NOT NULL,
+    status TEXT NOT NULL,
+    error TEXT NOT NULL,
+    data TEXT,
+    updated_at TEXT NOT NULL,
+    PRIMARY KEY (org_id, item_id, product, version)
+);
+CREATE INDEX IF NOT EXISTS results_by_time ON results (org_id, product, updated_at);
+CREATE TABLE IF NOT EXISTS jobs (
+    org_id INTEGER NOT NULL,
+    item_id TEXT NOT NULL,
+    product TEXT NOT NULL,
+    version TEXT NOT NULL,
+    state TEXT NOT NULL,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    lease_until TEXT,
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (org_id, item_id, product, version)
+);
+CREATE TABLE IF NOT EXISTS generations (
+    id TEXT PRIMARY KEY,
+    org_id INTEGER NOT NULL,
+    item_id TEXT NOT NULL,
+    state TEXT NOT NULL,
+    error TEXT NOT NULL,
+    data TEXT,
+    created_at TEXT NOT NULL
+);

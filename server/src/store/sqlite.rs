@@ -1,0 +1,537 @@
+//! The SQLite implementation of [`Store`].
+
+use std::path::Path;
+use std::sync::Mutex;
+
+use rusqlite::{Connection, OptionalExtension, params};
+
+use super::*;
+
+/// Errors of the storage layer.
+pub type StoreResult<T> = Result<T, rusqlite::Error>;
+
+/// The database. One connection behind a mutex: SQLite has one writer at a time anyway, and the
+/// queries are short; WAL mode keeps a reader from blocking on a writer's fsync.
+#[derive(Debug)]
+pub struct Store {
+    conn: Mutex<Connection>,
+}
+
+const LEASE_SECONDS: i64 = 300;
+
+impl Store {
+    /// Opens (creating when absent) the database at `path` and applies the schema.
+    pub fn open(path: &Path) -> StoreResult<Store> {
+        let conn = Connection::open(path)?;
+        conn.pragma_update(None, "journal_mode", "WAL")?;
+        conn.pragma_update(None, "synchronous", "NORMAL")?;
+        conn.pragma_update(None, "foreign_keys", "ON")?;
+        conn.busy_timeout(std::time::Duration::from_secs(5))?;
+        conn.execute_batch(include_str!("schema.sql"))?;
+        Ok(Store { conn: Mutex::new(conn) })
+    }
+
+    fn with<T>(&self, f: impl FnOnce(&mut Connection) -> StoreResult<T>) -> StoreResult<T> {
+        let mut conn = self.conn.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        f(&mut conn)
+    }
+
+    // ---- organisations, keys, catalogs ----
+
+    /// Creates an organisation (or returns the existing one of that name).
+    pub fn ensure_org(&self, name: &str) -> StoreResult<(OrgId, bool)> {
+        self.with(|c| {
+            if let Some(id) = c.query_row("SELECT id FROM orgs WHERE name = ?1", [name], |r| r.get(0)).optional()? {
+                return Ok((OrgId(id), false));
+            }
+            c.execute("INSERT INTO orgs (name, created_at) VALUES (?1, ?2)", params![name, now()])?;
+            Ok((OrgId(c.last_insert_rowid()), true))
+        })
+    }
+
+    /// Organisations by name.
+    pub fn orgs(&self) -> StoreResult<Vec<(OrgId, String)>> {
+        self.with(|c| {
+            let mut st = c.prepare("SELECT id, name FROM orgs ORDER BY id")?;
+            st.query_map([], |r| Ok((OrgId(r.get(0)?), r.get(1)?)))?.collect()
+        })
+    }
+
+    /// Stores the hash of a new API key.
+    pub fn add_key(&self, org: OrgId, hash: &str, prefix: &str) -> StoreResult<()> {
+        self.with(|c| {
+            c.execute(
+                "INSERT INTO api_keys (hash, org_id, prefix, created_at) VALUES (?1, ?2, ?3, ?4)",
+                params![hash, org.0, prefix, now()],
+            )?;
+            Ok(())
+        })
+    }
+
+    /// The organisation of an unrevoked key hash.
+    pub fn org_of_key(&self, hash: &str) -> StoreResult<Option<OrgId>> {
+        self.with(|c| {
+            c.query_row("SELECT org_id FROM api_keys WHERE hash = ?1 AND revoked_at IS NULL", [hash], |r| {
+                Ok(OrgId(r.get(0)?))
+            })
+            .optional()
+        })
+    }
+
+    /// Revokes every key whose prefix is `prefix`; how many were revoked.
+    pub fn revoke_keys(&self, prefix: &str) -> StoreResult<usize> {
+        self.with(|c| {
+            c.execute(
+                "UPDATE api_keys SET revoked_at = ?1 WHERE prefix = ?2 AND revoked_at IS NULL",
+                params![now(), prefix],
+            )
+        })
+    }
+
+    /// Keys of an organisation: (prefix, created, revoked).
+    pub fn keys(&self, org: OrgId) -> StoreResult<Vec<(String, String, Option<String>)>> {
+        self.with(|c| {
+            let mut st =
+                c.prepare("SELECT prefix, created_at, revoked_at FROM api_keys WHERE org_id = ?1 ORDER BY created_at")?;
+            st.query_map([org.0], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?.collect()
+        })
+    }
+
+    /// Creates a catalog (or returns the existing one of that name).
+    pub fn ensure_catalog(&self, org: OrgId, name: &str) -> StoreResult<i64> {
+        self.with(|c| {
+            c.execute(
+                "INSERT OR IGNORE INTO catalogs (org_id, name, created_at) VALUES (?1, ?2, ?3)",
+                params![org.0, name, now()],
+            )?;
+            c.query_row("SELECT id FROM catalogs WHERE org_id = ?1 AND name = ?2", params![org.0, name], |r| r.get(0))
+        })
+    }
+
+    /// Whether the organisation has a catalog of that name.
+    pub fn has_catalog(&self, org: OrgId, name: &str) -> StoreResult<bool> {
+        self.with(|c| {
+            c.query_row("SELECT 1 FROM catalogs WHERE org_id = ?1 AND name = ?2", params![org.0, name], |_| Ok(()))
+                .optional()
+                .map(|o| o.is_some())
+        })
+    }
+
+    // ---- catalog items ----
+
+    /// Creates or replaces an item; returns its (stable) service id.
+    pub fn upsert_item(
+        &self,
+        org: OrgId,
+        id: &str,
+        item_type: &str,
+        body: &serde_json::Value,
+        deleted: bool,
+    ) -> StoreResult<String> {
+        self.with(|c| {
+            let tx = c.transaction()?;
+            let existing: Option<String> = tx
+                .query_row("SELECT service_id FROM items WHERE org_id = ?1 AND id = ?2", params![org.0, id], |r| r.get(0))
+                .optional()?;
+            let now = now();
+            let service_id = match existing {
+                Some(sid) => {
+                    tx.execute(
+                        "UPDATE items SET type = ?3, body = ?4, deleted = ?5, updated_at = ?6 WHERE org_id = ?1 AND id = ?2",
+                        params![org.0, id, item_type, body.to_string(), deleted, now],
+                    )?;
+                    sid
+                }
+                None => {
+                    let sid = new_service_id();
+                    tx.execute(
+                        "INSERT INTO items (org_id, id, service_id, type, body, deleted, created_at, updated_at)
+                         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7)",
+                        params![org.0, id, sid, item_type, body.to_string(), deleted, now],
+                    )?;
+                    sid
+                }
+            };
+            tx.commit()?;
+            Ok(service_id)
+        })
+    }
+
+    /// One item, deleted or not.
+    pub fn item(&self, org: OrgId, id: &str) -> StoreResult<Option<ItemRow>> {
+        self.with(|c| {
+            c.query_row(
+                "SELECT id, service_id, type, body, deleted FROM items WHERE org_id = ?1 AND id = ?2",
+                params![org.0, id],
+                item_row,
+            )
+            .optional()
+        })
+    }
+
+    /// A page of items in creation order.
+    pub fn items(&self, org: OrgId, allow_deleted: bool, offset: i64, limit: i64) -> StoreResult<Vec<ItemRow>> {
+        self.with(|c| {
+            let mut st = c.prepare(
+                "SELECT id, service_id, type, body, deleted FROM items
+                 WHERE org_id = ?1 AND (?2 OR deleted = 0) ORDER BY created_at, id LIMIT ?3 OFFSET ?4",
+            )?;
+            st.query_map(params![org.0, allow_deleted, limit, offset], item_row)?.collect()
+        })
+    }
+
+    /// Items whose body names `parent` as series or season (for cascades).
+    pub fn children(&self, org: OrgId, parent: &str) -> StoreResult<Vec<ItemRow>> {
+        self.with(|c| {
+            let mut st = c.prepare(
+                "SELECT id, service_id, type, body, deleted FROM items WHERE org_id = ?1 AND (
+                    json_extract(body, '$.episodic_info.series_id') = ?2 OR json_extract(body, '$.episodic_info.season_id') = ?2
+                    OR json_extract(body, '$.extended_episodic_info.series_id') = ?2
+                    OR json_extract(body, '$.extended_episodic_info.season_id') = ?2)",
+            )?;
+            st.query_map(params![org.0, parent], item_row)?.collect()
+        })
+    }
+
+    /// Marks an item deleted (its data is kept).
+    pub fn mark_deleted(&self, org: OrgId, id: &str) -> StoreResult<()> {
+        self.with(|c| {
+            c.execute(
+                "UPDATE items SET deleted = 1, body = json_set(body, '$.operations.deleted', json('true')), updated_at = ?3
+                 WHERE org_id = ?1 AND id = ?2",
+                params![org.0, id, now()],
+            )?;
+            Ok(())
+        })
+    }
+
+    // ---- signals ----
+
+    /// Stores an item's signals (binary form) and releases its jobs that waited for them.
+    pub fn put_signals(&self, org: OrgId, item_id: &str, binary: &[u8]) -> StoreResult<()> {
+        self.with(|c| {
+            let tx = c.transaction()?;
+            tx.execute(
+                "INSERT INTO signals (org_id, item_id, body, updated_at) VALUES (?1, ?2, ?3, ?4)
+                 ON CONFLICT (org_id, item_id) DO UPDATE SET body = excluded.body, updated_at = excluded.updated_at",
+                params![org.0, item_id, binary, now()],
+            )?;
+            tx.execute(
+                "UPDATE jobs SET state = 'pending' WHERE org_id = ?1 AND item_id = ?2 AND state = 'waiting'",
+                params![org.0, item_id],
+            )?;
+            tx.commit()
+        })
+    }
+
+    /// An item's signals (binary form).
+    pub fn signals(&self, org: OrgId, item_id: &str) -> StoreResult<Option<Vec<u8>>> {
+        self.with(|c| {
+            c.query_row("SELECT body FROM signals WHERE org_id = ?1 AND item_id = ?2", params![org.0, item_id], |r| {
+                r.get(0)
+            })
+            .optional()
+        })
+    }
+
+    // ---- tasks, results, jobs ----
+
+    /// Upserts a task (active, options, timestamp) and queues its job when no result exists.
+    pub fn upsert_task(
+        &self,
+        org: OrgId,
+        item_id: &str,
+        product: &str,
+        version: &str,
+        options: &str,
+    ) -> StoreResult<()> {
+        self.with(|c| {
+            let tx = c.transaction()?;
+            let now = now();
+            tx.execute(
+                "INSERT INTO tasks (org_id, item_id, product, version, active, options, created_at, updated_at)
+                 VALUES (?1, ?2, ?3, ?4, 1, ?5, ?6, ?6)
+                 ON CONFLICT (org_id, item_id, product, version)
+                 DO UPDATE SET active = 1, options = excluded.options, updated_at = excluded.updated_at",
+                params![org.0, item_id, product, version, options, now],
+            )?;
+            let has_result = tx
+                .query_row(
+                    "SELECT 1 FROM results WHERE org_id = ?1 AND item_id = ?2 AND product = ?3 AND version = ?4",
+                    params![org.0, item_id, product, version],
+                    |_| Ok(()),
+                )
+                .optional()?
+                .is_some();
+            if !has_result {
+                enqueue(&tx, org, item_id, product, version)?;
+            }
+            tx.commit()
+        })
+    }
+
+    /// The task of a tuple.
+    pub fn task(&self, org: OrgId, item_id: &str, product: &str, version: &str) -> StoreResult<Option<TaskRow>> {
+        self.with(|c| {
+            c.query_row(
+                "SELECT product, version, active FROM tasks WHERE org_id = ?1 AND item_id = ?2 AND product = ?3 AND version = ?4",
+                params![org.0, item_id, product, version],
+                |r| Ok(TaskRow { product: r.get(0)?, version: r.get(1)?, active: r.get(2)? }),
+            )
+            .optional()
+        })
+    }
+
+    /// Every task of an item.
+    pub fn tasks(&self, org: OrgId, item_id: &str) -> StoreResult<Vec<TaskRow>> {
+        self.with(|c| {
+            let mut st = c.prepare(
+                "SELECT product, version, active FROM tasks WHERE org_id = ?1 AND item_id = ?2 ORDER BY product, version",
+            )?;
+            st.query_map(params![org.0, item_id], |r| Ok(TaskRow { product: r.get(0)?, version: r.get(1)?, active: r.get(2)? }))?
+                .collect()
+        })
+    }
+
+    /// Deactivates a task; whether it existed.
+    pub fn deactivate_task(&self, org: OrgId, item_id: &str, product: &str, version: &str) -> StoreResult<bool> {
+        self.with(|c| {
+            let n = c.execute(
+                "UPDATE tasks SET active = 0, updated_at = ?5 WHERE org_id = ?1 AND item_id = ?2 AND product = ?3 AND version = ?4",
+                params![org.0, item_id, product, version, now()],
+            )?;
+            c.execute(
+                "DELETE FROM jobs WHERE org_id = ?1 AND item_id = ?2 AND product = ?3 AND version = ?4 AND state != 'running'",
+                params![org.0, item_id, product, version],
+            )?;
+            Ok(n > 0)
+        })
+    }
+
+    /// Drops the result of a tuple and queues it again (reset of a failed task, forced reprocess).
+    pub fn reprocess(&self, org: OrgId, item_id: &str, product: &str, version: &str) -> StoreResult<()> {
+        self.with(|c| {
+            let tx = c.transaction()?;
+            tx.execute(
+                "DELETE FROM results WHERE org_id = ?1 AND item_id = ?2 AND product = ?3 AND version = ?4",
+                params![org.0, item_id, product, version],
+            )?;
+            enqueue(&tx, org, item_id, product, version)?;
+            tx.commit()
+        })
+    }
+
+    /// The result of a tuple; with `version` `None`, the most recent of any version.
+    pub fn result(
+        &self,
+        org: OrgId,
+        item_id: &str,
+        product: &str,
+        version: Option<&str>,
+    ) -> StoreResult<Option<ResultRow>> {
+        self.with(|c| {
+            c.query_row(
+                "SELECT item_id, version, status, error, data, updated_at FROM results
+                 WHERE org_id = ?1 AND item_id = ?2 AND product = ?3 AND (?4 IS NULL OR version = ?4)
+                 ORDER BY updated_at DESC LIMIT 1",
+                params![org.0, item_id, product, version],
+                result_row,
+            )
+            .optional()
+        })
+    }
+
+    /// Results of a product updated in `[from, to]`, oldest first.
+    #[allow(clippy::too_many_arguments)]
+    pub fn results(
+        &self,
+        org: OrgId,
+        product: &str,
+        version: Option<&str>,
+        from: Option<&str>,
+        to: &str,
+        offset: i64,
+        limit: i64,
+    ) -> StoreResult<(Vec<ResultRow>, i64)> {
+        self.with(|c| {
+            let filter = "org_id = ?1 AND product = ?2 AND (?3 IS NULL OR version = ?3) AND (?4 IS NULL OR updated_at >= ?4) AND updated_at <= ?5";
+            let total: i64 = c.query_row(
+                &format!("SELECT COUNT(*) FROM results WHERE {filter}"),
+                params![org.0, product, version, from, to],
+                |r| r.get(0),
+            )?;
+            let mut st = c.prepare(&format!(
+                "SELECT item_id, version, status, error, data, updated_at FROM results WHERE {filter}
+                 ORDER BY updated_at, item_id LIMIT ?6 OFFSET ?7"
+            ))?;
+            let rows = st.query_map(params![org.0, product, version, from, to, limit, offset], result_row)?.collect::<StoreResult<_>>()?;
+            Ok((rows, total))
+        })
+    }
+
+    /// Every successful result of a product for an organisation (for catalog-wide products).
+    pub fn all_results(&self, org: OrgId, product: &str) -> StoreResult<Vec<ResultRow>> {
+        self.with(|c| {
+            let mut st = c.prepare(
+                "SELECT item_id, version, status, error, data, updated_at FROM results
+                 WHERE org_id = ?1 AND product = ?2 AND status = 'success' ORDER BY item_id",
+            )?;
+            st.query_map(params![org.0, product], result_row)?.collect()
+        })
+    }
+
+    /// The queue state of a tuple's job.
+    pub fn job_state(&self, org: OrgId, item_id: &str, product: &str, version: &str) -> StoreResult<Option<JobState>> {
+        self.with(|c| {
+            c.query_row(
+                "SELECT state FROM jobs WHERE org_id = ?1 AND item_id = ?2 AND product = ?3 AND version = ?4",
+                params![org.0, item_id, product, version],
+                |r| r.get::<_, String>(0),
+            )
+            .optional()
+            .map(|s| s.map(|s| JobState::parse(&s)))
+        })
+    }
+
+    /// Claims the oldest runnable job (pending, or running with an expired lease) for a worker.
+    pub fn claim_job(&self) -> StoreResult<Option<Job>> {
+        self.with(|c| {
+            let tx = c.transaction()?;
+            let now = now();
+            let job = tx
+                .query_row(
+                    "SELECT org_id, item_id, product, version FROM jobs
+                     WHERE state = 'pending' OR (state = 'running' AND lease_until < ?1)
+                     ORDER BY created_at LIMIT 1",
+                    [&now],
+                    |r| Ok(Job { org: OrgId(r.get(0)?), item_id: r.get(1)?, product: r.get(2)?, version: r.get(3)? }),
+                )
+                .optional()?;
+            if let Some(j) = &job {
+                let lease = (chrono::Utc::now() + chrono::Duration::seconds(LEASE_SECONDS))
+                    .to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+                tx.execute(
+                    "UPDATE jobs SET state = 'running', lease_until = ?5, attempts = attempts + 1
+                     WHERE org_id = ?1 AND item_id = ?2 AND product = ?3 AND version = ?4",
+                    params![j.org.0, j.item_id, j.product, j.version, lease],
+                )?;
+            }
+            tx.commit()?;
+            Ok(job)
+        })
+    }
+
+    /// Parks a job until the item's signals arrive.
+    pub fn park_job(&self, job: &Job) -> StoreResult<()> {
+        self.with(|c| {
+            c.execute(
+                "UPDATE jobs SET state = 'waiting', lease_until = NULL WHERE org_id = ?1 AND item_id = ?2 AND product = ?3 AND version = ?4",
+                params![job.org.0, job.item_id, job.product, job.version],
+            )?;
+            Ok(())
+        })
+    }
+
+    /// Stores a job's result and removes it from the queue, in one transaction.
+    pub fn finish_job(
+        &self,
+        job: &Job,
+        status: &str,
+        error: &str,
+        data: Option<&serde_json::Value>,
+    ) -> StoreResult<()> {
+        self.with(|c| {
+            let tx = c.transaction()?;
+            tx.execute(
+                "INSERT INTO results (org_id, item_id, product, version, status, error, data, updated_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+                 ON CONFLICT (org_id, item_id, product, version)
+                 DO UPDATE SET status = excluded.status, error = excluded.error, data = excluded.data, updated_at = excluded.updated_at",
+                params![job.org.0, job.item_id, job.product, job.version, status, error, data.map(|d| d.to_string()), now()],
+            )?;
+            tx.execute(
+                "DELETE FROM jobs WHERE org_id = ?1 AND item_id = ?2 AND product = ?3 AND version = ?4",
+                params![job.org.0, job.item_id, job.product, job.version],
+            )?;
+            tx.commit()
+        })
+    }
+
+    /// Returns jobs left running by a crashed or stopped process to the queue.
+    pub fn requeue_running(&self) -> StoreResult<usize> {
+        self.with(|c| c.execute("UPDATE jobs SET state = 'pending', lease_until = NULL WHERE state = 'running'", []))
+    }
+
+    /// Number of jobs not finished.
+    pub fn open_jobs(&self) -> StoreResult<i64> {
+        self.with(|c| c.query_row("SELECT COUNT(*) FROM jobs WHERE state != 'waiting'", [], |r| r.get(0)))
+    }
+
+    // ---- generations ----
+
+    /// Records a generation request.
+    pub fn put_generation(&self, org: OrgId, id: &str, item_id: &str, g: &GenerationRow) -> StoreResult<()> {
+        self.with(|c| {
+            c.execute(
+                "INSERT INTO generations (id, org_id, item_id, state, error, data, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                params![id, org.0, item_id, g.state, g.error, g.data.as_ref().map(|d| d.to_string()), now()],
+            )?;
+            Ok(())
+        })
+    }
+
+    /// A generation of the organisation.
+    pub fn generation(&self, org: OrgId, id: &str) -> StoreResult<Option<GenerationRow>> {
+        self.with(|c| {
+            c.query_row(
+                "SELECT state, error, data FROM generations WHERE org_id = ?1 AND id = ?2",
+                params![org.0, id],
+                |r| {
+                    let data: Option<String> = r.get(2)?;
+                    Ok(GenerationRow {
+                        state: r.get(0)?,
+                        error: r.get(1)?,
+                        data: data.and_then(|d| serde_json::from_str(&d).ok()),
+                    })
+                },
+            )
+            .optional()
+        })
+    }
+}
+
+fn enqueue(tx: &rusqlite::Transaction<'_>, org: OrgId, item_id: &str, product: &str, version: &str) -> StoreResult<()> {
+    tx.execute(
+        "INSERT INTO jobs (org_id, item_id, product, version, state, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+         ON CONFLICT (org_id, item_id, product, version) DO UPDATE SET state = CASE WHEN state = 'running' THEN state ELSE excluded.state END",
+        params![org.0, item_id, product, version, JobState::Pending.as_str(), now()],
+    )?;
+    Ok(())
+}
+
+fn item_row(r: &rusqlite::Row<'_>) -> StoreResult<ItemRow> {
+    let body: String = r.get(3)?;
+    Ok(ItemRow {
+        id: r.get(0)?,
+        service_id: r.get(1)?,
+        item_type: r.get(2)?,
+        body: serde_json::from_str(&body).unwrap_or(serde_json::Value::Null),
+        deleted: r.get(4)?,
+    })
+}
+
+fn result_row(r: &rusqlite::Row<'_>) -> StoreResult<ResultRow> {
+    let data: Option<String> = r.get(4)?;
+    Ok(ResultRow {
+        item_id: r.get(0)?,
+        version: r.get(1)?,
+        status: r.get(2)?,
+        error: r.get(3)?,
+        data: data.and_then(|d| serde_json::from_str(&d).ok()),
+        updated_at: r.get(5)?,
+    })
+}
+
+fn new_service_id() -> String {
+    format!("svc-{}", crate::auth::random_hex(12))
+}

@@ -1,0 +1,127 @@
+//! The processing workers: claim a job from the durable queue, compute its product from the
+//! item's signals on a blocking thread, store the result and dequeue it in one transaction.
+//!
+//! A job left running by a crash is claimed again when its lease expires (and at start-up); a job
+//! whose item has no signals yet is parked until signals arrive.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use kino::Signals;
+use tokio::sync::watch;
+
+use crate::catalog::CatalogItem;
+use crate::products::{NOT_AVAILABLE, PROCESSED, compute};
+use crate::state::AppState;
+use crate::store::Job;
+
+/// Runs `count` workers until `shutdown` turns true; a job in flight is finished first.
+pub async fn run(state: AppState, count: usize, mut shutdown: watch::Receiver<bool>) {
+    let mut handles = Vec::new();
+    for _ in 0..count.max(1) {
+        let state = state.clone();
+        let mut shutdown = shutdown.clone();
+        handles.push(tokio::spawn(async move {
+            loop {
+                if *shutdown.borrow() {
+                    break;
+                }
+                let s = state.clone();
+                let worked = tokio::task::spawn_blocking(move || run_one(&s)).await.unwrap_or(false);
+                if !worked {
+                    tokio::select! {
+                        _ = state.wake.notified() => {}
+                        _ = tokio::time::sleep(Duration::from_millis(500)) => {}
+                        _ = shutdown.changed() => {}
+                    }
+                }
+            }
+        }));
+    }
+    let _ = shutdown.changed().await;
+    for h in handles {
+        let _ = h.await;
+    }
+}
+
+/// Claims and processes one job; whether there was one.
+pub fn run_one(state: &AppState) -> bool {
+    match state.store.claim_job() {
+        Ok(Some(job)) => {
+            if let Err(e) = process(state, &job) {
+                tracing::error!(item = %job.item_id, product = %job.product, error = %e, "job failed to store; it will be retried");
+            }
+            true
+        }
+        Ok(None) => false,
+        Err(e) => {
+            tracing::error!(error = %e, "cannot claim a job");
+            false
+        }
+    }
+}
+
+fn process(state: &AppState, job: &Job) -> Result<(), rusqlite::Error> {
+    let store = &state.store;
+    if !PROCESSED.contains(&job.product.as_str()) {
+        return store.finish_job(job, "failed", NOT_AVAILABLE, None);
+    }
+    let Some(item) = store.item(job.org, &job.item_id)? else {
+        return store.finish_job(job, "failed", "the item does not exist", None);
+    };
+    let mut signals = match state.prepared(job.org, &job.item_id) {
+        Ok(p) => p.map(|p| p.signals().clone()),
+        Err(e) => return store.finish_job(job, "failed", &format!("stored signals are unreadable: {e}"), None),
+    };
+    if signals.is_none() {
+        if let Some(sidecar) = sidecar_path(&state.config.media_root, &item.body) {
+            match std::fs::read_to_string(&sidecar)
+                .map_err(|e| e.to_string())
+                .and_then(|t| Signals::from_json(&t).map_err(|e| e.to_string()))
+            {
+                Ok(s) => {
+                    if let Err(e) = state.put_signals(job.org, &job.item_id, s.clone()) {
+                        tracing::error!(error = %e, "cannot store sidecar signals");
+                    }
+                    signals = Some(s);
+                }
+                Err(e) if sidecar.exists() => {
+                    return store.finish_job(
+                        job,
+                        "failed",
+                        &format!("sidecar {} is invalid: {e}", sidecar.display()),
+                        None,
+                    );
+                }
+                Err(_) => {}
+            }
+        }
+    }
+    let Some(signals) = signals else { return store.park_job(job) };
+    let started = std::time::Instant::now();
+    let outcome = compute(&job.product, &signals);
+    tracing::info!(item = %job.item_id, product = %job.product, ok = outcome.is_ok(), elapsed_ms = started.elapsed().as_millis() as u64, "processed");
+    match outcome {
+        Ok(data) => store.finish_job(job, "success", "", Some(&data)),
+        Err(e) => store.finish_job(job, "failed", &e, None),
+    }
+}
+
+/// `<video>.signals.json` beside the item's `asset_info.file_uri`, when that is a local path or
+/// `file://` URI under the media root.
+pub fn sidecar_path(media_root: &Path, body: &serde_json::Value) -> Option<PathBuf> {
+    let item: CatalogItem = serde_json::from_value(body.clone()).ok()?;
+    let uri = item.asset_info?.file_uri?;
+    let path = uri.strip_prefix("file://").unwrap_or(&uri);
+    if path.contains("://") {
+        return None;
+    }
+    let full = if Path::new(path).is_absolute() { PathBuf::from(path) } else { media_root.join(path) };
+    let root = media_root.canonicalize().ok()?;
+    let parent = full.parent()?.canonicalize().ok()?;
+    if !parent.starts_with(&root) {
+        return None;
+    }
+    let name = full.file_name()?.to_str()?;
+    Some(parent.join(format!("{name}.signals.json")))
+}
