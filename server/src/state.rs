@@ -17,13 +17,16 @@ pub struct Config {
     pub media_root: PathBuf,
 }
 
+/// Prepared signals by (organisation, item).
+type PreparedCache = RwLock<HashMap<(OrgId, String), Arc<Prepared>>>;
+
 /// Cheap to clone: everything behind `Arc`s.
 #[derive(Debug, Clone)]
 pub struct AppState {
     /// The database.
     pub store: Arc<Store>,
     /// Prepared signals by (organisation, item), built on first use.
-    prepared: Arc<RwLock<HashMap<(OrgId, String), Arc<Prepared>>>>,
+    prepared: Arc<PreparedCache>,
     /// The text encoder of search queries.
     pub encoder: Arc<LexicalEncoder>,
     /// Settings.
