@@ -1,0 +1,527 @@
+//! End-to-end tests of the HTTP interface, in process (`app(state).oneshot(request)`), plus one
+//! over a real socket, with a temporary data directory each.
+
+use axum::body::Body;
+use axum::http::{Request, StatusCode};
+use http_body_util::BodyExt;
+use kino_server::auth::{generate_key, hash_key, key_prefix};
+use kino_server::store::Store;
+use kino_server::{AppState, Config, app, worker};
+use serde_json::{Value, json};
+use tower::ServiceExt;
+
+struct TestApp {
+    state: AppState,
+    key: String,
+    _dir: tempfile::TempDir,
+}
+
+fn org_with_key(state: &AppState, name: &str) -> String {
+    let (org, _) = state.store.ensure_org(name).unwrap();
+    state.store.ensure_catalog(org, name).unwrap();
+    let key = generate_key();
+    state.store.add_key(org, &hash_key(&key), &key_prefix(&key)).unwrap();
+    key
+}
+
+fn open(dir: &std::path::Path) -> AppState {
+    AppState::new(Store::open(&dir.join("kino.sqlite3")).unwrap(), Config { media_root: dir.to_path_buf() })
+}
+
+fn test_app() -> TestApp {
+    let dir = tempfile::tempdir().unwrap();
+    let state = open(dir.path());
+    let key = org_with_key(&state, "acme");
+    TestApp { state, key, _dir: dir }
+}
+
+impl TestApp {
+    async fn call(&self, method: &str, uri: &str, body: Option<Value>) -> (StatusCode, Value) {
+        let sep = if uri.contains('?') { '&' } else { '?' };
+        self.raw(method, &format!("{uri}{sep}key={}", self.key), body.map(|b| b.to_string()), &[]).await
+    }
+
+    async fn raw(
+        &self,
+        method: &str,
+        uri: &str,
+        body: Option<String>,
+        headers: &[(&str, &str)],
+    ) -> (StatusCode, Value) {
+        let mut req = Request::builder().method(method).uri(uri);
+        for (k, v) in headers {
+            req = req.header(*k, *v);
+        }
+        let req = req
+            .header("content-type", "application/json")
+            .body(body.map(Body::from).unwrap_or_else(Body::empty))
+            .unwrap();
+        let res = app(self.state.clone()).oneshot(req).await.unwrap();
+        let status = res.status();
+        let bytes = res.into_body().collect().await.unwrap().to_bytes();
+        let value =
+            serde_json::from_slice(&bytes).unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&bytes).into()));
+        (status, value)
+    }
+
+    fn process(&self) {
+        while worker::run_one(&self.state) {}
+    }
+
+    async fn movie(&self, id: &str) {
+        let (s, body) =
+            self.call("PUT", "/catalog/v1/item", Some(json!({"id": id, "type": "standalone", "title": id}))).await;
+        assert_eq!((s, body), (StatusCode::OK, Value::Null));
+    }
+
+    async fn signals(&self, id: &str, seed: u64) {
+        let mut o = kino::synth::SynthOptions::new(id, 1800.0, 1.0, seed);
+        o.scene_embeddings = true;
+        let mut s = kino::synth::generate(&o);
+        s.item_embedding = Some((0..256).map(|i| ((i as u64 * (seed + 3)) % 17) as f32 / 17.0 + 0.01).collect());
+        let (st, body) = self
+            .raw("PUT", &format!("/analysis/v1/item/standalone/{id}?key={}", self.key), Some(s.to_json()), &[])
+            .await;
+        assert_eq!(st, StatusCode::OK, "{body}");
+    }
+}
+
+fn task(id: &str, product: &str) -> String {
+    format!("/tasks/catalog-item/{id}/product/{product}/version/1.0.0")
+}
+
+#[tokio::test]
+async fn catalog_upsert_get_list_delete_and_validation() {
+    let t = test_app();
+    t.movie("m1").await;
+    let (s, item) = t.call("GET", "/catalog/v1/item/standalone/m1", None).await;
+    assert_eq!((s, item["title"].clone()), (StatusCode::OK, json!("m1")));
+    let (s, _) = t.call("GET", "/catalog/v1/item/episode/m1", None).await;
+    assert_eq!(s, StatusCode::NOT_FOUND, "wrong type is not found");
+    let (s, list) = t.call("GET", "/catalog/v1/item", None).await;
+    assert_eq!(s, StatusCode::OK);
+    let sid = list[0]["service_id"].clone();
+    t.call("PUT", "/catalog/v1/item", Some(json!({"id": "m1", "type": "standalone", "title": "renamed"}))).await;
+    let (_, list) = t.call("GET", "/catalog/v1/item", None).await;
+    assert_eq!(list[0]["service_id"], sid, "service_id is stable across upserts");
+    for (body, loc, kind) in [
+        (
+            json!({"id": "x", "type": "standalone", "release_year": 1900}),
+            json!(["body", "release_year"]),
+            "greater_than",
+        ),
+        (json!({"id": "x", "type": "standalone", "release_year": 2050}), json!(["body", "release_year"]), "less_than"),
+        (json!({"id": "", "type": "standalone"}), json!(["body", "id"]), "string_too_short"),
+        (json!({"id": "x", "type": "movie"}), json!(["body", "type"]), "enum"),
+        (json!({"type": "standalone"}), json!(["body", "id"]), "missing"),
+        (json!({"id": "x", "type": "standalone", "virtual": true}), json!(["body", "external_ids"]), "value_error"),
+        (json!({"id": "x", "type": "episode"}), json!(["body", "episodic_info", "series_id"]), "value_error"),
+        (
+            json!({"id": "x", "type": "series", "asset_info": {"file_uri": "a.mp4"}}),
+            json!(["body", "asset_info"]),
+            "value_error",
+        ),
+    ] {
+        let (s, err) = t.call("PUT", "/catalog/v1/item", Some(body.clone())).await;
+        assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+        assert_eq!(err["detail"][0]["loc"], loc, "{body}: {err}");
+        assert_eq!(err["detail"][0]["type"], kind, "{body}: {err}");
+    }
+    let (s, err) = t.raw("PUT", &format!("/catalog/v1/item?key={}", t.key), Some("{not json".into()), &[]).await;
+    assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY, "{err}");
+    let (s, _) = t.call("PUT", "/catalog/v1/item", Some(json!({"id": "v", "type": "standalone", "virtual": true, "external_ids": [{"provider": "IMDB", "id": "tt1"}]}))).await;
+    assert_eq!(s, StatusCode::OK);
+    // delete keeps data
+    let (s, body) = t.call("PUT", "/catalog/v1/delete/standalone/m1", None).await;
+    assert_eq!((s, body), (StatusCode::OK, Value::Null));
+    let (s, _) = t.call("GET", "/catalog/v1/item/standalone/m1", None).await;
+    assert_eq!(s, StatusCode::NOT_FOUND);
+    let (s, item) = t.call("GET", "/catalog/v1/item/standalone/m1?allow_deleted=true", None).await;
+    assert_eq!(
+        (s, item["title"].clone(), item["operations"]["deleted"].clone()),
+        (StatusCode::OK, json!("renamed"), json!(true))
+    );
+    let (_, list) = t.call("GET", "/catalog/v1/item", None).await;
+    assert_eq!(list.as_array().unwrap().len(), 1);
+    let (_, list) = t.call("GET", "/catalog/v1/item?allow_deleted=true&page_size=1&page_num=1", None).await;
+    assert_eq!(list.as_array().unwrap().len(), 1);
+    let (s, err) = t.call("GET", "/catalog/v1/item?page_size=0", None).await;
+    assert_eq!((s, err["detail"][0]["type"].clone()), (StatusCode::UNPROCESSABLE_ENTITY, json!("greater_than_equal")));
+}
+
+#[tokio::test]
+async fn episodic_rules() {
+    let t = test_app();
+    let ep = json!({"id": "s1e1", "type": "episode", "title": "Pilot",
+        "episodic_info": {"series_id": "show", "season_id": "show-s1", "season_number": 1, "episode_number": 1}});
+    assert_eq!(t.call("PUT", "/catalog/v1/item", Some(ep)).await.0, StatusCode::OK);
+    let (s, series) = t.call("GET", "/catalog/v1/item/series/show", None).await;
+    assert_eq!((s, series["virtual"].clone()), (StatusCode::OK, json!(true)), "a missing series is created virtual");
+    let (s, season) = t.call("GET", "/catalog/v1/item/season/show-s1", None).await;
+    assert_eq!((s, season["episodic_info"]["series_id"].clone()), (StatusCode::OK, json!("show")));
+    t.call("PUT", "/catalog/v1/item", Some(json!({"id": "show", "type": "series", "title": "The Show"}))).await;
+    let (_, asset) = t.call("GET", "/catalog/v1/item/episode/s1e1?asset_model=true", None).await;
+    assert_eq!(asset["extended_episodic_info"]["series_title"], "The Show");
+    assert!(asset.get("episodic_info").is_none());
+    // deleting the series deletes its season and episode
+    assert_eq!(t.call("PUT", "/catalog/v1/delete/series/show", None).await.0, StatusCode::OK);
+    for (kind, id) in [("season", "show-s1"), ("episode", "s1e1")] {
+        assert_eq!(
+            t.call("GET", &format!("/catalog/v1/item/{kind}/{id}"), None).await.0,
+            StatusCode::NOT_FOUND,
+            "{id}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn task_state_table() {
+    let t = test_app();
+    t.movie("m1").await;
+    // (no task, no result): GET, DELETE and reset are 404
+    for method in ["GET", "DELETE"] {
+        assert_eq!(t.call(method, &task("m1", "profanity"), None).await.0, StatusCode::NOT_FOUND);
+    }
+    assert_eq!(t.call("PUT", &format!("{}/reset", task("m1", "profanity")), None).await.0, StatusCode::NOT_FOUND);
+    // POST without signals: pending, and the error says why
+    let (s, st) = t.call("POST", &task("m1", "profanity"), Some(json!({"priority": "low"}))).await;
+    assert_eq!((s, st["status"].clone()), (StatusCode::OK, json!("pending")));
+    t.process();
+    let (_, st) = t.call("GET", &task("m1", "profanity"), None).await;
+    assert_eq!(st["status"], "pending");
+    assert!(st["error"].as_str().unwrap().contains("waiting for the item's signals"), "{st}");
+    assert_eq!(st["_links"]["reset"]["method"], "PUT");
+    // signals arrive: processed, ready
+    t.signals("m1", 1).await;
+    t.process();
+    let (_, st) = t.call("GET", &task("m1", "profanity"), None).await;
+    assert_eq!((st["status"].clone(), st["error"].clone()), (json!("ready"), json!("")));
+    // reset from ready: 400, unchanged
+    assert_eq!(t.call("PUT", &format!("{}/reset", task("m1", "profanity")), None).await.0, StatusCode::BAD_REQUEST);
+    // DELETE deactivates and answers the status; POST again reactivates without reprocessing
+    let (s, st) = t.call("DELETE", &task("m1", "profanity"), None).await;
+    assert_eq!((s, st["status"].clone()), (StatusCode::OK, json!("ready")));
+    let (_, st) = t.call("POST", &task("m1", "profanity"), None).await;
+    assert_eq!(st["status"], "ready");
+    // a result that exists is reused by a new task of the same tuple (another version is new work)
+    let (_, st) = t.call("POST", "/tasks/catalog-item/m1/product/profanity/version/2.0.0", None).await;
+    assert_eq!(st["status"], "pending");
+    // a product this deployment does not compute fails honestly; reset works from failed
+    t.call("POST", &task("m1", "markers"), None).await;
+    t.process();
+    let (_, st) = t.call("GET", &task("m1", "markers"), None).await;
+    assert_eq!(
+        (st["status"].clone(), st["error"].clone()),
+        (json!("failed"), json!("product not available in this deployment"))
+    );
+    let (s, body) = t.call("PUT", &format!("{}/reset", task("m1", "markers")), None).await;
+    assert_eq!((s, body), (StatusCode::OK, json!({})));
+    let (_, st) = t.call("GET", &task("m1", "markers"), None).await;
+    assert_eq!(st["status"], "pending", "reset queues the job again");
+    t.process();
+    // list per item
+    let (s, list) = t.call("GET", "/tasks/catalog-item/m1", None).await;
+    assert_eq!(s, StatusCode::OK);
+    let products: Vec<&str> = list.as_array().unwrap().iter().map(|t| t["product"].as_str().unwrap()).collect();
+    assert_eq!(products, ["markers", "profanity", "profanity"]);
+    // every product name is accepted; others are a 422
+    for product in kino_server::products::PRODUCTS {
+        assert_eq!(t.call("POST", &task("m1", product), None).await.0, StatusCode::OK, "{product}");
+    }
+    let (s, err) = t.call("POST", &task("m1", "coffee"), None).await;
+    assert_eq!((s, err["detail"][0]["loc"].clone()), (StatusCode::UNPROCESSABLE_ENTITY, json!(["path", "product"])));
+    // tasks for unknown items are 404
+    assert_eq!(t.call("POST", &task("nope", "profanity"), None).await.0, StatusCode::NOT_FOUND);
+    // force_asset_reprocess resets every active task of the item
+    t.call(
+        "PUT",
+        "/catalog/v1/item",
+        Some(json!({"id": "m1", "type": "standalone", "operations": {"force_asset_reprocess": true}})),
+    )
+    .await;
+    let (_, st) = t.call("GET", &task("m1", "profanity"), None).await;
+    assert_eq!(st["status"], "pending");
+    t.process();
+    let (_, st) = t.call("GET", &task("m1", "profanity"), None).await;
+    assert_eq!(st["status"], "ready");
+}
+
+#[tokio::test]
+async fn previews_clip_search_generation_and_errors() {
+    let t = test_app();
+    t.movie("m1").await;
+    t.signals("m1", 2).await;
+    let (s, res) =
+        t.call("GET", "/results/jitpreviews/v2/m1?catalog=acme&number_of_top_candidates=3&clip_length=20", None).await;
+    assert_eq!(s, StatusCode::OK, "{res}");
+    let clips = res["data"]["jitpreview"].as_array().unwrap();
+    assert!(!clips.is_empty() && clips.len() <= 3);
+    assert_eq!(clips[0]["service_id"], res["data"]["service_id"]);
+    assert_eq!(res["data"]["type"], "movie");
+    assert_eq!(res["version_id"], "27");
+    let (s, res) = t.call("GET", "/results/jitpreviews/v2/m1?catalog=acme&search_query=car%20chase", None).await;
+    assert_eq!(s, StatusCode::OK);
+    assert_eq!(res["data"]["jitpreview"][0]["search_query"], "car chase");
+    // validation: every problem in the FastAPI shape
+    let (s, err) = t.call("GET", "/results/jitpreviews/v2/m1?catalog=acme&min_nudity=2&clip_length=abc", None).await;
+    assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(err["detail"][0]["loc"], json!(["query", "min_nudity"]));
+    assert_eq!(err["detail"][0]["type"], "less_than_equal");
+    assert_eq!(err["detail"][1]["type"], "float_parsing");
+    let (s, err) = t.call("GET", "/results/jitpreviews/v2/m1", None).await;
+    assert_eq!(
+        (s, err["detail"][0]["type"].clone()),
+        (StatusCode::UNPROCESSABLE_ENTITY, json!("missing")),
+        "catalog is required"
+    );
+    let (s, _) =
+        t.call("GET", "/results/jitpreviews/v2/m1?catalog=acme&generate=true&trigger_generation=true", None).await;
+    assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(t.call("GET", "/results/jitpreviews/v2/m1?catalog=other", None).await.0, StatusCode::NOT_FOUND);
+    assert_eq!(t.call("GET", "/results/jitpreviews/v2/ghost?catalog=acme", None).await.0, StatusCode::NOT_FOUND);
+    // generation: gen_id, then FAILED with data null (no renderer yet); unknown ids are 404
+    let (_, res) = t.call("GET", "/results/jitpreviews/v2/m1?catalog=acme&trigger_generation=true", None).await;
+    let gen_id = res["data"]["gen_id"].as_str().unwrap().to_string();
+    let (s, g) = t.call("GET", &format!("/results/jitpreviews/v2/gen/{gen_id}/status?catalog=acme"), None).await;
+    assert_eq!((s, g["status"].clone(), g["data"].clone()), (StatusCode::OK, json!("FAILED"), Value::Null));
+    assert_eq!(
+        t.call("GET", "/results/jitpreviews/v2/gen/unknown/status?catalog=acme", None).await.0,
+        StatusCode::NOT_FOUND
+    );
+    let (s, info) =
+        t.call("GET", "/results/jitpreviews/v2/info/clip_types?catalog=acme&version=19-vertical", None).await;
+    assert_eq!(
+        (s, info["version"].clone(), info["clip_types"].as_array().unwrap().len()),
+        (StatusCode::OK, json!("19-vertical"), 13)
+    );
+    // bearer credential for previews
+    let (s, _) = t
+        .raw("GET", "/results/jitpreviews/v2/m1?catalog=acme", None, &[("authorization", &format!("Bearer {}", t.key))])
+        .await;
+    assert_eq!(s, StatusCode::OK);
+    // status and list follow the jitpreviews task
+    assert_eq!(t.call("GET", "/results/jitpreviews/v2/status/m1?catalog=acme", None).await.0, StatusCode::NOT_FOUND);
+    t.call("POST", &task("m1", "jitpreviews"), None).await;
+    t.process();
+    let (s, st) = t.call("GET", "/results/jitpreviews/v2/status/m1?catalog=acme", None).await;
+    assert_eq!((s, st["status"].clone()), (StatusCode::OK, json!("success")));
+    let (_, list) = t.call("GET", "/results/jitpreviews/v2/?catalog=acme", None).await;
+    assert_eq!((list["total_count"].clone(), list["page_size"].clone()), (json!(1), json!(1000)));
+    let (s, _) = t.call("GET", "/results/jitpreviews/v2/?catalog=acme&from_utcdatetime=yesterday", None).await;
+    assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY);
+}
+
+#[tokio::test]
+async fn results_interfaces() {
+    let t = test_app();
+    for (i, id) in ["m1", "m2", "m3"].iter().enumerate() {
+        t.movie(id).await;
+        t.signals(id, i as u64 + 5).await;
+        for product in ["profanity", "emotions", "semantic", "semantic_scenes", "similar"] {
+            t.call("POST", &task(id, product), None).await;
+        }
+    }
+    t.process();
+    let (s, p) = t.call("GET", "/results/profanity/v2/m1", None).await;
+    assert_eq!(s, StatusCode::OK);
+    assert!(p["data"]["profanity"]["label"].is_string() && p["data"]["profanity"].get("segments").is_none());
+    let (_, seg) = t.call("GET", "/results/profanity/v2/segments/m1", None).await;
+    assert!(seg["data"]["profanity"]["segments"].is_array());
+    let (_, st) = t.call("GET", "/results/profanity/v2/status/m1", None).await;
+    assert!(st.get("data").is_none() && st["status"] == "success");
+    let (_, list) = t.call("GET", "/results/profanity/v2/?page_size=2", None).await;
+    assert_eq!((list["total_count"].clone(), list["data"].as_array().unwrap().len()), (json!(3), 2));
+    let (_, e) = t.call("GET", "/results/emotions/v2/m2", None).await;
+    let windows = e["data"]["emotion"].as_array().unwrap();
+    assert_eq!(windows.len(), 180);
+    assert_eq!(windows[1]["start_time"], 10.0);
+    let (_, list) = t.call("GET", "/results/emotions/v2/?type=episode", None).await;
+    assert_eq!(list["total_count"], 0);
+    let (_, v) = t.call("GET", "/results/semantic/v2/video-embedding/m1", None).await;
+    assert_eq!(v["data"]["embedding"].as_array().unwrap().len(), 256);
+    let (_, v) = t.call("GET", "/results/semantic_scenes/v1/video-embedding/m1", None).await;
+    let scenes = v["data"]["scene_embeddings"].as_array().unwrap();
+    assert!(
+        !scenes.is_empty() && scenes[0]["embedding"].as_array().unwrap().len() == 1024 && scenes[0]["start_ts"] == 0.0
+    );
+    let (_, q) = t.call("GET", "/results/semantic_scenes/v1/text-embedding?q=car%20chase", None).await;
+    assert_eq!(q["embedding"].as_array().unwrap().len(), 1024);
+    assert_eq!(
+        t.call("GET", "/results/semantic_scenes/v1/text-embedding", None).await.0,
+        StatusCode::UNPROCESSABLE_ENTITY
+    );
+    let (s, sim) = t.call("GET", "/results/similar/similar/v2/movies/m1?count=5", None).await;
+    assert_eq!(s, StatusCode::OK, "{sim}");
+    let others: Vec<&str> =
+        sim["similar"].as_array().unwrap().iter().map(|x| x["inventory_id"].as_str().unwrap()).collect();
+    assert_eq!(others.len(), 2);
+    assert!(!others.contains(&"m1"));
+    for x in sim["similar"].as_array().unwrap() {
+        let score = x["score"].as_f64().unwrap();
+        assert!((0.0..=1.0).contains(&score));
+    }
+    let (_, sim) = t.call("GET", "/results/similar/similar/v2/m1?skip=1&count=5", None).await;
+    assert_eq!(sim["similar"].as_array().unwrap().len(), 1);
+    let (_, sim) = t.call("GET", "/results/similar/similar/v2/series/m1", None).await;
+    assert!(sim["similar"].as_array().unwrap().is_empty());
+    assert_eq!(
+        t.call("GET", "/results/similar/similar/v2/m1?max_score=2", None).await.0,
+        StatusCode::UNPROCESSABLE_ENTITY
+    );
+}
+
+#[tokio::test]
+async fn organisations_are_isolated_and_credentials_checked() {
+    let t = test_app();
+    t.movie("secret").await;
+    t.signals("secret", 9).await;
+    t.call("POST", &task("secret", "profanity"), None).await;
+    t.process();
+    let other = org_with_key(&t.state, "rival");
+    for uri in [
+        "/catalog/v1/item/standalone/secret",
+        "/tasks/catalog-item/secret",
+        &task("secret", "profanity"),
+        "/results/profanity/v2/secret",
+        "/results/jitpreviews/v2/secret?catalog=rival",
+    ] {
+        let sep = if uri.contains('?') { '&' } else { '?' };
+        let (s, _) = t.raw("GET", &format!("{uri}{sep}key={other}"), None, &[]).await;
+        assert_eq!(s, StatusCode::NOT_FOUND, "{uri}");
+    }
+    let (_, list) = t.raw("GET", &format!("/catalog/v1/item?key={other}"), None, &[]).await;
+    assert_eq!(list, json!([]));
+    let (_, list) = t.raw("GET", &format!("/results/profanity/v2/?key={other}"), None, &[]).await;
+    assert_eq!(list["total_count"], 0);
+    // the rival cannot change the item either
+    let (s, _) = t.raw("PUT", &format!("/catalog/v1/delete/standalone/secret?key={other}"), None, &[]).await;
+    assert_eq!(s, StatusCode::NOT_FOUND);
+    // credentials
+    assert_eq!(t.raw("GET", "/catalog/v1/item", None, &[]).await.0, StatusCode::UNAUTHORIZED);
+    assert_eq!(t.raw("GET", "/catalog/v1/item?key=kino_bogus", None, &[]).await.0, StatusCode::UNAUTHORIZED);
+    assert_eq!(t.raw("GET", "/catalog/v1/item", None, &[("x-api-key", &t.key)]).await.0, StatusCode::OK);
+    let bearer = format!("Bearer {}", t.key);
+    assert_eq!(t.raw("GET", "/catalog/v1/item", None, &[("authorization", &bearer)]).await.0, StatusCode::UNAUTHORIZED);
+    t.state.store.revoke_keys(&key_prefix(&other)).unwrap();
+    assert_eq!(t.raw("GET", &format!("/catalog/v1/item?key={other}"), None, &[]).await.0, StatusCode::UNAUTHORIZED);
+}
+
+#[tokio::test]
+async fn malformed_input_never_gives_a_server_error() {
+    let t = test_app();
+    t.movie("m1").await;
+    let cases: Vec<(&str, String, Option<String>)> = vec![
+        ("PUT", "/catalog/v1/item".into(), Some("[]".into())),
+        ("PUT", "/catalog/v1/item".into(), Some("\u{0}\u{1}".into())),
+        ("PUT", "/catalog/v1/item".into(), Some(r#"{"id": 5, "type": []}"#.into())),
+        ("PUT", "/analysis/v1/item/standalone/m1".into(), Some(r#"{"format": "x"}"#.into())),
+        ("PUT", "/analysis/v1/item/standalone/m1".into(), Some("not json".into())),
+        ("POST", task("m1", "profanity"), Some("[1,2]".into())),
+        ("POST", task("m1", "profanity"), Some("{bad".into())),
+        ("GET", "/catalog/v1/item?page_num=-1&page_size=abc&allow_deleted=maybe".into(), None),
+        ("GET", "/catalog/v1/item/widget/m1".into(), None),
+        ("GET", "/results/jitpreviews/v2/m1?catalog=acme&character_preference=any_of".into(), None),
+        ("GET", "/results/emotions/v2/?type=cartoon".into(), None),
+        ("GET", "/results/jitpreviews/v2/m1?catalog=acme&custom_start_timestamp=5".into(), None),
+        ("GET", "/no/such/path".into(), None),
+    ];
+    for (method, uri, body) in cases {
+        let sep = if uri.contains('?') { '&' } else { '?' };
+        let (s, b) = t.raw(method, &format!("{uri}{sep}key={}", t.key), body, &[]).await;
+        assert!(s.is_client_error(), "{method} {uri}: {s} {b}");
+    }
+    // a signals document for another item id is refused
+    let other = kino::synth::demo_signals("someone-else", 60.0, 1.0, 1).to_json();
+    let (s, err) = t.raw("PUT", &format!("/analysis/v1/item/standalone/m1?key={}", t.key), Some(other), &[]).await;
+    assert_eq!(
+        (s, err["detail"][0]["loc"].clone()),
+        (StatusCode::UNPROCESSABLE_ENTITY, json!(["body", "inventory_id"]))
+    );
+}
+
+#[tokio::test]
+async fn restart_keeps_everything_and_resumes_pending_work() {
+    let dir = tempfile::tempdir().unwrap();
+    let key;
+    {
+        let state = open(dir.path());
+        key = org_with_key(&state, "acme");
+        let t = TestApp { state, key: key.clone(), _dir: tempfile::tempdir().unwrap() };
+        t.movie("m1").await;
+        t.signals("m1", 4).await;
+        t.call("POST", &task("m1", "emotions"), None).await;
+        // simulate a crash mid-task: the job is claimed but never finished
+        assert!(t.state.store.claim_job().unwrap().is_some());
+    }
+    let state = open(dir.path());
+    assert_eq!(state.store.requeue_running().unwrap(), 1, "the interrupted job is queued again at start-up");
+    let t = TestApp { state, key, _dir: dir };
+    let (s, item) = t.call("GET", "/catalog/v1/item/standalone/m1", None).await;
+    assert_eq!((s, item["id"].clone()), (StatusCode::OK, json!("m1")));
+    let (_, st) = t.call("GET", &task("m1", "emotions"), None).await;
+    assert_eq!(st["status"], "pending");
+    t.process();
+    let (_, st) = t.call("GET", &task("m1", "emotions"), None).await;
+    assert_eq!(st["status"], "ready");
+    assert_eq!(t.call("GET", "/results/jitpreviews/v2/m1?catalog=acme", None).await.0, StatusCode::OK);
+}
+
+#[tokio::test]
+async fn sidecar_signals_beside_the_media_file_are_picked_up() {
+    let t = test_app();
+    let media = t.state.config.media_root.join("movies");
+    std::fs::create_dir_all(&media).unwrap();
+    std::fs::write(media.join("film.mp4.signals.json"), kino::synth::demo_signals("film", 600.0, 1.0, 3).to_json())
+        .unwrap();
+    t.call(
+        "PUT",
+        "/catalog/v1/item",
+        Some(json!({"id": "film", "type": "standalone", "asset_info": {"file_uri": "file://movies/film.mp4"}})),
+    )
+    .await;
+    t.call("POST", &task("film", "profanity"), None).await;
+    t.process();
+    let (_, st) = t.call("GET", &task("film", "profanity"), None).await;
+    assert_eq!(st["status"], "ready", "{st}");
+    // a path escaping the media root is not read
+    t.call(
+        "PUT",
+        "/catalog/v1/item",
+        Some(json!({"id": "esc", "type": "standalone", "asset_info": {"file_uri": "../../etc/passwd"}})),
+    )
+    .await;
+    t.call("POST", &task("esc", "profanity"), None).await;
+    t.process();
+    let (_, st) = t.call("GET", &task("esc", "profanity"), None).await;
+    assert_eq!(st["status"], "pending");
+}
+
+#[tokio::test]
+async fn serves_over_a_real_socket() {
+    let t = test_app();
+    t.movie("m1").await;
+    t.signals("m1", 1).await;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+    let server = tokio::spawn(
+        axum::serve(listener, app(t.state.clone()))
+            .with_graceful_shutdown(async {
+                let _ = rx.await;
+            })
+            .into_future(),
+    );
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let req = format!(
+        "GET /results/jitpreviews/v2/m1?catalog=acme&key={} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+        t.key
+    );
+    stream.write_all(req.as_bytes()).await.unwrap();
+    let mut out = String::new();
+    stream.read_to_string(&mut out).await.unwrap();
+    assert!(out.starts_with("HTTP/1.1 200"), "{}", &out[..out.len().min(200)]);
+    assert!(out.contains("\"jitpreview\""));
+    tx.send(()).unwrap();
+    server.await.unwrap().unwrap();
+}
