@@ -11,3 +11,6 @@ if [ -x scripts/test-python.sh ]; then
   echo "== Python tests"
   scripts/test-python.sh
 fi
+
+echo "== API fuzzing (schemathesis against /openapi.json; no 5xx allowed)"
+scripts/fuzz-api.sh

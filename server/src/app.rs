@@ -11,6 +11,8 @@ pub fn app(state: AppState) -> Router {
     let task = "/tasks/catalog-item/{inventory_id}/product/{product}/version/{version}";
     Router::new()
         .route("/health", get(|| async { "ok" }))
+        .route("/openapi.json", get(|| async { axum::Json(crate::openapi::document()) }))
+        .route("/docs", get(|| async { axum::response::Html(crate::openapi::docs_page()) }))
         // catalog ingestion
         .route("/catalog/v1/item", put(catalog::upsert).get(catalog::list))
         .route("/catalog/v1/item/{item_type}/{id}", get(catalog::get))

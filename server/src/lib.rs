@@ -8,6 +8,7 @@ pub mod auth;
 pub mod catalog;
 pub mod demo;
 pub mod error;
+pub mod openapi;
 pub mod products;
 pub mod query;
 pub mod routes;
