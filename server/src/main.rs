@@ -168,7 +168,8 @@ fn serve(cli: &Cli, store: Store) -> Result<(), String> {
     if requeued > 0 {
         tracing::info!(requeued, "resuming jobs left running by the previous process");
     }
-    let state = AppState::new(store, Config { media_root: cli.media_root.clone() });
+    let state =
+        AppState::new(store, Config { media_root: cli.media_root.clone(), index_dir: cli.data_dir.join("indexes") });
     if cli.demo {
         match demo::bootstrap(&state, &cli.demo_dir) {
             Ok(Some(key)) => {

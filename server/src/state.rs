@@ -4,6 +4,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, RwLock};
 
+use kino::vectors::{ExactIndex, ItemKind, Metric, VectorSet};
 use kino::{LexicalEncoder, Prepared, Signals};
 use tokio::sync::Notify;
 
@@ -15,10 +16,15 @@ use crate::store::{OrgId, Store};
 pub struct Config {
     /// Where `asset_info.file_uri` paths are resolved (sidecar `<video>.signals.json` files).
     pub media_root: PathBuf,
+    /// Where per-organisation vector index files live.
+    pub index_dir: PathBuf,
 }
 
 /// Prepared signals by (organisation, item).
 type PreparedCache = RwLock<HashMap<(OrgId, String), Arc<Prepared>>>;
+
+/// Item-embedding indexes by organisation (for similar titles).
+type IndexCache = RwLock<HashMap<OrgId, Arc<ExactIndex>>>;
 
 /// Cheap to clone: everything behind `Arc`s.
 #[derive(Debug, Clone)]
@@ -27,6 +33,8 @@ pub struct AppState {
     pub store: Arc<Store>,
     /// Prepared signals by (organisation, item), built on first use.
     prepared: Arc<PreparedCache>,
+    /// Item-embedding indexes, swapped whole when rebuilt.
+    item_indexes: Arc<IndexCache>,
     /// The text encoder of search queries.
     pub encoder: Arc<LexicalEncoder>,
     /// Settings.
@@ -41,6 +49,7 @@ impl AppState {
         AppState {
             store: Arc::new(store),
             prepared: Arc::default(),
+            item_indexes: Arc::default(),
             encoder: Arc::new(LexicalEncoder::default()),
             config: Arc::new(config),
             wake: Arc::new(Notify::new()),
@@ -68,5 +77,60 @@ impl AppState {
         self.prepared.write().unwrap_or_else(|e| e.into_inner()).insert((org, item_id.to_string()), prepared);
         self.wake.notify_waiters();
         Ok(())
+    }
+
+    fn item_index_path(&self, org: OrgId) -> PathBuf {
+        self.config.index_dir.join(format!("org-{}-items.kvx", org.0))
+    }
+
+    /// The organisation's item-embedding index (memory-mapped), built on first use.
+    pub fn item_index(&self, org: OrgId) -> Result<Option<Arc<ExactIndex>>, AppError> {
+        if let Some(index) = self.item_indexes.read().unwrap_or_else(|e| e.into_inner()).get(&org) {
+            return Ok(Some(index.clone()));
+        }
+        let path = self.item_index_path(org);
+        if path.exists() {
+            if let Ok(index) = ExactIndex::open(&path) {
+                let index = Arc::new(index);
+                self.item_indexes.write().unwrap_or_else(|e| e.into_inner()).insert(org, index.clone());
+                return Ok(Some(index));
+            }
+        }
+        self.rebuild_item_index(org)
+    }
+
+    /// Rebuilds the organisation's item-embedding index from its `similar` results (live items
+    /// only): a new file is written and renamed into place, then the mapping is swapped, so a
+    /// reader sees the old index or the new one, never a half-built one.
+    pub fn rebuild_item_index(&self, org: OrgId) -> Result<Option<Arc<ExactIndex>>, AppError> {
+        let mut set = VectorSet::items(kino::signals::ITEM_EMBEDDING_DIM, Metric::Cosine)?;
+        for r in self.store.all_results(org, "similar")? {
+            let Some(item) = self.store.item(org, &r.item_id)? else { continue };
+            if item.deleted {
+                continue;
+            }
+            let Some(v) = r.data.as_ref().and_then(|d| serde_json::from_value::<Vec<f32>>(d["embedding"].clone()).ok())
+            else {
+                continue;
+            };
+            let kind = match item.item_type.as_str() {
+                "standalone" => ItemKind::Movie,
+                "series" => ItemKind::Series,
+                "episode" => ItemKind::Episode,
+                _ => ItemKind::Other,
+            };
+            set.push_item(&item.id, kind, &v)?;
+        }
+        let mut cache = self.item_indexes.write().unwrap_or_else(|e| e.into_inner());
+        if set.is_empty() {
+            cache.remove(&org);
+            return Ok(None);
+        }
+        std::fs::create_dir_all(&self.config.index_dir).map_err(|e| AppError::Internal(format!("index dir: {e}")))?;
+        let path = self.item_index_path(org);
+        ExactIndex::write(&set, &path)?;
+        let index = Arc::new(ExactIndex::open(&path)?);
+        cache.insert(org, index.clone());
+        Ok(Some(index))
     }
 }

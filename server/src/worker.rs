@@ -102,7 +102,15 @@ fn process(state: &AppState, job: &Job) -> Result<(), rusqlite::Error> {
     let outcome = compute(&job.product, &signals);
     tracing::info!(item = %job.item_id, product = %job.product, ok = outcome.is_ok(), elapsed_ms = started.elapsed().as_millis() as u64, "processed");
     match outcome {
-        Ok(data) => store.finish_job(job, "success", "", Some(&data)),
+        Ok(data) => {
+            store.finish_job(job, "success", "", Some(&data))?;
+            if job.product == "similar" {
+                if let Err(e) = state.rebuild_item_index(job.org) {
+                    tracing::error!(error = %e, "cannot rebuild the item index");
+                }
+            }
+            Ok(())
+        }
         Err(e) => store.finish_job(job, "failed", &e, None),
     }
 }

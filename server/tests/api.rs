@@ -25,7 +25,10 @@ fn org_with_key(state: &AppState, name: &str) -> String {
 }
 
 fn open(dir: &std::path::Path) -> AppState {
-    AppState::new(Store::open(&dir.join("kino.sqlite3")).unwrap(), Config { media_root: dir.to_path_buf() })
+    AppState::new(
+        Store::open(&dir.join("kino.sqlite3")).unwrap(),
+        Config { media_root: dir.to_path_buf(), index_dir: dir.join("indexes") },
+    )
 }
 
 fn test_app() -> TestApp {

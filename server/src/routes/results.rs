@@ -4,7 +4,8 @@ use axum::Json;
 use axum::extract::{Path, RawQuery, State};
 use axum::http::HeaderMap;
 use kino::TextEncoder;
-use kino::vectors::{ExactIndex, ItemKind, Metric, VectorSet};
+use kino::vectors::ItemKind;
+use kino::vectors::similar::SimilarQuery;
 use serde_json::{Value, json};
 
 use super::{caller, live_item, result_envelope, status_envelope};
@@ -236,47 +237,18 @@ pub async fn similar(
     let max_score = c.take(params.float("max_score", Some(0.0), Some(1.0)), None);
     c.finish()?;
     let item = live_item(state, org, id)?;
-    let results = state.store.all_results(org, "similar")?;
-    let mine = results
-        .iter()
-        .find(|r| r.item_id == id)
-        .ok_or_else(|| AppError::NotFound(format!("no similar result for item {id:?}")))?;
-    let mut set = VectorSet::items(kino::signals::ITEM_EMBEDDING_DIM, Metric::Cosine).map_err(AppError::from)?;
-    let mut meta = Vec::new();
-    for r in &results {
-        let Some(other) = state.store.item(org, &r.item_id)? else { continue };
-        if other.deleted || only.is_some_and(|t| t != other.item_type) {
-            continue;
-        }
-        let Some(v) = r.data.as_ref().and_then(|d| serde_json::from_value::<Vec<f32>>(d["embedding"].clone()).ok())
-        else {
-            continue;
-        };
-        let kind = if other.item_type == "standalone" { ItemKind::Movie } else { ItemKind::Other };
-        if set.push_item(&other.id, kind, &v).is_ok() {
-            meta.push(other);
-        }
+    let mine = state.store.result(org, id, "similar", None)?.filter(|r| r.status == "success");
+    let (Some(mine), Some(index)) = (mine, state.item_index(org)?) else {
+        return Err(AppError::NotFound(format!("no similar result for item {id:?}")));
+    };
+    let kind = only.map(|t| if t == "series" { ItemKind::Series } else { ItemKind::Movie });
+    let query = SimilarQuery { skip, count, max_score, kind };
+    let found = kino::vectors::similar::similar(&*index, id, &query)?;
+    let mut similar = Vec::with_capacity(found.len());
+    for f in found {
+        let Some(other) = state.store.item(org, &f.inventory_id)? else { continue };
+        similar.push(json!({"inventory_id": other.id, "type": result_type(&other.item_type), "service_id": other.service_id, "score": f.score}));
     }
-    let query: Vec<f32> =
-        serde_json::from_value(mine.data.as_ref().map(|d| d["embedding"].clone()).unwrap_or_default())
-            .unwrap_or_default();
-    let mut similar = Vec::new();
-    if !set.is_empty() && !query.is_empty() {
-        let index = ExactIndex::new(&set).map_err(AppError::from)?;
-        let hits = index.search(&query, set.len()).map_err(AppError::from)?;
-        for h in hits {
-            let other = &meta[h.node as usize];
-            if other.id == id {
-                continue;
-            }
-            let score = f64::from(((Metric::Cosine.similarity(h.distance) + 1.0) / 2.0).clamp(0.0, 1.0));
-            if max_score.is_some_and(|m| score > m) {
-                continue;
-            }
-            similar.push(json!({"inventory_id": other.id, "type": result_type(&other.item_type), "service_id": other.service_id, "score": score}));
-        }
-    }
-    let similar: Vec<Value> = similar.into_iter().skip(skip).take(count).collect();
     Ok(json!({
         "inventory_id": item.id,
         "type": result_type(&item.item_type),
