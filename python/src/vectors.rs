@@ -72,6 +72,18 @@ fn positive(name: &str, value: usize) -> PyResult<()> {
     if value == 0 { Err(PyValueError::new_err(format!("{name} must be >= 1, got 0"))) } else { Ok(()) }
 }
 
+/// Largest result matrix (queries x k) a call may ask for: 256 Mi entries.
+const MAX_RESULTS: usize = 1 << 28;
+
+fn bounded(queries: usize, k: usize) -> PyResult<()> {
+    if queries.saturating_mul(k) > MAX_RESULTS {
+        return Err(PyValueError::new_err(format!(
+            "k ({k}) x queries ({queries}) must be at most {MAX_RESULTS} results"
+        )));
+    }
+    Ok(())
+}
+
 /// Results as `(ids, scores)`: one query gives a list of ids and a `(len,)` array; many give a list
 /// of lists and an `(m, k)` array padded with NaN (and the id lists are simply shorter).
 fn shape_results<'py, T: IntoPyObject<'py> + Clone>(
@@ -179,6 +191,7 @@ impl PyVectorIndex {
         positive("k", k)?;
         positive("ef", ef)?;
         let matrix = Matrix::extract("queries", queries, true)?;
+        bounded(matrix.rows, k)?;
         if matrix.dim != self.inner.dim() {
             return Err(PyValueError::new_err(format!(
                 "queries must have {} columns (the index's dimension), got {}",
@@ -271,6 +284,7 @@ pub fn exact_search<'py>(
     let metric = self::metric(metric)?;
     let base = Matrix::extract("vectors", vectors, false)?;
     let q = Matrix::extract("queries", queries, true)?;
+    bounded(q.rows, k)?;
     if base.dim != q.dim {
         return Err(PyValueError::new_err(format!(
             "queries must have as many columns as vectors ({}), got {}",

@@ -140,6 +140,10 @@ def test_bad_inputs_say_what_was_expected(built, tmp_path):
         kino.VectorIndex.build(vectors[:2], ["a", "b"], metric="hamming")
     with pytest.raises(ValueError, match="64 columns"):
         index.search(np.zeros(3, dtype=np.float32))
+    with pytest.raises(ValueError, match="at most"):
+        index.search(vectors[:4], k=10**12)
+    with pytest.raises(ValueError, match="at most"):
+        kino.exact_search(vectors, vectors[:4], k=10**12)
     with pytest.raises(ValueError, match="k must be >= 1"):
         index.search(vectors[0], k=0)
     with pytest.raises(ValueError, match="finite"):

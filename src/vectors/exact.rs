@@ -102,7 +102,8 @@ pub(crate) fn top_k<'a>(
         return Vec::new();
     }
     let metric = data.metric();
-    let mut best = BinaryHeap::<Scored>::with_capacity(k + 1);
+    // `k` may be anything a caller asked for; never reserve more than the index holds.
+    let mut best = BinaryHeap::<Scored>::with_capacity(k.min(data.len()).saturating_add(1));
     for (v, node) in rows {
         let d = metric.distance(query, v);
         if best.len() == k && best.peek().is_some_and(|w| d >= w.distance) {

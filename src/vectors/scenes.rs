@@ -57,11 +57,11 @@ pub fn best_scene_per_item(
     k: usize,
     filter: Option<&dyn Filter>,
 ) -> Result<Vec<SceneHit>> {
-    let mut want = (4 * k).max(32);
+    let mut want = k.saturating_mul(4).max(32).min(index.len().max(1));
     loop {
         let hits = index.search_with(query, want, filter)?;
         let mut seen = HashSet::new();
-        let mut out = Vec::with_capacity(k);
+        let mut out = Vec::with_capacity(k.min(hits.len()));
         for hit in &hits {
             let id = index.id(hit.node)?;
             if seen.insert(id) {

@@ -81,7 +81,7 @@ pub fn similar(index: &dyn VectorIndex, inventory_id: &str, query: &SimilarQuery
     if need == 0 {
         return Ok(Vec::new());
     }
-    let mut want = need.max(16);
+    let mut want = need.max(16).min(index.len().max(1));
     loop {
         let hits = index.search_with(&vector, want, Some(&filter as &dyn Filter))?;
         let kept: Vec<_> = hits

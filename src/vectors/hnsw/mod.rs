@@ -174,6 +174,10 @@ impl HnswIndex {
     }
 
     fn search_filtered_opt(&self, query: &[f32], k: usize, ef: usize, filter: Option<&dyn Filter>) -> Result<Vec<Hit>> {
+        // Neither can usefully exceed the number of vectors; capping them keeps any request's
+        // allocations bounded by the index.
+        let n = self.data.len().max(1);
+        let (k, ef) = (k.min(n), ef.min(n));
         let q = prepare_query(query, self.data.dim(), self.data.metric())?;
         // A small allow-list: scoring its nodes beats walking a graph where most are refused.
         if let Some(nodes) = filter.and_then(|f| f.candidates((self.data.len() / 50).max(k))) {
