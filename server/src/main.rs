@@ -170,25 +170,28 @@ fn serve(cli: &Cli, store: Store) -> Result<(), String> {
     }
     let state =
         AppState::new(store, Config { media_root: cli.media_root.clone(), index_dir: cli.data_dir.join("indexes") });
-    if cli.demo {
-        match demo::bootstrap(&state, &cli.demo_dir) {
-            Ok(Some(key)) => {
-                println!("demo organisation created; its API key (shown once): {key}");
-                println!(
-                    "try: curl '{}/results/jitpreviews/v2/tt-demo-001?catalog={}&key={key}'",
-                    url(cli.bind),
-                    demo::DEMO_CATALOG
-                );
-            }
-            Ok(None) => {}
-            Err(e) => return Err(format!("demo bootstrap failed: {e}")),
-        }
-    }
+    let demo_key = if cli.demo {
+        demo::bootstrap(&state, &cli.demo_dir).map_err(|e| format!("demo bootstrap failed: {e}"))?
+    } else {
+        None
+    };
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().map_err(|e| e.to_string())?;
     runtime.block_on(async {
         let listener =
             tokio::net::TcpListener::bind(cli.bind).await.map_err(|e| format!("cannot listen on {}: {e}", cli.bind))?;
-        tracing::info!(address = %cli.bind, "listening");
+        let address = listener.local_addr().map_err(|e| e.to_string())?;
+        tracing::info!(%address, "listening");
+        if let Some(key) = &demo_key {
+            println!("demo organisation created; its API key (shown once): {key}");
+            println!(
+                "try: curl '{}/results/jitpreviews/v2/tt-demo-001?catalog={}&key={key}'",
+                url(address),
+                demo::DEMO_CATALOG
+            );
+        }
+        println!("listening on {}", url(address));
+        use std::io::Write as _;
+        let _ = std::io::stdout().flush();
         let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
         let workers = tokio::spawn(worker::run(state.clone(), cli.workers, stop_rx));
         axum::serve(listener, app(state)).with_graceful_shutdown(shutdown_signal()).await.map_err(|e| e.to_string())?;

@@ -1,0 +1,83 @@
+//! The real binary: first start with the demo, a request, SIGTERM, and a restart on the same data
+//! directory that keeps everything.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+fn start(dir: &std::path::Path) -> (Child, mpsc::Receiver<String>) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kino-server"))
+        .args(["--bind", "127.0.0.1:0", "--data-dir"])
+        .arg(dir)
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start kino-server");
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    (child, rx)
+}
+
+/// Lines up to and including "listening on ...".
+fn until_listening(rx: &mpsc::Receiver<String>) -> Vec<String> {
+    let mut lines = Vec::new();
+    loop {
+        let line = rx.recv_timeout(Duration::from_secs(120)).expect("the server prints its address");
+        let done = line.starts_with("listening on ");
+        lines.push(line);
+        if done {
+            return lines;
+        }
+    }
+}
+
+fn get(addr: &str, path: &str) -> String {
+    let mut s = TcpStream::connect(addr).unwrap();
+    write!(s, "GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").unwrap();
+    let mut out = String::new();
+    s.read_to_string(&mut out).unwrap();
+    out
+}
+
+fn stop(mut child: Child) {
+    let status = Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();
+    assert!(status.success());
+    let exit = child.wait().unwrap();
+    assert!(exit.success(), "graceful shutdown exits 0, got {exit:?}");
+}
+
+#[test]
+fn start_serve_stop_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let (child, rx) = start(dir.path());
+    let lines = until_listening(&rx);
+    let key = lines
+        .iter()
+        .find_map(|l| l.split("(shown once): ").nth(1))
+        .expect("the first start prints the demo key")
+        .to_string();
+    let addr = lines.last().unwrap().trim_start_matches("listening on http://").to_string();
+    let res = get(&addr, &format!("/results/jitpreviews/v2/tt-demo-001?catalog=demo&key={key}"));
+    assert!(res.starts_with("HTTP/1.1 200"), "{}", &res[..res.len().min(300)]);
+    stop(child);
+
+    let (child, rx) = start(dir.path());
+    let lines = until_listening(&rx);
+    assert!(!lines.iter().any(|l| l.contains("shown once")), "the demo is created once: {lines:?}");
+    let addr = lines.last().unwrap().trim_start_matches("listening on http://").to_string();
+    let res = get(&addr, &format!("/catalog/v1/item/standalone/tt-demo-002?key={key}"));
+    assert!(res.starts_with("HTTP/1.1 200") && res.contains("The Quiet Orchard"), "{}", &res[..res.len().min(300)]);
+    let res = get(&addr, &format!("/tasks/catalog-item/tt-demo-001?key={key}"));
+    assert!(res.starts_with("HTTP/1.1 200") && res.contains("jitpreviews"));
+    stop(child);
+}
