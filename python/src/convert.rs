@@ -55,13 +55,18 @@ pub fn borrowed_array<'py>(data: &[f32], owner: Bound<'py, PyAny>) -> PyResult<B
     Ok(array)
 }
 
+/// What an argument is, for error messages: `an array of dtype float64 and shape (3,)` or its type.
+pub fn describe(obj: &Bound<'_, PyAny>) -> String {
+    match (obj.getattr("dtype"), obj.getattr("shape")) {
+        (Ok(dtype), Ok(shape)) => format!("an array of dtype {dtype} and shape {shape}"),
+        _ => obj.get_type().name().map(|n| n.to_string()).unwrap_or_else(|_| "?".into()),
+    }
+}
+
 /// A 1-D float32 numpy array argument, or a `TypeError` that says what was expected.
 pub fn float32_vector<'a, 'py>(name: &str, obj: &'a Bound<'py, PyAny>) -> PyResult<PyReadonlyArray1<'py, f32>> {
     obj.extract::<PyReadonlyArray1<'py, f32>>().map_err(|_| {
-        let got = match (obj.getattr("dtype"), obj.getattr("shape")) {
-            (Ok(dtype), Ok(shape)) => format!("an array of dtype {dtype} and shape {shape}"),
-            _ => obj.get_type().name().map(|n| n.to_string()).unwrap_or_else(|_| "?".into()),
-        };
+        let got = describe(obj);
         PyTypeError::new_err(format!(
             "{name} must be a 1-D numpy array of float32 (e.g. np.asarray(x, dtype=np.float32)), got {got}"
         ))

@@ -39,10 +39,7 @@ impl<'py> Matrix<'py> {
                 return Ok(Matrix { array: MatrixArray::One(a), rows: 1, dim, one: true });
             }
         }
-        let got = match (obj.getattr("dtype"), obj.getattr("shape")) {
-            (Ok(dtype), Ok(shape)) => format!("an array of dtype {dtype} and shape {shape}"),
-            _ => obj.get_type().name().map(|n| n.to_string()).unwrap_or_else(|_| "?".into()),
-        };
+        let got = crate::convert::describe(obj);
         let shape = if allow_1d { "a (d,) or (m, d)" } else { "an (n, d)" };
         Err(PyTypeError::new_err(format!(
             "{name} must be {shape} numpy array of float32 (e.g. np.asarray(x, dtype=np.float32)), got {got}"
@@ -55,10 +52,7 @@ impl<'py> Matrix<'py> {
                 Ok(s) => Cow::Borrowed(s),
                 Err(_) => Cow::Owned(a.as_array().iter().copied().collect()),
             },
-            MatrixArray::One(a) => match a.as_slice() {
-                Ok(s) => Cow::Borrowed(s),
-                Err(_) => Cow::Owned(a.as_array().iter().copied().collect()),
-            },
+            MatrixArray::One(a) => crate::convert::vector_data(a),
         }
     }
 }

@@ -48,13 +48,7 @@ impl Params {
             )
         })?;
         if v < min {
-            return Err(Detail::query(
-                name,
-                "greater_than_equal",
-                format!("Input should be greater than or equal to {min}"),
-                json!(raw),
-                json!({"ge": min}),
-            ));
+            return Err(at_least(name, raw, json!(min)));
         }
         Ok(v)
     }
@@ -72,13 +66,7 @@ impl Params {
             )
         })?;
         if let Some(min) = min.filter(|m| v < *m) {
-            return Err(Detail::query(
-                name,
-                "greater_than_equal",
-                format!("Input should be greater than or equal to {min}"),
-                json!(raw),
-                json!({"ge": min}),
-            ));
+            return Err(at_least(name, raw, json!(min)));
         }
         if let Some(max) = max.filter(|m| v > *m) {
             return Err(Detail::query(
@@ -125,6 +113,17 @@ impl Params {
             })?;
         Ok(Some(parsed.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)))
     }
+}
+
+/// The `greater_than_equal` problem of `name`.
+fn at_least(name: &str, raw: &str, min: Value) -> Detail {
+    Detail::query(
+        name,
+        "greater_than_equal",
+        format!("Input should be greater than or equal to {min}"),
+        json!(raw),
+        json!({"ge": min}),
+    )
 }
 
 /// Collects the errors of several parameter reads into one 422.
