@@ -1,9 +1,9 @@
 //! The router: every path of the processing and results interfaces.
 
 use axum::Router;
-use axum::routing::{get, put};
+use axum::routing::{get, post, put};
 
-use crate::routes::{analysis, catalog, previews, results, tasks};
+use crate::routes::{analysis, catalog, portal, previews, results, tasks};
 use crate::state::AppState;
 
 /// The service's router over `state`; tests call it without a socket.
@@ -13,6 +13,10 @@ pub fn app(state: AppState) -> Router {
         .route("/health", get(|| async { "ok" }))
         .route("/openapi.json", get(|| async { axum::Json(crate::openapi::document()) }))
         .route("/docs", get(|| async { axum::response::Html(crate::openapi::docs_page()) }))
+        // identity and portal
+        .route("/oauth/token", post(crate::identity::token))
+        .route("/catalogs/", get(portal::catalogs))
+        .route("/catalogs/{id}", get(portal::catalog))
         // catalog ingestion
         .route("/catalog/v1/item", put(catalog::upsert).get(catalog::list))
         .route("/catalog/v1/item/{item_type}/{id}", get(catalog::get))

@@ -49,6 +49,12 @@ pub fn organisation(state: &AppState, params: &Params, headers: &HeaderMap, acce
             .map(str::trim),
         Accept::ApiKey => None,
     };
+    // A bearer that looks like a JWT is an access token from `/oauth/token`.
+    if let Some(token) = bearer.filter(|b| b.matches('.').count() == 2) {
+        return crate::identity::validate(&state.tokens, token)
+            .map(|claims| OrgId(claims.org))
+            .map_err(|_| AppError::Unauthorized("Invalid or expired access token"));
+    }
     let key = params.get("key").or_else(|| header("x-api-key")).or(bearer).filter(|k| !k.is_empty());
     let Some(key) = key else { return Err(AppError::Unauthorized("Not authenticated: pass ?key=<API key>")) };
     state.store.org_of_key(&hash_key(key))?.ok_or(AppError::Unauthorized("Invalid or revoked API key"))

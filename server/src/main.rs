@@ -36,6 +36,9 @@ struct Cli {
     /// Directory of the demo catalog.
     #[arg(long, env = "KINO_DEMO_DIR", default_value = concat!(env!("CARGO_MANIFEST_DIR"), "/../data/demo"), global = true)]
     demo_dir: PathBuf,
+    /// Portal requests per organisation per hour.
+    #[arg(long, env = "KINO_RATE_LIMIT", default_value_t = 1000, global = true)]
+    rate_limit: u32,
     /// Processing workers (blocking threads).
     #[arg(long, env = "KINO_WORKERS", default_value_t = 2, global = true)]
     workers: usize,
@@ -72,6 +75,8 @@ enum Admin {
     ListKeys { org: String },
     /// Revoke the keys that start with this prefix (as shown by list-keys).
     RevokeKey { prefix: String },
+    /// Create an OAuth client (client credentials) for the portal; the secret is printed once.
+    CreateClient { org: String },
 }
 
 fn main() -> std::process::ExitCode {
@@ -152,6 +157,14 @@ fn admin(store: &Store, cmd: &Admin) -> Result<(), String> {
                 );
             }
         }
+        Admin::CreateClient { org } => {
+            let id = org_id(store, org)?;
+            let (client_id, secret) = kino_server::identity::new_client();
+            store.add_client(id, &client_id, &hash_key(&secret)).map_err(|e| e.to_string())?;
+            println!("client_id: {client_id}");
+            println!("client_secret: {secret}");
+            eprintln!("store the secret now: it is shown once and kept only as a hash");
+        }
         Admin::RevokeKey { prefix } => {
             let n = store.revoke_keys(prefix).map_err(|e| e.to_string())?;
             if n == 0 {
@@ -168,8 +181,16 @@ fn serve(cli: &Cli, store: Store) -> Result<(), String> {
     if requeued > 0 {
         tracing::info!(requeued, "resuming jobs left running by the previous process");
     }
-    let state =
-        AppState::new(store, Config { media_root: cli.media_root.clone(), index_dir: cli.data_dir.join("indexes") });
+    let state = AppState::new(
+        store,
+        Config {
+            media_root: cli.media_root.clone(),
+            index_dir: cli.data_dir.join("indexes"),
+            token_key: cli.data_dir.join("token-hs256.key"),
+            rate_limit_per_hour: cli.rate_limit,
+        },
+    )
+    .map_err(|e| format!("cannot create the token key in {}: {e}", cli.data_dir.display()))?;
     let demo_key = if cli.demo {
         demo::bootstrap(&state, &cli.demo_dir).map_err(|e| format!("demo bootstrap failed: {e}"))?
     } else {

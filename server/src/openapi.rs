@@ -141,7 +141,22 @@ fn endpoints() -> Vec<Endpoint> {
     let task = vec![INVENTORY, path("product", Ty::Enum(&crate::products::PRODUCTS)), path("version", Ty::Str)];
     let mut clip = clip_params();
     clip.push(CATALOG);
+    let portal_page = vec![
+        q("page", Ty::Int { min: Some(1) }, Some("1"), "page number from 1"),
+        q("limit", Ty::Int { min: Some(1) }, Some("20"), "items per page, 1 to 100"),
+    ];
     vec![
+        Endpoint {
+            body: Some("client_id, client_secret, grant_type=client_credentials, scope (JSON or form-encoded)"),
+            responses: &[
+                (200, "access token"),
+                (400, "invalid_request, unsupported_grant_type, invalid_scope"),
+                (401, "invalid_client"),
+            ],
+            ..e("post", "/oauth/token", "identity", "Issue an access token (OAuth 2.0 client credentials)", vec![])
+        },
+        e("get", "/catalogs/", "portal", "List catalogs (bearer token, scope read:smartlist:published)", portal_page),
+        e("get", "/catalogs/{id}", "portal", "One catalog", vec![path("id", Ty::Int { min: None })]),
         Endpoint {
             body: Some("a catalog item"),
             ..e("put", "/catalog/v1/item", "catalog", "Create or replace a catalog item", vec![])
@@ -440,7 +455,7 @@ fn raw_document() -> Value {
             "operationId": format!("{}_{}", ep.method, ep.path.replace(['/', '{', '}', '-'], "_")),
             "parameters": params,
             "responses": responses,
-            "security": [{"api_key_query": []}, {"api_key_header": []}],
+            "security": if ep.tag == "portal" { json!([{"bearer": []}]) } else if ep.tag == "identity" { json!([]) } else { json!([{"api_key_query": []}, {"api_key_header": []}]) },
         });
         if let Some(body) = ep.body {
             op["requestBody"] = json!({"description": body, "required": true, "content": {"application/json": {"schema": {"type": "object"}}}});
@@ -455,6 +470,7 @@ fn raw_document() -> Value {
         "components": {"securitySchemes": {
             "api_key_query": {"type": "apiKey", "in": "query", "name": "key"},
             "api_key_header": {"type": "apiKey", "in": "header", "name": "X-API-Key"},
+            "bearer": {"type": "http", "scheme": "bearer", "bearerFormat": "JWT"},
         }},
     })
 }
@@ -500,7 +516,7 @@ mod tests {
         serde_json::from_value::<utoipa::openapi::OpenApi>(super::raw_document()).unwrap();
         let doc = super::document();
         assert_eq!(doc["openapi"], "3.1.0");
-        assert_eq!(doc["paths"].as_object().unwrap().len(), 29);
+        assert_eq!(doc["paths"].as_object().unwrap().len(), 32);
         let clip = &doc["paths"]["/results/jitpreviews/v2/{inventory_id}"]["get"]["parameters"];
         assert_eq!(clip.as_array().unwrap().len(), 1 + 36 + 1);
         assert!(super::docs_page().contains("/results/emotions/v2/"));

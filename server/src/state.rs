@@ -18,6 +18,10 @@ pub struct Config {
     pub media_root: PathBuf,
     /// Where per-organisation vector index files live.
     pub index_dir: PathBuf,
+    /// The HS256 key file of access tokens (created when absent).
+    pub token_key: PathBuf,
+    /// Portal requests per organisation per hour.
+    pub rate_limit_per_hour: u32,
 }
 
 /// Prepared signals by (organisation, item).
@@ -41,19 +45,26 @@ pub struct AppState {
     pub config: Arc<Config>,
     /// Wakes the workers when work is queued.
     pub wake: Arc<Notify>,
+    /// Keys of the access tokens.
+    pub tokens: Arc<crate::identity::TokenKeys>,
+    /// Portal request counters.
+    pub limiter: Arc<crate::ratelimit::RateLimiter>,
 }
 
 impl AppState {
-    /// State over an opened store.
-    pub fn new(store: Store, config: Config) -> AppState {
-        AppState {
+    /// State over an opened store; creates the token key file when absent.
+    pub fn new(store: Store, config: Config) -> std::io::Result<AppState> {
+        let tokens = crate::identity::TokenKeys::load_or_create(&config.token_key)?;
+        Ok(AppState {
+            tokens: Arc::new(tokens),
+            limiter: Arc::new(crate::ratelimit::RateLimiter::new(config.rate_limit_per_hour, 3600)),
             store: Arc::new(store),
             prepared: Arc::default(),
             item_indexes: Arc::default(),
             encoder: Arc::new(LexicalEncoder::default()),
             config: Arc::new(config),
             wake: Arc::new(Notify::new()),
-        }
+        })
     }
 
     /// The prepared signals of an item, when it has any.

@@ -25,10 +25,20 @@ fn org_with_key(state: &AppState, name: &str) -> String {
 }
 
 fn open(dir: &std::path::Path) -> AppState {
+    open_with_limit(dir, 1000)
+}
+
+fn open_with_limit(dir: &std::path::Path, rate_limit_per_hour: u32) -> AppState {
     AppState::new(
         Store::open(&dir.join("kino.sqlite3")).unwrap(),
-        Config { media_root: dir.to_path_buf(), index_dir: dir.join("indexes") },
+        Config {
+            media_root: dir.to_path_buf(),
+            index_dir: dir.join("indexes"),
+            token_key: dir.join("token.key"),
+            rate_limit_per_hour,
+        },
     )
+    .unwrap()
 }
 
 fn test_app() -> TestApp {
@@ -532,4 +542,214 @@ async fn serves_over_a_real_socket() {
     assert!(out.contains("\"jitpreview\""));
     tx.send(()).unwrap();
     server.await.unwrap().unwrap();
+}
+
+// ---- identity and portal ----
+
+fn client(state: &AppState, org_name: &str) -> (String, String) {
+    let (org, _) = state.store.ensure_org(org_name).unwrap();
+    let (id, secret) = kino_server::identity::new_client();
+    state.store.add_client(org, &id, &hash_key(&secret)).unwrap();
+    (id, secret)
+}
+
+async fn token(t: &TestApp, id: &str, secret: &str, scope: &str) -> String {
+    let body = json!({"client_id": id, "client_secret": secret, "grant_type": "client_credentials", "scope": scope});
+    let (s, res) = t.raw("POST", "/oauth/token", Some(body.to_string()), &[]).await;
+    assert_eq!(s, StatusCode::OK, "{res}");
+    res["access_token"].as_str().unwrap().to_string()
+}
+
+async fn portal_get(t: &TestApp, uri: &str, token: &str) -> axum::response::Response {
+    let req =
+        Request::builder().uri(uri).header("authorization", format!("Bearer {token}")).body(Body::empty()).unwrap();
+    app(t.state.clone()).oneshot(req).await.unwrap()
+}
+
+async fn json_of(res: axum::response::Response) -> Value {
+    serde_json::from_slice(&res.into_body().collect().await.unwrap().to_bytes()).unwrap()
+}
+
+#[tokio::test]
+async fn token_endpoint_follows_rfc_6749() {
+    let t = test_app();
+    let (id, secret) = client(&t.state, "acme");
+    // JSON and form bodies
+    let tok = token(&t, &id, &secret, "read:smartlist:published read:recipe:published").await;
+    assert_eq!(tok.matches('.').count(), 2);
+    let form =
+        format!("client_id={id}&client_secret={secret}&grant_type=client_credentials&scope=read%3Arecipe%3Apublished");
+    let (s, res) =
+        t.raw("POST", "/oauth/token", Some(form), &[("content-type", "application/x-www-form-urlencoded")]).await;
+    assert_eq!(
+        (s, res["token_type"].clone(), res["expires_in"].clone()),
+        (StatusCode::OK, json!("bearer"), json!(3600))
+    );
+    let req = Request::builder()
+        .method("POST")
+        .uri("/oauth/token")
+        .header("content-type", "application/json")
+        .body(Body::from(
+            json!({"client_id": id, "client_secret": secret, "grant_type": "client_credentials"}).to_string(),
+        ))
+        .unwrap();
+    let res = app(t.state.clone()).oneshot(req).await.unwrap();
+    assert_eq!(res.headers()["cache-control"], "no-store");
+    for (body, status, error) in [
+        (json!({"client_id": id, "grant_type": "client_credentials"}), StatusCode::BAD_REQUEST, "invalid_request"),
+        (
+            json!({"client_id": id, "client_secret": secret, "grant_type": "password"}),
+            StatusCode::BAD_REQUEST,
+            "unsupported_grant_type",
+        ),
+        (
+            json!({"client_id": id, "client_secret": "wrong", "grant_type": "client_credentials"}),
+            StatusCode::UNAUTHORIZED,
+            "invalid_client",
+        ),
+        (
+            json!({"client_id": "nobody", "client_secret": secret, "grant_type": "client_credentials"}),
+            StatusCode::UNAUTHORIZED,
+            "invalid_client",
+        ),
+        (
+            json!({"client_id": id, "client_secret": secret, "grant_type": "client_credentials", "scope": "write:everything"}),
+            StatusCode::BAD_REQUEST,
+            "invalid_scope",
+        ),
+    ] {
+        let (s, res) = t.raw("POST", "/oauth/token", Some(body.to_string()), &[]).await;
+        assert_eq!((s, res["error"].clone()), (status, json!(error)), "{body}");
+    }
+    let (s, res) = t.raw("POST", "/oauth/token", Some("{oops".into()), &[]).await;
+    assert_eq!((s, res["error"].clone()), (StatusCode::BAD_REQUEST, json!("invalid_request")));
+}
+
+#[tokio::test]
+async fn portal_catalogs_with_tokens_scopes_and_errors() {
+    let t = test_app();
+    let (id, secret) = client(&t.state, "acme");
+    let tok = token(&t, &id, &secret, "read:smartlist:published").await;
+    let res = portal_get(&t, "/catalogs/", &tok).await;
+    assert_eq!(res.status(), StatusCode::OK);
+    assert_eq!(res.headers()["ratelimit-limit"], "1000");
+    assert_eq!(res.headers()["x-ratelimit-remaining"], "999");
+    let body = json_of(res).await;
+    assert_eq!(body["pagination"], json!({"page": 1, "limit": 20, "total": 1, "total_pages": 1}));
+    let cat = &body["data"][0];
+    assert_eq!(
+        (cat["name"].clone(), cat["status"].clone(), cat["account"].clone()),
+        (json!("acme"), json!("active"), json!("acme"))
+    );
+    let cid = cat["id"].as_i64().unwrap();
+    assert_eq!(cat["_links"]["self"], format!("/catalogs/{cid}"));
+    let res = portal_get(&t, &format!("/catalogs/{cid}"), &tok).await;
+    assert_eq!(res.status(), StatusCode::OK);
+    for (uri, status) in [
+        ("/catalogs/?page=0".to_string(), StatusCode::BAD_REQUEST),
+        ("/catalogs/?limit=101".to_string(), StatusCode::BAD_REQUEST),
+        ("/catalogs/?page=9007199254740992".to_string(), StatusCode::BAD_REQUEST),
+        ("/catalogs/abc".to_string(), StatusCode::BAD_REQUEST),
+        ("/catalogs/9007199254740992".to_string(), StatusCode::BAD_REQUEST),
+        ("/catalogs/424242".to_string(), StatusCode::NOT_FOUND),
+    ] {
+        let res = portal_get(&t, &uri, &tok).await;
+        assert_eq!(res.status(), status, "{uri}");
+        assert!(res.headers().contains_key("ratelimit-remaining"));
+        let body = json_of(res).await;
+        assert_eq!(body["statusCode"], status.as_u16(), "{uri}: {body}");
+        assert!(body["error"].is_string() && body["message"].is_string());
+    }
+    // another organisation's catalog is not found
+    let (rid, rsecret) = client(&t.state, "rival");
+    let rival = token(&t, &rid, &rsecret, "read:smartlist:published").await;
+    assert_eq!(portal_get(&t, &format!("/catalogs/{cid}"), &rival).await.status(), StatusCode::NOT_FOUND);
+    // scope
+    let recipes_only = token(&t, &id, &secret, "read:recipe:published").await;
+    let res = portal_get(&t, "/catalogs/", &recipes_only).await;
+    assert_eq!(res.status(), StatusCode::FORBIDDEN);
+    assert!(res.headers()["www-authenticate"].to_str().unwrap().contains("insufficient_scope"));
+    // missing, tampered, alg none, wrong key, expired
+    let req = Request::builder().uri("/catalogs/").body(Body::empty()).unwrap();
+    let res = app(t.state.clone()).oneshot(req).await.unwrap();
+    assert_eq!(res.status(), StatusCode::UNAUTHORIZED);
+    assert!(res.headers()["www-authenticate"].to_str().unwrap().starts_with("Bearer"));
+    let parts: Vec<&str> = tok.split('.').collect();
+    let mut claims: Value = serde_json::from_slice(&b64(parts[1])).unwrap();
+    claims["org"] = json!(claims["org"].as_i64().unwrap() + 1);
+    let tampered = format!("{}.{}.{}", parts[0], b64e(&claims.to_string()), parts[2]);
+    let none = format!("{}.{}.", b64e(r#"{"alg":"none","typ":"at+jwt"}"#), parts[1]);
+    let other_key = kino_server::identity::issue(
+        &kino_server::identity::TokenKeys::from_secret(b"0123456789abcdef0123456789abcdef"),
+        &id,
+        kino_server::store::OrgId(1),
+        &["read:smartlist:published"],
+    );
+    let mut expired_claims: Value = serde_json::from_slice(&b64(parts[1])).unwrap();
+    expired_claims["exp"] = json!(1_000_000);
+    let expired = jsonwebtoken::encode(
+        &{
+            let mut h = jsonwebtoken::Header::new(jsonwebtoken::Algorithm::HS256);
+            h.typ = Some("at+jwt".into());
+            h
+        },
+        &expired_claims,
+        &jsonwebtoken::EncodingKey::from_secret(&std::fs::read(&t.state.config.token_key).unwrap()),
+    )
+    .unwrap();
+    for bad in [tampered, none, other_key, expired, "garbage".to_string()] {
+        let res = portal_get(&t, "/catalogs/", &bad).await;
+        assert_eq!(res.status(), StatusCode::UNAUTHORIZED, "{bad}");
+        assert!(res.headers()["www-authenticate"].to_str().unwrap().contains("invalid_token"));
+    }
+    // the access token also serves the previews interface
+    t.movie("m1").await;
+    t.signals("m1", 1).await;
+    let (s, _) = t
+        .raw("GET", "/results/jitpreviews/v2/m1?catalog=acme", None, &[("authorization", &format!("Bearer {tok}"))])
+        .await;
+    assert_eq!(s, StatusCode::OK);
+}
+
+fn b64(s: &str) -> Vec<u8> {
+    use base64::Engine;
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(s).unwrap()
+}
+
+fn b64e(s: &str) -> String {
+    use base64::Engine;
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(s)
+}
+
+#[tokio::test]
+async fn rate_limit_is_exact_under_concurrency() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = open_with_limit(dir.path(), 7);
+    let t = TestApp { state, key: String::new(), _dir: dir };
+    let (id, secret) = client(&t.state, "acme");
+    let tok = token(&t, &id, &secret, "").await;
+    let mut handles = Vec::new();
+    for _ in 0..40 {
+        let state = t.state.clone();
+        let tok = tok.clone();
+        handles.push(tokio::spawn(async move {
+            let req = Request::builder()
+                .uri("/catalogs/")
+                .header("authorization", format!("Bearer {tok}"))
+                .body(Body::empty())
+                .unwrap();
+            let res = app(state).oneshot(req).await.unwrap();
+            (res.status(), res.headers().get("retry-after").is_some())
+        }));
+    }
+    let mut ok = 0;
+    let mut limited = 0;
+    for h in handles {
+        match h.await.unwrap() {
+            (StatusCode::OK, _) => ok += 1,
+            (StatusCode::TOO_MANY_REQUESTS, true) => limited += 1,
+            other => panic!("{other:?}"),
+        }
+    }
+    assert_eq!((ok, limited), (7, 33));
 }

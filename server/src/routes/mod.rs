@@ -2,6 +2,7 @@
 
 pub mod analysis;
 pub mod catalog;
+pub mod portal;
 pub mod previews;
 pub mod results;
 pub mod tasks;

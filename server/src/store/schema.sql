@@ -80,3 +80,10 @@ CREATE TABLE IF NOT EXISTS generations (
     data TEXT,
     created_at TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS oauth_clients (
+    client_id TEXT PRIMARY KEY,
+    secret_hash TEXT NOT NULL,
+    org_id INTEGER NOT NULL REFERENCES orgs(id),
+    created_at TEXT NOT NULL,
+    revoked_at TEXT
+);

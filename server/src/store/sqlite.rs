@@ -117,6 +117,42 @@ impl Store {
         })
     }
 
+    /// The organisation's catalogs: (id, name, created_at), by id.
+    pub fn catalogs(&self, org: OrgId) -> StoreResult<Vec<(i64, String, String)>> {
+        self.with(|c| {
+            let mut st = c.prepare("SELECT id, name, created_at FROM catalogs WHERE org_id = ?1 ORDER BY id")?;
+            st.query_map([org.0], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?.collect()
+        })
+    }
+
+    /// An organisation's name.
+    pub fn org_name(&self, org: OrgId) -> StoreResult<Option<String>> {
+        self.with(|c| c.query_row("SELECT name FROM orgs WHERE id = ?1", [org.0], |r| r.get(0)).optional())
+    }
+
+    /// Stores an OAuth client (its secret hashed).
+    pub fn add_client(&self, org: OrgId, client_id: &str, secret_hash: &str) -> StoreResult<()> {
+        self.with(|c| {
+            c.execute(
+                "INSERT INTO oauth_clients (client_id, secret_hash, org_id, created_at) VALUES (?1, ?2, ?3, ?4)",
+                params![client_id, secret_hash, org.0, now()],
+            )?;
+            Ok(())
+        })
+    }
+
+    /// A live OAuth client: (organisation, secret hash).
+    pub fn client(&self, client_id: &str) -> StoreResult<Option<(OrgId, String)>> {
+        self.with(|c| {
+            c.query_row(
+                "SELECT org_id, secret_hash FROM oauth_clients WHERE client_id = ?1 AND revoked_at IS NULL",
+                [client_id],
+                |r| Ok((OrgId(r.get(0)?), r.get(1)?)),
+            )
+            .optional()
+        })
+    }
+
     // ---- catalog items ----
 
     /// Creates or replaces an item; returns its (stable) service id.
