@@ -166,6 +166,67 @@ async fn episodic_rules() {
     let (_, asset) = t.call("GET", "/catalog/v1/item/episode/s1e1?asset_model=true", None).await;
     assert_eq!(asset["extended_episodic_info"]["series_title"], "The Show");
     assert!(asset.get("episodic_info").is_none());
+    // references must be consistent with the item and with the stored hierarchy
+    t.movie("film").await;
+    let rejected = [
+        (
+            json!({"id": "x", "type": "episode", "episodic_info": {"series_id": "x", "season_id": "x-s1"}}),
+            json!(["body", "episodic_info", "series_id"]),
+            "own series",
+        ),
+        (
+            json!({"id": "x", "type": "episode", "episodic_info": {"series_id": "show", "season_id": "x"}}),
+            json!(["body", "episodic_info", "season_id"]),
+            "own season",
+        ),
+        (
+            json!({"id": "x", "type": "episode", "extended_episodic_info": {"series_id": "show", "season_id": "show"}}),
+            json!(["body", "extended_episodic_info", "season_id"]),
+            "season and series differ",
+        ),
+        (
+            json!({"id": "x", "type": "episode", "episodic_info": {"series_id": "show"},
+                "extended_episodic_info": {"series_id": "zzz"}}),
+            json!(["body", "extended_episodic_info", "series_id"]),
+            "forms agree",
+        ),
+        (
+            json!({"id": "x", "type": "episode", "episodic_info": {"series_id": "film"}}),
+            json!(["body", "episodic_info", "series_id"]),
+            "series is a series",
+        ),
+        (
+            json!({"id": "x", "type": "season", "episodic_info": {"series_id": "s1e1"}}),
+            json!(["body", "episodic_info", "series_id"]),
+            "a season's series is a series",
+        ),
+        (
+            json!({"id": "x", "type": "episode", "episodic_info": {"series_id": "other", "season_id": "show-s1"}}),
+            json!(["body", "episodic_info", "season_id"]),
+            "season of the same series",
+        ),
+        (
+            json!({"id": "x", "type": "episode", "episodic_info": {"series_id": "show", "season_id": "film"}}),
+            json!(["body", "episodic_info", "season_id"]),
+            "season is a season",
+        ),
+        (json!({"id": "show", "type": "standalone"}), json!(["body", "type"]), "a live item keeps its type"),
+    ];
+    for (body, loc, rule) in rejected {
+        let (s, err) = t.call("PUT", "/catalog/v1/item", Some(body)).await;
+        assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY, "{rule}: {err}");
+        assert_eq!(
+            (err["detail"][0]["loc"].clone(), err["detail"][0]["type"].clone()),
+            (loc, json!("value_error")),
+            "{rule}"
+        );
+    }
+    for (kind, id) in [("episode", "x"), ("season", "x"), ("series", "other"), ("series", "zzz")] {
+        let (s, _) = t.call("GET", &format!("/catalog/v1/item/{kind}/{id}"), None).await;
+        assert_eq!(s, StatusCode::NOT_FOUND, "a rejected upsert writes nothing ({id})");
+    }
+    let (s, film) = t.call("GET", "/catalog/v1/item/standalone/film", None).await;
+    assert_eq!((s, film["type"].clone()), (StatusCode::OK, json!("standalone")));
     // deleting the series deletes its season and episode
     assert_eq!(t.call("PUT", "/catalog/v1/delete/series/show", None).await.0, StatusCode::OK);
     for (kind, id) in [("season", "show-s1"), ("episode", "s1e1")] {
@@ -175,6 +236,9 @@ async fn episodic_rules() {
             "{id}"
         );
     }
+    // a deleted id may be re-created with another type
+    let (s, _) = t.call("PUT", "/catalog/v1/item", Some(json!({"id": "show", "type": "standalone"}))).await;
+    assert_eq!(s, StatusCode::OK);
 }
 
 #[tokio::test]
