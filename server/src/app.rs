@@ -1,6 +1,7 @@
 //! The router: every path of the processing and results interfaces.
 
 use axum::Router;
+use axum::extract::DefaultBodyLimit;
 use axum::routing::{get, put};
 
 use crate::routes::{analysis, catalog, previews, results, tasks};
@@ -17,7 +18,10 @@ pub fn app(state: AppState) -> Router {
         .route("/catalog/v1/item", put(catalog::upsert).get(catalog::list))
         .route("/catalog/v1/item/{item_type}/{id}", get(catalog::get))
         .route("/catalog/v1/delete/{item_type}/{id}", put(catalog::delete))
-        .route("/analysis/v1/item/{item_type}/{id}", put(analysis::put_signals))
+        .route(
+            "/analysis/v1/item/{item_type}/{id}",
+            put(analysis::put_signals).layer(DefaultBodyLimit::max(analysis::MAX_SIGNALS_BYTES)),
+        )
         // tasks
         .route(task, get(tasks::get).post(tasks::post).delete(tasks::delete))
         .route(&format!("{task}/reset"), put(tasks::reset))

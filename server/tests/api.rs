@@ -539,6 +539,24 @@ async fn restart_keeps_everything_and_resumes_pending_work() {
 }
 
 #[tokio::test]
+async fn a_two_hour_signals_document_is_accepted_by_the_analysis_endpoint() {
+    let t = test_app();
+    t.movie("tt-demo-001").await;
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../data/demo/signals/tt-demo-001.json");
+    let doc = std::fs::read_to_string(path).unwrap();
+    assert!(doc.len() > 2 * 1024 * 1024, "the document is larger than the default body limit");
+    let uri = format!("/analysis/v1/item/standalone/tt-demo-001?key={}", t.key);
+    let (s, body) = t.raw("PUT", &uri, Some(doc), &[]).await;
+    assert_eq!(s, StatusCode::OK, "{body}");
+    assert_eq!(body["status"], "accepted");
+    let (s, clips) = t.call("GET", "/results/jitpreviews/v2/tt-demo-001?catalog=acme", None).await;
+    assert_eq!(s, StatusCode::OK, "{clips}");
+    assert!(!clips["data"]["jitpreview"].as_array().unwrap().is_empty());
+    let (s, _) = t.raw("PUT", &uri, Some(" ".repeat(kino_server::routes::analysis::MAX_SIGNALS_BYTES + 1)), &[]).await;
+    assert_eq!(s, StatusCode::PAYLOAD_TOO_LARGE);
+}
+
+#[tokio::test]
 async fn sidecar_signals_beside_the_media_file_are_picked_up() {
     let t = test_app();
     let media = t.state.config.media_root.join("movies");
