@@ -440,6 +440,14 @@ async fn results_interfaces() {
         t.call("GET", "/results/similar/similar/v2/m1?max_score=2", None).await.0,
         StatusCode::UNPROCESSABLE_ENTITY
     );
+    // a result stored after the index was built (the worker's rebuild not yet swapped in) is found
+    t.movie("m4").await;
+    t.signals("m4", 11).await;
+    t.call("POST", &task("m4", "similar"), None).await;
+    let job = t.state.store.claim_job().unwrap().unwrap();
+    t.state.store.finish_job(&job, "success", "", Some(&json!({"embedding": vec![0.5f32; 256]}))).unwrap();
+    let (s, sim) = t.call("GET", "/results/similar/similar/v2/m4", None).await;
+    assert_eq!((s, sim["similar"].as_array().map(Vec::len)), (StatusCode::OK, Some(3)), "{sim}");
 }
 
 #[tokio::test]
