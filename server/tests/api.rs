@@ -5,7 +5,7 @@ use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use http_body_util::BodyExt;
 use kino_server::auth::{generate_key, hash_key, key_prefix};
-use kino_server::store::Store;
+use kino_server::store::{JobState, Store};
 use kino_server::{AppState, Config, app, worker};
 use serde_json::{Value, json};
 use tower::ServiceExt;
@@ -562,6 +562,32 @@ async fn a_two_hour_signals_document_is_accepted_by_the_analysis_endpoint() {
     assert!(!clips["data"]["jitpreview"].as_array().unwrap().is_empty());
     let (s, _) = t.raw("PUT", &uri, Some(" ".repeat(kino_server::routes::analysis::MAX_SIGNALS_BYTES + 1)), &[]).await;
     assert_eq!(s, StatusCode::PAYLOAD_TOO_LARGE);
+}
+
+#[tokio::test]
+async fn requests_that_race_a_running_job_are_not_lost() {
+    let t = test_app();
+    // signals arriving while a worker, having found none, is about to park the job
+    t.movie("m1").await;
+    t.call("POST", &task("m1", "profanity"), None).await;
+    let job = t.state.store.claim_job().unwrap().unwrap();
+    t.signals("m1", 3).await;
+    t.state.store.park_job(&job).unwrap();
+    assert_eq!(t.state.store.job_state(job.org, "m1", "profanity", "1.0.0").unwrap(), Some(JobState::Pending));
+    t.process();
+    assert_eq!(t.call("GET", &task("m1", "profanity"), None).await.1["status"], "ready");
+
+    // reprocessing requested while a job runs: the run's result is discarded and the job runs again
+    t.call("POST", &task("m1", "emotions"), None).await;
+    let job = t.state.store.claim_job().unwrap().unwrap();
+    let body = json!({"id": "m1", "type": "standalone", "title": "m1", "operations": {"force_asset_reprocess": true}});
+    assert_eq!(t.call("PUT", "/catalog/v1/item", Some(body)).await.0, StatusCode::OK);
+    t.state.store.finish_job(&job, "success", "", Some(&json!({"emotion": "stale"}))).unwrap();
+    assert_eq!(t.call("GET", &task("m1", "emotions"), None).await.1["status"], "pending");
+    t.process();
+    assert_eq!(t.call("GET", &task("m1", "emotions"), None).await.1["status"], "ready");
+    let (_, e) = t.call("GET", "/results/emotions/v2/m1", None).await;
+    assert!(e["data"]["emotion"].is_array(), "{e}");
 }
 
 #[tokio::test]
