@@ -482,8 +482,23 @@ async fn organisations_are_isolated_and_credentials_checked() {
     assert_eq!(t.raw("GET", "/catalog/v1/item", None, &[("x-api-key", &t.key)]).await.0, StatusCode::OK);
     let bearer = format!("Bearer {}", t.key);
     assert_eq!(t.raw("GET", "/catalog/v1/item", None, &[("authorization", &bearer)]).await.0, StatusCode::UNAUTHORIZED);
-    t.state.store.revoke_keys(&key_prefix(&other)).unwrap();
+    // revocation is scoped to one organisation and never revokes several keys at once
+    let store = &t.state.store;
+    let (acme, rival) = (store.ensure_org("acme").unwrap().0, store.ensure_org("rival").unwrap().0);
+    let twin = format!("{}{}", key_prefix(&other), "0".repeat(other.len() - key_prefix(&other).len()));
+    store.add_key(acme, &hash_key(&twin), &key_prefix(&twin)).unwrap();
+    assert_eq!(store.revoke_key(acme, &key_prefix(&t.key), Some(&hash_key(&other))).unwrap(), 0);
+    let extra = generate_key();
+    store.add_key(rival, &hash_key(&extra), &key_prefix(&other)).unwrap();
+    assert_eq!(store.revoke_key(rival, &key_prefix(&other), None).unwrap(), 2, "ambiguous: nothing revoked");
+    assert_eq!(t.raw("GET", &format!("/catalog/v1/item?key={other}"), None, &[]).await.0, StatusCode::OK);
+    assert_eq!(store.revoke_key(rival, &key_prefix(&other), Some(&hash_key(&other))).unwrap(), 1);
     assert_eq!(t.raw("GET", &format!("/catalog/v1/item?key={other}"), None, &[]).await.0, StatusCode::UNAUTHORIZED);
+    assert_eq!(t.raw("GET", &format!("/catalog/v1/item?key={extra}"), None, &[]).await.0, StatusCode::OK);
+    assert_eq!(t.raw("GET", &format!("/catalog/v1/item?key={twin}"), None, &[]).await.0, StatusCode::OK, "other org");
+    assert_eq!(store.revoke_key(rival, &key_prefix(&other), None).unwrap(), 1, "now unambiguous");
+    assert_eq!(t.raw("GET", &format!("/catalog/v1/item?key={extra}"), None, &[]).await.0, StatusCode::UNAUTHORIZED);
+    assert_eq!(t.raw("GET", &format!("/catalog/v1/item?key={twin}"), None, &[]).await.0, StatusCode::OK);
 }
 
 #[tokio::test]

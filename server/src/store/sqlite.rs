@@ -78,13 +78,26 @@ impl Store {
         })
     }
 
-    /// Revokes every key whose prefix is `prefix`; how many were revoked.
-    pub fn revoke_keys(&self, prefix: &str) -> StoreResult<usize> {
+    /// Revokes the organisation's live key with this prefix (and, given `hash`, exactly that key).
+    /// Returns how many live keys matched; nothing is revoked unless exactly one did, so an
+    /// ambiguous prefix never revokes several keys.
+    pub fn revoke_key(&self, org: OrgId, prefix: &str, hash: Option<&str>) -> StoreResult<usize> {
         self.with(|c| {
-            c.execute(
-                "UPDATE api_keys SET revoked_at = ?1 WHERE prefix = ?2 AND revoked_at IS NULL",
-                params![now(), prefix],
-            )
+            let tx = c.transaction()?;
+            let filter = "org_id = ?1 AND prefix = ?2 AND (?3 IS NULL OR hash = ?3) AND revoked_at IS NULL";
+            let n: usize = tx.query_row(
+                &format!("SELECT COUNT(*) FROM api_keys WHERE {filter}"),
+                params![org.0, prefix, hash],
+                |r| r.get(0),
+            )?;
+            if n == 1 {
+                tx.execute(
+                    &format!("UPDATE api_keys SET revoked_at = ?4 WHERE {filter}"),
+                    params![org.0, prefix, hash, now()],
+                )?;
+            }
+            tx.commit()?;
+            Ok(n)
         })
     }
 
