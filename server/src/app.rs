@@ -55,5 +55,6 @@ pub fn app(state: AppState) -> Router {
         .route("/results/emotions/v2/status/{inventory_id}", get(results::emotions_status))
         .route("/results/emotions/v2/{inventory_id}", get(results::emotions))
         .fallback(|| async { crate::error::AppError::NotFound("no such endpoint".into()) })
+        .layer(axum::middleware::map_response(crate::error::json_errors))
         .with_state(state)
 }

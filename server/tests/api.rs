@@ -502,6 +502,21 @@ async fn organisations_are_isolated_and_credentials_checked() {
 }
 
 #[tokio::test]
+async fn the_frameworks_own_rejections_are_json_too() {
+    let t = test_app();
+    let cases = [
+        ("POST", "/catalog/v1/item".to_string(), None, StatusCode::METHOD_NOT_ALLOWED),
+        ("GET", "/catalog/v1/item/standalone/%FF%FE".to_string(), None, StatusCode::BAD_REQUEST),
+        ("PUT", "/catalog/v1/item".to_string(), Some(" ".repeat(3 << 20)), StatusCode::PAYLOAD_TOO_LARGE),
+    ];
+    for (method, uri, body, want) in cases {
+        let (s, v) = t.raw(method, &format!("{uri}?key={}", t.key), body, &[]).await;
+        assert_eq!(s, want, "{method} {uri}: {v}");
+        assert!(v["detail"].as_str().is_some_and(|d| !d.is_empty()), "{method} {uri}: {v}");
+    }
+}
+
+#[tokio::test]
 async fn malformed_input_never_gives_a_server_error() {
     let t = test_app();
     t.movie("m1").await;
