@@ -1,6 +1,7 @@
 //! The router: every path of the processing and results interfaces.
 
 use axum::Router;
+use axum::extract::DefaultBodyLimit;
 use axum::routing::{get, post, put};
 
 use crate::routes::{analysis, catalog, portal, previews, results, tasks};
@@ -21,7 +22,10 @@ pub fn app(state: AppState) -> Router {
         .route("/catalog/v1/item", put(catalog::upsert).get(catalog::list))
         .route("/catalog/v1/item/{item_type}/{id}", get(catalog::get))
         .route("/catalog/v1/delete/{item_type}/{id}", put(catalog::delete))
-        .route("/analysis/v1/item/{item_type}/{id}", put(analysis::put_signals))
+        .route(
+            "/analysis/v1/item/{item_type}/{id}",
+            put(analysis::put_signals).layer(DefaultBodyLimit::max(analysis::MAX_SIGNALS_BYTES)),
+        )
         // tasks
         .route(task, get(tasks::get).post(tasks::post).delete(tasks::delete))
         .route(&format!("{task}/reset"), put(tasks::reset))
@@ -55,5 +59,6 @@ pub fn app(state: AppState) -> Router {
         .route("/results/emotions/v2/status/{inventory_id}", get(results::emotions_status))
         .route("/results/emotions/v2/{inventory_id}", get(results::emotions))
         .fallback(|| async { crate::error::AppError::NotFound("no such endpoint".into()) })
+        .layer(axum::middleware::map_response(crate::error::json_errors))
         .with_state(state)
 }

@@ -8,7 +8,12 @@
 //! - deleting a series deletes its seasons and episodes; deleting a season deletes its episodes;
 //!   deleting an episode touches nothing else; data is kept (`allow_deleted=true` shows it);
 //! - `standalone` and `series` items carry no episodic info; only `standalone` and `episode`
-//!   items carry `asset_info`.
+//!   items carry `asset_info`;
+//! - nothing is its own series or season, an episode's season and series differ, and when both
+//!   `episodic_info` and `extended_episodic_info` name a series (or season) they name the same;
+//! - the series a season or episode names, when it exists (deleted or not), is a `series`; the
+//!   season an episode names, when it exists, is a `season` of that same series;
+//! - a live item keeps its type (delete it first to re-create the id with another type).
 
 use std::collections::BTreeMap;
 
@@ -16,6 +21,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::error::{AppError, Detail};
+use crate::store::ItemRow;
 
 /// Item types.
 pub const ITEM_TYPES: [&str; 4] = ["standalone", "series", "season", "episode"];
@@ -265,6 +271,7 @@ impl CatalogItem {
             }
             _ => {}
         }
+        self.check_references(&mut issues);
         if matches!(self.item_type.as_str(), "series" | "season") && self.asset_info.is_some() {
             issues.push(value_issue(&["asset_info"], "asset_info is for standalone and episode items only"));
         }
@@ -304,6 +311,92 @@ impl CatalogItem {
                     issues.push(value_issue(&["window_info"], "start must not be after end"))
                 }
                 _ => {}
+            }
+        }
+        if issues.is_empty() { Ok(()) } else { Err(AppError::Validation(issues)) }
+    }
+
+    /// Where the item names its series or season: `episodic_info` when it carries one, else
+    /// `extended_episodic_info`.
+    fn loc_of(&self, field: &'static str) -> [&'static str; 2] {
+        let in_plain = self.episodic_info.as_ref().is_some_and(|e| match field {
+            "series_id" => e.series_id.is_some(),
+            _ => e.season_id.is_some(),
+        });
+        [if in_plain { "episodic_info" } else { "extended_episodic_info" }, field]
+    }
+
+    /// Rules on the ids an item names, checkable without the catalog: nothing is its own series or
+    /// season, an episode's season and series differ, and the two episodic forms agree.
+    fn check_references(&self, issues: &mut Vec<Detail>) {
+        let (series, season) = (self.series_id(), self.season_id());
+        if series == Some(self.id.as_str()) {
+            issues.push(value_issue(&self.loc_of("series_id"), "an item cannot be its own series"));
+        }
+        if self.item_type == "episode" {
+            if season == Some(self.id.as_str()) {
+                issues.push(value_issue(&self.loc_of("season_id"), "an episode cannot be its own season"));
+            } else if season.is_some() && season == series {
+                issues.push(value_issue(&self.loc_of("season_id"), "an episode's season and series must differ"));
+            }
+        }
+        if let (Some(a), Some(b)) = (&self.episodic_info, &self.extended_episodic_info) {
+            for (field, x, y) in [("series_id", &a.series_id, &b.series_id), ("season_id", &a.season_id, &b.season_id)]
+            {
+                if x.is_some() && y.is_some() && x != y {
+                    issues.push(value_issue(
+                        &["extended_episodic_info", field],
+                        &format!("must agree with episodic_info.{field}"),
+                    ));
+                }
+            }
+        }
+    }
+
+    /// Rules against the stored catalog (`lookup` reads an item by id): a live item keeps its
+    /// type; the series a season or episode names, when it exists, is a series; the season an
+    /// episode names, when it exists, is a season of the same series.
+    pub fn check_hierarchy(&self, lookup: impl Fn(&str) -> Result<Option<ItemRow>, AppError>) -> Result<(), AppError> {
+        let mut issues = Vec::new();
+        if let Some(existing) = lookup(&self.id)?.filter(|e| !e.deleted && e.item_type != self.item_type) {
+            issues.push(value_issue(
+                &["type"],
+                &format!(
+                    "item {:?} exists as a {}; delete it before giving it another type",
+                    self.id, existing.item_type
+                ),
+            ));
+        }
+        let series = self.series_id().filter(|_| matches!(self.item_type.as_str(), "season" | "episode"));
+        if let Some(series) = series
+            && let Some(parent) = lookup(series)?.filter(|p| p.item_type != "series")
+        {
+            issues.push(value_issue(
+                &self.loc_of("series_id"),
+                &format!("{series:?} is a {}, not a series", parent.item_type),
+            ));
+        }
+        if self.item_type == "episode"
+            && let Some(season) = self.season_id()
+            && let Some(parent) = lookup(season)?
+        {
+            let parent_series = serde_json::from_value::<CatalogItem>(parent.body.clone())
+                .ok()
+                .and_then(|c| c.series_id().map(String::from));
+            if parent.item_type != "season" {
+                issues.push(value_issue(
+                    &self.loc_of("season_id"),
+                    &format!("{season:?} is a {}, not a season", parent.item_type),
+                ));
+            } else if parent_series.as_deref() != series {
+                issues.push(value_issue(
+                    &self.loc_of("season_id"),
+                    &format!(
+                        "season {season:?} belongs to series {:?}, not {:?}",
+                        parent_series.unwrap_or_default(),
+                        series.unwrap_or_default()
+                    ),
+                ));
             }
         }
         if issues.is_empty() { Ok(()) } else { Err(AppError::Validation(issues)) }

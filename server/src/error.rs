@@ -2,7 +2,8 @@
 //! for 400/401/404, and a generic 500 whose detail is only logged.
 
 use axum::Json;
-use axum::http::StatusCode;
+use axum::body::Body;
+use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
@@ -132,4 +133,29 @@ impl IntoResponse for AppError {
         };
         (status, Json(body)).into_response()
     }
+}
+
+/// Gives every error response a JSON body. The framework's own rejections (405, 413, a path that
+/// is not UTF-8, ...) come as plain text or empty; they become `{"detail": "<text>"}` like the
+/// service's own errors, with their status and other headers (such as `allow`) kept.
+pub async fn json_errors(res: Response) -> Response {
+    let status = res.status();
+    let is_json = res
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("application/json"));
+    if status.as_u16() < 400 || is_json {
+        return res;
+    }
+    let (mut parts, body) = res.into_parts();
+    let text = axum::body::to_bytes(body, 16 * 1024)
+        .await
+        .ok()
+        .map(|b| String::from_utf8_lossy(&b).trim().to_string())
+        .filter(|t| !t.is_empty())
+        .unwrap_or_else(|| status.canonical_reason().unwrap_or("Error").to_string());
+    parts.headers.remove(header::CONTENT_LENGTH);
+    parts.headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    Response::from_parts(parts, Body::from(json!({ "detail": text }).to_string()))
 }

@@ -73,8 +73,8 @@ enum Admin {
     CreateKey { org: String },
     /// List an organisation's keys (prefixes only).
     ListKeys { org: String },
-    /// Revoke the keys that start with this prefix (as shown by list-keys).
-    RevokeKey { prefix: String },
+    /// Revoke one of an organisation's keys, given whole or by its prefix (as shown by list-keys).
+    RevokeKey { org: String, key: String },
     /// Create an OAuth client (client credentials) for the portal; the secret is printed once.
     CreateClient { org: String },
 }
@@ -165,12 +165,14 @@ fn admin(store: &Store, cmd: &Admin) -> Result<(), String> {
             println!("client_secret: {secret}");
             eprintln!("store the secret now: it is shown once and kept only as a hash");
         }
-        Admin::RevokeKey { prefix } => {
-            let n = store.revoke_keys(prefix).map_err(|e| e.to_string())?;
-            if n == 0 {
-                return Err(format!("no live key with prefix {prefix:?}"));
+        Admin::RevokeKey { org, key } => {
+            let prefix = key_prefix(key);
+            let hash = (key.len() > prefix.len()).then(|| hash_key(key));
+            match store.revoke_key(org_id(store, org)?, &prefix, hash.as_deref()).map_err(|e| e.to_string())? {
+                0 => return Err(format!("{org:?} has no live key {prefix}…")),
+                1 => println!("revoked {prefix}…"),
+                n => return Err(format!("{n} live keys of {org:?} start with {prefix}; pass the whole key")),
             }
-            println!("revoked {n} key(s)");
         }
     }
     Ok(())

@@ -5,7 +5,7 @@ use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use http_body_util::BodyExt;
 use kino_server::auth::{generate_key, hash_key, key_prefix};
-use kino_server::store::Store;
+use kino_server::store::{JobState, Store};
 use kino_server::{AppState, Config, app, worker};
 use serde_json::{Value, json};
 use tower::ServiceExt;
@@ -176,6 +176,67 @@ async fn episodic_rules() {
     let (_, asset) = t.call("GET", "/catalog/v1/item/episode/s1e1?asset_model=true", None).await;
     assert_eq!(asset["extended_episodic_info"]["series_title"], "The Show");
     assert!(asset.get("episodic_info").is_none());
+    // references must be consistent with the item and with the stored hierarchy
+    t.movie("film").await;
+    let rejected = [
+        (
+            json!({"id": "x", "type": "episode", "episodic_info": {"series_id": "x", "season_id": "x-s1"}}),
+            json!(["body", "episodic_info", "series_id"]),
+            "own series",
+        ),
+        (
+            json!({"id": "x", "type": "episode", "episodic_info": {"series_id": "show", "season_id": "x"}}),
+            json!(["body", "episodic_info", "season_id"]),
+            "own season",
+        ),
+        (
+            json!({"id": "x", "type": "episode", "extended_episodic_info": {"series_id": "show", "season_id": "show"}}),
+            json!(["body", "extended_episodic_info", "season_id"]),
+            "season and series differ",
+        ),
+        (
+            json!({"id": "x", "type": "episode", "episodic_info": {"series_id": "show"},
+                "extended_episodic_info": {"series_id": "zzz"}}),
+            json!(["body", "extended_episodic_info", "series_id"]),
+            "forms agree",
+        ),
+        (
+            json!({"id": "x", "type": "episode", "episodic_info": {"series_id": "film"}}),
+            json!(["body", "episodic_info", "series_id"]),
+            "series is a series",
+        ),
+        (
+            json!({"id": "x", "type": "season", "episodic_info": {"series_id": "s1e1"}}),
+            json!(["body", "episodic_info", "series_id"]),
+            "a season's series is a series",
+        ),
+        (
+            json!({"id": "x", "type": "episode", "episodic_info": {"series_id": "other", "season_id": "show-s1"}}),
+            json!(["body", "episodic_info", "season_id"]),
+            "season of the same series",
+        ),
+        (
+            json!({"id": "x", "type": "episode", "episodic_info": {"series_id": "show", "season_id": "film"}}),
+            json!(["body", "episodic_info", "season_id"]),
+            "season is a season",
+        ),
+        (json!({"id": "show", "type": "standalone"}), json!(["body", "type"]), "a live item keeps its type"),
+    ];
+    for (body, loc, rule) in rejected {
+        let (s, err) = t.call("PUT", "/catalog/v1/item", Some(body)).await;
+        assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY, "{rule}: {err}");
+        assert_eq!(
+            (err["detail"][0]["loc"].clone(), err["detail"][0]["type"].clone()),
+            (loc, json!("value_error")),
+            "{rule}"
+        );
+    }
+    for (kind, id) in [("episode", "x"), ("season", "x"), ("series", "other"), ("series", "zzz")] {
+        let (s, _) = t.call("GET", &format!("/catalog/v1/item/{kind}/{id}"), None).await;
+        assert_eq!(s, StatusCode::NOT_FOUND, "a rejected upsert writes nothing ({id})");
+    }
+    let (s, film) = t.call("GET", "/catalog/v1/item/standalone/film", None).await;
+    assert_eq!((s, film["type"].clone()), (StatusCode::OK, json!("standalone")));
     // deleting the series deletes its season and episode
     assert_eq!(t.call("PUT", "/catalog/v1/delete/series/show", None).await.0, StatusCode::OK);
     for (kind, id) in [("season", "show-s1"), ("episode", "s1e1")] {
@@ -185,6 +246,9 @@ async fn episodic_rules() {
             "{id}"
         );
     }
+    // a deleted id may be re-created with another type
+    let (s, _) = t.call("PUT", "/catalog/v1/item", Some(json!({"id": "show", "type": "standalone"}))).await;
+    assert_eq!(s, StatusCode::OK);
 }
 
 #[tokio::test]
@@ -386,6 +450,14 @@ async fn results_interfaces() {
         t.call("GET", "/results/similar/similar/v2/m1?max_score=2", None).await.0,
         StatusCode::UNPROCESSABLE_ENTITY
     );
+    // a result stored after the index was built (the worker's rebuild not yet swapped in) is found
+    t.movie("m4").await;
+    t.signals("m4", 11).await;
+    t.call("POST", &task("m4", "similar"), None).await;
+    let job = t.state.store.claim_job().unwrap().unwrap();
+    t.state.store.finish_job(&job, "success", "", Some(&json!({"embedding": vec![0.5f32; 256]}))).unwrap();
+    let (s, sim) = t.call("GET", "/results/similar/similar/v2/m4", None).await;
+    assert_eq!((s, sim["similar"].as_array().map(Vec::len)), (StatusCode::OK, Some(3)), "{sim}");
 }
 
 #[tokio::test]
@@ -420,8 +492,38 @@ async fn organisations_are_isolated_and_credentials_checked() {
     assert_eq!(t.raw("GET", "/catalog/v1/item", None, &[("x-api-key", &t.key)]).await.0, StatusCode::OK);
     let bearer = format!("Bearer {}", t.key);
     assert_eq!(t.raw("GET", "/catalog/v1/item", None, &[("authorization", &bearer)]).await.0, StatusCode::UNAUTHORIZED);
-    t.state.store.revoke_keys(&key_prefix(&other)).unwrap();
+    // revocation is scoped to one organisation and never revokes several keys at once
+    let store = &t.state.store;
+    let (acme, rival) = (store.ensure_org("acme").unwrap().0, store.ensure_org("rival").unwrap().0);
+    let twin = format!("{}{}", key_prefix(&other), "0".repeat(other.len() - key_prefix(&other).len()));
+    store.add_key(acme, &hash_key(&twin), &key_prefix(&twin)).unwrap();
+    assert_eq!(store.revoke_key(acme, &key_prefix(&t.key), Some(&hash_key(&other))).unwrap(), 0);
+    let extra = generate_key();
+    store.add_key(rival, &hash_key(&extra), &key_prefix(&other)).unwrap();
+    assert_eq!(store.revoke_key(rival, &key_prefix(&other), None).unwrap(), 2, "ambiguous: nothing revoked");
+    assert_eq!(t.raw("GET", &format!("/catalog/v1/item?key={other}"), None, &[]).await.0, StatusCode::OK);
+    assert_eq!(store.revoke_key(rival, &key_prefix(&other), Some(&hash_key(&other))).unwrap(), 1);
     assert_eq!(t.raw("GET", &format!("/catalog/v1/item?key={other}"), None, &[]).await.0, StatusCode::UNAUTHORIZED);
+    assert_eq!(t.raw("GET", &format!("/catalog/v1/item?key={extra}"), None, &[]).await.0, StatusCode::OK);
+    assert_eq!(t.raw("GET", &format!("/catalog/v1/item?key={twin}"), None, &[]).await.0, StatusCode::OK, "other org");
+    assert_eq!(store.revoke_key(rival, &key_prefix(&other), None).unwrap(), 1, "now unambiguous");
+    assert_eq!(t.raw("GET", &format!("/catalog/v1/item?key={extra}"), None, &[]).await.0, StatusCode::UNAUTHORIZED);
+    assert_eq!(t.raw("GET", &format!("/catalog/v1/item?key={twin}"), None, &[]).await.0, StatusCode::OK);
+}
+
+#[tokio::test]
+async fn the_frameworks_own_rejections_are_json_too() {
+    let t = test_app();
+    let cases = [
+        ("POST", "/catalog/v1/item".to_string(), None, StatusCode::METHOD_NOT_ALLOWED),
+        ("GET", "/catalog/v1/item/standalone/%FF%FE".to_string(), None, StatusCode::BAD_REQUEST),
+        ("PUT", "/catalog/v1/item".to_string(), Some(" ".repeat(3 << 20)), StatusCode::PAYLOAD_TOO_LARGE),
+    ];
+    for (method, uri, body, want) in cases {
+        let (s, v) = t.raw(method, &format!("{uri}?key={}", t.key), body, &[]).await;
+        assert_eq!(s, want, "{method} {uri}: {v}");
+        assert!(v["detail"].as_str().is_some_and(|d| !d.is_empty()), "{method} {uri}: {v}");
+    }
 }
 
 #[tokio::test]
@@ -482,6 +584,50 @@ async fn restart_keeps_everything_and_resumes_pending_work() {
     let (_, st) = t.call("GET", &task("m1", "emotions"), None).await;
     assert_eq!(st["status"], "ready");
     assert_eq!(t.call("GET", "/results/jitpreviews/v2/m1?catalog=acme", None).await.0, StatusCode::OK);
+}
+
+#[tokio::test]
+async fn a_two_hour_signals_document_is_accepted_by_the_analysis_endpoint() {
+    let t = test_app();
+    t.movie("tt-demo-001").await;
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../data/demo/signals/tt-demo-001.json");
+    let doc = std::fs::read_to_string(path).unwrap();
+    assert!(doc.len() > 2 * 1024 * 1024, "the document is larger than the default body limit");
+    let uri = format!("/analysis/v1/item/standalone/tt-demo-001?key={}", t.key);
+    let (s, body) = t.raw("PUT", &uri, Some(doc), &[]).await;
+    assert_eq!(s, StatusCode::OK, "{body}");
+    assert_eq!(body["status"], "accepted");
+    let (s, clips) = t.call("GET", "/results/jitpreviews/v2/tt-demo-001?catalog=acme", None).await;
+    assert_eq!(s, StatusCode::OK, "{clips}");
+    assert!(!clips["data"]["jitpreview"].as_array().unwrap().is_empty());
+    let (s, _) = t.raw("PUT", &uri, Some(" ".repeat(kino_server::routes::analysis::MAX_SIGNALS_BYTES + 1)), &[]).await;
+    assert_eq!(s, StatusCode::PAYLOAD_TOO_LARGE);
+}
+
+#[tokio::test]
+async fn requests_that_race_a_running_job_are_not_lost() {
+    let t = test_app();
+    // signals arriving while a worker, having found none, is about to park the job
+    t.movie("m1").await;
+    t.call("POST", &task("m1", "profanity"), None).await;
+    let job = t.state.store.claim_job().unwrap().unwrap();
+    t.signals("m1", 3).await;
+    t.state.store.park_job(&job).unwrap();
+    assert_eq!(t.state.store.job_state(job.org, "m1", "profanity", "1.0.0").unwrap(), Some(JobState::Pending));
+    t.process();
+    assert_eq!(t.call("GET", &task("m1", "profanity"), None).await.1["status"], "ready");
+
+    // reprocessing requested while a job runs: the run's result is discarded and the job runs again
+    t.call("POST", &task("m1", "emotions"), None).await;
+    let job = t.state.store.claim_job().unwrap().unwrap();
+    let body = json!({"id": "m1", "type": "standalone", "title": "m1", "operations": {"force_asset_reprocess": true}});
+    assert_eq!(t.call("PUT", "/catalog/v1/item", Some(body)).await.0, StatusCode::OK);
+    t.state.store.finish_job(&job, "success", "", Some(&json!({"emotion": "stale"}))).unwrap();
+    assert_eq!(t.call("GET", &task("m1", "emotions"), None).await.1["status"], "pending");
+    t.process();
+    assert_eq!(t.call("GET", &task("m1", "emotions"), None).await.1["status"], "ready");
+    let (_, e) = t.call("GET", "/results/emotions/v2/m1", None).await;
+    assert!(e["data"]["emotion"].is_array(), "{e}");
 }
 
 #[tokio::test]

@@ -12,6 +12,10 @@ use crate::auth::Accept;
 use crate::error::{AppError, Detail};
 use crate::state::AppState;
 
+/// The largest signals document accepted (the default request limit of 2 MiB is below a
+/// two-hour title with scene embeddings; 64 MiB holds several hours).
+pub const MAX_SIGNALS_BYTES: usize = 64 * 1024 * 1024;
+
 /// Validates and stores an item's signals; jobs waiting for them resume.
 pub async fn put_signals(
     State(state): State<AppState>,
@@ -25,16 +29,21 @@ pub async fn put_signals(
     if item.item_type != item_type {
         return Err(AppError::item_not_found(&id));
     }
-    let text = std::str::from_utf8(&body).map_err(|_| {
-        AppError::invalid(Detail {
-            kind: "json_invalid".into(),
-            loc: vec!["body".into()],
-            msg: "body is not UTF-8".into(),
-            input: Value::Null,
-            ctx: Value::Null,
-        })
-    })?;
-    let signals = Signals::from_json(text)?;
+    // Parsing and validating megabytes of JSON is CPU work: off the async threads.
+    let signals = tokio::task::spawn_blocking(move || -> Result<Signals, AppError> {
+        let text = std::str::from_utf8(&body).map_err(|_| {
+            AppError::invalid(Detail {
+                kind: "json_invalid".into(),
+                loc: vec!["body".into()],
+                msg: "body is not UTF-8".into(),
+                input: Value::Null,
+                ctx: Value::Null,
+            })
+        })?;
+        Ok(Signals::from_json(text)?)
+    })
+    .await
+    .map_err(|e| AppError::Internal(e.to_string()))??;
     if signals.inventory_id != id {
         return Err(AppError::invalid(Detail {
             kind: "value_error".into(),

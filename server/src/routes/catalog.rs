@@ -47,6 +47,7 @@ pub async fn upsert(
 /// Stores an item, completes its episodic hierarchy, applies its operations.
 pub fn apply_upsert(state: &AppState, org: OrgId, item: CatalogItem) -> Result<(), AppError> {
     let store = &state.store;
+    item.check_hierarchy(|id| Ok(store.item(org, id)?))?;
     if matches!(item.item_type.as_str(), "season" | "episode") {
         if let Some(series) = item.series_id() {
             if store.item(org, series)?.is_none() {

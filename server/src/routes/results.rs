@@ -4,8 +4,8 @@ use axum::Json;
 use axum::extract::{Path, RawQuery, State};
 use axum::http::HeaderMap;
 use kino::TextEncoder;
-use kino::vectors::ItemKind;
 use kino::vectors::similar::SimilarQuery;
+use kino::vectors::{ItemKind, VectorIndex};
 use serde_json::{Value, json};
 
 use super::{caller, live_item, result_envelope, status_envelope};
@@ -238,9 +238,14 @@ pub async fn similar(
     c.finish()?;
     let item = live_item(state, org, id)?;
     let mine = state.store.result(org, id, "similar", None)?.filter(|r| r.status == "success");
-    let (Some(mine), Some(index)) = (mine, state.item_index(org)?) else {
-        return Err(AppError::NotFound(format!("no similar result for item {id:?}")));
-    };
+    let not_found = || AppError::NotFound(format!("no similar result for item {id:?}"));
+    let Some(mine) = mine else { return Err(not_found()) };
+    let mut index = state.item_index(org)?;
+    if index.as_ref().is_none_or(|i| i.nodes_of(id).is_empty()) {
+        // The result is newer than the index (stored, rebuild not yet swapped in): rebuild now.
+        index = state.rebuild_item_index(org)?;
+    }
+    let Some(index) = index.filter(|i| !i.nodes_of(id).is_empty()) else { return Err(not_found()) };
     let kind = only.map(|t| if t == "series" { ItemKind::Series } else { ItemKind::Movie });
     let query = SimilarQuery { skip, count, max_score, kind };
     let found = kino::vectors::similar::similar(&*index, id, &query)?;

@@ -57,7 +57,8 @@ pub struct ResultRow {
 pub enum JobState {
     /// Ready to run.
     Pending,
-    /// Claimed by a worker until its lease expires.
+    /// Claimed by a worker until its lease expires (stored as `rerun` when reprocessing was
+    /// requested meanwhile: the job runs again after this run).
     Running,
     /// Waiting for the item's signals.
     Waiting,
@@ -73,7 +74,7 @@ impl JobState {
     }
     pub(crate) fn parse(s: &str) -> JobState {
         match s {
-            "running" => JobState::Running,
+            "running" | "rerun" => JobState::Running,
             "waiting" => JobState::Waiting,
             _ => JobState::Pending,
         }

@@ -78,13 +78,26 @@ impl Store {
         })
     }
 
-    /// Revokes every key whose prefix is `prefix`; how many were revoked.
-    pub fn revoke_keys(&self, prefix: &str) -> StoreResult<usize> {
+    /// Revokes the organisation's live key with this prefix (and, given `hash`, exactly that key).
+    /// Returns how many live keys matched; nothing is revoked unless exactly one did, so an
+    /// ambiguous prefix never revokes several keys.
+    pub fn revoke_key(&self, org: OrgId, prefix: &str, hash: Option<&str>) -> StoreResult<usize> {
         self.with(|c| {
-            c.execute(
-                "UPDATE api_keys SET revoked_at = ?1 WHERE prefix = ?2 AND revoked_at IS NULL",
-                params![now(), prefix],
-            )
+            let tx = c.transaction()?;
+            let filter = "org_id = ?1 AND prefix = ?2 AND (?3 IS NULL OR hash = ?3) AND revoked_at IS NULL";
+            let n: usize = tx.query_row(
+                &format!("SELECT COUNT(*) FROM api_keys WHERE {filter}"),
+                params![org.0, prefix, hash],
+                |r| r.get(0),
+            )?;
+            if n == 1 {
+                tx.execute(
+                    &format!("UPDATE api_keys SET revoked_at = ?4 WHERE {filter}"),
+                    params![org.0, prefix, hash, now()],
+                )?;
+            }
+            tx.commit()?;
+            Ok(n)
         })
     }
 
@@ -437,7 +450,7 @@ impl Store {
             let job = tx
                 .query_row(
                     "SELECT org_id, item_id, product, version FROM jobs
-                     WHERE state = 'pending' OR (state = 'running' AND lease_until < ?1)
+                     WHERE state = 'pending' OR (state IN ('running', 'rerun') AND lease_until < ?1)
                      ORDER BY created_at LIMIT 1",
                     [&now],
                     |r| Ok(Job { org: OrgId(r.get(0)?), item_id: r.get(1)?, product: r.get(2)?, version: r.get(3)? }),
@@ -457,18 +470,24 @@ impl Store {
         })
     }
 
-    /// Parks a job until the item's signals arrive.
+    /// Parks a job until the item's signals arrive; when they arrived meanwhile (or reprocessing
+    /// was requested), the job goes back to the queue instead, so no wake-up is lost.
     pub fn park_job(&self, job: &Job) -> StoreResult<()> {
         self.with(|c| {
             c.execute(
-                "UPDATE jobs SET state = 'waiting', lease_until = NULL WHERE org_id = ?1 AND item_id = ?2 AND product = ?3 AND version = ?4",
+                "UPDATE jobs SET lease_until = NULL, state = CASE
+                     WHEN state = 'rerun' OR EXISTS (SELECT 1 FROM signals WHERE org_id = ?1 AND item_id = ?2)
+                     THEN 'pending' ELSE 'waiting' END
+                 WHERE org_id = ?1 AND item_id = ?2 AND product = ?3 AND version = ?4",
                 params![job.org.0, job.item_id, job.product, job.version],
             )?;
             Ok(())
         })
     }
 
-    /// Stores a job's result and removes it from the queue, in one transaction.
+    /// Stores a job's result and removes it from the queue, in one transaction. When reprocessing
+    /// was requested while the job ran (state `rerun`), the result is discarded and the job queued
+    /// again.
     pub fn finish_job(
         &self,
         job: &Job,
@@ -478,6 +497,23 @@ impl Store {
     ) -> StoreResult<()> {
         self.with(|c| {
             let tx = c.transaction()?;
+            let rerun = tx
+                .query_row(
+                    "SELECT state = 'rerun' FROM jobs WHERE org_id = ?1 AND item_id = ?2 AND product = ?3 AND version = ?4",
+                    params![job.org.0, job.item_id, job.product, job.version],
+                    |r| r.get::<_, bool>(0),
+                )
+                .optional()?
+                .unwrap_or(false);
+            if rerun {
+                // Reprocessing was requested while this run was in flight: its result may be stale.
+                tx.execute(
+                    "UPDATE jobs SET state = 'pending', lease_until = NULL
+                     WHERE org_id = ?1 AND item_id = ?2 AND product = ?3 AND version = ?4",
+                    params![job.org.0, job.item_id, job.product, job.version],
+                )?;
+                return tx.commit();
+            }
             tx.execute(
                 "INSERT INTO results (org_id, item_id, product, version, status, error, data, updated_at)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
@@ -495,7 +531,9 @@ impl Store {
 
     /// Returns jobs left running by a crashed or stopped process to the queue.
     pub fn requeue_running(&self) -> StoreResult<usize> {
-        self.with(|c| c.execute("UPDATE jobs SET state = 'pending', lease_until = NULL WHERE state = 'running'", []))
+        self.with(|c| {
+            c.execute("UPDATE jobs SET state = 'pending', lease_until = NULL WHERE state IN ('running', 'rerun')", [])
+        })
     }
 
     /// Number of jobs not finished.
@@ -539,7 +577,7 @@ impl Store {
 fn enqueue(tx: &rusqlite::Transaction<'_>, org: OrgId, item_id: &str, product: &str, version: &str) -> StoreResult<()> {
     tx.execute(
         "INSERT INTO jobs (org_id, item_id, product, version, state, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
-         ON CONFLICT (org_id, item_id, product, version) DO UPDATE SET state = CASE WHEN state = 'running' THEN state ELSE excluded.state END",
+         ON CONFLICT (org_id, item_id, product, version) DO UPDATE SET state = CASE WHEN state IN ('running', 'rerun') THEN 'rerun' ELSE excluded.state END",
         params![org.0, item_id, product, version, JobState::Pending.as_str(), now()],
     )?;
     Ok(())
