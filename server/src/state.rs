@@ -27,8 +27,8 @@ pub struct Config {
 /// Prepared signals by (organisation, item).
 type PreparedCache = RwLock<HashMap<(OrgId, String), Arc<Prepared>>>;
 
-/// Item-embedding indexes by organisation (for similar titles).
-type IndexCache = RwLock<HashMap<OrgId, Arc<ExactIndex>>>;
+/// Vector indexes by organisation and collection.
+type IndexCache = RwLock<HashMap<(OrgId, Collection), Arc<ExactIndex>>>;
 
 /// Cheap to clone: everything behind `Arc`s.
 #[derive(Debug, Clone)]
@@ -37,8 +37,8 @@ pub struct AppState {
     pub store: Arc<Store>,
     /// Prepared signals by (organisation, item), built on first use.
     prepared: Arc<PreparedCache>,
-    /// Item-embedding indexes, swapped whole when rebuilt.
-    item_indexes: Arc<IndexCache>,
+    /// Vector indexes, each swapped whole when rebuilt.
+    indexes: Arc<IndexCache>,
     /// The text encoder of search queries.
     pub encoder: Arc<LexicalEncoder>,
     /// Settings.
@@ -60,7 +60,7 @@ impl AppState {
             limiter: Arc::new(crate::ratelimit::RateLimiter::new(config.rate_limit_per_hour, 3600)),
             store: Arc::new(store),
             prepared: Arc::default(),
-            item_indexes: Arc::default(),
+            indexes: Arc::default(),
             encoder: Arc::new(LexicalEncoder::default()),
             config: Arc::new(config),
             wake: Arc::new(Notify::new()),
@@ -90,58 +90,109 @@ impl AppState {
         Ok(())
     }
 
-    fn item_index_path(&self, org: OrgId) -> PathBuf {
-        self.config.index_dir.join(format!("org-{}-items.kvx", org.0))
+    fn index_path(&self, org: OrgId, c: Collection) -> PathBuf {
+        self.config.index_dir.join(format!("org-{}-{}.kvx", org.0, c.name()))
     }
 
-    /// The organisation's item-embedding index (memory-mapped), built on first use.
-    pub fn item_index(&self, org: OrgId) -> Result<Option<Arc<ExactIndex>>, AppError> {
-        if let Some(index) = self.item_indexes.read().unwrap_or_else(|e| e.into_inner()).get(&org) {
+    /// One of the organisation's vector indexes (memory-mapped), built on first use.
+    pub fn index(&self, org: OrgId, c: Collection) -> Result<Option<Arc<ExactIndex>>, AppError> {
+        if let Some(index) = self.indexes.read().unwrap_or_else(|e| e.into_inner()).get(&(org, c)) {
             return Ok(Some(index.clone()));
         }
-        let path = self.item_index_path(org);
+        let path = self.index_path(org, c);
         if path.exists() {
             if let Ok(index) = ExactIndex::open(&path) {
                 let index = Arc::new(index);
-                self.item_indexes.write().unwrap_or_else(|e| e.into_inner()).insert(org, index.clone());
+                self.indexes.write().unwrap_or_else(|e| e.into_inner()).insert((org, c), index.clone());
                 return Ok(Some(index));
             }
         }
-        self.rebuild_item_index(org)
+        self.rebuild_index(org, c)
     }
 
-    /// Rebuilds the organisation's item-embedding index from its `similar` results (live items
-    /// only): a new file is written and renamed into place, then the mapping is swapped, so a
-    /// reader sees the old index or the new one, never a half-built one.
-    pub fn rebuild_item_index(&self, org: OrgId) -> Result<Option<Arc<ExactIndex>>, AppError> {
-        let mut set = VectorSet::items(kino::signals::ITEM_EMBEDDING_DIM, Metric::Cosine)?;
-        for r in self.store.all_results(org, "similar")? {
+    /// Rebuilds one of the organisation's indexes from its stored results (live items only): a
+    /// new file is written and renamed into place, then the mapping is swapped, so a reader sees
+    /// the old index or the new one, never a half-built one.
+    pub fn rebuild_index(&self, org: OrgId, c: Collection) -> Result<Option<Arc<ExactIndex>>, AppError> {
+        let mut set = match c {
+            Collection::Items => VectorSet::items(kino::signals::ITEM_EMBEDDING_DIM, Metric::Cosine)?,
+            Collection::Scenes => VectorSet::scenes(kino::signals::SCENE_EMBEDDING_DIM, Metric::Cosine)?,
+        };
+        for r in self.store.all_results(org, c.product())? {
             let Some(item) = self.store.item(org, &r.item_id)? else { continue };
-            if item.deleted {
-                continue;
-            }
-            let Some(v) = r.data.as_ref().and_then(|d| serde_json::from_value::<Vec<f32>>(d["embedding"].clone()).ok())
-            else {
-                continue;
-            };
+            let Some(data) = r.data.as_ref().filter(|_| !item.deleted) else { continue };
             let kind = match item.item_type.as_str() {
                 "standalone" => ItemKind::Movie,
                 "series" => ItemKind::Series,
                 "episode" => ItemKind::Episode,
                 _ => ItemKind::Other,
             };
-            set.push_item(&item.id, kind, &v)?;
+            match c {
+                Collection::Items => {
+                    if let Ok(v) = serde_json::from_value::<Vec<f32>>(data["embedding"].clone()) {
+                        set.push_item(&item.id, kind, &v)?;
+                    }
+                }
+                Collection::Scenes => {
+                    for scene in data["scene_embeddings"].as_array().into_iter().flatten() {
+                        let (Some(start), Some(end)) = (scene["start_ts"].as_f64(), scene["end_ts"].as_f64()) else {
+                            continue;
+                        };
+                        if let Ok(v) = serde_json::from_value::<Vec<f32>>(scene["embedding"].clone()) {
+                            set.push_scene(&item.id, kind, start, end, &v)?;
+                        }
+                    }
+                }
+            }
         }
-        let mut cache = self.item_indexes.write().unwrap_or_else(|e| e.into_inner());
+        let mut cache = self.indexes.write().unwrap_or_else(|e| e.into_inner());
+        let path = self.index_path(org, c);
         if set.is_empty() {
-            cache.remove(&org);
+            cache.remove(&(org, c));
+            let _ = std::fs::remove_file(&path);
             return Ok(None);
         }
         std::fs::create_dir_all(&self.config.index_dir).map_err(|e| AppError::Internal(format!("index dir: {e}")))?;
-        let path = self.item_index_path(org);
         ExactIndex::write(&set, &path)?;
         let index = Arc::new(ExactIndex::open(&path)?);
-        cache.insert(org, index.clone());
+        cache.insert((org, c), index.clone());
         Ok(Some(index))
+    }
+
+    /// Rebuilds every index of the organisation (after a deletion).
+    pub fn rebuild_indexes(&self, org: OrgId) -> Result<(), AppError> {
+        for c in Collection::ALL {
+            self.rebuild_index(org, c)?;
+        }
+        Ok(())
+    }
+}
+
+/// The vector collections kept per organisation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Collection {
+    /// 256-float item embeddings (similar titles), from `similar` results.
+    Items,
+    /// 1024-float scene embeddings with their spans, from `semantic_scenes` results.
+    Scenes,
+}
+
+impl Collection {
+    /// Both collections.
+    pub const ALL: [Collection; 2] = [Collection::Items, Collection::Scenes];
+
+    fn name(self) -> &'static str {
+        match self {
+            Collection::Items => "items",
+            Collection::Scenes => "scenes",
+        }
+    }
+
+    /// The product whose results feed the collection.
+    pub fn product(self) -> &'static str {
+        match self {
+            Collection::Items => "similar",
+            Collection::Scenes => "semantic_scenes",
+        }
     }
 }

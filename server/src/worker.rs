@@ -12,7 +12,7 @@ use tokio::sync::watch;
 
 use crate::catalog::CatalogItem;
 use crate::products::{NOT_AVAILABLE, PROCESSED, compute};
-use crate::state::AppState;
+use crate::state::{AppState, Collection};
 use crate::store::Job;
 
 /// Runs `count` workers until `shutdown` turns true; a job in flight is finished first.
@@ -104,9 +104,9 @@ fn process(state: &AppState, job: &Job) -> Result<(), rusqlite::Error> {
     match outcome {
         Ok(data) => {
             store.finish_job(job, "success", "", Some(&data))?;
-            if job.product == "similar" {
-                if let Err(e) = state.rebuild_item_index(job.org) {
-                    tracing::error!(error = %e, "cannot rebuild the item index");
+            if let Some(c) = Collection::ALL.into_iter().find(|c| c.product() == job.product) {
+                if let Err(e) = state.rebuild_index(job.org, c) {
+                    tracing::error!(error = %e, collection = ?c, "cannot rebuild an index");
                 }
             }
             Ok(())

@@ -92,7 +92,7 @@ pub fn apply_upsert(state: &AppState, org: OrgId, item: CatalogItem) -> Result<(
 /// Marks an item deleted, and with a series its seasons and episodes, with a season its episodes.
 pub fn delete_cascade(state: &AppState, org: OrgId, id: &str) -> Result<(), AppError> {
     delete_items(state, org, id)?;
-    state.rebuild_item_index(org)?;
+    state.rebuild_indexes(org)?;
     Ok(())
 }
 

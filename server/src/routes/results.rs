@@ -13,7 +13,7 @@ use crate::auth::Accept;
 use crate::catalog::result_type;
 use crate::error::AppError;
 use crate::query::{Collect, Params};
-use crate::state::AppState;
+use crate::state::{AppState, Collection};
 use crate::store::OrgId;
 
 /// Which part of a stored payload an endpoint returns.
@@ -240,10 +240,10 @@ pub async fn similar(
     let mine = state.store.result(org, id, "similar", None)?.filter(|r| r.status == "success");
     let not_found = || AppError::NotFound(format!("no similar result for item {id:?}"));
     let Some(mine) = mine else { return Err(not_found()) };
-    let mut index = state.item_index(org)?;
+    let mut index = state.index(org, Collection::Items)?;
     if index.as_ref().is_none_or(|i| i.nodes_of(id).is_empty()) {
         // The result is newer than the index (stored, rebuild not yet swapped in): rebuild now.
-        index = state.rebuild_item_index(org)?;
+        index = state.rebuild_index(org, Collection::Items)?;
     }
     let Some(index) = index.filter(|i| !i.nodes_of(id).is_empty()) else { return Err(not_found()) };
     let kind = only.map(|t| if t == "series" { ItemKind::Series } else { ItemKind::Movie });
