@@ -418,7 +418,7 @@ impl CatalogItem {
             .or_else(|| self.extended_episodic_info.as_ref().and_then(|e| e.season_id.as_deref()))
     }
 
-    /// A virtual placeholder of a missing parent.
+    /// A virtual stand-in for a missing parent.
     pub fn virtual_parent(id: &str, item_type: &str, series_id: Option<&str>) -> CatalogItem {
         CatalogItem {
             id: id.into(),

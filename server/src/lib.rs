@@ -14,6 +14,7 @@ pub mod products;
 pub mod query;
 pub mod ratelimit;
 pub mod routes;
+pub mod smartlist;
 pub mod state;
 pub mod store;
 pub mod worker;
