@@ -29,12 +29,30 @@ impl Detail {
     }
 
     fn to_json(&self) -> Value {
-        let mut v = json!({"type": self.kind, "loc": self.loc, "msg": self.msg, "input": self.input});
+        let loc: Vec<Value> = self.loc.iter().flat_map(|segment| loc_parts(segment)).collect();
+        let mut v = json!({"type": self.kind, "loc": loc, "msg": self.msg, "input": self.input});
         if !self.ctx.is_null() {
             v["ctx"] = self.ctx.clone();
         }
         v
     }
+}
+
+/// A location segment as FastAPI writes it: `genres[0]` is `"genres", 0`.
+fn loc_parts(segment: &str) -> Vec<Value> {
+    let (name, mut rest) = segment.split_once('[').map_or((segment, ""), |(n, r)| (n, r));
+    let mut out = Vec::new();
+    if !name.is_empty() || rest.is_empty() {
+        out.push(Value::from(name));
+    }
+    while let Some((index, tail)) = rest.split_once(']') {
+        match index.parse::<u64>() {
+            Ok(i) => out.push(Value::from(i)),
+            Err(_) => out.push(Value::from(index)),
+        }
+        rest = tail.strip_prefix('[').unwrap_or(tail);
+    }
+    out
 }
 
 /// Everything a handler can answer besides success.
@@ -158,4 +176,18 @@ pub async fn json_errors(res: Response) -> Response {
     parts.headers.remove(header::CONTENT_LENGTH);
     parts.headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
     Response::from_parts(parts, Body::from(json!({ "detail": text }).to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::loc_parts;
+    use serde_json::json;
+
+    #[test]
+    fn indexes_become_numbers() {
+        assert_eq!(loc_parts("genres[0]"), vec![json!("genres"), json!(0)]);
+        assert_eq!(loc_parts("probs[3][1]"), vec![json!("probs"), json!(3), json!(1)]);
+        assert_eq!(loc_parts("min_nudity"), vec![json!("min_nudity")]);
+        assert_eq!(loc_parts(""), vec![json!("")]);
+    }
 }
