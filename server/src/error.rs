@@ -87,9 +87,9 @@ impl AppError {
     }
 }
 
-impl From<rusqlite::Error> for AppError {
-    fn from(e: rusqlite::Error) -> Self {
-        AppError::Internal(format!("database: {e}"))
+impl From<crate::store::StoreError> for AppError {
+    fn from(e: crate::store::StoreError) -> Self {
+        AppError::Internal(e.to_string())
     }
 }
 

@@ -13,7 +13,7 @@ use tokio::sync::watch;
 use crate::catalog::CatalogItem;
 use crate::products::{NOT_AVAILABLE, PROCESSED, compute};
 use crate::state::{AppState, Collection};
-use crate::store::Job;
+use crate::store::{Job, StoreError};
 
 /// Runs `count` workers until `shutdown` turns true; a job in flight is finished first.
 pub async fn run(state: AppState, count: usize, mut shutdown: watch::Receiver<bool>) {
@@ -61,7 +61,7 @@ pub fn run_one(state: &AppState) -> bool {
     }
 }
 
-fn process(state: &AppState, job: &Job) -> Result<(), rusqlite::Error> {
+fn process(state: &AppState, job: &Job) -> Result<(), StoreError> {
     let store = &state.store;
     if !PROCESSED.contains(&job.product.as_str()) {
         return store.finish_job(job, "failed", NOT_AVAILABLE, None);

@@ -45,8 +45,8 @@ impl IntoResponse for PortalError {
     }
 }
 
-impl From<rusqlite::Error> for PortalError {
-    fn from(e: rusqlite::Error) -> Self {
+impl From<crate::store::StoreError> for PortalError {
+    fn from(e: crate::store::StoreError) -> Self {
         tracing::error!(error = %e, "database error");
         PortalError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal server error")
     }

@@ -3,7 +3,7 @@
 
 mod sqlite;
 
-pub use sqlite::Store;
+pub use sqlite::{Store, StoreError, StoreResult};
 
 /// An organisation's identity, resolved from a credential.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -7,8 +7,13 @@ use rusqlite::{Connection, OptionalExtension, params};
 
 use super::*;
 
-/// Errors of the storage layer.
-pub type StoreResult<T> = Result<T, rusqlite::Error>;
+/// Results of the storage layer.
+pub type StoreResult<T> = Result<T, StoreError>;
+
+/// A storage failure; callers only log it (the SQL stays in this module).
+#[derive(Debug, thiserror::Error)]
+#[error("database: {0}")]
+pub struct StoreError(#[from] rusqlite::Error);
 
 /// The database. One connection behind a mutex: SQLite has one writer at a time anyway, and the
 /// queries are short; WAL mode keeps a reader from blocking on a writer's fsync.
@@ -31,9 +36,9 @@ impl Store {
         Ok(Store { conn: Mutex::new(conn) })
     }
 
-    fn with<T>(&self, f: impl FnOnce(&mut Connection) -> StoreResult<T>) -> StoreResult<T> {
+    fn with<T>(&self, f: impl FnOnce(&mut Connection) -> rusqlite::Result<T>) -> StoreResult<T> {
         let mut conn = self.conn.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        f(&mut conn)
+        Ok(f(&mut conn)?)
     }
 
     // ---- organisations, keys, catalogs ----
@@ -413,7 +418,7 @@ impl Store {
                 "SELECT item_id, version, status, error, data, updated_at FROM results WHERE {filter}
                  ORDER BY updated_at, item_id LIMIT ?6 OFFSET ?7"
             ))?;
-            let rows = st.query_map(params![org.0, product, version, from, to, limit, offset], result_row)?.collect::<StoreResult<_>>()?;
+            let rows = st.query_map(params![org.0, product, version, from, to, limit, offset], result_row)?.collect::<rusqlite::Result<_>>()?;
             Ok((rows, total))
         })
     }
@@ -574,7 +579,13 @@ impl Store {
     }
 }
 
-fn enqueue(tx: &rusqlite::Transaction<'_>, org: OrgId, item_id: &str, product: &str, version: &str) -> StoreResult<()> {
+fn enqueue(
+    tx: &rusqlite::Transaction<'_>,
+    org: OrgId,
+    item_id: &str,
+    product: &str,
+    version: &str,
+) -> rusqlite::Result<()> {
     tx.execute(
         "INSERT INTO jobs (org_id, item_id, product, version, state, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
          ON CONFLICT (org_id, item_id, product, version) DO UPDATE SET state = CASE WHEN state IN ('running', 'rerun') THEN 'rerun' ELSE excluded.state END",
@@ -583,7 +594,7 @@ fn enqueue(tx: &rusqlite::Transaction<'_>, org: OrgId, item_id: &str, product: &
     Ok(())
 }
 
-fn item_row(r: &rusqlite::Row<'_>) -> StoreResult<ItemRow> {
+fn item_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ItemRow> {
     let body: String = r.get(3)?;
     Ok(ItemRow {
         id: r.get(0)?,
@@ -594,7 +605,7 @@ fn item_row(r: &rusqlite::Row<'_>) -> StoreResult<ItemRow> {
     })
 }
 
-fn result_row(r: &rusqlite::Row<'_>) -> StoreResult<ResultRow> {
+fn result_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ResultRow> {
     let data: Option<String> = r.get(4)?;
     Ok(ResultRow {
         item_id: r.get(0)?,
