@@ -7,7 +7,8 @@ use axum::http::HeaderMap;
 use kino::{ClipQuery, TextEncoder};
 use serde_json::{Value, json};
 
-use super::{caller, live_item, results::list_product, status_envelope};
+use super::results::{item_status, list_product};
+use super::{caller, live_item};
 use crate::auth::{Accept, random_hex};
 use crate::catalog::result_type;
 use crate::error::AppError;
@@ -17,6 +18,13 @@ use crate::store::{GenerationRow, OrgId};
 
 /// Why a generation fails until media rendering exists in this deployment.
 pub const NO_RENDERER: &str = "clip media rendering is not available in this deployment yet";
+
+/// The caller of a previews endpoint: API key or bearer credential, and one of its catalogs.
+fn previews_caller(state: &AppState, raw: Option<&str>, headers: &HeaderMap) -> Result<(OrgId, Params), AppError> {
+    let (org, params) = caller(state, raw, headers, Accept::ApiKeyOrBearer)?;
+    require_catalog(state, org, &params)?;
+    Ok((org, params))
+}
 
 fn require_catalog(state: &AppState, org: OrgId, params: &Params) -> Result<(), AppError> {
     let name = params.required("catalog").map_err(AppError::invalid)?;
@@ -34,8 +42,7 @@ pub async fn clips(
     RawQuery(raw): RawQuery,
     headers: HeaderMap,
 ) -> Result<Json<Value>, AppError> {
-    let (org, params) = caller(&state, raw.as_deref(), &headers, Accept::ApiKeyOrBearer)?;
-    require_catalog(&state, org, &params)?;
+    let (org, params) = previews_caller(&state, raw.as_deref(), &headers)?;
     let query = ClipQuery::from_pairs(
         params.0.iter().filter(|(k, _)| k != "key" && k != "catalog").map(|(k, v)| (k.as_str(), v.as_str())),
     )?;
@@ -83,8 +90,7 @@ pub async fn generation(
     RawQuery(raw): RawQuery,
     headers: HeaderMap,
 ) -> Result<Json<Value>, AppError> {
-    let (org, params) = caller(&state, raw.as_deref(), &headers, Accept::ApiKeyOrBearer)?;
-    require_catalog(&state, org, &params)?;
+    let (org, _) = previews_caller(&state, raw.as_deref(), &headers)?;
     match state.store.generation(org, &gen_id)? {
         Some(g) if g.state == "SUCCESS" => Ok(Json(json!({"status": "SUCCESS", "error": "", "data": g.data}))),
         Some(g) if g.state == "FAILED" => Ok(Json(json!({"status": "FAILED", "error": g.error, "data": null}))),
@@ -98,8 +104,7 @@ pub async fn clip_types(
     RawQuery(raw): RawQuery,
     headers: HeaderMap,
 ) -> Result<Json<Value>, AppError> {
-    let (org, params) = caller(&state, raw.as_deref(), &headers, Accept::ApiKeyOrBearer)?;
-    require_catalog(&state, org, &params)?;
+    let (_, params) = previews_caller(&state, raw.as_deref(), &headers)?;
     let info = kino::clip_types_info(params.get("version"))?;
     Ok(Json(json!(info)))
 }
@@ -111,13 +116,8 @@ pub async fn status(
     RawQuery(raw): RawQuery,
     headers: HeaderMap,
 ) -> Result<Json<Value>, AppError> {
-    let (org, params) = caller(&state, raw.as_deref(), &headers, Accept::ApiKeyOrBearer)?;
-    require_catalog(&state, org, &params)?;
-    let item = live_item(&state, org, &id)?;
-    match state.store.result(org, &id, "jitpreviews", params.get("version"))? {
-        Some(r) => Ok(Json(status_envelope(&item, &r))),
-        None => Err(AppError::NotFound(format!("no jitpreviews result for item {id:?}"))),
-    }
+    let (org, params) = previews_caller(&state, raw.as_deref(), &headers)?;
+    item_status(&state, org, &params, &id, "jitpreviews").map(Json)
 }
 
 /// `GET /results/jitpreviews/v2/`: items with updated results.
@@ -126,7 +126,6 @@ pub async fn list(
     RawQuery(raw): RawQuery,
     headers: HeaderMap,
 ) -> Result<Json<Value>, AppError> {
-    let (org, params) = caller(&state, raw.as_deref(), &headers, Accept::ApiKeyOrBearer)?;
-    require_catalog(&state, org, &params)?;
+    let (org, params) = previews_caller(&state, raw.as_deref(), &headers)?;
     list_product(&state, org, &params, "jitpreviews", 1000, None).map(Json)
 }

@@ -78,6 +78,12 @@ fn task_body(id: &str, product: &str, version: &str, status: (String, String)) -
     })
 }
 
+/// The task status body of a tuple, or 404 when neither task nor result is known.
+fn answer(state: &AppState, org: OrgId, id: &str, product: &str, version: &str) -> Result<Json<Value>, AppError> {
+    let status = status_of(state, org, id, product, version)?.ok_or_else(|| not_found(id, product, version))?;
+    Ok(Json(task_body(id, product, version, status)))
+}
+
 fn not_found(id: &str, product: &str, version: &str) -> AppError {
     AppError::NotFound(format!("no task and no result for item {id:?}, product {product:?}, version {version:?}"))
 }
@@ -91,8 +97,7 @@ pub async fn get(
 ) -> Result<Json<Value>, AppError> {
     let (org, _) = caller(&state, raw.as_deref(), &headers, Accept::ApiKey)?;
     check_product(&product)?;
-    let status = status_of(&state, org, &id, &product, &version)?.ok_or_else(|| not_found(&id, &product, &version))?;
-    Ok(Json(task_body(&id, &product, &version, status)))
+    answer(&state, org, &id, &product, &version)
 }
 
 /// `POST`: create or update (idempotent); reactivates.
@@ -153,8 +158,7 @@ pub async fn post(
     }
     state.store.upsert_task(org, &id, &product, &version, &options.to_string())?;
     state.wake.notify_waiters();
-    let status = status_of(&state, org, &id, &product, &version)?.ok_or_else(|| not_found(&id, &product, &version))?;
-    Ok(Json(task_body(&id, &product, &version, status)))
+    answer(&state, org, &id, &product, &version)
 }
 
 /// `DELETE`: deactivate.
