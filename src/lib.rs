@@ -13,6 +13,7 @@
 //! - [`webhook`]: signing and verifying webhook deliveries ([`webhook::sign`], [`webhook::verify`]).
 //! - [`vectors`]: vector search: exact and memory-mapped HNSW indexes, filters, scene search,
 //!   similar titles ([`HnswIndex`], [`ExactIndex`]).
+//! - [`thumbnail`]: the frame-choice rule of thumbnails ([`thumbnail::choose_frame`]).
 //! - [`synth`]: deterministic synthetic signals for demos, tests and benchmarks.
 //!
 //! ```
@@ -35,6 +36,7 @@ pub mod profanity;
 pub mod signals;
 pub mod synth;
 pub mod text;
+pub mod thumbnail;
 pub mod vectors;
 pub mod webhook;
 

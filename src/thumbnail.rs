@@ -1,0 +1,199 @@
+//! Choosing the frame of a thumbnail inside a span (usually the best preview clip).
+//!
+//! The rule, applied to the timeline samples whose centre lies inside `[start, stop)`:
+//!
+//! 1. **Safe**: nudity and blood/gore of the sample at most [`FrameRule::max_nudity`] and
+//!    [`FrameRule::max_blood_gore`].
+//! 2. **Well lit**: brightness within `[min_brightness, max_brightness]`.
+//! 3. **Clear of cuts**: at least [`FrameRule::shot_margin`] seconds from every shot boundary, so
+//!    the frame is not a transition or motion-blurred cut frame.
+//! 4. **Main character**: when the document knows characters, the main character (rank 0) is on
+//!    screen.
+//!
+//! Among the samples that pass, the one with the highest relevance wins (the earliest on a tie).
+//! When none passes, the rules are relaxed from the last to the first (main character, then cuts,
+//! then brightness; safety last), and the choice records which rules it had to relax, so an editor
+//! can see why a thumbnail is what it is. The chosen time is the centre of the sample, snapped to
+//! the frame grid.
+
+use serde::Serialize;
+
+use crate::signals::Signals;
+
+/// The thresholds of the frame-choice rule.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FrameRule {
+    /// Lowest acceptable brightness (0..1).
+    pub min_brightness: f64,
+    /// Highest acceptable brightness (0..1).
+    pub max_brightness: f64,
+    /// Highest acceptable nudity probability.
+    pub max_nudity: f64,
+    /// Highest acceptable blood/gore probability.
+    pub max_blood_gore: f64,
+    /// Seconds a frame keeps from every shot boundary.
+    pub shot_margin: f64,
+    /// Whether the main character must be on screen (when characters are known).
+    pub main_character: bool,
+}
+
+impl Default for FrameRule {
+    fn default() -> Self {
+        FrameRule {
+            min_brightness: 0.15,
+            max_brightness: 0.85,
+            max_nudity: 0.1,
+            max_blood_gore: 0.1,
+            shot_margin: 0.5,
+            main_character: true,
+        }
+    }
+}
+
+/// The chosen frame and the scores that justified it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FrameChoice {
+    /// Seconds.
+    pub time: f64,
+    /// Frame number at the document's fps.
+    pub frame: i64,
+    /// Relevance of the sample.
+    pub relevance: f64,
+    /// Brightness of the sample.
+    pub brightness: f64,
+    /// Nudity of the sample.
+    pub nudity: f64,
+    /// Blood/gore of the sample.
+    pub blood_gore: f64,
+    /// Whether the main character is on screen.
+    pub main_character: bool,
+    /// Seconds to the nearest shot boundary (`None` without boundaries).
+    pub shot_distance: Option<f64>,
+    /// Rules that had to be relaxed to find a frame (`main_character`, `shot_margin`,
+    /// `brightness`, `safety`), empty when the frame meets them all.
+    pub relaxed: Vec<&'static str>,
+}
+
+const RULES: [&str; 4] = ["main_character", "shot_margin", "brightness", "safety"];
+
+/// Chooses the thumbnail frame of `[start, stop)`; `None` when the span holds no sample.
+pub fn choose_frame(signals: &Signals, start: f64, stop: f64, rule: &FrameRule) -> Option<FrameChoice> {
+    let step = signals.step;
+    let samples = signals.timelines.relevance.len();
+    if !(step > 0.0) || !start.is_finite() || !stop.is_finite() || samples == 0 {
+        return None;
+    }
+    let first = ((start / step - 0.5).ceil().max(0.0)) as usize;
+    let last = ((stop / step - 0.5).ceil().max(0.0) as usize).min(samples);
+    let candidates: Vec<Candidate> = (first..last).map(|i| candidate(signals, i, rule)).collect();
+    if candidates.is_empty() {
+        return None;
+    }
+    for relaxed in 0..=RULES.len() {
+        let best = candidates
+            .iter()
+            .filter(|c| c.passes.iter().skip(relaxed).all(|p| *p))
+            .fold(None::<&Candidate>, |best, c| match best {
+                Some(b) if b.choice.relevance >= c.choice.relevance => Some(b),
+                _ => Some(c),
+            });
+        if let Some(best) = best {
+            let mut choice = best.choice.clone();
+            choice.relaxed = RULES[..relaxed].iter().zip(&best.passes).filter(|(_, p)| !**p).map(|(r, _)| *r).collect();
+            return Some(choice);
+        }
+    }
+    None
+}
+
+struct Candidate {
+    choice: FrameChoice,
+    /// Whether it passes each of [`RULES`], in that order.
+    passes: [bool; 4],
+}
+
+fn candidate(s: &Signals, i: usize, rule: &FrameRule) -> Candidate {
+    let t = &s.timelines;
+    let at = |v: &Vec<f32>| v.get(i).copied().unwrap_or(0.0) as f64;
+    let frame = ((i as f64 + 0.5) * s.step * s.fps).floor() as i64;
+    let time = (frame as f64 / s.fps).min(s.duration);
+    let shot_distance = nearest(&s.shots, time);
+    let main = s.characters.iter().find(|c| c.rank == 0);
+    let main_character = main.is_some_and(|c| c.spans.iter().any(|[a, b]| *a <= time && time < *b));
+    let (relevance, brightness, nudity, blood_gore) = (at(&t.relevance), at(&t.brightness), at(&t.nudity), at(&t.blood_gore));
+    let passes = [
+        !rule.main_character || main.is_none() || main_character,
+        shot_distance.is_none_or(|d| d >= rule.shot_margin),
+        (rule.min_brightness..=rule.max_brightness).contains(&brightness),
+        nudity <= rule.max_nudity && blood_gore <= rule.max_blood_gore,
+    ];
+    Candidate {
+        choice: FrameChoice {
+            time,
+            frame,
+            relevance,
+            brightness,
+            nudity,
+            blood_gore,
+            main_character,
+            shot_distance,
+            relaxed: Vec::new(),
+        },
+        passes,
+    }
+}
+
+fn nearest(sorted: &[f64], t: f64) -> Option<f64> {
+    let i = sorted.partition_point(|&x| x < t);
+    let after = sorted.get(i).map(|x| x - t);
+    let before = i.checked_sub(1).map(|j| t - sorted[j]);
+    match (before, after) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::signals::Character;
+
+    fn doc() -> Signals {
+        let mut s = crate::synth::demo_signals("t", 100.0, 1.0, 3);
+        let n = s.timelines.relevance.len();
+        s.timelines.relevance = (0..n).map(|i| (i % 10) as f32 / 10.0).collect();
+        s.timelines.brightness = vec![0.5; n];
+        s.timelines.nudity = vec![0.0; n];
+        s.timelines.blood_gore = vec![0.0; n];
+        s.shots = vec![];
+        s.characters = vec![];
+        s
+    }
+
+    #[test]
+    fn picks_the_most_relevant_safe_lit_frame() {
+        let mut s = doc();
+        let c = choose_frame(&s, 20.0, 30.0, &FrameRule::default()).unwrap();
+        assert_eq!((c.time, c.relevance as f32, c.relaxed.len()), (29.5, 0.9, 0));
+        s.timelines.nudity[29] = 0.9;
+        s.timelines.brightness[28] = 0.99;
+        s.shots = vec![27.2];
+        let c = choose_frame(&s, 20.0, 30.0, &FrameRule::default()).unwrap();
+        assert_eq!(c.time, 26.5, "29 unsafe, 28 too bright, 27.5 is 0.3 s from a cut: {c:?}");
+    }
+
+    #[test]
+    fn prefers_the_main_character_and_relaxes_in_order() {
+        let mut s = doc();
+        s.characters = vec![Character { rank: 0, spans: vec![[21.0, 23.0]] }];
+        let c = choose_frame(&s, 20.0, 30.0, &FrameRule::default()).unwrap();
+        assert_eq!(c.time, 22.5);
+        assert!(c.main_character);
+        s.timelines.brightness = vec![0.0; s.timelines.brightness.len()];
+        let c = choose_frame(&s, 20.0, 30.0, &FrameRule::default()).unwrap();
+        assert_eq!(c.relaxed, ["main_character", "brightness"], "rules before brightness relax first");
+        assert_eq!(c.time, 29.5);
+        assert!(choose_frame(&s, 50.0, 50.2, &FrameRule::default()).is_none());
+        assert!(choose_frame(&s, f64::NAN, 50.0, &FrameRule::default()).is_none());
+    }
+}
