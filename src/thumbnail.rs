@@ -90,13 +90,13 @@ pub fn choose_frame(signals: &Signals, start: f64, stop: f64, rule: &FrameRule) 
         return None;
     }
     for relaxed in 0..=RULES.len() {
-        let best = candidates
-            .iter()
-            .filter(|c| c.passes.iter().skip(relaxed).all(|p| *p))
-            .fold(None::<&Candidate>, |best, c| match best {
+        let best = candidates.iter().filter(|c| c.passes.iter().skip(relaxed).all(|p| *p)).fold(
+            None::<&Candidate>,
+            |best, c| match best {
                 Some(b) if b.choice.relevance >= c.choice.relevance => Some(b),
                 _ => Some(c),
-            });
+            },
+        );
         if let Some(best) = best {
             let mut choice = best.choice.clone();
             choice.relaxed = RULES[..relaxed].iter().zip(&best.passes).filter(|(_, p)| !**p).map(|(r, _)| *r).collect();
@@ -120,7 +120,8 @@ fn candidate(s: &Signals, i: usize, rule: &FrameRule) -> Candidate {
     let shot_distance = nearest(&s.shots, time);
     let main = s.characters.iter().find(|c| c.rank == 0);
     let main_character = main.is_some_and(|c| c.spans.iter().any(|[a, b]| *a <= time && time < *b));
-    let (relevance, brightness, nudity, blood_gore) = (at(&t.relevance), at(&t.brightness), at(&t.nudity), at(&t.blood_gore));
+    let (relevance, brightness, nudity, blood_gore) =
+        (at(&t.relevance), at(&t.brightness), at(&t.nudity), at(&t.blood_gore));
     let passes = [
         !rule.main_character || main.is_none() || main_character,
         shot_distance.is_none_or(|d| d >= rule.shot_margin),

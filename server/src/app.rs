@@ -7,6 +7,10 @@ use axum::routing::{get, post, put};
 use crate::routes::{analysis, catalog, portal, previews, results, tasks};
 use crate::state::AppState;
 
+async fn docs() -> axum::response::Html<String> {
+    axum::response::Html(crate::openapi::docs_page())
+}
+
 /// The service's router over `state`; tests call it without a socket.
 pub fn app(state: AppState) -> Router {
     let task = "/tasks/catalog-item/{inventory_id}/product/{product}/version/{version}";
@@ -18,6 +22,18 @@ pub fn app(state: AppState) -> Router {
         .route("/oauth/token", post(crate::identity::token))
         .route("/catalogs/", get(portal::catalogs))
         .route("/catalogs/{id}", get(portal::catalog))
+        .route("/smartlists/", get(portal::smartlists))
+        .route("/smartlists/{id}", get(portal::smartlist))
+        .route("/smartlists/{id}/assets", get(portal::smartlist_assets))
+        .route("/recipes/", get(portal::recipes))
+        .route("/recipes/{id}", get(portal::recipe))
+        .route("/creative-assets/", get(portal::creative_assets))
+        .route("/creative-assets/{id}", get(portal::creative_asset))
+        .route("/smartlists/openapi.json", get(|| async { axum::Json(crate::openapi::document()) }))
+        .route("/smartlists/docs", get(docs))
+        .route("/smartlists/docs/{*rest}", get(docs))
+        .route("/portal/docs", get(docs))
+        .route("/portal/docs/{*rest}", get(docs))
         // catalog ingestion
         .route("/catalog/v1/item", put(catalog::upsert).get(catalog::list))
         .route("/catalog/v1/item/{item_type}/{id}", get(catalog::get))

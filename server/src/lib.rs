@@ -10,13 +10,15 @@ pub mod demo;
 pub mod error;
 pub mod identity;
 pub mod openapi;
+pub mod portal;
 pub mod products;
 pub mod query;
 pub mod ratelimit;
+pub mod render;
 pub mod routes;
-pub mod smartlist;
 pub mod state;
 pub mod store;
+pub mod webhooks;
 pub mod worker;
 
 pub use app::app;

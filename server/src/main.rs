@@ -39,6 +39,16 @@ struct Cli {
     /// Portal requests per organisation per hour.
     #[arg(long, env = "KINO_RATE_LIMIT", default_value_t = 1000, global = true)]
     rate_limit: u32,
+    /// Where rendered clips and thumbnails are written (default: <data-dir>/bucket).
+    #[arg(long, env = "KINO_BUCKET_ROOT", global = true)]
+    bucket_root: Option<PathBuf>,
+    /// Public base URL of the bucket for the portal's `*_url` fields; the service itself serves
+    /// the bucket under /media.
+    #[arg(long, env = "KINO_MEDIA_BASE_URL", default_value = "/media", global = true)]
+    media_base_url: String,
+    /// UTC time of day of the daily smartlist refresh (license windows opening and closing).
+    #[arg(long, env = "KINO_SMARTLIST_REFRESH_AT", default_value = "04:00", value_parser = parse_time_of_day, global = true)]
+    smartlist_refresh_at: chrono::NaiveTime,
     /// Processing workers (blocking threads).
     #[arg(long, env = "KINO_WORKERS", default_value_t = 2, global = true)]
     workers: usize,
@@ -190,9 +200,13 @@ fn serve(cli: &Cli, store: Store) -> Result<(), String> {
             index_dir: cli.data_dir.join("indexes"),
             token_key: cli.data_dir.join("token-hs256.key"),
             rate_limit_per_hour: cli.rate_limit,
+            bucket_root: cli.bucket_root.clone().unwrap_or_else(|| cli.data_dir.join("bucket")),
+            media_base_url: cli.media_base_url.clone(),
         },
     )
     .map_err(|e| format!("cannot create the token key in {}: {e}", cli.data_dir.display()))?;
+    kino_server::portal::recipes::recover(&state)
+        .map_err(|e| format!("cannot recover interrupted recipe runs: {e}"))?;
     let demo_key = if cli.demo {
         demo::bootstrap(&state, &cli.demo_dir).map_err(|e| format!("demo bootstrap failed: {e}"))?
     } else {
@@ -216,13 +230,27 @@ fn serve(cli: &Cli, store: Store) -> Result<(), String> {
         use std::io::Write as _;
         let _ = std::io::stdout().flush();
         let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
-        let workers = tokio::spawn(worker::run(state.clone(), cli.workers, stop_rx));
+        let workers = tokio::spawn(worker::run(state.clone(), cli.workers, stop_rx.clone()));
+        for (org, _) in state.store.orgs().map_err(|e| e.to_string())? {
+            // License windows may have opened or closed while the service was down.
+            kino_server::portal::smartlists::catalog_changed(&state, org);
+        }
+        let refresher = tokio::spawn(kino_server::portal::smartlists::run_refresher(
+            state.clone(),
+            cli.smartlist_refresh_at,
+            stop_rx,
+        ));
         axum::serve(listener, app(state)).with_graceful_shutdown(shutdown_signal()).await.map_err(|e| e.to_string())?;
         tracing::info!("stopping: finishing in-flight jobs");
         let _ = stop_tx.send(true);
         let _ = workers.await;
+        let _ = refresher.await;
         Ok(())
     })
+}
+
+fn parse_time_of_day(s: &str) -> Result<chrono::NaiveTime, String> {
+    chrono::NaiveTime::parse_from_str(s, "%H:%M").map_err(|_| format!("{s:?} is not a UTC time of day like 04:00"))
 }
 
 fn url(bind: SocketAddr) -> String {

@@ -22,6 +22,10 @@ pub struct Config {
     pub token_key: PathBuf,
     /// Portal requests per organisation per hour.
     pub rate_limit_per_hour: u32,
+    /// Where rendered files (clips, thumbnails) are written; paths in results are relative to it.
+    pub bucket_root: PathBuf,
+    /// Public base URL of the bucket, joined with a file's path to give the `*_url` fields.
+    pub media_base_url: String,
 }
 
 /// Prepared signals by (organisation, item).
@@ -49,6 +53,8 @@ pub struct AppState {
     pub tokens: Arc<crate::identity::TokenKeys>,
     /// Portal request counters.
     pub limiter: Arc<crate::ratelimit::RateLimiter>,
+    /// Smartlist membership refreshes.
+    pub refresher: Arc<crate::portal::smartlists::Refresher>,
 }
 
 impl AppState {
@@ -64,6 +70,7 @@ impl AppState {
             encoder: Arc::new(LexicalEncoder::default()),
             config: Arc::new(config),
             wake: Arc::new(Notify::new()),
+            refresher: Arc::default(),
         })
     }
 
@@ -87,7 +94,21 @@ impl AppState {
         let prepared = Arc::new(Prepared::new(signals)?);
         self.prepared.write().unwrap_or_else(|e| e.into_inner()).insert((org, item_id.to_string()), prepared);
         self.wake.notify_waiters();
+        crate::portal::smartlists::catalog_changed(self, org);
         Ok(())
+    }
+
+    /// The names of the keyword and mood tags of an item's signals (empty without signals).
+    pub fn signal_tags(&self, org: OrgId, item_id: &str) -> (Vec<String>, Vec<String>) {
+        let Ok(Some(p)) = self.prepared(org, item_id) else { return (Vec::new(), Vec::new()) };
+        let of = |kind: kino::signals::TagKind| {
+            let mut names: Vec<String> =
+                p.signals().tags.iter().filter(|t| t.kind == kind).map(|t| t.name.clone()).collect();
+            names.sort();
+            names.dedup();
+            names
+        };
+        (of(kino::signals::TagKind::Keyword), of(kino::signals::TagKind::Mood))
     }
 
     fn index_path(&self, org: OrgId, c: Collection) -> PathBuf {

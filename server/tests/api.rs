@@ -36,6 +36,8 @@ fn open_with_limit(dir: &std::path::Path, rate_limit_per_hour: u32) -> AppState 
             index_dir: dir.join("indexes"),
             token_key: dir.join("token.key"),
             rate_limit_per_hour,
+            bucket_root: dir.join("bucket"),
+            media_base_url: "/media".into(),
         },
     )
     .unwrap()

@@ -1,5 +1,7 @@
 //! The portal interface (bearer tokens, rate limited, `{error, message, statusCode}` errors).
-//! Today: catalogs. Smartlists, recipes and creative assets come next (issue 6).
+//! Smartlists, catalogs, recipes and creative assets of the caller's organisation; lists show
+//! published resources only. A path id that is not a UUID answers 400; a well-formed id of no
+//! published resource of the organisation answers 404.
 
 use axum::Json;
 use axum::extract::{Path, RawQuery, State};
@@ -8,6 +10,8 @@ use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
 use crate::identity::{self, TokenError};
+use crate::portal::smartlists::PURPOSES;
+use crate::portal::{is_email, is_uuid, recipes, views};
 use crate::query::Params;
 use crate::ratelimit::Quota;
 use crate::state::AppState;
@@ -202,5 +206,204 @@ pub async fn catalog(State(state): State<AppState>, Path(id): Path<String>, head
             .into_iter()
             .find(|c| c["id"] == id)
             .ok_or_else(|| PortalError::new(StatusCode::NOT_FOUND, format!("catalog {id} not found")))
+    })
+}
+
+fn query(raw: Option<&str>) -> Result<Params, PortalError> {
+    Params::parse(raw).map_err(|_| PortalError::new(StatusCode::BAD_REQUEST, "malformed query string"))
+}
+
+/// A path id of a smartlist, recipe or creative asset: 400 unless it matches the interface's
+/// UUID pattern (so a typo is told apart from a missing resource, which is 404).
+fn uuid_path(id: &str, what: &str) -> Result<String, PortalError> {
+    if is_uuid(id) {
+        Ok(id.to_ascii_lowercase())
+    } else {
+        Err(PortalError::new(StatusCode::BAD_REQUEST, format!("{what} id must be a UUID (got {id:?})")))
+    }
+}
+
+fn one_of(params: &Params, name: &str, allowed: &[&str]) -> Result<Option<String>, PortalError> {
+    match params.get(name) {
+        None => Ok(None),
+        Some(v) if allowed.contains(&v) => Ok(Some(v.to_string())),
+        Some(v) => Err(PortalError::new(
+            StatusCode::BAD_REQUEST,
+            format!("{name} must be one of {} (got {v:?})", allowed.join(", ")),
+        )),
+    }
+}
+
+fn email_param(params: &Params, name: &str) -> Result<Option<String>, PortalError> {
+    match params.get(name) {
+        None => Ok(None),
+        Some(v) if is_email(v) => Ok(Some(v.to_lowercase())),
+        Some(v) => {
+            Err(PortalError::new(StatusCode::BAD_REQUEST, format!("{name} must be an email address (got {v:?})")))
+        }
+    }
+}
+
+fn contains_ci(haystack: &str, needle: Option<&str>) -> bool {
+    needle.is_none_or(|n| haystack.to_lowercase().contains(&n.to_lowercase()))
+}
+
+fn with_links(mut envelope: Value, links: Value) -> Value {
+    envelope["_links"] = links;
+    envelope
+}
+
+/// `GET /smartlists/`: published smartlists, filtered.
+pub async fn smartlists(State(state): State<AppState>, RawQuery(raw): RawQuery, headers: HeaderMap) -> Response {
+    portal(&state, &headers, identity::SCOPES[0], |org| {
+        let (page, limit) = paging(raw.as_deref())?;
+        let params = query(raw.as_deref())?;
+        let catalog_id = match params.get("catalogId") {
+            None => None,
+            Some(_) => Some(bounded_int(&params, "catalogId", 0, -MAX_SAFE_INTEGER, MAX_SAFE_INTEGER)?),
+        };
+        let creator = email_param(&params, "creator")?;
+        let purpose = one_of(&params, "purpose", &PURPOSES)?;
+        let ai = one_of(&params, "is_ai_generated", &["true", "false"])?.map(|v| v == "true");
+        let items: Vec<Value> = state
+            .store
+            .smartlists(org)?
+            .iter()
+            .filter(|s| s.published_at.is_some())
+            .filter(|s| catalog_id.is_none_or(|c| s.catalog_id == c))
+            .filter(|s| params.get("catalogName").is_none_or(|n| s.catalog_name == n))
+            .filter(|s| creator.as_ref().is_none_or(|c| s.creator.to_lowercase() == *c))
+            .filter(|s| purpose.as_ref().is_none_or(|p| s.purpose.contains(p)))
+            .filter(|s| ai.is_none_or(|a| s.is_ai_generated == a))
+            .filter(|s| contains_ci(&s.title, params.get("search")))
+            .map(|s| views::smartlist(s, false))
+            .collect();
+        Ok(with_links(envelope(items, page, limit), json!({"catalogs": "/catalogs/"})))
+    })
+}
+
+fn published_smartlist(state: &AppState, org: OrgId, id: &str) -> Result<crate::store::SmartlistRow, PortalError> {
+    let id = uuid_path(id, "smartlist")?;
+    state
+        .store
+        .smartlist(org, &id)?
+        .filter(|s| s.published_at.is_some())
+        .ok_or_else(|| PortalError::new(StatusCode::NOT_FOUND, format!("smartlist {id} not found")))
+}
+
+/// `GET /smartlists/{id}`.
+pub async fn smartlist(State(state): State<AppState>, Path(id): Path<String>, headers: HeaderMap) -> Response {
+    portal(&state, &headers, identity::SCOPES[0], |org| {
+        Ok(views::smartlist(&published_smartlist(&state, org, &id)?, true))
+    })
+}
+
+/// `GET /smartlists/{id}/assets`: the current members in position order.
+pub async fn smartlist_assets(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    RawQuery(raw): RawQuery,
+    headers: HeaderMap,
+) -> Response {
+    portal(&state, &headers, identity::SCOPES[0], |org| {
+        let s = published_smartlist(&state, org, &id)?;
+        let (page, limit) = paging(raw.as_deref())?;
+        let members = state.store.smartlist_members(&s.id)?;
+        let first = ((page - 1).saturating_mul(limit)).min(members.len() as i64) as usize;
+        let last = (first + limit as usize).min(members.len());
+        let mut data = Vec::with_capacity(last - first);
+        for (i, item_id) in members.iter().enumerate().take(last).skip(first) {
+            let title = state.store.item(org, item_id)?.and_then(|it| it.body["title"].as_str().map(String::from));
+            data.push(views::smartlist_asset(item_id, title.as_deref().unwrap_or(""), i + 1));
+        }
+        let total = members.len() as i64;
+        Ok(json!({
+            "data": data,
+            "pagination": {"page": page, "limit": limit, "total": total, "total_pages": (total + limit - 1) / limit},
+            "_links": {"smartlist": format!("/smartlists/{}", s.id)},
+        }))
+    })
+}
+
+/// `GET /recipes/`: published recipes, filtered.
+pub async fn recipes(State(state): State<AppState>, RawQuery(raw): RawQuery, headers: HeaderMap) -> Response {
+    portal(&state, &headers, identity::SCOPES[1], |org| {
+        let (page, limit) = paging(raw.as_deref())?;
+        let params = query(raw.as_deref())?;
+        let kind = one_of(&params, "type", &recipes::TYPES)?;
+        let creator = email_param(&params, "creator")?;
+        let items: Vec<Value> = state
+            .store
+            .recipes(org)?
+            .iter()
+            .filter(|r| r.published_at.is_some())
+            .filter(|r| kind.as_ref().is_none_or(|k| r.kind == *k))
+            .filter(|r| creator.as_ref().is_none_or(|c| r.creator.to_lowercase() == *c))
+            .filter(|r| contains_ci(&r.title, params.get("search")))
+            .map(|r| views::recipe(r, false))
+            .collect();
+        Ok(envelope(items, page, limit))
+    })
+}
+
+/// `GET /recipes/{id}`.
+pub async fn recipe(State(state): State<AppState>, Path(id): Path<String>, headers: HeaderMap) -> Response {
+    portal(&state, &headers, identity::SCOPES[1], |org| {
+        let id = uuid_path(&id, "recipe")?;
+        state
+            .store
+            .recipe(org, &id)?
+            .filter(|r| r.published_at.is_some())
+            .map(|r| views::recipe(&r, true))
+            .ok_or_else(|| PortalError::new(StatusCode::NOT_FOUND, format!("recipe {id} not found")))
+    })
+}
+
+/// The creative assets of the organisation's published recipes.
+fn published_assets(state: &AppState, org: OrgId) -> Result<Vec<crate::store::CreativeAssetRow>, PortalError> {
+    let published: std::collections::HashSet<String> =
+        state.store.recipes(org)?.into_iter().filter(|r| r.published_at.is_some()).map(|r| r.id).collect();
+    Ok(state.store.creative_assets(org, None)?.into_iter().filter(|a| published.contains(&a.recipe_id)).collect())
+}
+
+fn asset_json(
+    state: &AppState,
+    org: OrgId,
+    a: &crate::store::CreativeAssetRow,
+    detail: bool,
+) -> Result<Value, PortalError> {
+    let title = state.store.item(org, &a.item_id)?.and_then(|it| it.body["title"].as_str().map(String::from));
+    Ok(views::creative_asset(a, title.as_deref().unwrap_or(""), &state.config.media_base_url, detail))
+}
+
+/// `GET /creative-assets/`.
+pub async fn creative_assets(State(state): State<AppState>, RawQuery(raw): RawQuery, headers: HeaderMap) -> Response {
+    portal(&state, &headers, identity::SCOPES[2], |org| {
+        let (page, limit) = paging(raw.as_deref())?;
+        let params = query(raw.as_deref())?;
+        let recipe = params.get("recipeId").map(|r| uuid_path(r, "recipeId")).transpose()?;
+        let kind = one_of(&params, "type", &["thumbnail", "preview", "thumbnail-vertical", "preview-vertical"])?;
+        let mut items = Vec::new();
+        for a in published_assets(&state, org)?
+            .iter()
+            .filter(|a| recipe.as_ref().is_none_or(|r| a.recipe_id == *r))
+            .filter(|a| params.get("inventoryId").is_none_or(|i| a.item_id == i))
+            .filter(|a| kind.as_ref().is_none_or(|k| a.kind == *k))
+        {
+            items.push(asset_json(&state, org, a, false)?);
+        }
+        Ok(envelope(items, page, limit))
+    })
+}
+
+/// `GET /creative-assets/{id}`.
+pub async fn creative_asset(State(state): State<AppState>, Path(id): Path<String>, headers: HeaderMap) -> Response {
+    portal(&state, &headers, identity::SCOPES[2], |org| {
+        let id = uuid_path(&id, "creative asset")?;
+        let a = published_assets(&state, org)?
+            .into_iter()
+            .find(|a| a.id == id)
+            .ok_or_else(|| PortalError::new(StatusCode::NOT_FOUND, format!("creative asset {id} not found")))?;
+        asset_json(&state, org, &a, true)
     })
 }

@@ -1,8 +1,10 @@
 //! Storage: the only module that speaks SQL. An embedded SQLite database (WAL mode) behind a
 //! narrow interface of domain operations, so that a PostgreSQL backend can take its place.
 
+mod portal;
 mod sqlite;
 
+pub use portal::{CreativeAssetRow, RecipeRow, SmartlistRow};
 pub use sqlite::{Store, StoreError, StoreResult};
 
 /// An organisation's identity, resolved from a credential.

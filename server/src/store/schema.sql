@@ -87,3 +87,68 @@ CREATE TABLE IF NOT EXISTS oauth_clients (
     created_at TEXT NOT NULL,
     revoked_at TEXT
 );
+-- The portal: smartlists with their current membership, recipes, creative assets.
+CREATE TABLE IF NOT EXISTS smartlists (
+    id TEXT PRIMARY KEY,
+    org_id INTEGER NOT NULL REFERENCES orgs(id),
+    catalog_id INTEGER NOT NULL REFERENCES catalogs(id),
+    title TEXT NOT NULL,
+    description TEXT NOT NULL,
+    type TEXT NOT NULL,
+    purpose TEXT NOT NULL,
+    is_ai_generated INTEGER NOT NULL,
+    creator TEXT NOT NULL,
+    filter TEXT NOT NULL,
+    published_at TEXT,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS smartlists_by_org ON smartlists (org_id, created_at);
+CREATE TABLE IF NOT EXISTS smartlist_members (
+    smartlist_id TEXT NOT NULL REFERENCES smartlists(id) ON DELETE CASCADE,
+    position INTEGER NOT NULL,
+    item_id TEXT NOT NULL,
+    PRIMARY KEY (smartlist_id, position)
+);
+CREATE TABLE IF NOT EXISTS recipes (
+    id TEXT PRIMARY KEY,
+    org_id INTEGER NOT NULL REFERENCES orgs(id),
+    catalog_id INTEGER NOT NULL REFERENCES catalogs(id),
+    title TEXT NOT NULL,
+    description TEXT NOT NULL,
+    type TEXT NOT NULL,
+    creator TEXT NOT NULL,
+    config TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    status TEXT NOT NULL,
+    test_runs_count INTEGER NOT NULL DEFAULT 0,
+    runs INTEGER NOT NULL DEFAULT 0,
+    last_error TEXT,
+    published_at TEXT,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS recipes_by_org ON recipes (org_id, created_at);
+CREATE TABLE IF NOT EXISTS creative_assets (
+    id TEXT PRIMARY KEY,
+    org_id INTEGER NOT NULL REFERENCES orgs(id),
+    recipe_id TEXT NOT NULL REFERENCES recipes(id),
+    run_number INTEGER NOT NULL,
+    asset_index INTEGER NOT NULL,
+    type TEXT NOT NULL,
+    status TEXT NOT NULL,
+    item_id TEXT NOT NULL,
+    title TEXT NOT NULL,
+    start_time REAL NOT NULL,
+    stop_time REAL NOT NULL,
+    metadata TEXT NOT NULL,
+    logo_data TEXT,
+    image_uri TEXT,
+    small_image_uri TEXT,
+    video_uri TEXT,
+    error TEXT,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS creative_assets_by_org ON creative_assets (org_id, created_at);
+CREATE INDEX IF NOT EXISTS creative_assets_by_recipe ON creative_assets (recipe_id, run_number, asset_index);

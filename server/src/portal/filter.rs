@@ -1,4 +1,4 @@
-//! The smartlist membership engine (issue 6): a filter language over catalog items, the license
+//! The smartlist membership engine: a filter language over catalog items, the license
 //! window, a stable order, and the difference between two memberships.
 //!
 //! A filter is a JSON object; every key is optional, values within a key are **any-of**, keys are

@@ -1,0 +1,135 @@
+//! The portal's resources and what the web application does with them: smartlists (with the
+//! membership engine and its refresh), recipes and the creative assets they produce, the events
+//! they emit, and the JSON views the portal interface shows.
+//!
+//! The admin HTTP API and the `kino-server admin` subcommands both call these functions, so the
+//! rules (validation, publishing, events) live in one place.
+
+pub mod events;
+pub mod filter;
+pub mod recipes;
+pub mod smartlists;
+pub mod views;
+
+use crate::store::StoreError;
+
+/// Why a management operation was refused.
+#[derive(Debug, thiserror::Error)]
+pub enum ManageError {
+    /// A field breaks a rule.
+    #[error("{field}: {rule}")]
+    Invalid {
+        /// The field, as the caller named it (`filter.genres`, `config.smartlist_id`).
+        field: String,
+        /// The rule it breaks.
+        rule: String,
+    },
+    /// No such resource in the organisation.
+    #[error("{what} {id:?} not found")]
+    NotFound {
+        /// `smartlist`, `recipe`, `catalog`, ...
+        what: &'static str,
+        /// The id asked for.
+        id: String,
+    },
+    /// The resource is busy (a recipe run in progress).
+    #[error("{0}")]
+    Conflict(String),
+    /// The database failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl ManageError {
+    /// A field error.
+    pub fn invalid(field: impl Into<String>, rule: impl Into<String>) -> ManageError {
+        ManageError::Invalid { field: field.into(), rule: rule.into() }
+    }
+}
+
+/// A new random (version 4) UUID.
+pub fn new_id() -> String {
+    uuid::Uuid::new_v4().to_string()
+}
+
+/// Whether `s` matches the interface's UUID pattern: versions 1 to 8 with variant 8, 9, a or b,
+/// plus the all-zero (nil) and all-f (max) UUIDs. Hyphenated, case-insensitive.
+pub fn is_uuid(s: &str) -> bool {
+    let b = s.as_bytes();
+    if b.len() != 36 || [8, 13, 18, 23].iter().any(|&i| b[i] != b'-') {
+        return false;
+    }
+    let hex = b.iter().enumerate().filter(|(i, _)| ![8, 13, 18, 23].contains(i)).all(|(_, c)| c.is_ascii_hexdigit());
+    if !hex {
+        return false;
+    }
+    let lower = s.to_ascii_lowercase();
+    if lower == "00000000-0000-0000-0000-000000000000" || lower == "ffffffff-ffff-ffff-ffff-ffffffffffff" {
+        return true;
+    }
+    matches!(b[14], b'1'..=b'8') && matches!(b[19].to_ascii_lowercase(), b'8' | b'9' | b'a' | b'b')
+}
+
+/// A plausible email address: one `@`, a non-empty local part without spaces, a domain with a dot.
+pub fn is_email(s: &str) -> bool {
+    let Some((local, domain)) = s.split_once('@') else { return false };
+    !local.is_empty()
+        && !domain.contains('@')
+        && domain.contains('.')
+        && !domain.starts_with('.')
+        && !domain.ends_with('.')
+        && s.len() <= 254
+        && !s.chars().any(|c| c.is_whitespace() || c.is_control())
+}
+
+/// A required, trimmed, bounded text field.
+pub(crate) fn text(
+    field: &str,
+    v: Option<&serde_json::Value>,
+    required: bool,
+    max: usize,
+) -> Result<Option<String>, ManageError> {
+    match v {
+        None | Some(serde_json::Value::Null) if required => Err(ManageError::invalid(field, "is required")),
+        None | Some(serde_json::Value::Null) => Ok(None),
+        Some(serde_json::Value::String(s)) => {
+            let s = s.trim();
+            if required && s.is_empty() {
+                Err(ManageError::invalid(field, "must not be empty"))
+            } else if s.chars().count() > max {
+                Err(ManageError::invalid(field, format!("must be at most {max} characters")))
+            } else {
+                Ok(Some(s.to_string()))
+            }
+        }
+        Some(_) => Err(ManageError::invalid(field, "must be a string")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn uuid_pattern_of_the_interface() {
+        assert!(is_uuid(&new_id()));
+        assert!(is_uuid("00000000-0000-0000-0000-000000000000"));
+        assert!(is_uuid("FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF"));
+        assert!(is_uuid("123e4567-e89b-12d3-a456-426614174000"));
+        assert!(is_uuid("123e4567-e89b-82d3-b456-426614174000"));
+        assert!(!is_uuid("123e4567-e89b-92d3-a456-426614174000"), "version 9");
+        assert!(!is_uuid("123e4567-e89b-02d3-a456-426614174000"), "version 0");
+        assert!(!is_uuid("123e4567-e89b-12d3-c456-426614174000"), "variant c");
+        assert!(!is_uuid("123e4567e89b12d3a456426614174000"));
+        assert!(!is_uuid("123e4567-e89b-12d3-a456-42661417400g"));
+        assert!(!is_uuid(""));
+    }
+
+    #[test]
+    fn emails() {
+        assert!(is_email("editor@example.com"));
+        for bad in ["", "a", "a@b", "@b.com", "a@.com", "a@b.", "a b@c.com", "a@b@c.com"] {
+            assert!(!is_email(bad), "{bad}");
+        }
+    }
+}

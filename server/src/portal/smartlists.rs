@@ -1,0 +1,349 @@
+//! Smartlists: management (create, edit, publish, delete) and membership refresh.
+//!
+//! Membership is computed by [`super::filter`] over the organisation's catalog items and stored
+//! with positions. It is recomputed when the catalog changes (item upserts, deletions, new
+//! signals), when a smartlist's filter changes, by a daily refresh at a configured UTC time of day
+//! (items whose license window opened or closed), and on demand (admin). Every change of the stored
+//! membership of a **published** smartlist emits one `smart_list.updated` event carrying exactly
+//! the service asset ids that joined and left; drafts are kept current silently.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Mutex;
+use std::time::Duration;
+
+use chrono::{DateTime, NaiveTime, Utc};
+use serde_json::Value;
+use tokio::sync::{Notify, watch};
+
+use super::filter::{Candidate, Filter, diff, members};
+use super::{ManageError, events, is_email, new_id, text};
+use crate::state::AppState;
+use crate::store::{OrgId, SmartlistRow, now};
+
+/// The values of `purpose`.
+pub const PURPOSES: [&str; 3] = ["editorial", "creative-lab", "review-filter"];
+
+/// Coordination of membership refreshes: one at a time, and organisations whose catalog changed.
+#[derive(Debug, Default)]
+pub struct Refresher {
+    running: Mutex<()>,
+    dirty: Mutex<HashSet<OrgId>>,
+    wake: Notify,
+}
+
+/// A membership change of one smartlist.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Change {
+    /// Smartlist id.
+    pub id: String,
+    /// Customer ids that joined.
+    pub added: Vec<String>,
+    /// Customer ids that left.
+    pub removed: Vec<String>,
+}
+
+fn purposes(v: &Value) -> Result<Vec<String>, ManageError> {
+    let list = v.as_array().ok_or_else(|| ManageError::invalid("purpose", "must be a list of strings"))?;
+    let mut out = Vec::new();
+    for p in list {
+        match p.as_str() {
+            Some(s) if PURPOSES.contains(&s) => {
+                if !out.iter().any(|o| o == s) {
+                    out.push(s.to_string());
+                }
+            }
+            _ => return Err(ManageError::invalid("purpose", format!("values must be one of {}", PURPOSES.join(", ")))),
+        }
+    }
+    Ok(out)
+}
+
+pub(crate) fn catalog_of(state: &AppState, org: OrgId, input: &Value) -> Result<Option<(i64, String)>, ManageError> {
+    if let Some(id) = input.get("catalog_id").filter(|v| !v.is_null()) {
+        let id = id.as_i64().ok_or_else(|| ManageError::invalid("catalog_id", "must be an integer"))?;
+        let name = state
+            .store
+            .catalog_by_id(org, id)?
+            .ok_or_else(|| ManageError::NotFound { what: "catalog", id: id.to_string() })?;
+        return Ok(Some((id, name)));
+    }
+    match text("catalog", input.get("catalog"), false, 200)? {
+        None => Ok(None),
+        Some(name) => {
+            let id = state
+                .store
+                .catalogs(org)?
+                .into_iter()
+                .find(|(_, n, _)| *n == name)
+                .map(|(id, _, _)| id)
+                .ok_or_else(|| ManageError::NotFound { what: "catalog", id: name.clone() })?;
+            Ok(Some((id, name)))
+        }
+    }
+}
+
+fn flag(input: &Value, field: &str) -> Result<Option<bool>, ManageError> {
+    match input.get(field) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Bool(b)) => Ok(Some(*b)),
+        Some(_) => Err(ManageError::invalid(field, "must be true or false")),
+    }
+}
+
+/// Applies the fields present in `input` to `s` (all validated before anything changes).
+fn apply(state: &AppState, org: OrgId, s: &mut SmartlistRow, input: &Value, creating: bool) -> Result<(), ManageError> {
+    if !input.is_object() {
+        return Err(ManageError::invalid("body", "must be a JSON object"));
+    }
+    const KNOWN: [&str; 9] = [
+        "title",
+        "description",
+        "catalog",
+        "catalog_id",
+        "purpose",
+        "is_ai_generated",
+        "creator",
+        "filter",
+        "published",
+    ];
+    if let Some(k) = input.as_object().into_iter().flatten().map(|(k, _)| k).find(|k| !KNOWN.contains(&k.as_str())) {
+        return Err(ManageError::invalid(k.clone(), format!("is not a smartlist field (use {})", KNOWN.join(", "))));
+    }
+    let title = text("title", input.get("title"), creating, 200)?;
+    let description = text("description", input.get("description"), false, 5000)?;
+    let catalog = catalog_of(state, org, input)?;
+    if creating && catalog.is_none() {
+        return Err(ManageError::invalid("catalog", "is required (a catalog name, or catalog_id)"));
+    }
+    let creator = text("creator", input.get("creator"), creating, 254)?;
+    if let Some(c) = &creator {
+        if !is_email(c) {
+            return Err(ManageError::invalid("creator", "must be an email address"));
+        }
+    }
+    let purpose = input.get("purpose").filter(|v| !v.is_null()).map(purposes).transpose()?;
+    let ai = flag(input, "is_ai_generated")?;
+    let filter = match input.get("filter").filter(|v| !v.is_null()) {
+        Some(f) => {
+            Filter::parse(f).map_err(|rule| ManageError::invalid("filter", rule))?;
+            Some(f.clone())
+        }
+        None => None,
+    };
+    let published = flag(input, "published")?;
+    if let Some(t) = title {
+        s.title = t;
+    }
+    if let Some(d) = description {
+        s.description = d;
+    }
+    if let Some((id, name)) = catalog {
+        (s.catalog_id, s.catalog_name) = (id, name);
+    }
+    if let Some(c) = creator {
+        s.creator = c;
+    }
+    if let Some(p) = purpose {
+        s.purpose = p;
+    }
+    if let Some(a) = ai {
+        s.is_ai_generated = a;
+    }
+    if let Some(f) = filter {
+        s.filter = f;
+    }
+    match published {
+        Some(true) if s.published_at.is_none() => s.published_at = Some(now()),
+        Some(false) => s.published_at = None,
+        _ => {}
+    }
+    Ok(())
+}
+
+/// Creates a smartlist from `{title, description?, catalog | catalog_id, purpose?, is_ai_generated?,
+/// creator, filter?, published?}` and computes its membership.
+pub fn create(state: &AppState, org: OrgId, input: &Value) -> Result<SmartlistRow, ManageError> {
+    let stamp = now();
+    let mut s = SmartlistRow {
+        id: new_id(),
+        org,
+        catalog_id: 0,
+        catalog_name: String::new(),
+        title: String::new(),
+        description: String::new(),
+        kind: "dynamic".into(),
+        purpose: vec!["editorial".into()],
+        is_ai_generated: false,
+        creator: String::new(),
+        filter: serde_json::json!({}),
+        published_at: None,
+        created_at: stamp.clone(),
+        updated_at: stamp,
+        item_count: 0,
+    };
+    apply(state, org, &mut s, input, true)?;
+    state.store.put_smartlist(&s)?;
+    refresh(state, org, Some(&s.id), Utc::now())?;
+    get(state, org, &s.id)
+}
+
+/// Changes the fields present in `input`; a new filter recomputes the membership.
+pub fn update(state: &AppState, org: OrgId, id: &str, input: &Value) -> Result<SmartlistRow, ManageError> {
+    let mut s = get(state, org, id)?;
+    apply(state, org, &mut s, input, false)?;
+    s.updated_at = now();
+    state.store.put_smartlist(&s)?;
+    refresh(state, org, Some(id), Utc::now())?;
+    get(state, org, id)
+}
+
+/// Publishes or unpublishes.
+pub fn set_published(state: &AppState, org: OrgId, id: &str, published: bool) -> Result<SmartlistRow, ManageError> {
+    update(state, org, id, &serde_json::json!({ "published": published }))
+}
+
+/// One smartlist.
+pub fn get(state: &AppState, org: OrgId, id: &str) -> Result<SmartlistRow, ManageError> {
+    state.store.smartlist(org, id)?.ok_or_else(|| ManageError::NotFound { what: "smartlist", id: id.into() })
+}
+
+/// Deletes a smartlist.
+pub fn delete(state: &AppState, org: OrgId, id: &str) -> Result<(), ManageError> {
+    if state.store.delete_smartlist(org, id)? {
+        Ok(())
+    } else {
+        Err(ManageError::NotFound { what: "smartlist", id: id.into() })
+    }
+}
+
+/// The engine's view of every item of the organisation.
+fn candidates(state: &AppState, org: OrgId) -> Result<(Vec<Candidate>, HashMap<String, String>), ManageError> {
+    let mut out = Vec::new();
+    let mut service_ids = HashMap::new();
+    let mut offset = 0;
+    loop {
+        let page = state.store.items(org, true, offset, 1000)?;
+        if page.is_empty() {
+            break;
+        }
+        offset += page.len() as i64;
+        for item in page {
+            let (keywords, moods) = state.signal_tags(org, &item.id);
+            out.push(Candidate::from_item(&item.body, item.deleted, &keywords, &moods));
+            service_ids.insert(item.id, item.service_id);
+        }
+    }
+    Ok((out, service_ids))
+}
+
+/// Recomputes the membership of one smartlist (or all of the organisation's) as of `at`, stores
+/// what changed and emits `smart_list.updated` for published ones. Refreshes run one at a time.
+pub fn refresh(
+    state: &AppState,
+    org: OrgId,
+    only: Option<&str>,
+    at: DateTime<Utc>,
+) -> Result<Vec<Change>, ManageError> {
+    let _one_at_a_time = state.refresher.running.lock().unwrap_or_else(|e| e.into_inner());
+    let lists: Vec<SmartlistRow> =
+        state.store.smartlists(org)?.into_iter().filter(|s| only.is_none_or(|id| s.id == id)).collect();
+    if lists.is_empty() {
+        return Ok(Vec::new());
+    }
+    let (candidates, service_ids) = candidates(state, org)?;
+    let mut changes = Vec::new();
+    for s in lists {
+        let Ok(filter) = Filter::parse(&s.filter) else {
+            tracing::error!(smartlist = %s.id, "stored filter no longer parses; membership left as it was");
+            continue;
+        };
+        let new = members(&filter, &candidates, at);
+        let old = state.store.smartlist_members(&s.id)?;
+        if new == old {
+            continue;
+        }
+        state.store.set_smartlist_members(&s.id, &new)?;
+        let (added, removed) = diff(&old, &new);
+        if s.published_at.is_some() && !(added.is_empty() && removed.is_empty()) {
+            let ids = |v: &[String]| {
+                v.iter().map(|id| service_ids.get(id).cloned().unwrap_or_else(|| id.clone())).collect::<Vec<_>>()
+            };
+            events::emit(
+                state,
+                org,
+                "smart_list.updated",
+                events::smart_list_updated(&s.id, &s.title, &ids(&added), &ids(&removed)),
+            );
+        }
+        changes.push(Change { id: s.id, added, removed });
+    }
+    Ok(changes)
+}
+
+/// Refreshes every organisation's smartlists as of `at`.
+pub fn refresh_all(state: &AppState, at: DateTime<Utc>) -> Result<usize, ManageError> {
+    let mut changed = 0;
+    for (org, _) in state.store.orgs()? {
+        changed += refresh(state, org, None, at)?.len();
+    }
+    Ok(changed)
+}
+
+/// Notes that an organisation's catalog changed; the refresher recomputes its smartlists soon
+/// (in the background: the request that changed the catalog does not wait for it).
+pub fn catalog_changed(state: &AppState, org: OrgId) {
+    state.refresher.dirty.lock().unwrap_or_else(|e| e.into_inner()).insert(org);
+    state.refresher.wake.notify_one();
+}
+
+/// The next daily refresh after `now` at `at` (UTC time of day).
+pub fn next_daily(now: DateTime<Utc>, at: NaiveTime) -> DateTime<Utc> {
+    let today = now.date_naive().and_time(at).and_utc();
+    if today > now { today } else { today + chrono::Duration::days(1) }
+}
+
+/// Runs the refresher until `shutdown`: catalog changes as they come, and everything daily at
+/// `daily_at` (UTC).
+pub async fn run_refresher(state: AppState, daily_at: NaiveTime, mut shutdown: watch::Receiver<bool>) {
+    let mut next = next_daily(Utc::now(), daily_at);
+    loop {
+        let wait = (next - Utc::now()).to_std().unwrap_or(Duration::ZERO);
+        tokio::select! {
+            _ = state.refresher.wake.notified() => {
+                let orgs: Vec<OrgId> = state.refresher.dirty.lock().unwrap_or_else(|e| e.into_inner()).drain().collect();
+                let s = state.clone();
+                let _ = tokio::task::spawn_blocking(move || {
+                    for org in orgs {
+                        if let Err(e) = refresh(&s, org, None, Utc::now()) {
+                            tracing::error!(org = org.0, error = %e, "smartlist refresh failed");
+                        }
+                    }
+                }).await;
+            }
+            _ = tokio::time::sleep(wait) => {
+                let s = state.clone();
+                match tokio::task::spawn_blocking(move || refresh_all(&s, Utc::now())).await {
+                    Ok(Ok(n)) => tracing::info!(changed = n, "daily smartlist refresh"),
+                    Ok(Err(e)) => tracing::error!(error = %e, "daily smartlist refresh failed"),
+                    Err(e) => tracing::error!(error = %e, "daily smartlist refresh panicked"),
+                }
+                next = next_daily(Utc::now(), daily_at);
+            }
+            _ = shutdown.changed() => break,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn next_daily_is_strictly_later() {
+        let at = NaiveTime::from_hms_opt(4, 0, 0).unwrap();
+        let now: DateTime<Utc> = "2026-11-22T03:59:59Z".parse().unwrap();
+        assert_eq!(next_daily(now, at).to_rfc3339(), "2026-11-22T04:00:00+00:00");
+        let now: DateTime<Utc> = "2026-11-22T04:00:00Z".parse().unwrap();
+        assert_eq!(next_daily(now, at).to_rfc3339(), "2026-11-23T04:00:00+00:00");
+    }
+}

@@ -1,0 +1,498 @@
+//! Storage of the portal's resources: smartlists and their membership, recipes, creative assets.
+
+use rusqlite::{OptionalExtension, Row, params};
+use serde_json::Value;
+
+use super::{OrgId, Store, StoreResult, now};
+
+/// A stored smartlist.
+#[derive(Debug, Clone)]
+pub struct SmartlistRow {
+    /// UUID.
+    pub id: String,
+    /// Owner.
+    pub org: OrgId,
+    /// Catalog id and name.
+    pub catalog_id: i64,
+    /// Catalog name.
+    pub catalog_name: String,
+    /// Title.
+    pub title: String,
+    /// Description.
+    pub description: String,
+    /// `dynamic` (membership from the filter).
+    pub kind: String,
+    /// Purposes (`editorial`, `creative-lab`, `review-filter`).
+    pub purpose: Vec<String>,
+    /// Whether a model generated it.
+    pub is_ai_generated: bool,
+    /// Creator's email.
+    pub creator: String,
+    /// The membership filter.
+    pub filter: Value,
+    /// When published; `None` while a draft.
+    pub published_at: Option<String>,
+    /// Created.
+    pub created_at: String,
+    /// Last changed (fields or membership).
+    pub updated_at: String,
+    /// Current membership size.
+    pub item_count: i64,
+}
+
+/// A stored recipe.
+#[derive(Debug, Clone)]
+pub struct RecipeRow {
+    /// UUID.
+    pub id: String,
+    /// Owner.
+    pub org: OrgId,
+    /// Catalog id.
+    pub catalog_id: i64,
+    /// Catalog name.
+    pub catalog_name: String,
+    /// Title.
+    pub title: String,
+    /// Description.
+    pub description: String,
+    /// `thumbnails` or `preview-clips`.
+    pub kind: String,
+    /// Creator's email.
+    pub creator: String,
+    /// The generation parameters.
+    pub config: Value,
+    /// Bumped on every config change.
+    pub version: i64,
+    /// `draft`, `published`, `running`, `completed`, `failed`.
+    pub status: String,
+    /// Runs of the recipe while unpublished.
+    pub test_runs_count: i64,
+    /// All runs.
+    pub runs: i64,
+    /// Why the last run failed.
+    pub last_error: Option<String>,
+    /// When published.
+    pub published_at: Option<String>,
+    /// Created.
+    pub created_at: String,
+    /// Last changed.
+    pub updated_at: String,
+}
+
+/// A stored creative asset.
+#[derive(Debug, Clone, Default)]
+pub struct CreativeAssetRow {
+    /// UUID.
+    pub id: String,
+    /// Recipe UUID.
+    pub recipe_id: String,
+    /// Recipe title (joined).
+    pub recipe_title: String,
+    /// Which run of the recipe made it (from 1).
+    pub run_number: i64,
+    /// Its index within the run (from 0).
+    pub asset_index: i64,
+    /// `thumbnail`, `preview`, `thumbnail-vertical`, `preview-vertical`.
+    pub kind: String,
+    /// `pending`, `completed`, `failed`.
+    pub status: String,
+    /// Customer item id.
+    pub item_id: String,
+    /// Title.
+    pub title: String,
+    /// Seconds.
+    pub start_time: f64,
+    /// Seconds.
+    pub stop_time: f64,
+    /// Scores that justified the choice.
+    pub metadata: Value,
+    /// Logo of the item, when it has one.
+    pub logo_data: Option<Value>,
+    /// Large image, relative to the bucket.
+    pub image_uri: Option<String>,
+    /// Small image, relative to the bucket.
+    pub small_image_uri: Option<String>,
+    /// Video, relative to the bucket.
+    pub video_uri: Option<String>,
+    /// Why it failed.
+    pub error: Option<String>,
+    /// Created.
+    pub created_at: String,
+    /// Last changed.
+    pub updated_at: String,
+}
+
+fn json(text: String) -> Value {
+    serde_json::from_str(&text).unwrap_or(Value::Null)
+}
+
+const SMARTLIST_COLUMNS: &str = "s.id, s.org_id, s.catalog_id, c.name, s.title, s.description, s.type, s.purpose, \
+     s.is_ai_generated, s.creator, s.filter, s.published_at, s.created_at, s.updated_at, \
+     (SELECT COUNT(*) FROM smartlist_members m WHERE m.smartlist_id = s.id)";
+
+fn smartlist(r: &Row<'_>) -> rusqlite::Result<SmartlistRow> {
+    Ok(SmartlistRow {
+        id: r.get(0)?,
+        org: OrgId(r.get(1)?),
+        catalog_id: r.get(2)?,
+        catalog_name: r.get(3)?,
+        title: r.get(4)?,
+        description: r.get(5)?,
+        kind: r.get(6)?,
+        purpose: serde_json::from_str(&r.get::<_, String>(7)?).unwrap_or_default(),
+        is_ai_generated: r.get(8)?,
+        creator: r.get(9)?,
+        filter: json(r.get(10)?),
+        published_at: r.get(11)?,
+        created_at: r.get(12)?,
+        updated_at: r.get(13)?,
+        item_count: r.get(14)?,
+    })
+}
+
+const RECIPE_COLUMNS: &str = "r.id, r.org_id, r.catalog_id, c.name, r.title, r.description, r.type, r.creator, \
+     r.config, r.version, r.status, r.test_runs_count, r.runs, r.last_error, r.published_at, r.created_at, r.updated_at";
+
+fn recipe(r: &Row<'_>) -> rusqlite::Result<RecipeRow> {
+    Ok(RecipeRow {
+        id: r.get(0)?,
+        org: OrgId(r.get(1)?),
+        catalog_id: r.get(2)?,
+        catalog_name: r.get(3)?,
+        title: r.get(4)?,
+        description: r.get(5)?,
+        kind: r.get(6)?,
+        creator: r.get(7)?,
+        config: json(r.get(8)?),
+        version: r.get(9)?,
+        status: r.get(10)?,
+        test_runs_count: r.get(11)?,
+        runs: r.get(12)?,
+        last_error: r.get(13)?,
+        published_at: r.get(14)?,
+        created_at: r.get(15)?,
+        updated_at: r.get(16)?,
+    })
+}
+
+const ASSET_COLUMNS: &str = "a.id, a.recipe_id, r.title, a.run_number, a.asset_index, a.type, a.status, a.item_id, \
+     a.title, a.start_time, a.stop_time, a.metadata, a.logo_data, a.image_uri, a.small_image_uri, a.video_uri, \
+     a.error, a.created_at, a.updated_at";
+
+fn asset(r: &Row<'_>) -> rusqlite::Result<CreativeAssetRow> {
+    Ok(CreativeAssetRow {
+        id: r.get(0)?,
+        recipe_id: r.get(1)?,
+        recipe_title: r.get(2)?,
+        run_number: r.get(3)?,
+        asset_index: r.get(4)?,
+        kind: r.get(5)?,
+        status: r.get(6)?,
+        item_id: r.get(7)?,
+        title: r.get(8)?,
+        start_time: r.get(9)?,
+        stop_time: r.get(10)?,
+        metadata: json(r.get(11)?),
+        logo_data: r.get::<_, Option<String>>(12)?.map(json),
+        image_uri: r.get(13)?,
+        small_image_uri: r.get(14)?,
+        video_uri: r.get(15)?,
+        error: r.get(16)?,
+        created_at: r.get(17)?,
+        updated_at: r.get(18)?,
+    })
+}
+
+impl Store {
+    // ---- smartlists ----
+
+    /// Inserts or replaces a smartlist's own fields (not its membership).
+    pub fn put_smartlist(&self, s: &SmartlistRow) -> StoreResult<()> {
+        self.with(|c| {
+            c.execute(
+                "INSERT INTO smartlists (id, org_id, catalog_id, title, description, type, purpose, is_ai_generated, \
+                 creator, filter, published_at, created_at, updated_at) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13) \
+                 ON CONFLICT (id) DO UPDATE SET catalog_id = ?3, title = ?4, description = ?5, type = ?6, \
+                 purpose = ?7, is_ai_generated = ?8, creator = ?9, filter = ?10, published_at = ?11, updated_at = ?13",
+                params![
+                    s.id,
+                    s.org.0,
+                    s.catalog_id,
+                    s.title,
+                    s.description,
+                    s.kind,
+                    serde_json::to_string(&s.purpose).unwrap_or_else(|_| "[]".into()),
+                    s.is_ai_generated,
+                    s.creator,
+                    s.filter.to_string(),
+                    s.published_at,
+                    s.created_at,
+                    s.updated_at,
+                ],
+            )?;
+            Ok(())
+        })
+    }
+
+    /// One of the organisation's smartlists.
+    pub fn smartlist(&self, org: OrgId, id: &str) -> StoreResult<Option<SmartlistRow>> {
+        self.with(|c| {
+            c.query_row(
+                &format!(
+                    "SELECT {SMARTLIST_COLUMNS} FROM smartlists s JOIN catalogs c ON c.id = s.catalog_id \
+                     WHERE s.org_id = ?1 AND s.id = ?2"
+                ),
+                params![org.0, id],
+                smartlist,
+            )
+            .optional()
+        })
+    }
+
+    /// The organisation's smartlists, oldest first.
+    pub fn smartlists(&self, org: OrgId) -> StoreResult<Vec<SmartlistRow>> {
+        self.with(|c| {
+            let mut st = c.prepare(&format!(
+                "SELECT {SMARTLIST_COLUMNS} FROM smartlists s JOIN catalogs c ON c.id = s.catalog_id \
+                 WHERE s.org_id = ?1 ORDER BY s.created_at, s.id"
+            ))?;
+            st.query_map([org.0], smartlist)?.collect()
+        })
+    }
+
+    /// Deletes a smartlist and its membership; whether it existed.
+    pub fn delete_smartlist(&self, org: OrgId, id: &str) -> StoreResult<bool> {
+        self.with(|c| {
+            let tx = c.transaction()?;
+            tx.execute("DELETE FROM smartlist_members WHERE smartlist_id = (SELECT id FROM smartlists WHERE org_id = ?1 AND id = ?2)", params![org.0, id])?;
+            let n = tx.execute("DELETE FROM smartlists WHERE org_id = ?1 AND id = ?2", params![org.0, id])?;
+            tx.commit()?;
+            Ok(n > 0)
+        })
+    }
+
+    /// A smartlist's members (customer item ids) in position order.
+    pub fn smartlist_members(&self, id: &str) -> StoreResult<Vec<String>> {
+        self.with(|c| {
+            let mut st =
+                c.prepare("SELECT item_id FROM smartlist_members WHERE smartlist_id = ?1 ORDER BY position")?;
+            st.query_map([id], |r| r.get(0))?.collect()
+        })
+    }
+
+    /// Replaces a smartlist's membership in one transaction (positions from 1) and touches its
+    /// `updated_at`.
+    pub fn set_smartlist_members(&self, id: &str, members: &[String]) -> StoreResult<()> {
+        self.with(|c| {
+            let tx = c.transaction()?;
+            tx.execute("DELETE FROM smartlist_members WHERE smartlist_id = ?1", [id])?;
+            {
+                let mut st =
+                    tx.prepare("INSERT INTO smartlist_members (smartlist_id, position, item_id) VALUES (?1, ?2, ?3)")?;
+                for (i, item) in members.iter().enumerate() {
+                    st.execute(params![id, i as i64 + 1, item])?;
+                }
+            }
+            tx.execute("UPDATE smartlists SET updated_at = ?2 WHERE id = ?1", params![id, now()])?;
+            tx.commit()
+        })
+    }
+
+    // ---- recipes ----
+
+    /// Inserts or replaces a recipe's fields.
+    pub fn put_recipe(&self, r: &RecipeRow) -> StoreResult<()> {
+        self.with(|c| {
+            c.execute(
+                "INSERT INTO recipes (id, org_id, catalog_id, title, description, type, creator, config, version, \
+                 status, test_runs_count, runs, last_error, published_at, created_at, updated_at) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16) \
+                 ON CONFLICT (id) DO UPDATE SET catalog_id = ?3, title = ?4, description = ?5, type = ?6, \
+                 creator = ?7, config = ?8, version = ?9, status = ?10, test_runs_count = ?11, runs = ?12, \
+                 last_error = ?13, published_at = ?14, updated_at = ?16",
+                params![
+                    r.id,
+                    r.org.0,
+                    r.catalog_id,
+                    r.title,
+                    r.description,
+                    r.kind,
+                    r.creator,
+                    r.config.to_string(),
+                    r.version,
+                    r.status,
+                    r.test_runs_count,
+                    r.runs,
+                    r.last_error,
+                    r.published_at,
+                    r.created_at,
+                    r.updated_at,
+                ],
+            )?;
+            Ok(())
+        })
+    }
+
+    /// One of the organisation's recipes.
+    pub fn recipe(&self, org: OrgId, id: &str) -> StoreResult<Option<RecipeRow>> {
+        self.with(|c| {
+            c.query_row(
+                &format!(
+                    "SELECT {RECIPE_COLUMNS} FROM recipes r JOIN catalogs c ON c.id = r.catalog_id \
+                     WHERE r.org_id = ?1 AND r.id = ?2"
+                ),
+                params![org.0, id],
+                recipe,
+            )
+            .optional()
+        })
+    }
+
+    /// The organisation's recipes, oldest first.
+    pub fn recipes(&self, org: OrgId) -> StoreResult<Vec<RecipeRow>> {
+        self.with(|c| {
+            let mut st = c.prepare(&format!(
+                "SELECT {RECIPE_COLUMNS} FROM recipes r JOIN catalogs c ON c.id = r.catalog_id \
+                 WHERE r.org_id = ?1 ORDER BY r.created_at, r.id"
+            ))?;
+            st.query_map([org.0], recipe)?.collect()
+        })
+    }
+
+    /// Starts a run: counts it (as a test run while unpublished), marks the recipe `running`, and
+    /// returns the run number. `None` when a run is already in progress.
+    pub fn start_recipe_run(&self, org: OrgId, id: &str) -> StoreResult<Option<i64>> {
+        self.with(|c| {
+            let tx = c.transaction()?;
+            let n = tx.execute(
+                "UPDATE recipes SET runs = runs + 1, \
+                 test_runs_count = test_runs_count + (CASE WHEN published_at IS NULL THEN 1 ELSE 0 END), \
+                 status = 'running', last_error = NULL, updated_at = ?3 \
+                 WHERE org_id = ?1 AND id = ?2 AND status != 'running'",
+                params![org.0, id, now()],
+            )?;
+            let run = if n == 1 {
+                Some(tx.query_row("SELECT runs FROM recipes WHERE id = ?1", [id], |r| r.get(0))?)
+            } else {
+                None
+            };
+            tx.commit()?;
+            Ok(run)
+        })
+    }
+
+    /// Ends a run: `completed` or `failed` (with its error).
+    pub fn finish_recipe_run(&self, id: &str, status: &str, error: Option<&str>) -> StoreResult<()> {
+        self.with(|c| {
+            c.execute(
+                "UPDATE recipes SET status = ?2, last_error = ?3, updated_at = ?4 WHERE id = ?1",
+                params![id, status, error, now()],
+            )?;
+            Ok(())
+        })
+    }
+
+    /// Recipes left `running` by a stopped process become `failed`; returns their ids.
+    pub fn fail_interrupted_recipes(&self) -> StoreResult<Vec<(OrgId, String)>> {
+        self.with(|c| {
+            let tx = c.transaction()?;
+            let ids: Vec<(OrgId, String)> = {
+                let mut st = tx.prepare("SELECT org_id, id FROM recipes WHERE status = 'running'")?;
+                st.query_map([], |r| Ok((OrgId(r.get(0)?), r.get(1)?)))?.collect::<rusqlite::Result<_>>()?
+            };
+            tx.execute(
+                "UPDATE recipes SET status = 'failed', last_error = 'interrupted by a restart', updated_at = ?1 \
+                 WHERE status = 'running'",
+                [now()],
+            )?;
+            tx.commit()?;
+            Ok(ids)
+        })
+    }
+
+    // ---- creative assets ----
+
+    /// Inserts or replaces a creative asset.
+    pub fn put_creative_asset(&self, org: OrgId, a: &CreativeAssetRow) -> StoreResult<()> {
+        self.with(|c| {
+            c.execute(
+                "INSERT INTO creative_assets (id, org_id, recipe_id, run_number, asset_index, type, status, item_id, \
+                 title, start_time, stop_time, metadata, logo_data, image_uri, small_image_uri, video_uri, error, \
+                 created_at, updated_at) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19) \
+                 ON CONFLICT (id) DO UPDATE SET status = ?7, title = ?9, start_time = ?10, stop_time = ?11, \
+                 metadata = ?12, logo_data = ?13, image_uri = ?14, small_image_uri = ?15, video_uri = ?16, \
+                 error = ?17, updated_at = ?19",
+                params![
+                    a.id,
+                    org.0,
+                    a.recipe_id,
+                    a.run_number,
+                    a.asset_index,
+                    a.kind,
+                    a.status,
+                    a.item_id,
+                    a.title,
+                    a.start_time,
+                    a.stop_time,
+                    a.metadata.to_string(),
+                    a.logo_data.as_ref().map(Value::to_string),
+                    a.image_uri,
+                    a.small_image_uri,
+                    a.video_uri,
+                    a.error,
+                    a.created_at,
+                    a.updated_at,
+                ],
+            )?;
+            Ok(())
+        })
+    }
+
+    /// One of the organisation's creative assets.
+    pub fn creative_asset(&self, org: OrgId, id: &str) -> StoreResult<Option<CreativeAssetRow>> {
+        self.with(|c| {
+            c.query_row(
+                &format!(
+                    "SELECT {ASSET_COLUMNS} FROM creative_assets a JOIN recipes r ON r.id = a.recipe_id \
+                     WHERE a.org_id = ?1 AND a.id = ?2"
+                ),
+                params![org.0, id],
+                asset,
+            )
+            .optional()
+        })
+    }
+
+    /// The organisation's creative assets (optionally of one recipe), in creation order.
+    pub fn creative_assets(&self, org: OrgId, recipe: Option<&str>) -> StoreResult<Vec<CreativeAssetRow>> {
+        self.with(|c| {
+            let mut st = c.prepare(&format!(
+                "SELECT {ASSET_COLUMNS} FROM creative_assets a JOIN recipes r ON r.id = a.recipe_id \
+                 WHERE a.org_id = ?1 AND (?2 IS NULL OR a.recipe_id = ?2) \
+                 ORDER BY a.created_at, a.run_number, a.asset_index"
+            ))?;
+            st.query_map(params![org.0, recipe], asset)?.collect()
+        })
+    }
+
+    /// Creative assets left `pending` by a stopped process become `failed`; returns them.
+    pub fn fail_interrupted_assets(&self) -> StoreResult<usize> {
+        self.with(|c| {
+            c.execute(
+                "UPDATE creative_assets SET status = 'failed', error = 'interrupted by a restart', updated_at = ?1 \
+                 WHERE status = 'pending'",
+                [now()],
+            )
+        })
+    }
+
+    /// The organisation of a catalog id.
+    pub fn catalog_by_id(&self, org: OrgId, id: i64) -> StoreResult<Option<String>> {
+        self.with(|c| {
+            c.query_row("SELECT name FROM catalogs WHERE org_id = ?1 AND id = ?2", params![org.0, id], |r| r.get(0))
+                .optional()
+        })
+    }
+}
