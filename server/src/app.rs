@@ -4,7 +4,7 @@ use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::routing::{get, post, put};
 
-use crate::routes::{analysis, catalog, portal, previews, results, tasks};
+use crate::routes::{admin, analysis, catalog, portal, previews, results, tasks};
 use crate::state::AppState;
 
 async fn docs() -> axum::response::Html<String> {
@@ -34,6 +34,26 @@ pub fn app(state: AppState) -> Router {
         .route("/smartlists/docs/{*rest}", get(docs))
         .route("/portal/docs", get(docs))
         .route("/portal/docs/{*rest}", get(docs))
+        // the web application's management (admin API)
+        .route("/admin/v1/orgs", get(admin::list_orgs).post(admin::create_org))
+        .route("/admin/v1/orgs/{org}/catalogs", get(admin::list_catalogs).post(admin::create_catalog))
+        .route("/admin/v1/orgs/{org}/api-keys", get(admin::list_keys).post(admin::create_key))
+        .route("/admin/v1/orgs/{org}/clients", post(admin::create_client))
+        .route("/admin/v1/orgs/{org}/smartlists", get(admin::list_smartlists).post(admin::create_smartlist))
+        .route("/admin/v1/orgs/{org}/smartlists/refresh", post(admin::refresh_smartlists))
+        .route(
+            "/admin/v1/orgs/{org}/smartlists/{id}",
+            get(admin::get_smartlist).patch(admin::update_smartlist).delete(admin::delete_smartlist),
+        )
+        .route("/admin/v1/orgs/{org}/smartlists/{id}/publish", post(admin::publish_smartlist))
+        .route("/admin/v1/orgs/{org}/smartlists/{id}/unpublish", post(admin::unpublish_smartlist))
+        .route("/admin/v1/orgs/{org}/smartlists/{id}/assets", get(admin::smartlist_members))
+        .route("/admin/v1/orgs/{org}/recipes", get(admin::list_recipes).post(admin::create_recipe))
+        .route("/admin/v1/orgs/{org}/recipes/{id}", get(admin::get_recipe).patch(admin::update_recipe))
+        .route("/admin/v1/orgs/{org}/recipes/{id}/publish", post(admin::publish_recipe))
+        .route("/admin/v1/orgs/{org}/recipes/{id}/unpublish", post(admin::unpublish_recipe))
+        .route("/admin/v1/orgs/{org}/recipes/{id}/run", post(admin::run_recipe))
+        .route("/admin/v1/orgs/{org}/recipes/{id}/creative-assets", get(admin::recipe_assets))
         // catalog ingestion
         .route("/catalog/v1/item", put(catalog::upsert).get(catalog::list))
         .route("/catalog/v1/item/{item_type}/{id}", get(catalog::get))

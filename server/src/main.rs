@@ -39,6 +39,9 @@ struct Cli {
     /// Portal requests per organisation per hour.
     #[arg(long, env = "KINO_RATE_LIMIT", default_value_t = 1000, global = true)]
     rate_limit: u32,
+    /// The admin API's bearer credential (default: kept in <data-dir>/admin.token).
+    #[arg(long, env = "KINO_ADMIN_TOKEN", global = true, hide_env_values = true)]
+    admin_token: Option<String>,
     /// Where rendered clips and thumbnails are written (default: <data-dir>/bucket).
     #[arg(long, env = "KINO_BUCKET_ROOT", global = true)]
     bucket_root: Option<PathBuf>,
@@ -202,6 +205,7 @@ fn serve(cli: &Cli, store: Store) -> Result<(), String> {
             rate_limit_per_hour: cli.rate_limit,
             bucket_root: cli.bucket_root.clone().unwrap_or_else(|| cli.data_dir.join("bucket")),
             media_base_url: cli.media_base_url.clone(),
+            admin_token: Some(admin_token(cli)?),
         },
     )
     .map_err(|e| format!("cannot create the token key in {}: {e}", cli.data_dir.display()))?;
@@ -247,6 +251,31 @@ fn serve(cli: &Cli, store: Store) -> Result<(), String> {
         let _ = refresher.await;
         Ok(())
     })
+}
+
+/// The admin API's credential: `--admin-token` / `KINO_ADMIN_TOKEN`, else the one kept in
+/// `<data-dir>/admin.token` (created, mode 0600, and printed once on first start).
+fn admin_token(cli: &Cli) -> Result<String, String> {
+    if let Some(t) = cli.admin_token.as_ref().filter(|t| !t.trim().is_empty()) {
+        return Ok(t.trim().to_string());
+    }
+    let path = cli.data_dir.join("admin.token");
+    if let Ok(t) = std::fs::read_to_string(&path) {
+        if !t.trim().is_empty() {
+            return Ok(t.trim().to_string());
+        }
+    }
+    let token = format!("kadm_{}", kino_server::auth::random_hex(32));
+    let tmp = path.with_extension("tmp");
+    std::fs::write(&tmp, &token).map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(0o600)).map_err(|e| e.to_string())?;
+    }
+    std::fs::rename(&tmp, &path).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    println!("admin API token (also in {}): {token}", path.display());
+    Ok(token)
 }
 
 fn parse_time_of_day(s: &str) -> Result<chrono::NaiveTime, String> {

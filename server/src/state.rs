@@ -24,6 +24,8 @@ pub struct Config {
     pub rate_limit_per_hour: u32,
     /// Where rendered files (clips, thumbnails) are written; paths in results are relative to it.
     pub bucket_root: PathBuf,
+    /// The admin API's bearer credential; `None` turns the admin HTTP API off.
+    pub admin_token: Option<String>,
     /// Public base URL of the bucket, joined with a file's path to give the `*_url` fields.
     pub media_base_url: String,
 }

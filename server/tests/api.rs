@@ -24,6 +24,8 @@ fn org_with_key(state: &AppState, name: &str) -> String {
     key
 }
 
+const ADMIN_TOKEN: &str = "admin-secret-for-tests";
+
 fn open(dir: &std::path::Path) -> AppState {
     open_with_limit(dir, 1000)
 }
@@ -38,6 +40,7 @@ fn open_with_limit(dir: &std::path::Path, rate_limit_per_hour: u32) -> AppState 
             rate_limit_per_hour,
             bucket_root: dir.join("bucket"),
             media_base_url: "/media".into(),
+            admin_token: Some(ADMIN_TOKEN.into()),
         },
     )
     .unwrap()

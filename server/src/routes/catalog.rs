@@ -86,6 +86,7 @@ pub fn apply_upsert(state: &AppState, org: OrgId, item: CatalogItem) -> Result<(
             store.reprocess(org, &item.id, &task.product, &task.version)?;
         }
     }
+    crate::portal::smartlists::catalog_changed(state, org);
     Ok(())
 }
 
@@ -93,6 +94,7 @@ pub fn apply_upsert(state: &AppState, org: OrgId, item: CatalogItem) -> Result<(
 pub fn delete_cascade(state: &AppState, org: OrgId, id: &str) -> Result<(), AppError> {
     delete_items(state, org, id)?;
     state.rebuild_indexes(org)?;
+    crate::portal::smartlists::catalog_changed(state, org);
     Ok(())
 }
 

@@ -29,7 +29,7 @@ pub struct PortalError {
 }
 
 impl PortalError {
-    fn new(status: StatusCode, message: impl Into<String>) -> PortalError {
+    pub fn new(status: StatusCode, message: impl Into<String>) -> PortalError {
         PortalError { status, message: message.into(), authenticate: None }
     }
 }
