@@ -2,8 +2,10 @@
 //! narrow interface of domain operations, so that a PostgreSQL backend can take its place.
 
 mod sqlite;
+mod webhooks;
 
 pub use sqlite::{Store, StoreError, StoreResult};
+pub use webhooks::{ClaimedDelivery, DeliveryOutcome, DeliveryRow, WebhookRow};
 
 /// An organisation's identity, resolved from a credential.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

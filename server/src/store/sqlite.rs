@@ -36,7 +36,7 @@ impl Store {
         Ok(Store { conn: Mutex::new(conn) })
     }
 
-    fn with<T>(&self, f: impl FnOnce(&mut Connection) -> rusqlite::Result<T>) -> StoreResult<T> {
+    pub(super) fn with<T>(&self, f: impl FnOnce(&mut Connection) -> rusqlite::Result<T>) -> StoreResult<T> {
         let mut conn = self.conn.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         Ok(f(&mut conn)?)
     }
