@@ -17,6 +17,7 @@ pub mod routes;
 pub mod smartlist;
 pub mod state;
 pub mod store;
+pub mod webhooks;
 pub mod worker;
 
 pub use app::app;

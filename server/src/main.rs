@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand, ValueEnum};
 use kino_server::auth::{generate_key, hash_key, key_prefix};
 use kino_server::store::Store;
-use kino_server::{AppState, Config, app, demo, worker};
+use kino_server::{AppState, Config, app, demo, webhooks, worker};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -39,6 +39,9 @@ struct Cli {
     /// Portal requests per organisation per hour.
     #[arg(long, env = "KINO_RATE_LIMIT", default_value_t = 1000, global = true)]
     rate_limit: u32,
+    /// Allow webhooks to loopback addresses (and plain http:// to them); for local development.
+    #[arg(long, env = "KINO_WEBHOOK_ALLOW_LOOPBACK", default_value_t = false, action = clap::ArgAction::Set, num_args = 0..=1, default_missing_value = "true", global = true)]
+    webhook_allow_loopback: bool,
     /// Processing workers (blocking threads).
     #[arg(long, env = "KINO_WORKERS", default_value_t = 2, global = true)]
     workers: usize,
@@ -190,6 +193,8 @@ fn serve(cli: &Cli, store: Store) -> Result<(), String> {
             index_dir: cli.data_dir.join("indexes"),
             token_key: cli.data_dir.join("token-hs256.key"),
             rate_limit_per_hour: cli.rate_limit,
+            webhook_allow_loopback: cli.webhook_allow_loopback,
+            webhook_timeout: webhooks::DEFAULT_TIMEOUT,
         },
     )
     .map_err(|e| format!("cannot create the token key in {}: {e}", cli.data_dir.display()))?;
@@ -216,11 +221,13 @@ fn serve(cli: &Cli, store: Store) -> Result<(), String> {
         use std::io::Write as _;
         let _ = std::io::stdout().flush();
         let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
-        let workers = tokio::spawn(worker::run(state.clone(), cli.workers, stop_rx));
+        let workers = tokio::spawn(worker::run(state.clone(), cli.workers, stop_rx.clone()));
+        let dispatcher = tokio::spawn(webhooks::run_dispatcher(state.clone(), stop_rx));
         axum::serve(listener, app(state)).with_graceful_shutdown(shutdown_signal()).await.map_err(|e| e.to_string())?;
-        tracing::info!("stopping: finishing in-flight jobs");
+        tracing::info!("stopping: finishing in-flight jobs and webhook deliveries");
         let _ = stop_tx.send(true);
         let _ = workers.await;
+        let _ = dispatcher.await;
         Ok(())
     })
 }

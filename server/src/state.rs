@@ -22,6 +22,11 @@ pub struct Config {
     pub token_key: PathBuf,
     /// Portal requests per organisation per hour.
     pub rate_limit_per_hour: u32,
+    /// Whether webhooks may point to loopback addresses (and plain `http://` to them): tests and
+    /// local development only.
+    pub webhook_allow_loopback: bool,
+    /// Webhook delivery timeout ([`crate::webhooks::DEFAULT_TIMEOUT`], 30 s, in service).
+    pub webhook_timeout: std::time::Duration,
 }
 
 /// Prepared signals by (organisation, item).
@@ -49,6 +54,8 @@ pub struct AppState {
     pub tokens: Arc<crate::identity::TokenKeys>,
     /// Portal request counters.
     pub limiter: Arc<crate::ratelimit::RateLimiter>,
+    /// Wakes the webhook dispatcher when deliveries are queued.
+    pub webhook_wake: Arc<Notify>,
 }
 
 impl AppState {
@@ -64,6 +71,7 @@ impl AppState {
             encoder: Arc::new(LexicalEncoder::default()),
             config: Arc::new(config),
             wake: Arc::new(Notify::new()),
+            webhook_wake: Arc::new(Notify::new()),
         })
     }
 

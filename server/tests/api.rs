@@ -36,6 +36,8 @@ fn open_with_limit(dir: &std::path::Path, rate_limit_per_hour: u32) -> AppState 
             index_dir: dir.join("indexes"),
             token_key: dir.join("token.key"),
             rate_limit_per_hour,
+            webhook_allow_loopback: false,
+            webhook_timeout: kino_server::webhooks::DEFAULT_TIMEOUT,
         },
     )
     .unwrap()
