@@ -205,8 +205,11 @@ fn check_delivery(hit: &Hit, secret: &str) -> Value {
     envelope
 }
 
+/// A field of an event's data and the test its value passes.
+type Field = (&'static str, fn(&Value) -> bool);
+
 fn check_shape(event: &str, data: &Value) {
-    let fields: &[(&str, fn(&Value) -> bool)] = match event {
+    let fields: &[Field] = match event {
         "smart_list.updated" => &[
             ("smartListId", Value::is_string),
             ("smartListTitle", Value::is_string),
@@ -546,5 +549,41 @@ async fn shutdown_waits_for_deliveries_in_flight() {
     let _dir = s.shutdown().await;
     let log = webhooks::deliveries(&state, org, &id, 10).unwrap();
     assert_eq!((log[0].state.as_str(), log[0].status_code), ("succeeded", Some(200)));
+    receiver.stop().await;
+}
+
+#[tokio::test]
+async fn deliveries_recheck_the_address_when_sending() {
+    // Webhooks stored before a rule applied (or whose host now resolves elsewhere, as in DNS
+    // rebinding) are refused at delivery time, without a connection to the internal address.
+    let receiver = Receiver::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let state = open(dir.path(), false, webhooks::DEFAULT_TIMEOUT);
+    let (org, _) = state.store.ensure_org("acme").unwrap();
+    let port = receiver.base.rsplit(':').next().unwrap();
+    let events = ["recipe.failed".to_string()];
+    let rebound = format!("https://localhost:{port}/ok");
+    for (id, url) in [("rebound", rebound.as_str()), ("literal", "https://10.0.0.1/"), ("plain", "http://127.0.0.1:9/")]
+    {
+        state.store.add_webhook(org, id, url, &events, "secret", true).unwrap();
+    }
+    assert_eq!(webhooks::emit(&state, org, "recipe.failed", sample("recipe.failed")).unwrap(), 3);
+    let (stop, stopped) = watch::channel(false);
+    let dispatcher = tokio::spawn(webhooks::run_dispatcher(state.clone(), stopped));
+    for id in ["rebound", "literal", "plain"] {
+        let mut log = Vec::new();
+        let done = until(|| {
+            log = webhooks::deliveries(&state, org, id, 10).unwrap();
+            log[0].state == "failed"
+        })
+        .await;
+        assert!(done, "{id}: {log:?}");
+        let error = log[0].error.as_deref().unwrap();
+        assert!(error.contains("refused") || error.contains("must"), "{id}: {error}");
+        assert_eq!(log[0].status_code, None);
+    }
+    assert!(receiver.hits().is_empty());
+    let _ = stop.send(true);
+    dispatcher.await.unwrap();
     receiver.stop().await;
 }
