@@ -40,7 +40,7 @@ struct Cli {
     #[arg(long, env = "KINO_RATE_LIMIT", default_value_t = 1000, global = true)]
     rate_limit: u32,
     /// Allow webhooks to loopback addresses (and plain http:// to them); for local development.
-    #[arg(long, env = "KINO_WEBHOOK_ALLOW_LOOPBACK", default_value_t = false, action = clap::ArgAction::Set, num_args = 0..=1, default_missing_value = "true", global = true)]
+    #[arg(long, env = "KINO_WEBHOOK_ALLOW_LOOPBACK", action = clap::ArgAction::SetTrue, global = true)]
     webhook_allow_loopback: bool,
     /// Processing workers (blocking threads).
     #[arg(long, env = "KINO_WORKERS", default_value_t = 2, global = true)]
@@ -182,6 +182,9 @@ fn admin(store: &Store, cmd: &Admin) -> Result<(), String> {
 }
 
 fn serve(cli: &Cli, store: Store) -> Result<(), String> {
+    if cli.webhook_allow_loopback {
+        tracing::warn!("webhooks may point to loopback addresses (--webhook-allow-loopback): not for production");
+    }
     let requeued = store.requeue_running().map_err(|e| e.to_string())?;
     if requeued > 0 {
         tracing::info!(requeued, "resuming jobs left running by the previous process");
