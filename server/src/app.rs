@@ -54,6 +54,13 @@ pub fn app(state: AppState) -> Router {
         .route("/admin/v1/orgs/{org}/recipes/{id}/unpublish", post(admin::unpublish_recipe))
         .route("/admin/v1/orgs/{org}/recipes/{id}/run", post(admin::run_recipe))
         .route("/admin/v1/orgs/{org}/recipes/{id}/creative-assets", get(admin::recipe_assets))
+        .route("/admin/v1/orgs/{org}/webhooks", get(admin::list_webhooks).post(admin::create_webhook))
+        .route("/admin/v1/orgs/{org}/webhooks/{id}", axum::routing::delete(admin::delete_webhook))
+        .route("/admin/v1/orgs/{org}/webhooks/{id}/enable", post(admin::enable_webhook))
+        .route("/admin/v1/orgs/{org}/webhooks/{id}/disable", post(admin::disable_webhook))
+        .route("/admin/v1/orgs/{org}/webhooks/{id}/test", post(admin::test_webhook))
+        .route("/admin/v1/orgs/{org}/webhooks/{id}/deliveries", get(admin::webhook_deliveries))
+        .route("/admin/v1/orgs/{org}/webhook-deliveries/{id}/redeliver", post(admin::redeliver))
         // catalog ingestion
         .route("/catalog/v1/item", put(catalog::upsert).get(catalog::list))
         .route("/catalog/v1/item/{item_type}/{id}", get(catalog::get))

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand, ValueEnum};
 use kino_server::auth::{generate_key, hash_key, key_prefix};
 use kino_server::store::Store;
-use kino_server::{AppState, Config, app, demo, worker};
+use kino_server::{AppState, Config, app, demo, webhooks, worker};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -52,6 +52,9 @@ struct Cli {
     /// UTC time of day of the daily smartlist refresh (license windows opening and closing).
     #[arg(long, env = "KINO_SMARTLIST_REFRESH_AT", default_value = "04:00", value_parser = parse_time_of_day, global = true)]
     smartlist_refresh_at: chrono::NaiveTime,
+    /// Allow webhooks to loopback addresses (and plain http:// to them); for local development.
+    #[arg(long, env = "KINO_WEBHOOK_ALLOW_LOOPBACK", action = clap::ArgAction::SetTrue, global = true)]
+    webhook_allow_loopback: bool,
     /// Processing workers (blocking threads).
     #[arg(long, env = "KINO_WORKERS", default_value_t = 2, global = true)]
     workers: usize,
@@ -192,6 +195,9 @@ fn admin(store: &Store, cmd: &Admin) -> Result<(), String> {
 }
 
 fn serve(cli: &Cli, store: Store) -> Result<(), String> {
+    if cli.webhook_allow_loopback {
+        tracing::warn!("webhooks may point to loopback addresses (--webhook-allow-loopback): not for production");
+    }
     let requeued = store.requeue_running().map_err(|e| e.to_string())?;
     if requeued > 0 {
         tracing::info!(requeued, "resuming jobs left running by the previous process");
@@ -206,6 +212,8 @@ fn serve(cli: &Cli, store: Store) -> Result<(), String> {
             bucket_root: cli.bucket_root.clone().unwrap_or_else(|| cli.data_dir.join("bucket")),
             media_base_url: cli.media_base_url.clone(),
             admin_token: Some(admin_token(cli)?),
+            webhook_allow_loopback: cli.webhook_allow_loopback,
+            webhook_timeout: webhooks::DEFAULT_TIMEOUT,
         },
     )
     .map_err(|e| format!("cannot create the token key in {}: {e}", cli.data_dir.display()))?;
@@ -242,13 +250,15 @@ fn serve(cli: &Cli, store: Store) -> Result<(), String> {
         let refresher = tokio::spawn(kino_server::portal::smartlists::run_refresher(
             state.clone(),
             cli.smartlist_refresh_at,
-            stop_rx,
+            stop_rx.clone(),
         ));
+        let dispatcher = tokio::spawn(webhooks::run_dispatcher(state.clone(), stop_rx));
         axum::serve(listener, app(state)).with_graceful_shutdown(shutdown_signal()).await.map_err(|e| e.to_string())?;
-        tracing::info!("stopping: finishing in-flight jobs");
+        tracing::info!("stopping: finishing in-flight jobs and webhook deliveries");
         let _ = stop_tx.send(true);
         let _ = workers.await;
         let _ = refresher.await;
+        let _ = dispatcher.await;
         Ok(())
     })
 }

@@ -28,6 +28,11 @@ pub struct Config {
     pub admin_token: Option<String>,
     /// Public base URL of the bucket, joined with a file's path to give the `*_url` fields.
     pub media_base_url: String,
+    /// Whether webhooks may point to loopback addresses (and plain `http://` to them): tests and
+    /// local development only.
+    pub webhook_allow_loopback: bool,
+    /// Webhook delivery timeout ([`crate::webhooks::DEFAULT_TIMEOUT`], 30 s, in service).
+    pub webhook_timeout: std::time::Duration,
 }
 
 /// Prepared signals by (organisation, item).
@@ -57,6 +62,8 @@ pub struct AppState {
     pub limiter: Arc<crate::ratelimit::RateLimiter>,
     /// Smartlist membership refreshes.
     pub refresher: Arc<crate::portal::smartlists::Refresher>,
+    /// Wakes the webhook dispatcher when deliveries are queued.
+    pub webhook_wake: Arc<Notify>,
 }
 
 impl AppState {
@@ -73,6 +80,7 @@ impl AppState {
             config: Arc::new(config),
             wake: Arc::new(Notify::new()),
             refresher: Arc::default(),
+            webhook_wake: Arc::new(Notify::new()),
         })
     }
 

@@ -41,6 +41,8 @@ fn open_with_limit(dir: &std::path::Path, rate_limit_per_hour: u32) -> AppState 
             bucket_root: dir.join("bucket"),
             media_base_url: "/media".into(),
             admin_token: Some(ADMIN_TOKEN.into()),
+            webhook_allow_loopback: false,
+            webhook_timeout: kino_server::webhooks::DEFAULT_TIMEOUT,
         },
     )
     .unwrap()

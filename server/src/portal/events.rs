@@ -1,49 +1,65 @@
-//! The portal events and their `data` shapes, exactly as the interface lists them. Emitting
-//! queues one delivery per subscribed webhook (durably, see [`crate::webhooks`]); it never waits
-//! for the network and never fails the operation that caused it.
+//! Emitting the portal events. Emitting queues one delivery per subscribed webhook (durably, see
+//! [`crate::webhooks`]); it never waits for the network and never fails the operation that caused
+//! it. The `data` shapes are the typed ones of [`crate::webhooks::events`].
 
-use serde_json::{Value, json};
+use serde::Serialize;
 
 use crate::state::AppState;
 use crate::store::{CreativeAssetRow, OrgId};
+use crate::webhooks::events::{CreativeAssetEvent, RecipeCompleted, RecipeFailed, SmartListUpdated};
 
 /// Queues `event` for the organisation's webhooks; a failure to queue is logged.
-pub fn emit(state: &AppState, org: OrgId, event: &str, data: Value) {
-    if let Err(e) = crate::webhooks::emit(state, org, event, data) {
+pub fn emit(state: &AppState, org: OrgId, event: &str, data: impl Serialize) {
+    let queued = serde_json::to_value(data)
+        .map_err(|e| e.to_string())
+        .and_then(|v| crate::webhooks::emit(state, org, event, v).map_err(|e| e.to_string()));
+    if let Err(e) = queued {
         tracing::error!(event, error = %e, "cannot queue webhook deliveries");
     }
 }
 
 /// `smart_list.updated`: the service asset ids that joined and left.
-pub fn smart_list_updated(id: &str, title: &str, added: &[String], removed: &[String]) -> Value {
-    json!({"smartListId": id, "smartListTitle": title, "addedAssetIds": added, "removedAssetIds": removed})
+pub fn smart_list_updated(id: &str, title: &str, added: &[String], removed: &[String]) -> SmartListUpdated {
+    SmartListUpdated {
+        smart_list_id: id.into(),
+        smart_list_title: title.into(),
+        added_asset_ids: added.to_vec(),
+        removed_asset_ids: removed.to_vec(),
+    }
 }
 
-/// `creative_asset.created`, `.completed` or `.failed`.
-pub fn creative_asset(a: &CreativeAssetRow, service_id: &str) -> Value {
-    json!({
-        "creativeAssetId": a.id,
-        "assetId": service_id,
-        "recipeId": a.recipe_id,
-        "recipeTitle": a.recipe_title,
-        "type": a.kind,
-        "url": a.video_uri.as_ref().or(a.image_uri.as_ref()),
-    })
+/// `creative_asset.created`, `.completed` or `.failed`; `url` is the asset's main file (video or
+/// image) relative to the bucket, null while there is none.
+pub fn creative_asset(a: &CreativeAssetRow, service_id: &str) -> CreativeAssetEvent {
+    CreativeAssetEvent {
+        creative_asset_id: a.id.clone(),
+        asset_id: service_id.into(),
+        recipe_id: a.recipe_id.clone(),
+        recipe_title: a.recipe_title.clone(),
+        asset_type: a.kind.clone(),
+        url: a.video_uri.clone().or_else(|| a.image_uri.clone()),
+    }
 }
 
 /// `recipe.completed`.
-pub fn recipe_completed(id: &str, title: &str, data_only: bool, assets: &[String]) -> Value {
-    json!({
-        "recipeId": id,
-        "recipeTitle": title,
-        "status": "completed",
-        "dataOnly": data_only,
-        "creativeAssetCount": assets.len(),
-        "creativeAssetIds": assets,
-    })
+pub fn recipe_completed(id: &str, title: &str, data_only: bool, assets: &[String]) -> RecipeCompleted {
+    RecipeCompleted {
+        recipe_id: id.into(),
+        recipe_title: title.into(),
+        status: "completed",
+        data_only,
+        creative_asset_count: assets.len() as u64,
+        creative_asset_ids: assets.to_vec(),
+    }
 }
 
 /// `recipe.failed`.
-pub fn recipe_failed(id: &str, title: &str, data_only: bool, error: &str) -> Value {
-    json!({"recipeId": id, "recipeTitle": title, "status": "failed", "dataOnly": data_only, "errorMessage": error})
+pub fn recipe_failed(id: &str, title: &str, data_only: bool, error: &str) -> RecipeFailed {
+    RecipeFailed {
+        recipe_id: id.into(),
+        recipe_title: title.into(),
+        status: "failed",
+        data_only,
+        error_message: error.into(),
+    }
 }

@@ -363,8 +363,10 @@ pub fn execute(state: &AppState, org: OrgId, r: &RecipeRow, config: &Config, run
         tracing::error!(recipe = %r.id, error = %e, "cannot record the end of a recipe run");
     }
     match (outcome, error) {
-        (Ok(ids), None) => emit("recipe.completed", events::recipe_completed(&r.id, &r.title, config.data_only, &ids)),
-        (_, Some(e)) => emit("recipe.failed", events::recipe_failed(&r.id, &r.title, config.data_only, &e)),
+        (Ok(ids), None) => {
+            emit("recipe.completed", json!(events::recipe_completed(&r.id, &r.title, config.data_only, &ids)))
+        }
+        (_, Some(e)) => emit("recipe.failed", json!(events::recipe_failed(&r.id, &r.title, config.data_only, &e))),
         (Err(_), None) => {}
     }
 }
@@ -472,7 +474,7 @@ fn produce(
                 if let Err(e) = state.store.put_creative_asset(org, &a) {
                     return Err(format!("cannot store a creative asset: {e}"));
                 }
-                emit("creative_asset.created", events::creative_asset(&a, &item.service_id));
+                emit("creative_asset.created", json!(events::creative_asset(&a, &item.service_id)));
                 if !failed_early {
                     finish_asset(state, org, item, &mut a, config.data_only);
                     state
@@ -483,9 +485,9 @@ fn produce(
                 match a.status.as_str() {
                     "completed" => {
                         completed.push(a.id.clone());
-                        emit("creative_asset.completed", events::creative_asset(&a, &item.service_id));
+                        emit("creative_asset.completed", json!(events::creative_asset(&a, &item.service_id)));
                     }
-                    "failed" => emit("creative_asset.failed", events::creative_asset(&a, &item.service_id)),
+                    "failed" => emit("creative_asset.failed", json!(events::creative_asset(&a, &item.service_id))),
                     _ => {}
                 }
             }

@@ -16,6 +16,7 @@ use crate::auth::{generate_key, hash_key, key_prefix};
 use crate::portal::{ManageError, recipes, smartlists, views};
 use crate::state::AppState;
 use crate::store::OrgId;
+use crate::webhooks;
 
 impl From<ManageError> for PortalError {
     fn from(e: ManageError) -> Self {
@@ -384,5 +385,127 @@ pub async fn recipe_assets(
             out.push(v);
         }
         ok(json!(out))
+    })
+}
+
+// ---- webhooks ----
+
+impl From<crate::webhooks::WebhookError> for PortalError {
+    fn from(e: crate::webhooks::WebhookError) -> Self {
+        use crate::webhooks::WebhookError as W;
+        match e {
+            W::Invalid { .. } => PortalError::new(StatusCode::BAD_REQUEST, e.to_string()),
+            W::NotFound { .. } => PortalError::new(StatusCode::NOT_FOUND, e.to_string()),
+            W::Store(inner) => inner.into(),
+        }
+    }
+}
+
+/// `GET /admin/v1/orgs/{org}/webhooks`.
+pub async fn list_webhooks(State(state): State<AppState>, Path(name): Path<String>, headers: HeaderMap) -> Response {
+    admin(&state, &headers, || ok(json!(webhooks::list(&state, org(&state, &name)?)?)))
+}
+
+/// `POST /admin/v1/orgs/{org}/webhooks` `{url, events, enabled?}`: the signing secret is in this
+/// answer only. Created disabled unless `enabled` is true.
+pub async fn create_webhook(
+    State(state): State<AppState>,
+    Path(name): Path<String>,
+    headers: HeaderMap,
+    bytes: Bytes,
+) -> Response {
+    let s = state.clone();
+    // Creation resolves the URL's host (to refuse internal addresses): off the async threads.
+    tokio::task::spawn_blocking(move || {
+        admin(&s, &headers, || {
+            let id = org(&s, &name)?;
+            let b = body(&bytes)?;
+            let url = crate::portal::text("url", b.get("url"), true, 2048)?.unwrap_or_default();
+            let events: Vec<String> = match b.get("events") {
+                Some(Value::Array(list)) => {
+                    list.iter().map(|e| e.as_str().map(String::from)).collect::<Option<_>>().ok_or_else(|| {
+                        PortalError::new(StatusCode::BAD_REQUEST, "events: must be a list of event names")
+                    })?
+                }
+                None => webhooks::EVENTS.iter().map(|e| e.to_string()).collect(),
+                Some(_) => {
+                    return Err(PortalError::new(StatusCode::BAD_REQUEST, "events: must be a list of event names"));
+                }
+            };
+            let enable = match b.get("enabled") {
+                None | Some(Value::Null) => false,
+                Some(Value::Bool(v)) => *v,
+                Some(_) => return Err(PortalError::new(StatusCode::BAD_REQUEST, "enabled: must be true or false")),
+            };
+            let (mut view, secret) = webhooks::create(&s, id, &url, &events)?;
+            if enable {
+                view = webhooks::set_enabled(&s, id, &view.id, true)?;
+            }
+            let mut v = json!(view);
+            v["signing_secret"] = json!(secret);
+            v["note"] = json!("the signing secret is shown once");
+            created(v)
+        })
+    })
+    .await
+    .unwrap_or_else(|_| PortalError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal server error").into_response())
+}
+
+/// `DELETE /admin/v1/orgs/{org}/webhooks/{id}` (its delivery log too).
+pub async fn delete_webhook(
+    State(state): State<AppState>,
+    Path((name, wid)): Path<(String, String)>,
+    headers: HeaderMap,
+) -> Response {
+    admin(&state, &headers, || {
+        webhooks::delete(&state, org(&state, &name)?, &wid)?;
+        ok(json!({"deleted": wid}))
+    })
+}
+
+/// `POST /admin/v1/orgs/{org}/webhooks/{id}/enable`.
+pub async fn enable_webhook(
+    State(state): State<AppState>,
+    Path((name, wid)): Path<(String, String)>,
+    headers: HeaderMap,
+) -> Response {
+    admin(&state, &headers, || ok(json!(webhooks::set_enabled(&state, org(&state, &name)?, &wid, true)?)))
+}
+
+/// `POST /admin/v1/orgs/{org}/webhooks/{id}/disable`.
+pub async fn disable_webhook(
+    State(state): State<AppState>,
+    Path((name, wid)): Path<(String, String)>,
+    headers: HeaderMap,
+) -> Response {
+    admin(&state, &headers, || ok(json!(webhooks::set_enabled(&state, org(&state, &name)?, &wid, false)?)))
+}
+
+/// `POST /admin/v1/orgs/{org}/webhooks/{id}/test`: queues a Test delivery (202).
+pub async fn test_webhook(
+    State(state): State<AppState>,
+    Path((name, wid)): Path<(String, String)>,
+    headers: HeaderMap,
+) -> Response {
+    admin(&state, &headers, || Ok((StatusCode::ACCEPTED, json!(webhooks::test(&state, org(&state, &name)?, &wid)?))))
+}
+
+/// `GET /admin/v1/orgs/{org}/webhooks/{id}/deliveries`: the delivery log, newest first.
+pub async fn webhook_deliveries(
+    State(state): State<AppState>,
+    Path((name, wid)): Path<(String, String)>,
+    headers: HeaderMap,
+) -> Response {
+    admin(&state, &headers, || ok(json!(webhooks::deliveries(&state, org(&state, &name)?, &wid, webhooks::MAX_LIST)?)))
+}
+
+/// `POST /admin/v1/orgs/{org}/webhook-deliveries/{id}/redeliver`: the same bytes again (202).
+pub async fn redeliver(
+    State(state): State<AppState>,
+    Path((name, did)): Path<(String, String)>,
+    headers: HeaderMap,
+) -> Response {
+    admin(&state, &headers, || {
+        Ok((StatusCode::ACCEPTED, json!(webhooks::redeliver(&state, org(&state, &name)?, &did)?)))
     })
 }

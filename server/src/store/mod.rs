@@ -3,9 +3,11 @@
 
 mod portal;
 mod sqlite;
+mod webhooks;
 
 pub use portal::{CreativeAssetRow, RecipeRow, SmartlistRow};
 pub use sqlite::{Store, StoreError, StoreResult};
+pub use webhooks::{ClaimedDelivery, DeliveryOutcome, DeliveryRow, WebhookRow};
 
 /// An organisation's identity, resolved from a credential.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -152,3 +152,34 @@ CREATE TABLE IF NOT EXISTS creative_assets (
 );
 CREATE INDEX IF NOT EXISTS creative_assets_by_org ON creative_assets (org_id, created_at);
 CREATE INDEX IF NOT EXISTS creative_assets_by_recipe ON creative_assets (recipe_id, run_number, asset_index);
+-- Portal webhooks. `secret` is the signing secret: a credential kept retrievably (it keys every
+-- signature), like the token key file.
+CREATE TABLE IF NOT EXISTS webhooks (
+    id TEXT PRIMARY KEY,
+    org_id INTEGER NOT NULL REFERENCES orgs(id),
+    url TEXT NOT NULL,
+    events TEXT NOT NULL,
+    secret TEXT NOT NULL,
+    enabled INTEGER NOT NULL,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS webhooks_by_org ON webhooks (org_id);
+-- One row per delivery attempt: the exact body bytes are stored at queueing time, so a
+-- redelivery sends the same bytes. `state` is pending, sending, succeeded or failed.
+CREATE TABLE IF NOT EXISTS webhook_deliveries (
+    id TEXT PRIMARY KEY,
+    org_id INTEGER NOT NULL,
+    webhook_id TEXT NOT NULL REFERENCES webhooks(id) ON DELETE CASCADE,
+    event TEXT NOT NULL,
+    body BLOB NOT NULL,
+    state TEXT NOT NULL,
+    status_code INTEGER,
+    duration_ms INTEGER,
+    error TEXT,
+    attempted_at TEXT,
+    created_at TEXT NOT NULL,
+    redelivery_of TEXT
+);
+CREATE INDEX IF NOT EXISTS webhook_deliveries_by_state ON webhook_deliveries (state);
+CREATE INDEX IF NOT EXISTS webhook_deliveries_by_webhook ON webhook_deliveries (webhook_id);

@@ -1,0 +1,340 @@
+//! Portal webhooks and their delivery log: the durable queue the dispatcher drains.
+//!
+//! A delivery row holds the exact body bytes from the moment it is queued, so what is signed and
+//! sent (and sent again on redelivery) never depends on re-serialising anything.
+
+use rusqlite::{OptionalExtension, Row, params};
+
+use super::{OrgId, Store, StoreResult, now};
+
+/// A stored webhook (without its signing secret).
+#[derive(Debug, Clone)]
+pub struct WebhookRow {
+    /// UUID.
+    pub id: String,
+    /// The receiving URL.
+    pub url: String,
+    /// Subscribed event names.
+    pub events: Vec<String>,
+    /// Whether events are delivered.
+    pub enabled: bool,
+    /// RFC 3339 creation time.
+    pub created_at: String,
+    /// RFC 3339 time of the last change.
+    pub updated_at: String,
+}
+
+/// A logged delivery (without its body).
+#[derive(Debug, Clone)]
+pub struct DeliveryRow {
+    /// UUID.
+    pub id: String,
+    /// The webhook it goes to.
+    pub webhook_id: String,
+    /// Event name (`test` for Test deliveries).
+    pub event: String,
+    /// `pending`, `sending`, `succeeded` or `failed`.
+    pub state: String,
+    /// HTTP status of the answer, when one came.
+    pub status_code: Option<u16>,
+    /// Duration of the attempt.
+    pub duration_ms: Option<u64>,
+    /// Why it failed.
+    pub error: Option<String>,
+    /// RFC 3339 time the attempt started.
+    pub attempted_at: Option<String>,
+    /// RFC 3339 time it was queued.
+    pub created_at: String,
+    /// The delivery this one repeats.
+    pub redelivery_of: Option<String>,
+}
+
+/// A delivery claimed for sending: everything needed to send it.
+#[derive(Debug, Clone)]
+pub struct ClaimedDelivery {
+    /// Delivery id.
+    pub id: String,
+    /// The receiving URL.
+    pub url: String,
+    /// The webhook's signing secret.
+    pub secret: String,
+    /// Event name (`test` for Test deliveries).
+    pub event: String,
+    /// The exact body bytes.
+    pub body: Vec<u8>,
+}
+
+/// The outcome of one attempt.
+#[derive(Debug, Clone)]
+pub struct DeliveryOutcome {
+    /// Whether a 2xx answer came.
+    pub succeeded: bool,
+    /// HTTP status of the answer, when one came.
+    pub status_code: Option<u16>,
+    /// Duration of the attempt.
+    pub duration_ms: u64,
+    /// Why it failed.
+    pub error: Option<String>,
+    /// RFC 3339 time the attempt started.
+    pub attempted_at: String,
+}
+
+const WEBHOOK_COLUMNS: &str = "id, url, events, enabled, created_at, updated_at";
+const DELIVERY_COLUMNS: &str =
+    "id, webhook_id, event, state, status_code, duration_ms, error, attempted_at, created_at, redelivery_of";
+
+fn webhook_row(r: &Row<'_>) -> rusqlite::Result<WebhookRow> {
+    let events: String = r.get(2)?;
+    Ok(WebhookRow {
+        id: r.get(0)?,
+        url: r.get(1)?,
+        events: serde_json::from_str(&events).unwrap_or_default(),
+        enabled: r.get(3)?,
+        created_at: r.get(4)?,
+        updated_at: r.get(5)?,
+    })
+}
+
+fn delivery_row(r: &Row<'_>) -> rusqlite::Result<DeliveryRow> {
+    Ok(DeliveryRow {
+        id: r.get(0)?,
+        webhook_id: r.get(1)?,
+        event: r.get(2)?,
+        state: r.get(3)?,
+        status_code: r.get(4)?,
+        duration_ms: r.get(5)?,
+        error: r.get(6)?,
+        attempted_at: r.get(7)?,
+        created_at: r.get(8)?,
+        redelivery_of: r.get(9)?,
+    })
+}
+
+impl Store {
+    /// Stores a new webhook.
+    pub fn add_webhook(
+        &self,
+        org: OrgId,
+        id: &str,
+        url: &str,
+        events: &[String],
+        secret: &str,
+        enabled: bool,
+    ) -> StoreResult<WebhookRow> {
+        let events_json = serde_json::Value::from(events.to_vec()).to_string();
+        let at = now();
+        self.with(|c| {
+            c.execute(
+                "INSERT INTO webhooks (id, org_id, url, events, secret, enabled, created_at, updated_at) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7)",
+                params![id, org.0, url, events_json, secret, enabled, at],
+            )?;
+            Ok(())
+        })?;
+        Ok(WebhookRow {
+            id: id.to_string(),
+            url: url.to_string(),
+            events: events.to_vec(),
+            enabled,
+            created_at: at.clone(),
+            updated_at: at,
+        })
+    }
+
+    /// The organisation's webhooks, oldest first.
+    pub fn webhooks(&self, org: OrgId) -> StoreResult<Vec<WebhookRow>> {
+        self.with(|c| {
+            let mut st =
+                c.prepare(&format!("SELECT {WEBHOOK_COLUMNS} FROM webhooks WHERE org_id = ?1 ORDER BY rowid"))?;
+            st.query_map([org.0], webhook_row)?.collect()
+        })
+    }
+
+    /// One of the organisation's webhooks.
+    pub fn webhook(&self, org: OrgId, id: &str) -> StoreResult<Option<WebhookRow>> {
+        self.with(|c| {
+            c.query_row(
+                &format!("SELECT {WEBHOOK_COLUMNS} FROM webhooks WHERE org_id = ?1 AND id = ?2"),
+                params![org.0, id],
+                webhook_row,
+            )
+            .optional()
+        })
+    }
+
+    /// Enables or disables one of the organisation's webhooks; `None` when it has none of that id.
+    pub fn set_webhook_enabled(&self, org: OrgId, id: &str, enabled: bool) -> StoreResult<Option<WebhookRow>> {
+        self.with(|c| {
+            c.query_row(
+                &format!(
+                    "UPDATE webhooks SET enabled = ?3, updated_at = ?4 WHERE org_id = ?1 AND id = ?2 \
+                     RETURNING {WEBHOOK_COLUMNS}"
+                ),
+                params![org.0, id, enabled, now()],
+                webhook_row,
+            )
+            .optional()
+        })
+    }
+
+    /// Deletes one of the organisation's webhooks and its delivery log; whether it existed.
+    pub fn delete_webhook(&self, org: OrgId, id: &str) -> StoreResult<bool> {
+        self.with(|c| Ok(c.execute("DELETE FROM webhooks WHERE org_id = ?1 AND id = ?2", params![org.0, id])? > 0))
+    }
+
+    /// Queues `body` for every enabled webhook of the organisation subscribed to `event`, in one
+    /// transaction; `new_id` names each delivery. Returns how many were queued.
+    pub fn queue_event(
+        &self,
+        org: OrgId,
+        event: &str,
+        body: &[u8],
+        mut new_id: impl FnMut() -> String,
+    ) -> StoreResult<usize> {
+        self.with(|c| {
+            let tx = c.transaction()?;
+            let targets: Vec<WebhookRow> = {
+                let mut st = tx.prepare(&format!(
+                    "SELECT {WEBHOOK_COLUMNS} FROM webhooks WHERE org_id = ?1 AND enabled = 1 ORDER BY rowid"
+                ))?;
+                st.query_map([org.0], webhook_row)?.collect::<rusqlite::Result<_>>()?
+            };
+            let at = now();
+            let mut queued = 0;
+            for w in targets.iter().filter(|w| w.events.iter().any(|e| e == event)) {
+                tx.execute(
+                    "INSERT INTO webhook_deliveries (id, org_id, webhook_id, event, body, state, created_at) \
+                     VALUES (?1, ?2, ?3, ?4, ?5, 'pending', ?6)",
+                    params![new_id(), org.0, w.id, event, body, at],
+                )?;
+                queued += 1;
+            }
+            tx.commit()?;
+            Ok(queued)
+        })
+    }
+
+    /// Queues one delivery to one of the organisation's webhooks (enabled or not); `None` when
+    /// the organisation has no webhook of that id.
+    pub fn queue_delivery(
+        &self,
+        org: OrgId,
+        webhook_id: &str,
+        id: &str,
+        event: &str,
+        body: &[u8],
+    ) -> StoreResult<Option<DeliveryRow>> {
+        self.with(|c| {
+            c.query_row(
+                &format!(
+                    "INSERT INTO webhook_deliveries (id, org_id, webhook_id, event, body, state, created_at) \
+                     SELECT ?1, org_id, id, ?3, ?4, 'pending', ?5 FROM webhooks WHERE org_id = ?6 AND id = ?2 \
+                     RETURNING {DELIVERY_COLUMNS}"
+                ),
+                params![id, webhook_id, event, body, now(), org.0],
+                delivery_row,
+            )
+            .optional()
+        })
+    }
+
+    /// Queues a new delivery of the same body to the same webhook as one of the organisation's
+    /// deliveries; `None` when it has no delivery of that id.
+    pub fn queue_redelivery(&self, org: OrgId, delivery_id: &str, id: &str) -> StoreResult<Option<DeliveryRow>> {
+        self.with(|c| {
+            c.query_row(
+                &format!(
+                    "INSERT INTO webhook_deliveries \
+                     (id, org_id, webhook_id, event, body, state, created_at, redelivery_of) \
+                     SELECT ?1, org_id, webhook_id, event, body, 'pending', ?2, id FROM webhook_deliveries \
+                     WHERE org_id = ?3 AND id = ?4 RETURNING {DELIVERY_COLUMNS}"
+                ),
+                params![id, now(), org.0, delivery_id],
+                delivery_row,
+            )
+            .optional()
+        })
+    }
+
+    /// One of the organisation's deliveries with its body.
+    pub fn delivery(&self, org: OrgId, id: &str) -> StoreResult<Option<(DeliveryRow, Vec<u8>)>> {
+        self.with(|c| {
+            c.query_row(
+                &format!("SELECT {DELIVERY_COLUMNS}, body FROM webhook_deliveries WHERE org_id = ?1 AND id = ?2"),
+                params![org.0, id],
+                |r| Ok((delivery_row(r)?, r.get(10)?)),
+            )
+            .optional()
+        })
+    }
+
+    /// The latest `limit` deliveries of one webhook, newest first.
+    pub fn deliveries(&self, org: OrgId, webhook_id: &str, limit: usize) -> StoreResult<Vec<DeliveryRow>> {
+        self.with(|c| {
+            let mut st = c.prepare(&format!(
+                "SELECT {DELIVERY_COLUMNS} FROM webhook_deliveries WHERE org_id = ?1 AND webhook_id = ?2 \
+                 ORDER BY rowid DESC LIMIT ?3"
+            ))?;
+            st.query_map(params![org.0, webhook_id, limit as i64], delivery_row)?.collect()
+        })
+    }
+
+    /// Claims up to `limit` pending deliveries, oldest first (pending -> sending).
+    pub fn claim_deliveries(&self, limit: usize) -> StoreResult<Vec<ClaimedDelivery>> {
+        self.with(|c| {
+            let tx = c.transaction()?;
+            let claimed: Vec<ClaimedDelivery> = {
+                let mut st = tx.prepare(
+                    "SELECT d.id, w.url, w.secret, d.event, d.body FROM webhook_deliveries d \
+                     JOIN webhooks w ON w.id = d.webhook_id WHERE d.state = 'pending' ORDER BY d.rowid LIMIT ?1",
+                )?;
+                st.query_map([limit as i64], |r| {
+                    Ok(ClaimedDelivery {
+                        id: r.get(0)?,
+                        url: r.get(1)?,
+                        secret: r.get(2)?,
+                        event: r.get(3)?,
+                        body: r.get(4)?,
+                    })
+                })?
+                .collect::<rusqlite::Result<_>>()?
+            };
+            for d in &claimed {
+                tx.execute("UPDATE webhook_deliveries SET state = 'sending' WHERE id = ?1", [&d.id])?;
+            }
+            tx.commit()?;
+            Ok(claimed)
+        })
+    }
+
+    /// Records the outcome of a claimed delivery's attempt.
+    pub fn finish_delivery(&self, id: &str, outcome: &DeliveryOutcome) -> StoreResult<()> {
+        self.with(|c| {
+            c.execute(
+                "UPDATE webhook_deliveries SET state = ?2, status_code = ?3, duration_ms = ?4, error = ?5, \
+                 attempted_at = ?6 WHERE id = ?1",
+                params![
+                    id,
+                    if outcome.succeeded { "succeeded" } else { "failed" },
+                    outcome.status_code,
+                    outcome.duration_ms as i64,
+                    outcome.error,
+                    outcome.attempted_at
+                ],
+            )?;
+            Ok(())
+        })
+    }
+
+    /// Marks every delivery left `sending` as failed with `error` (no retries: a person
+    /// redelivers); how many there were.
+    pub fn fail_sending_deliveries(&self, error: &str) -> StoreResult<usize> {
+        self.with(|c| {
+            c.execute(
+                "UPDATE webhook_deliveries SET state = 'failed', error = ?1, \
+                 attempted_at = COALESCE(attempted_at, ?2) WHERE state = 'sending'",
+                params![error, now()],
+            )
+        })
+    }
+}

@@ -1,0 +1,169 @@
+//! The dispatcher: claims queued deliveries (pending -> sending), sends up to [`MAX_IN_FLIGHT`]
+//! at once, and records each outcome. One attempt per delivery, never a retry: a delivery left
+//! `sending` by a crash is marked failed at the next start, for a person to redeliver.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use kino::webhook::{EVENT_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER, sign};
+use reqwest::Client;
+use tokio::sync::{Semaphore, watch};
+use tokio::task::JoinSet;
+
+use super::TEST_EVENT;
+use super::address::{PublicResolver, check_url};
+use crate::state::AppState;
+use crate::store::{ClaimedDelivery, DeliveryOutcome, now};
+
+/// Deliveries sent at once.
+pub const MAX_IN_FLIGHT: usize = 16;
+
+/// The error recorded on deliveries a crash (or an overlong shutdown) left `sending`.
+pub const INTERRUPTED: &str = "interrupted by a restart; redeliver by hand";
+
+/// How often the queue is polled when nothing wakes the dispatcher.
+const POLL: Duration = Duration::from_secs(2);
+
+/// The HTTP clients of deliveries: redirects are not followed, proxies are not used, and the
+/// resolver drops forbidden addresses.
+#[derive(Debug)]
+struct Clients {
+    https: Client,
+    /// `http://` URLs, which only `webhook_allow_loopback` admits: loopback addresses only.
+    loopback_http: Client,
+}
+
+impl Clients {
+    fn new(timeout: Duration, allow_loopback: bool) -> reqwest::Result<Clients> {
+        let build = |loopback_only: bool| {
+            Client::builder()
+                .timeout(timeout)
+                .redirect(reqwest::redirect::Policy::none())
+                .no_proxy()
+                .user_agent(concat!("kino-webhooks/", env!("CARGO_PKG_VERSION")))
+                .dns_resolver(Arc::new(PublicResolver { allow_loopback, loopback_only }))
+                .build()
+        };
+        Ok(Clients { https: build(false)?, loopback_http: build(true)? })
+    }
+}
+
+/// Runs until `shutdown` turns true. At start, deliveries left `sending` are marked failed
+/// ([`INTERRUPTED`]). On shutdown, sends in flight are awaited for up to the timeout plus a
+/// second; any still running then are dropped and marked failed the same way.
+pub async fn run_dispatcher(state: AppState, mut shutdown: watch::Receiver<bool>) {
+    match state.store.fail_sending_deliveries(INTERRUPTED) {
+        Ok(0) => {}
+        Ok(n) => tracing::warn!(deliveries = n, "webhook deliveries interrupted by a restart marked failed"),
+        Err(e) => tracing::error!(error = %e, "cannot mark interrupted webhook deliveries"),
+    }
+    let timeout = state.config.webhook_timeout;
+    let clients = match Clients::new(timeout, state.config.webhook_allow_loopback) {
+        Ok(c) => Arc::new(c),
+        Err(e) => {
+            tracing::error!(error = %e, "cannot build the webhook HTTP client; webhooks are not delivered");
+            return;
+        }
+    };
+    let permits = Arc::new(Semaphore::new(MAX_IN_FLIGHT));
+    let mut in_flight = JoinSet::new();
+    loop {
+        if *shutdown.borrow() {
+            break;
+        }
+        while in_flight.try_join_next().is_some() {}
+        let free = permits.available_permits();
+        let claimed = if free == 0 {
+            Vec::new()
+        } else {
+            state.store.claim_deliveries(free).unwrap_or_else(|e| {
+                tracing::error!(error = %e, "cannot claim webhook deliveries");
+                Vec::new()
+            })
+        };
+        let more = free > 0 && claimed.len() == free;
+        for delivery in claimed {
+            let Ok(permit) = permits.clone().acquire_owned().await else { break };
+            let (state, clients) = (state.clone(), clients.clone());
+            in_flight.spawn(async move {
+                let outcome = send(&clients, &delivery, state.config.webhook_allow_loopback, timeout).await;
+                if let Err(e) = state.store.finish_delivery(&delivery.id, &outcome) {
+                    tracing::error!(error = %e, delivery = %delivery.id, "cannot record a webhook delivery");
+                }
+                drop(permit);
+            });
+        }
+        if more {
+            continue;
+        }
+        tokio::select! {
+            _ = state.webhook_wake.notified() => {}
+            _ = tokio::time::sleep(POLL) => {}
+            _ = shutdown.changed() => {}
+            Some(_) = in_flight.join_next(), if !in_flight.is_empty() => {}
+        }
+    }
+    let grace = timeout + Duration::from_secs(1);
+    let drained = tokio::time::timeout(grace, async { while in_flight.join_next().await.is_some() {} }).await;
+    if drained.is_err() {
+        in_flight.shutdown().await;
+        if let Err(e) = state.store.fail_sending_deliveries(INTERRUPTED) {
+            tracing::error!(error = %e, "cannot mark interrupted webhook deliveries");
+        }
+    }
+}
+
+/// One attempt: POST the stored bytes, signed; any 2xx succeeds.
+async fn send(clients: &Clients, d: &ClaimedDelivery, allow_loopback: bool, timeout: Duration) -> DeliveryOutcome {
+    let attempted_at = now();
+    let started = Instant::now();
+    let failed = |status_code: Option<u16>, error: String| DeliveryOutcome {
+        succeeded: false,
+        status_code,
+        duration_ms: started.elapsed().as_millis() as u64,
+        error: Some(error),
+        attempted_at: attempted_at.clone(),
+    };
+    // The URL was checked at creation; check it again in case the rules changed since.
+    let url = match check_url(&d.url, allow_loopback) {
+        Ok(url) => url,
+        Err(rule) => return failed(None, format!("refused: the URL {rule}")),
+    };
+    let client = if url.scheme() == "http" { &clients.loopback_http } else { &clients.https };
+    let mut request = client
+        .post(url)
+        .header(reqwest::header::CONTENT_TYPE, "application/json")
+        .header(SIGNATURE_HEADER, sign(&d.body, &d.secret))
+        .header(TIMESTAMP_HEADER, now());
+    if d.event != TEST_EVENT {
+        request = request.header(EVENT_HEADER, &d.event);
+    }
+    match request.body(d.body.clone()).send().await {
+        Ok(response) => {
+            let status = response.status();
+            let duration_ms = started.elapsed().as_millis() as u64;
+            let succeeded = status.is_success();
+            DeliveryOutcome {
+                succeeded,
+                status_code: Some(status.as_u16()),
+                duration_ms,
+                error: (!succeeded).then(|| format!("the receiver answered {status}, not 2xx")),
+                attempted_at,
+            }
+        }
+        Err(e) if e.is_timeout() => failed(None, format!("timed out after {} ms", timeout.as_millis())),
+        Err(e) => failed(None, error_chain(&e)),
+    }
+}
+
+/// An error with its sources: `a: b: c`.
+fn error_chain(e: &reqwest::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = std::error::Error::source(e);
+    while let Some(s) = source {
+        text.push_str(": ");
+        text.push_str(&s.to_string());
+        source = s.source();
+    }
+    text
+}

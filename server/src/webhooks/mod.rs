@@ -1,0 +1,304 @@
+//! Portal webhooks, as the interface's Events section describes: an organisation subscribes
+//! HTTPS URLs to events; each event is serialised once into the envelope
+//! `{"event", "timestamp", "data"}`, and the exact bytes are queued durably, one delivery per
+//! subscribed enabled webhook. The [`run_dispatcher`] task sends them (POST, signed with
+//! [`kino::webhook::sign`], one attempt, 30 s timeout) and logs each attempt.
+//!
+//! The functions here only touch the database and wake the dispatcher: they never wait on the
+//! network, so emitting an event never slows the request that caused it. The one exception is
+//! [`create`], which resolves the URL's host once to refuse internal addresses.
+
+mod address;
+mod dispatch;
+pub mod events;
+
+use serde::Serialize;
+
+use crate::auth::random_hex;
+use crate::state::AppState;
+use crate::store::{DeliveryRow, OrgId, StoreError, WebhookRow};
+
+pub use address::{check_url, forbidden_reason};
+pub use dispatch::{INTERRUPTED, MAX_IN_FLIGHT, run_dispatcher};
+
+/// The events a webhook can subscribe to.
+pub const EVENTS: [&str; 6] = [
+    "recipe.completed",
+    "recipe.failed",
+    "creative_asset.completed",
+    "creative_asset.created",
+    "creative_asset.failed",
+    "smart_list.updated",
+];
+
+/// The event name of Test deliveries (not subscribable).
+pub const TEST_EVENT: &str = "test";
+
+/// The `data.message` of Test deliveries.
+pub const TEST_MESSAGE: &str = "This is a test delivery from kino: your webhook endpoint is reachable.";
+
+/// The interface's delivery timeout.
+pub const DEFAULT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// Most deliveries [`deliveries`] returns at once.
+pub const MAX_LIST: usize = 1000;
+
+/// A webhook as shown to its organisation (the signing secret is shown once, by [`create`]).
+#[derive(Debug, Clone, Serialize)]
+pub struct WebhookView {
+    /// UUID v4.
+    pub id: String,
+    /// The receiving URL.
+    pub url: String,
+    /// Subscribed events.
+    pub events: Vec<String>,
+    /// Whether events are delivered.
+    pub enabled: bool,
+    /// RFC 3339 creation time.
+    pub created_at: String,
+    /// RFC 3339 time of the last change.
+    pub updated_at: String,
+}
+
+/// One logged delivery.
+#[derive(Debug, Clone, Serialize)]
+pub struct DeliveryView {
+    /// UUID v4.
+    pub id: String,
+    /// The webhook it goes to.
+    pub webhook_id: String,
+    /// Event name; `test` for Test deliveries.
+    pub event: String,
+    /// `pending`, `sending`, `succeeded` or `failed`.
+    pub state: String,
+    /// HTTP status of the answer, when one came.
+    pub status_code: Option<u16>,
+    /// How long the attempt took.
+    pub duration_ms: Option<u64>,
+    /// Why it failed.
+    pub error: Option<String>,
+    /// RFC 3339 time the attempt started.
+    pub attempted_at: Option<String>,
+    /// RFC 3339 time it was queued.
+    pub created_at: String,
+    /// The delivery this one repeats (redelivery).
+    pub redelivery_of: Option<String>,
+}
+
+/// What can go wrong managing webhooks or emitting events.
+#[derive(Debug, thiserror::Error)]
+pub enum WebhookError {
+    /// A value broke a rule.
+    #[error("{field}: {rule}")]
+    Invalid {
+        /// The field (`url`, `events`, `event`, `data`).
+        field: &'static str,
+        /// The rule it broke.
+        rule: String,
+    },
+    /// The organisation has no such webhook or delivery.
+    #[error("no {what} with id {id:?}")]
+    NotFound {
+        /// `webhook` or `delivery`.
+        what: &'static str,
+        /// The id asked for.
+        id: String,
+    },
+    /// The database failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+fn invalid(field: &'static str, rule: impl Into<String>) -> WebhookError {
+    WebhookError::Invalid { field, rule: rule.into() }
+}
+
+/// A random (version 4) UUID.
+fn uuid_v4() -> String {
+    crate::portal::new_id()
+}
+
+/// The envelope, serialised once: field order `event`, `timestamp`, `data`; the timestamp is
+/// ISO 8601 UTC with milliseconds.
+fn envelope(event: &str, data: &serde_json::Value) -> Vec<u8> {
+    #[derive(Serialize)]
+    struct Envelope<'a> {
+        event: &'a str,
+        timestamp: String,
+        data: &'a serde_json::Value,
+    }
+    serde_json::to_vec(&Envelope { event, timestamp: crate::store::now(), data })
+        .expect("a JSON value always serialises")
+}
+
+fn webhook_view(w: WebhookRow) -> WebhookView {
+    WebhookView {
+        id: w.id,
+        url: w.url,
+        events: w.events,
+        enabled: w.enabled,
+        created_at: w.created_at,
+        updated_at: w.updated_at,
+    }
+}
+
+fn delivery_view(d: DeliveryRow) -> DeliveryView {
+    DeliveryView {
+        id: d.id,
+        webhook_id: d.webhook_id,
+        event: d.event,
+        state: d.state,
+        status_code: d.status_code,
+        duration_ms: d.duration_ms,
+        error: d.error,
+        attempted_at: d.attempted_at,
+        created_at: d.created_at,
+        redelivery_of: d.redelivery_of,
+    }
+}
+
+/// Checks a subscription: at least one event, each one of [`EVENTS`]; returns them deduplicated
+/// in the order given.
+fn check_events(events: &[String]) -> Result<Vec<String>, WebhookError> {
+    if events.is_empty() {
+        return Err(invalid("events", "select at least one event"));
+    }
+    let mut out: Vec<String> = Vec::new();
+    for e in events {
+        if !EVENTS.contains(&e.as_str()) {
+            return Err(invalid("events", format!("unknown event {e:?}; one of {}", EVENTS.join(", "))));
+        }
+        if !out.contains(e) {
+            out.push(e.clone());
+        }
+    }
+    Ok(out)
+}
+
+/// Creates a webhook, **disabled** (the interface's flow: create, copy the secret, enable), and
+/// returns it with its signing secret (64 hex characters), which is shown this once. The URL
+/// must be `https://` with a host, no userinfo, and a host that resolves only to public
+/// addresses; this resolves it (a blocking DNS lookup: from async code, call it on a blocking
+/// thread).
+pub fn create(
+    state: &AppState,
+    org: OrgId,
+    url: &str,
+    events: &[String],
+) -> Result<(WebhookView, String), WebhookError> {
+    let allow_loopback = state.config.webhook_allow_loopback;
+    let parsed = check_url(url, allow_loopback).map_err(|rule| invalid("url", rule))?;
+    let events = check_events(events)?;
+    address::check_resolves(&parsed, allow_loopback).map_err(|rule| invalid("url", rule))?;
+    let secret = random_hex(32);
+    let row = state.store.add_webhook(org, &uuid_v4(), parsed.as_str(), &events, &secret, false)?;
+    Ok((webhook_view(row), secret))
+}
+
+/// The organisation's webhooks, oldest first.
+pub fn list(state: &AppState, org: OrgId) -> Result<Vec<WebhookView>, WebhookError> {
+    Ok(state.store.webhooks(org)?.into_iter().map(webhook_view).collect())
+}
+
+/// Enables or disables one of the organisation's webhooks. Deliveries already queued are still
+/// sent; a disabled webhook gets no new events (Test and redelivery, by hand, still work).
+pub fn set_enabled(state: &AppState, org: OrgId, id: &str, enabled: bool) -> Result<WebhookView, WebhookError> {
+    let row = state.store.set_webhook_enabled(org, id, enabled)?;
+    row.map(webhook_view).ok_or_else(|| WebhookError::NotFound { what: "webhook", id: id.to_string() })
+}
+
+/// Deletes one of the organisation's webhooks with its delivery log (queued deliveries are
+/// dropped).
+pub fn delete(state: &AppState, org: OrgId, id: &str) -> Result<(), WebhookError> {
+    if state.store.delete_webhook(org, id)? {
+        Ok(())
+    } else {
+        Err(WebhookError::NotFound { what: "webhook", id: id.to_string() })
+    }
+}
+
+/// Emits an event of the organisation: the envelope is serialised once and queued for every
+/// enabled webhook subscribed to `event`; returns how many deliveries were queued. `event` must
+/// be one of [`EVENTS`] and `data` an object (see [`events`] for the shapes).
+pub fn emit(state: &AppState, org: OrgId, event: &str, data: serde_json::Value) -> Result<usize, WebhookError> {
+    if !EVENTS.contains(&event) {
+        return Err(invalid("event", format!("unknown event {event:?}; one of {}", EVENTS.join(", "))));
+    }
+    if !data.is_object() {
+        return Err(invalid("data", "must be a JSON object"));
+    }
+    let body = envelope(event, &data);
+    let queued = state.store.queue_event(org, event, &body, uuid_v4)?;
+    if queued > 0 {
+        state.webhook_wake.notify_one();
+    }
+    Ok(queued)
+}
+
+/// Queues a Test delivery (`{"event": "test", ..., "data": {"message": ...}}`, no event header)
+/// to one of the organisation's webhooks, enabled or not: it is a by-hand check, typically made
+/// before enabling.
+pub fn test(state: &AppState, org: OrgId, id: &str) -> Result<DeliveryView, WebhookError> {
+    let body = envelope(TEST_EVENT, &serde_json::json!({ "message": TEST_MESSAGE }));
+    let row = state.store.queue_delivery(org, id, &uuid_v4(), TEST_EVENT, &body)?;
+    let row = row.ok_or_else(|| WebhookError::NotFound { what: "webhook", id: id.to_string() })?;
+    state.webhook_wake.notify_one();
+    Ok(delivery_view(row))
+}
+
+/// The latest `limit` (at most [`MAX_LIST`]) deliveries of one of the organisation's webhooks,
+/// newest first.
+pub fn deliveries(
+    state: &AppState,
+    org: OrgId,
+    webhook_id: &str,
+    limit: usize,
+) -> Result<Vec<DeliveryView>, WebhookError> {
+    if state.store.webhook(org, webhook_id)?.is_none() {
+        return Err(WebhookError::NotFound { what: "webhook", id: webhook_id.to_string() });
+    }
+    let rows = state.store.deliveries(org, webhook_id, limit.min(MAX_LIST))?;
+    Ok(rows.into_iter().map(delivery_view).collect())
+}
+
+/// Queues a new delivery with the same body bytes as one of the organisation's deliveries (and so
+/// the same signature), linked to it by `redelivery_of`; sent even if the webhook is disabled.
+pub fn redeliver(state: &AppState, org: OrgId, delivery_id: &str) -> Result<DeliveryView, WebhookError> {
+    let row = state.store.queue_redelivery(org, delivery_id, &uuid_v4())?;
+    let row = row.ok_or_else(|| WebhookError::NotFound { what: "delivery", id: delivery_id.to_string() })?;
+    state.webhook_wake.notify_one();
+    Ok(delivery_view(row))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn uuids_are_version_4() {
+        let id = uuid_v4();
+        assert_eq!(id.len(), 36);
+        assert_eq!(&id[14..15], "4");
+        assert!(matches!(&id[19..20], "8" | "9" | "a" | "b"));
+        assert_ne!(id, uuid_v4());
+    }
+
+    #[test]
+    fn envelope_field_order_and_timestamp() {
+        let body = envelope("recipe.failed", &serde_json::json!({"b": 1, "a": 2}));
+        let text = String::from_utf8(body).unwrap();
+        assert!(text.starts_with(r#"{"event":"recipe.failed","timestamp":""#), "{text}");
+        let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let ts = v["timestamp"].as_str().unwrap();
+        assert_eq!(ts.len(), 24, "{ts}");
+        assert!(ts.ends_with('Z'));
+    }
+
+    #[test]
+    fn events_are_checked_and_deduplicated() {
+        assert!(check_events(&[]).is_err());
+        assert!(check_events(&["test".into()]).is_err());
+        let e = check_events(&["recipe.failed".into(), "recipe.failed".into()]).unwrap();
+        assert_eq!(e, ["recipe.failed"]);
+    }
+}

@@ -1,0 +1,589 @@
+//! Portal webhook deliveries end to end: a loopback receiver records the raw bytes and headers of
+//! what the dispatcher sends; signatures are checked with an independent HMAC-SHA256.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode, Uri};
+use hmac::{Hmac, Mac};
+use kino_server::store::{OrgId, Store};
+use kino_server::webhooks::{self, DeliveryView, WebhookError, events};
+use kino_server::{AppState, Config};
+use serde_json::{Value, json};
+use sha2::Sha256;
+use tokio::sync::watch;
+
+/// One request the receiver got.
+#[derive(Debug, Clone)]
+struct Hit {
+    path: String,
+    headers: HeaderMap,
+    body: Vec<u8>,
+}
+
+/// A receiver on 127.0.0.1: `/fail` answers 500, `/redirect` 302 to `/ok`, `/slow` answers after
+/// two seconds; any other path 200.
+struct Receiver {
+    base: String,
+    hits: Arc<Mutex<Vec<Hit>>>,
+    stop: tokio::sync::oneshot::Sender<()>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+async fn record(
+    State(hits): State<Arc<Mutex<Vec<Hit>>>>,
+    uri: Uri,
+    headers: HeaderMap,
+    body: Bytes,
+) -> (StatusCode, HeaderMap) {
+    let path = uri.path().to_string();
+    hits.lock().unwrap().push(Hit { path: path.clone(), headers, body: body.to_vec() });
+    let mut answer = HeaderMap::new();
+    let status = match path.as_str() {
+        "/fail" => StatusCode::INTERNAL_SERVER_ERROR,
+        "/redirect" => {
+            answer.insert("location", "/ok".parse().unwrap());
+            StatusCode::FOUND
+        }
+        "/slow" => {
+            tokio::time::sleep(Duration::from_secs(2)).await;
+            StatusCode::OK
+        }
+        "/accepted" => StatusCode::ACCEPTED,
+        _ => StatusCode::OK,
+    };
+    (status, answer)
+}
+
+impl Receiver {
+    async fn start() -> Receiver {
+        let hits = Arc::new(Mutex::new(Vec::new()));
+        let router = axum::Router::new().fallback(record).with_state(hits.clone());
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let task = tokio::spawn(async move {
+            axum::serve(listener, router)
+                .with_graceful_shutdown(async {
+                    let _ = stopped.await;
+                })
+                .await
+                .unwrap();
+        });
+        Receiver { base, hits, stop, task }
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base)
+    }
+
+    fn hits(&self) -> Vec<Hit> {
+        self.hits.lock().unwrap().clone()
+    }
+
+    fn hits_on(&self, path: &str) -> Vec<Hit> {
+        self.hits().into_iter().filter(|h| h.path == path).collect()
+    }
+
+    async fn stop(self) {
+        let _ = self.stop.send(());
+        let _ = tokio::time::timeout(Duration::from_secs(5), self.task).await;
+    }
+}
+
+struct Service {
+    state: AppState,
+    org: OrgId,
+    stop: watch::Sender<bool>,
+    dispatcher: tokio::task::JoinHandle<()>,
+    dir: tempfile::TempDir,
+}
+
+fn open(dir: &std::path::Path, allow_loopback: bool, timeout: Duration) -> AppState {
+    AppState::new(
+        Store::open(&dir.join("kino.sqlite3")).unwrap(),
+        Config {
+            media_root: dir.to_path_buf(),
+            index_dir: dir.join("indexes"),
+            token_key: dir.join("token.key"),
+            rate_limit_per_hour: 1000,
+            webhook_allow_loopback: allow_loopback,
+            webhook_timeout: timeout,
+        },
+    )
+    .unwrap()
+}
+
+/// A service with organisation `acme` and a running dispatcher.
+fn start_with_timeout(timeout: Duration) -> Service {
+    let dir = tempfile::tempdir().unwrap();
+    let state = open(dir.path(), true, timeout);
+    let (org, _) = state.store.ensure_org("acme").unwrap();
+    let (stop, stopped) = watch::channel(false);
+    let dispatcher = tokio::spawn(webhooks::run_dispatcher(state.clone(), stopped));
+    Service { state, org, stop, dispatcher, dir }
+}
+
+fn start() -> Service {
+    start_with_timeout(webhooks::DEFAULT_TIMEOUT)
+}
+
+impl Service {
+    /// An enabled webhook of `org` to `url`; returns (id, secret).
+    fn hook(&self, org: OrgId, url: &str, events: &[&str]) -> (String, String) {
+        let events: Vec<String> = events.iter().map(|e| e.to_string()).collect();
+        let (view, secret) = webhooks::create(&self.state, org, url, &events).unwrap();
+        assert!(!view.enabled, "webhooks are created disabled");
+        webhooks::set_enabled(&self.state, org, &view.id, true).unwrap();
+        (view.id, secret)
+    }
+
+    fn log(&self, webhook_id: &str) -> Vec<DeliveryView> {
+        webhooks::deliveries(&self.state, self.org, webhook_id, 100).unwrap()
+    }
+
+    /// Waits until every delivery of the webhook is finished and there are `n` of them.
+    async fn finished(&self, webhook_id: &str, n: usize) -> Vec<DeliveryView> {
+        let mut log = Vec::new();
+        let done = until(|| {
+            log = self.log(webhook_id);
+            log.len() == n && log.iter().all(|d| d.state == "succeeded" || d.state == "failed")
+        })
+        .await;
+        assert!(done, "{n} finished deliveries expected, log: {log:#?}");
+        log
+    }
+
+    /// Stops the dispatcher (waiting for sends in flight); the data directory lives on.
+    async fn shutdown(self) -> tempfile::TempDir {
+        let _ = self.stop.send(true);
+        tokio::time::timeout(Duration::from_secs(40), self.dispatcher).await.unwrap().unwrap();
+        self.dir
+    }
+}
+
+/// Polls `check` every 20 ms for up to 10 s.
+async fn until(mut check: impl FnMut() -> bool) -> bool {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while tokio::time::Instant::now() < deadline {
+        if check() {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    check()
+}
+
+fn hmac_hex(secret: &str, body: &[u8]) -> String {
+    let mut mac = Hmac::<Sha256>::new_from_slice(secret.as_bytes()).unwrap();
+    mac.update(body);
+    hex::encode(mac.finalize().into_bytes())
+}
+
+fn header<'a>(hit: &'a Hit, name: &str) -> Option<&'a str> {
+    hit.headers.get(name).map(|v| v.to_str().unwrap())
+}
+
+/// The checks every delivery passes: content type, signature over the raw bytes, timestamps.
+fn check_delivery(hit: &Hit, secret: &str) -> Value {
+    assert_eq!(header(hit, "content-type"), Some("application/json"));
+    let signature = header(hit, "x-service-signature").expect("a signature header");
+    assert_eq!(signature.len(), 64);
+    assert!(signature.bytes().all(|c| c.is_ascii_hexdigit()));
+    assert_eq!(signature, hmac_hex(secret, &hit.body), "the signature is the HMAC of the raw bytes");
+    let sent = header(hit, "x-service-timestamp").expect("a timestamp header");
+    chrono::DateTime::parse_from_rfc3339(sent).expect("the timestamp header is ISO 8601");
+    let envelope: Value = serde_json::from_slice(&hit.body).unwrap();
+    let keys: Vec<&str> = envelope.as_object().unwrap().keys().map(String::as_str).collect();
+    assert_eq!(keys.len(), 3, "{envelope}");
+    let ts = envelope["timestamp"].as_str().unwrap();
+    assert_eq!(ts.len(), 24, "YYYY-MM-DDTHH:MM:SS.mmmZ: {ts}");
+    chrono::NaiveDateTime::parse_from_str(ts, "%Y-%m-%dT%H:%M:%S%.3fZ").expect("UTC with milliseconds");
+    assert!(envelope["data"].is_object());
+    envelope
+}
+
+/// A field of an event's data and the test its value passes.
+type Field = (&'static str, fn(&Value) -> bool);
+
+fn check_shape(event: &str, data: &Value) {
+    let fields: &[Field] = match event {
+        "smart_list.updated" => &[
+            ("smartListId", Value::is_string),
+            ("smartListTitle", Value::is_string),
+            ("addedAssetIds", |v| v.as_array().is_some_and(|a| a.iter().all(Value::is_string))),
+            ("removedAssetIds", |v| v.as_array().is_some_and(|a| a.iter().all(Value::is_string))),
+        ],
+        "recipe.completed" => &[
+            ("recipeId", Value::is_string),
+            ("recipeTitle", Value::is_string),
+            ("status", |v| v == "completed"),
+            ("dataOnly", Value::is_boolean),
+            ("creativeAssetCount", Value::is_u64),
+            ("creativeAssetIds", |v| v.as_array().is_some_and(|a| a.iter().all(Value::is_string))),
+        ],
+        "recipe.failed" => &[
+            ("recipeId", Value::is_string),
+            ("recipeTitle", Value::is_string),
+            ("status", |v| v == "failed"),
+            ("dataOnly", Value::is_boolean),
+            ("errorMessage", Value::is_string),
+        ],
+        _ => &[
+            ("creativeAssetId", Value::is_string),
+            ("assetId", Value::is_string),
+            ("recipeId", Value::is_string),
+            ("recipeTitle", Value::is_string),
+            ("type", Value::is_string),
+            ("url", |v| v.is_string() || v.is_null()),
+        ],
+    };
+    let object = data.as_object().unwrap();
+    assert_eq!(object.len(), fields.len(), "{event}: {data}");
+    for (name, ok) in fields {
+        assert!(object.get(*name).is_some_and(ok), "{event}: field {name} in {data}");
+    }
+}
+
+/// Sample data of each event, built with the typed shapes.
+fn sample(event: &str) -> Value {
+    let recipe = "0b6f1c2e-8a47-4d1e-9c55-3f1f0d7a9b21".to_string();
+    let value = match event {
+        "smart_list.updated" => serde_json::to_value(events::SmartListUpdated {
+            smart_list_id: "5d0c7e5e-1c1b-4f7e-a3c1-1b2c3d4e5f60".into(),
+            smart_list_title: "Summer thrillers".into(),
+            added_asset_ids: vec!["svc-1".into(), "svc-2".into()],
+            removed_asset_ids: vec![],
+        }),
+        "recipe.completed" => serde_json::to_value(events::RecipeCompleted {
+            recipe_id: recipe,
+            recipe_title: "Posters".into(),
+            status: "completed",
+            data_only: false,
+            creative_asset_count: 1,
+            creative_asset_ids: vec!["7e1d9a40-2f6b-4c3a-8d5e-9a0b1c2d3e4f".into()],
+        }),
+        "recipe.failed" => serde_json::to_value(events::RecipeFailed {
+            recipe_id: recipe,
+            recipe_title: "Posters".into(),
+            status: "failed",
+            data_only: true,
+            error_message: "no frames".into(),
+        }),
+        _ => serde_json::to_value(events::CreativeAssetEvent {
+            creative_asset_id: "7e1d9a40-2f6b-4c3a-8d5e-9a0b1c2d3e4f".into(),
+            asset_id: "svc-1".into(),
+            recipe_id: recipe,
+            recipe_title: "Posters".into(),
+            asset_type: "thumbnail".into(),
+            url: (event == "creative_asset.completed").then(|| "acme/thumbs/1.jpg".to_string()),
+        }),
+    };
+    value.unwrap()
+}
+
+#[tokio::test]
+async fn every_event_is_delivered_signed_with_its_envelope_and_data_shape() {
+    let receiver = Receiver::start().await;
+    let s = start();
+    let (id, secret) = s.hook(s.org, &receiver.url("/ok"), &webhooks::EVENTS);
+    assert_eq!(secret.len(), 64);
+    for event in webhooks::EVENTS {
+        assert_eq!(webhooks::emit(&s.state, s.org, event, sample(event)).unwrap(), 1);
+    }
+    let log = s.finished(&id, 6).await;
+    for d in &log {
+        assert_eq!(d.state, "succeeded", "{d:?}");
+        assert_eq!(d.status_code, Some(200));
+        assert!(d.duration_ms.is_some() && d.attempted_at.is_some() && d.error.is_none());
+    }
+    let hits = receiver.hits();
+    assert_eq!(hits.len(), 6);
+    let mut seen: Vec<String> = Vec::new();
+    for hit in &hits {
+        let envelope = check_delivery(hit, &secret);
+        let event = envelope["event"].as_str().unwrap();
+        assert_eq!(header(hit, "x-service-event"), Some(event));
+        check_shape(event, &envelope["data"]);
+        assert_eq!(envelope["data"], sample(event));
+        seen.push(event.to_string());
+    }
+    seen.sort();
+    let mut all = webhooks::EVENTS.map(String::from).to_vec();
+    all.sort();
+    assert_eq!(seen, all);
+    s.shutdown().await;
+    receiver.stop().await;
+}
+
+#[tokio::test]
+async fn test_deliveries_reach_disabled_webhooks_without_an_event_header() {
+    let receiver = Receiver::start().await;
+    let s = start();
+    let (view, secret) =
+        webhooks::create(&s.state, s.org, &receiver.url("/ok"), &["recipe.failed".to_string()]).unwrap();
+    let queued = webhooks::test(&s.state, s.org, &view.id).unwrap();
+    assert_eq!((queued.event.as_str(), queued.state.as_str()), ("test", "pending"));
+    let log = s.finished(&view.id, 1).await;
+    assert_eq!(log[0].state, "succeeded");
+    let hits = receiver.hits();
+    assert_eq!(hits.len(), 1);
+    let envelope = check_delivery(&hits[0], &secret);
+    assert_eq!(header(&hits[0], "x-service-event"), None, "no event header on Test deliveries");
+    assert_eq!(envelope["event"], "test");
+    assert_eq!(envelope["data"], json!({ "message": webhooks::TEST_MESSAGE }));
+    assert!(kino::webhook::verify(&hits[0].body, header(&hits[0], "x-service-signature").unwrap(), &secret));
+    s.shutdown().await;
+    receiver.stop().await;
+}
+
+#[tokio::test]
+async fn non_2xx_answers_and_redirects_are_failures_with_their_status() {
+    let receiver = Receiver::start().await;
+    let s = start();
+    let (fail, _) = s.hook(s.org, &receiver.url("/fail"), &["recipe.failed"]);
+    let (redirect, _) = s.hook(s.org, &receiver.url("/redirect"), &["recipe.failed"]);
+    let (accepted, _) = s.hook(s.org, &receiver.url("/accepted"), &["recipe.failed"]);
+    assert_eq!(webhooks::emit(&s.state, s.org, "recipe.failed", sample("recipe.failed")).unwrap(), 3);
+    let failed = &s.finished(&fail, 1).await[0];
+    assert_eq!((failed.state.as_str(), failed.status_code), ("failed", Some(500)));
+    assert!(failed.error.as_deref().unwrap().contains("500"), "{failed:?}");
+    let redirected = &s.finished(&redirect, 1).await[0];
+    assert_eq!((redirected.state.as_str(), redirected.status_code), ("failed", Some(302)));
+    let ok = &s.finished(&accepted, 1).await[0];
+    assert_eq!((ok.state.as_str(), ok.status_code), ("succeeded", Some(202)));
+    assert!(receiver.hits_on("/ok").is_empty(), "redirects are not followed");
+    s.shutdown().await;
+    receiver.stop().await;
+}
+
+#[tokio::test]
+async fn a_receiver_slower_than_the_timeout_is_a_failure() {
+    let receiver = Receiver::start().await;
+    let s = start_with_timeout(Duration::from_millis(300));
+    let (id, _) = s.hook(s.org, &receiver.url("/slow"), &["smart_list.updated"]);
+    webhooks::emit(&s.state, s.org, "smart_list.updated", sample("smart_list.updated")).unwrap();
+    let d = &s.finished(&id, 1).await[0];
+    assert_eq!((d.state.as_str(), d.status_code), ("failed", None));
+    assert!(d.error.as_deref().unwrap().contains("timed out"), "{d:?}");
+    assert!(d.duration_ms.unwrap() < 2000, "{d:?}");
+    s.shutdown().await;
+    receiver.stop().await;
+}
+
+#[tokio::test]
+async fn redelivery_sends_the_identical_bytes() {
+    let receiver = Receiver::start().await;
+    let s = start();
+    let (id, secret) = s.hook(s.org, &receiver.url("/fail"), &["creative_asset.failed"]);
+    webhooks::emit(&s.state, s.org, "creative_asset.failed", sample("creative_asset.failed")).unwrap();
+    let first = s.finished(&id, 1).await.remove(0);
+    let again = webhooks::redeliver(&s.state, s.org, &first.id).unwrap();
+    assert_eq!(again.redelivery_of.as_deref(), Some(first.id.as_str()));
+    assert_eq!(again.event, "creative_asset.failed");
+    let log = s.finished(&id, 2).await;
+    assert_eq!(log[0].id, again.id, "newest first");
+    let hits = receiver.hits();
+    assert_eq!(hits.len(), 2);
+    assert_eq!(hits[0].body, hits[1].body);
+    for hit in &hits {
+        check_delivery(hit, &secret);
+        assert_eq!(header(hit, "x-service-event"), Some("creative_asset.failed"));
+    }
+    assert!(matches!(
+        webhooks::redeliver(&s.state, s.org, "no-such-delivery"),
+        Err(WebhookError::NotFound { what: "delivery", .. })
+    ));
+    s.shutdown().await;
+    receiver.stop().await;
+}
+
+#[tokio::test]
+async fn disabled_unsubscribed_and_other_organisations_webhooks_get_nothing() {
+    let receiver = Receiver::start().await;
+    let s = start();
+    let (other, _) = s.state.store.ensure_org("globex").unwrap();
+    let (subscribed, _) = s.hook(s.org, &receiver.url("/subscribed"), &["recipe.failed"]);
+    let (disabled, _) = s.hook(s.org, &receiver.url("/disabled"), &webhooks::EVENTS);
+    webhooks::set_enabled(&s.state, s.org, &disabled, false).unwrap();
+    let (foreign, _) = s.hook(other, &receiver.url("/foreign"), &webhooks::EVENTS);
+    assert_eq!(webhooks::emit(&s.state, s.org, "recipe.completed", sample("recipe.completed")).unwrap(), 0);
+    assert_eq!(webhooks::emit(&s.state, s.org, "recipe.failed", sample("recipe.failed")).unwrap(), 1);
+    s.finished(&subscribed, 1).await;
+    assert!(s.log(&disabled).is_empty());
+    assert!(webhooks::deliveries(&s.state, other, &foreign, 10).unwrap().is_empty());
+    assert_eq!(receiver.hits().len(), 1);
+    assert_eq!(receiver.hits_on("/subscribed").len(), 1);
+    // Another organisation's webhook is not found, whatever the operation.
+    assert!(matches!(webhooks::deliveries(&s.state, s.org, &foreign, 10), Err(WebhookError::NotFound { .. })));
+    assert!(matches!(webhooks::set_enabled(&s.state, s.org, &foreign, false), Err(WebhookError::NotFound { .. })));
+    assert!(matches!(webhooks::test(&s.state, s.org, &foreign), Err(WebhookError::NotFound { .. })));
+    assert!(matches!(webhooks::delete(&s.state, s.org, &foreign), Err(WebhookError::NotFound { .. })));
+    assert_eq!(webhooks::list(&s.state, other).unwrap().len(), 1);
+    s.shutdown().await;
+    receiver.stop().await;
+}
+
+#[tokio::test]
+async fn list_enable_and_delete() {
+    let s = start();
+    let url = "http://127.0.0.1:9/hook";
+    let events = ["smart_list.updated".to_string(), "recipe.failed".into(), "recipe.failed".into()];
+    let (view, _) = webhooks::create(&s.state, s.org, url, &events).unwrap();
+    assert_eq!(view.id.len(), 36);
+    assert_eq!(view.events, ["smart_list.updated", "recipe.failed"]);
+    let listed = webhooks::list(&s.state, s.org).unwrap();
+    assert_eq!((listed.len(), listed[0].url.as_str(), listed[0].enabled), (1, url, false));
+    assert!(webhooks::set_enabled(&s.state, s.org, &view.id, true).unwrap().enabled);
+    webhooks::delete(&s.state, s.org, &view.id).unwrap();
+    assert!(webhooks::list(&s.state, s.org).unwrap().is_empty());
+    assert!(matches!(webhooks::delete(&s.state, s.org, &view.id), Err(WebhookError::NotFound { what: "webhook", .. })));
+    s.shutdown().await;
+}
+
+fn url_error(state: &AppState, org: OrgId, url: &str) -> String {
+    match webhooks::create(state, org, url, &["recipe.failed".to_string()]) {
+        Err(e @ WebhookError::Invalid { field: "url", .. }) => e.to_string(),
+        other => panic!("{url}: expected a url error, got {other:?}"),
+    }
+}
+
+#[test]
+fn urls_must_be_https_to_public_hosts() {
+    let dir = tempfile::tempdir().unwrap();
+    let strict = open(dir.path(), false, webhooks::DEFAULT_TIMEOUT);
+    let (org, _) = strict.store.ensure_org("acme").unwrap();
+    assert!(url_error(&strict, org, "http://hooks.example.com/kino").contains("https"));
+    assert!(url_error(&strict, org, "https://user:secret@hooks.example.com/").contains("user name or password"));
+    for internal in [
+        "https://10.0.0.1/",
+        "https://192.168.1.1/",
+        "https://169.254.169.254/latest/meta-data",
+        "https://[::1]/",
+        "https://127.0.0.1/",
+        "https://100.64.0.1/",
+        "https://[fd00::1]/",
+        "https://[fe80::1]/",
+        "https://[::ffff:10.0.0.1]/",
+        "https://0.0.0.0/",
+        "https://224.0.0.1/",
+        "https://localhost/",
+    ] {
+        let e = url_error(&strict, org, internal);
+        assert!(e.starts_with("url: "), "{e}");
+    }
+    for malformed in ["not a url", "ftp://hooks.example.com/", "https:///path", "http://127.0.0.1:8080/"] {
+        url_error(&strict, org, malformed);
+    }
+    // Allowing loopback allows exactly loopback.
+    let dir = tempfile::tempdir().unwrap();
+    let relaxed = open(dir.path(), true, webhooks::DEFAULT_TIMEOUT);
+    let (org, _) = relaxed.store.ensure_org("acme").unwrap();
+    for ok in ["http://127.0.0.1:8080/", "https://127.0.0.1/", "http://[::1]:8080/", "http://localhost:8080/"] {
+        webhooks::create(&relaxed, org, ok, &["recipe.failed".to_string()]).unwrap();
+    }
+    for refused in ["http://10.0.0.1/", "https://192.168.1.1/", "https://169.254.169.254/", "http://hooks.example.com/"]
+    {
+        url_error(&relaxed, org, refused);
+    }
+}
+
+#[test]
+fn events_and_data_are_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = open(dir.path(), true, webhooks::DEFAULT_TIMEOUT);
+    let (org, _) = state.store.ensure_org("acme").unwrap();
+    let url = "http://127.0.0.1:9/";
+    let e = webhooks::create(&state, org, url, &[]).unwrap_err();
+    assert!(matches!(e, WebhookError::Invalid { field: "events", .. }), "{e}");
+    let e = webhooks::create(&state, org, url, &["test".to_string()]).unwrap_err();
+    assert!(e.to_string().contains("unknown event \"test\""), "{e}");
+    let e = webhooks::emit(&state, org, "recipe.started", json!({})).unwrap_err();
+    assert!(matches!(e, WebhookError::Invalid { field: "event", .. }), "{e}");
+    let e = webhooks::emit(&state, org, "recipe.failed", json!([1])).unwrap_err();
+    assert!(matches!(e, WebhookError::Invalid { field: "data", .. }), "{e}");
+}
+
+#[tokio::test]
+async fn a_restart_marks_deliveries_left_sending_as_failed() {
+    let receiver = Receiver::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let state = open(dir.path(), true, webhooks::DEFAULT_TIMEOUT);
+    let (org, _) = state.store.ensure_org("acme").unwrap();
+    let (view, _) = webhooks::create(&state, org, &receiver.url("/ok"), &["recipe.failed".to_string()]).unwrap();
+    webhooks::set_enabled(&state, org, &view.id, true).unwrap();
+    webhooks::emit(&state, org, "recipe.failed", sample("recipe.failed")).unwrap();
+    // The process claimed the delivery, then died before recording an outcome.
+    assert_eq!(state.store.claim_deliveries(16).unwrap().len(), 1);
+    drop(state);
+
+    let state = open(dir.path(), true, webhooks::DEFAULT_TIMEOUT);
+    let (stop, stopped) = watch::channel(false);
+    let dispatcher = tokio::spawn(webhooks::run_dispatcher(state.clone(), stopped));
+    let mut log = Vec::new();
+    assert!(
+        until(|| {
+            log = webhooks::deliveries(&state, org, &view.id, 10).unwrap();
+            log[0].state == "failed"
+        })
+        .await,
+        "{log:?}"
+    );
+    assert_eq!(log[0].error.as_deref(), Some(webhooks::INTERRUPTED));
+    assert!(receiver.hits().is_empty(), "one attempt: an interrupted delivery is not sent again");
+    let _ = stop.send(true);
+    dispatcher.await.unwrap();
+    receiver.stop().await;
+}
+
+#[tokio::test]
+async fn shutdown_waits_for_deliveries_in_flight() {
+    let receiver = Receiver::start().await;
+    let s = start();
+    let (id, _) = s.hook(s.org, &receiver.url("/slow"), &["recipe.completed"]);
+    webhooks::emit(&s.state, s.org, "recipe.completed", sample("recipe.completed")).unwrap();
+    assert!(until(|| receiver.hits().len() == 1).await);
+    let (state, org) = (s.state.clone(), s.org);
+    let _dir = s.shutdown().await;
+    let log = webhooks::deliveries(&state, org, &id, 10).unwrap();
+    assert_eq!((log[0].state.as_str(), log[0].status_code), ("succeeded", Some(200)));
+    receiver.stop().await;
+}
+
+#[tokio::test]
+async fn deliveries_recheck_the_address_when_sending() {
+    // Webhooks stored before a rule applied (or whose host now resolves elsewhere, as in DNS
+    // rebinding) are refused at delivery time, without a connection to the internal address.
+    let receiver = Receiver::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let state = open(dir.path(), false, webhooks::DEFAULT_TIMEOUT);
+    let (org, _) = state.store.ensure_org("acme").unwrap();
+    let port = receiver.base.rsplit(':').next().unwrap();
+    let events = ["recipe.failed".to_string()];
+    let rebound = format!("https://localhost:{port}/ok");
+    for (id, url) in [("rebound", rebound.as_str()), ("literal", "https://10.0.0.1/"), ("plain", "http://127.0.0.1:9/")]
+    {
+        state.store.add_webhook(org, id, url, &events, "secret", true).unwrap();
+    }
+    assert_eq!(webhooks::emit(&state, org, "recipe.failed", sample("recipe.failed")).unwrap(), 3);
+    let (stop, stopped) = watch::channel(false);
+    let dispatcher = tokio::spawn(webhooks::run_dispatcher(state.clone(), stopped));
+    for id in ["rebound", "literal", "plain"] {
+        let mut log = Vec::new();
+        let done = until(|| {
+            log = webhooks::deliveries(&state, org, id, 10).unwrap();
+            log[0].state == "failed"
+        })
+        .await;
+        assert!(done, "{id}: {log:?}");
+        let error = log[0].error.as_deref().unwrap();
+        assert!(error.contains("refused") || error.contains("must"), "{id}: {error}");
+        assert_eq!(log[0].status_code, None);
+    }
+    assert!(receiver.hits().is_empty());
+    let _ = stop.send(true);
+    dispatcher.await.unwrap();
+    receiver.stop().await;
+}
