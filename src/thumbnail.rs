@@ -80,7 +80,7 @@ const RULES: [&str; 4] = ["main_character", "shot_margin", "brightness", "safety
 pub fn choose_frame(signals: &Signals, start: f64, stop: f64, rule: &FrameRule) -> Option<FrameChoice> {
     let step = signals.step;
     let samples = signals.timelines.relevance.len();
-    if !(step > 0.0) || !start.is_finite() || !stop.is_finite() || samples == 0 {
+    if step.is_nan() || step <= 0.0 || !start.is_finite() || !stop.is_finite() || samples == 0 {
         return None;
     }
     let first = ((start / step - 0.5).ceil().max(0.0)) as usize;

@@ -35,6 +35,25 @@ pub struct Config {
     pub webhook_timeout: std::time::Duration,
 }
 
+impl Config {
+    /// Everything under one directory with the service's defaults (1000 portal requests per hour,
+    /// 30 s webhook timeout, no admin API, webhooks to public HTTPS hosts only); for tests and
+    /// embedding. Change fields with struct update syntax.
+    pub fn in_dir(dir: &std::path::Path) -> Config {
+        Config {
+            media_root: dir.to_path_buf(),
+            index_dir: dir.join("indexes"),
+            token_key: dir.join("token.key"),
+            rate_limit_per_hour: 1000,
+            bucket_root: dir.join("bucket"),
+            admin_token: None,
+            media_base_url: "/media".into(),
+            webhook_allow_loopback: false,
+            webhook_timeout: crate::webhooks::DEFAULT_TIMEOUT,
+        }
+    }
+}
+
 /// Prepared signals by (organisation, item).
 type PreparedCache = RwLock<HashMap<(OrgId, String), Arc<Prepared>>>;
 

@@ -33,17 +33,7 @@ fn open(dir: &std::path::Path) -> AppState {
 fn open_with_limit(dir: &std::path::Path, rate_limit_per_hour: u32) -> AppState {
     AppState::new(
         Store::open(&dir.join("kino.sqlite3")).unwrap(),
-        Config {
-            media_root: dir.to_path_buf(),
-            index_dir: dir.join("indexes"),
-            token_key: dir.join("token.key"),
-            rate_limit_per_hour,
-            bucket_root: dir.join("bucket"),
-            media_base_url: "/media".into(),
-            admin_token: Some(ADMIN_TOKEN.into()),
-            webhook_allow_loopback: false,
-            webhook_timeout: kino_server::webhooks::DEFAULT_TIMEOUT,
-        },
+        Config { rate_limit_per_hour, admin_token: Some(ADMIN_TOKEN.into()), ..Config::in_dir(dir) },
     )
     .unwrap()
 }

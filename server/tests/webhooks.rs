@@ -1,97 +1,16 @@
 //! Portal webhook deliveries end to end: a loopback receiver records the raw bytes and headers of
 //! what the dispatcher sends; signatures are checked with an independent HMAC-SHA256.
 
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use axum::body::Bytes;
-use axum::extract::State;
-use axum::http::{HeaderMap, StatusCode, Uri};
-use hmac::{Hmac, Mac};
 use kino_server::store::{OrgId, Store};
 use kino_server::webhooks::{self, DeliveryView, WebhookError, events};
 use kino_server::{AppState, Config};
 use serde_json::{Value, json};
-use sha2::Sha256;
+use support::{Hit, Receiver, header, hmac_hex, until};
 use tokio::sync::watch;
 
-/// One request the receiver got.
-#[derive(Debug, Clone)]
-struct Hit {
-    path: String,
-    headers: HeaderMap,
-    body: Vec<u8>,
-}
-
-/// A receiver on 127.0.0.1: `/fail` answers 500, `/redirect` 302 to `/ok`, `/slow` answers after
-/// two seconds; any other path 200.
-struct Receiver {
-    base: String,
-    hits: Arc<Mutex<Vec<Hit>>>,
-    stop: tokio::sync::oneshot::Sender<()>,
-    task: tokio::task::JoinHandle<()>,
-}
-
-async fn record(
-    State(hits): State<Arc<Mutex<Vec<Hit>>>>,
-    uri: Uri,
-    headers: HeaderMap,
-    body: Bytes,
-) -> (StatusCode, HeaderMap) {
-    let path = uri.path().to_string();
-    hits.lock().unwrap().push(Hit { path: path.clone(), headers, body: body.to_vec() });
-    let mut answer = HeaderMap::new();
-    let status = match path.as_str() {
-        "/fail" => StatusCode::INTERNAL_SERVER_ERROR,
-        "/redirect" => {
-            answer.insert("location", "/ok".parse().unwrap());
-            StatusCode::FOUND
-        }
-        "/slow" => {
-            tokio::time::sleep(Duration::from_secs(2)).await;
-            StatusCode::OK
-        }
-        "/accepted" => StatusCode::ACCEPTED,
-        _ => StatusCode::OK,
-    };
-    (status, answer)
-}
-
-impl Receiver {
-    async fn start() -> Receiver {
-        let hits = Arc::new(Mutex::new(Vec::new()));
-        let router = axum::Router::new().fallback(record).with_state(hits.clone());
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let base = format!("http://{}", listener.local_addr().unwrap());
-        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-        let task = tokio::spawn(async move {
-            axum::serve(listener, router)
-                .with_graceful_shutdown(async {
-                    let _ = stopped.await;
-                })
-                .await
-                .unwrap();
-        });
-        Receiver { base, hits, stop, task }
-    }
-
-    fn url(&self, path: &str) -> String {
-        format!("{}{path}", self.base)
-    }
-
-    fn hits(&self) -> Vec<Hit> {
-        self.hits.lock().unwrap().clone()
-    }
-
-    fn hits_on(&self, path: &str) -> Vec<Hit> {
-        self.hits().into_iter().filter(|h| h.path == path).collect()
-    }
-
-    async fn stop(self) {
-        let _ = self.stop.send(());
-        let _ = tokio::time::timeout(Duration::from_secs(5), self.task).await;
-    }
-}
+mod support;
 
 struct Service {
     state: AppState,
@@ -104,14 +23,7 @@ struct Service {
 fn open(dir: &std::path::Path, allow_loopback: bool, timeout: Duration) -> AppState {
     AppState::new(
         Store::open(&dir.join("kino.sqlite3")).unwrap(),
-        Config {
-            media_root: dir.to_path_buf(),
-            index_dir: dir.join("indexes"),
-            token_key: dir.join("token.key"),
-            rate_limit_per_hour: 1000,
-            webhook_allow_loopback: allow_loopback,
-            webhook_timeout: timeout,
-        },
+        Config { webhook_allow_loopback: allow_loopback, webhook_timeout: timeout, ..Config::in_dir(dir) },
     )
     .unwrap()
 }
@@ -162,28 +74,6 @@ impl Service {
         tokio::time::timeout(Duration::from_secs(40), self.dispatcher).await.unwrap().unwrap();
         self.dir
     }
-}
-
-/// Polls `check` every 20 ms for up to 10 s.
-async fn until(mut check: impl FnMut() -> bool) -> bool {
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
-    while tokio::time::Instant::now() < deadline {
-        if check() {
-            return true;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    check()
-}
-
-fn hmac_hex(secret: &str, body: &[u8]) -> String {
-    let mut mac = Hmac::<Sha256>::new_from_slice(secret.as_bytes()).unwrap();
-    mac.update(body);
-    hex::encode(mac.finalize().into_bytes())
-}
-
-fn header<'a>(hit: &'a Hit, name: &str) -> Option<&'a str> {
-    hit.headers.get(name).map(|v| v.to_str().unwrap())
 }
 
 /// The checks every delivery passes: content type, signature over the raw bytes, timestamps.
