@@ -3,6 +3,7 @@
 //! `app(state)` builds the router; `store` is the only module that speaks SQL; `worker` runs the
 //! durable processing queue.
 
+pub mod admin_cli;
 pub mod app;
 pub mod auth;
 pub mod catalog;

@@ -72,7 +72,7 @@ enum LogFormat {
 enum Command {
     /// Run the service (the default).
     Serve,
-    /// Manage organisations, catalogs and API keys.
+    /// Manage organisations, catalogs, API keys, OAuth clients, smartlists, recipes and webhooks.
     #[command(subcommand)]
     Admin(Admin),
 }
@@ -93,6 +93,8 @@ enum Admin {
     RevokeKey { org: String, key: String },
     /// Create an OAuth client (client credentials) for the portal; the secret is printed once.
     CreateClient { org: String },
+    #[command(flatten)]
+    Portal(kino_server::admin_cli::PortalCommand),
 }
 
 fn main() -> std::process::ExitCode {
@@ -111,6 +113,9 @@ fn main() -> std::process::ExitCode {
         }
     };
     let result = match &cli.command {
+        Some(Command::Admin(Admin::Portal(cmd))) => {
+            state(&cli, store).and_then(|state| kino_server::admin_cli::run(&state, cmd))
+        }
         Some(Command::Admin(cmd)) => admin(&store, cmd),
         None | Some(Command::Serve) => serve(&cli, store),
     };
@@ -181,6 +186,7 @@ fn admin(store: &Store, cmd: &Admin) -> Result<(), String> {
             println!("client_secret: {secret}");
             eprintln!("store the secret now: it is shown once and kept only as a hash");
         }
+        Admin::Portal(_) => unreachable!("portal commands run with the service state"),
         Admin::RevokeKey { org, key } => {
             let prefix = key_prefix(key);
             let hash = (key.len() > prefix.len()).then(|| hash_key(key));
@@ -194,15 +200,9 @@ fn admin(store: &Store, cmd: &Admin) -> Result<(), String> {
     Ok(())
 }
 
-fn serve(cli: &Cli, store: Store) -> Result<(), String> {
-    if cli.webhook_allow_loopback {
-        tracing::warn!("webhooks may point to loopback addresses (--webhook-allow-loopback): not for production");
-    }
-    let requeued = store.requeue_running().map_err(|e| e.to_string())?;
-    if requeued > 0 {
-        tracing::info!(requeued, "resuming jobs left running by the previous process");
-    }
-    let state = AppState::new(
+/// The service state over the database, as configured.
+fn state(cli: &Cli, store: Store) -> Result<AppState, String> {
+    AppState::new(
         store,
         Config {
             media_root: cli.media_root.clone(),
@@ -216,7 +216,18 @@ fn serve(cli: &Cli, store: Store) -> Result<(), String> {
             webhook_timeout: webhooks::DEFAULT_TIMEOUT,
         },
     )
-    .map_err(|e| format!("cannot create the token key in {}: {e}", cli.data_dir.display()))?;
+    .map_err(|e| format!("cannot create the token key in {}: {e}", cli.data_dir.display()))
+}
+
+fn serve(cli: &Cli, store: Store) -> Result<(), String> {
+    if cli.webhook_allow_loopback {
+        tracing::warn!("webhooks may point to loopback addresses (--webhook-allow-loopback): not for production");
+    }
+    let requeued = store.requeue_running().map_err(|e| e.to_string())?;
+    if requeued > 0 {
+        tracing::info!(requeued, "resuming jobs left running by the previous process");
+    }
+    let state = state(cli, store)?;
     kino_server::portal::recipes::recover(&state)
         .map_err(|e| format!("cannot recover interrupted recipe runs: {e}"))?;
     let demo_key = if cli.demo {
@@ -284,7 +295,7 @@ fn admin_token(cli: &Cli) -> Result<String, String> {
         std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(0o600)).map_err(|e| e.to_string())?;
     }
     std::fs::rename(&tmp, &path).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-    println!("admin API token (also in {}): {token}", path.display());
+    eprintln!("admin API token (also in {}): {token}", path.display());
     Ok(token)
 }
 

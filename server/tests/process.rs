@@ -81,3 +81,43 @@ fn start_serve_stop_restart() {
     assert!(res.starts_with("HTTP/1.1 200") && res.contains("jitpreviews"));
     stop(child);
 }
+
+fn admin(dir: &std::path::Path, args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_kino-server"))
+        .arg("admin")
+        .args(args)
+        .env("KINO_DATA_DIR", dir)
+        .env("KINO_ADMIN_TOKEN", "t")
+        .output()
+        .unwrap();
+    (out.status.success(), String::from_utf8_lossy(&out.stdout).into(), String::from_utf8_lossy(&out.stderr).into())
+}
+
+#[test]
+fn admin_commands_manage_the_portal() {
+    let dir = tempfile::tempdir().unwrap();
+    assert!(admin(dir.path(), &["create-org", "acme"]).0);
+    let (ok, out, err) = admin(
+        dir.path(),
+        &["create-smartlist", "acme", r#"{"title": "All", "catalog": "acme", "creator": "e@x.io", "published": true}"#],
+    );
+    assert!(ok, "{err}");
+    let created: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(created["publishing_state"], "published");
+    let (ok, out, _) = admin(dir.path(), &["list-smartlists", "acme"]);
+    let listed: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert!(ok && listed[0]["id"] == created["id"]);
+    let (ok, _, err) = admin(dir.path(), &["create-smartlist", "acme", r#"{"title": "x"}"#]);
+    assert!(!ok && err.contains("catalog: is required"), "{err}");
+    let (ok, _, err) = admin(dir.path(), &["create-webhook", "acme", "https://10.0.0.1/hook"]);
+    assert!(!ok && err.contains("url:"), "{err}");
+    let recipe = r#"{"title": "r", "type": "thumbnails", "catalog": "acme", "creator": "e@x.io", "config": {"inventory_ids": ["nope"]}}"#;
+    let (ok, out, _) = admin(dir.path(), &["create-recipe", "acme", recipe]);
+    let id = serde_json::from_str::<serde_json::Value>(&out).unwrap()["id"].as_str().unwrap().to_string();
+    assert!(ok);
+    let (ok, out, _) = admin(dir.path(), &["run-recipe", "acme", &id]);
+    let run: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert!(ok);
+    assert_eq!((run["status"].as_str(), run["run_number"].as_i64()), (Some("failed"), Some(1)), "{run}");
+    assert!(run["error"].as_str().unwrap().contains("no live catalog item"));
+}
