@@ -155,8 +155,81 @@ fn endpoints() -> Vec<Endpoint> {
             ],
             ..e("post", "/oauth/token", "identity", "Issue an access token (OAuth 2.0 client credentials)", vec![])
         },
-        e("get", "/catalogs/", "portal", "List catalogs (bearer token, scope read:smartlist:published)", portal_page),
+        e(
+            "get",
+            "/catalogs/",
+            "portal",
+            "List catalogs (bearer token, scope read:smartlist:published)",
+            portal_page.clone(),
+        ),
         e("get", "/catalogs/{id}", "portal", "One catalog", vec![path("id", Ty::Int { min: None })]),
+        e("get", "/smartlists/", "portal", "List published smartlists (scope read:smartlist:published)", {
+            let mut p = portal_page.clone();
+            p.extend([
+                q("catalogId", Ty::Int { min: None }, None, "catalog id"),
+                q("catalogName", Ty::Str, None, "catalog name, exact"),
+                q("creator", Ty::Str, None, "creator's email"),
+                q("purpose", Ty::Enum(&crate::portal::smartlists::PURPOSES), None, "purpose"),
+                q("is_ai_generated", Ty::Enum(&["true", "false"]), None, "made by a model"),
+                q("search", Ty::Str, None, "case-insensitive part of the title"),
+            ]);
+            p
+        }),
+        e(
+            "get",
+            "/smartlists/{id}",
+            "portal",
+            "One published smartlist with its filter (id: UUID)",
+            vec![path("id", Ty::Str)],
+        ),
+        e("get", "/smartlists/{id}/assets", "portal", "Members of a smartlist in position order", {
+            let mut p = portal_page.clone();
+            p.push(path("id", Ty::Str));
+            p
+        }),
+        e("get", "/recipes/", "portal", "List published recipes (scope read:recipe:published)", {
+            let mut p = portal_page.clone();
+            p.extend([
+                q("type", Ty::Enum(&crate::portal::recipes::TYPES), None, "recipe type"),
+                q("creator", Ty::Str, None, "creator's email"),
+                q("search", Ty::Str, None, "case-insensitive part of the title"),
+            ]);
+            p
+        }),
+        e(
+            "get",
+            "/recipes/{id}",
+            "portal",
+            "One published recipe with config and version (id: UUID)",
+            vec![path("id", Ty::Str)],
+        ),
+        e(
+            "get",
+            "/creative-assets/",
+            "portal",
+            "List creative assets of published recipes (scope read:creative-asset:published)",
+            {
+                let mut p = portal_page.clone();
+                p.extend([
+                    q("recipeId", Ty::Str, None, "recipe UUID"),
+                    q("inventoryId", Ty::Str, None, "customer item id"),
+                    q(
+                        "type",
+                        Ty::Enum(&["thumbnail", "preview", "thumbnail-vertical", "preview-vertical"]),
+                        None,
+                        "asset type",
+                    ),
+                ]);
+                p
+            },
+        ),
+        e(
+            "get",
+            "/creative-assets/{id}",
+            "portal",
+            "One creative asset with run_number and asset_index (id: UUID)",
+            vec![path("id", Ty::Str)],
+        ),
         Endpoint {
             body: Some("a catalog item"),
             ..e("put", "/catalog/v1/item", "catalog", "Create or replace a catalog item", vec![])
@@ -516,7 +589,8 @@ mod tests {
         serde_json::from_value::<utoipa::openapi::OpenApi>(super::raw_document()).unwrap();
         let doc = super::document();
         assert_eq!(doc["openapi"], "3.1.0");
-        assert_eq!(doc["paths"].as_object().unwrap().len(), 32);
+        assert_eq!(doc["paths"].as_object().unwrap().len(), 39);
+        assert!(doc["paths"]["/smartlists/{id}/assets"]["get"].is_object());
         let clip = &doc["paths"]["/results/jitpreviews/v2/{inventory_id}"]["get"]["parameters"];
         assert_eq!(clip.as_array().unwrap().len(), 1 + 36 + 1);
         assert!(super::docs_page().contains("/results/emotions/v2/"));
