@@ -17,6 +17,8 @@ pub struct Frame {
     pub chroma: Vec<u8>,
     /// HSV value (max of R, G, B).
     pub value: Vec<u8>,
+    /// Mean luma in `[0, 1]`, computed once.
+    mean_luma: f64,
 }
 
 impl Frame {
@@ -30,6 +32,7 @@ impl Frame {
             hue: Vec::with_capacity(n),
             chroma: Vec::with_capacity(n),
             value: Vec::with_capacity(n),
+            mean_luma: 0.0,
         };
         for px in rgb.chunks_exact(3).take(n) {
             let (r, g, b) = (i32::from(px[0]), i32::from(px[1]), i32::from(px[2]));
@@ -50,6 +53,10 @@ impl Frame {
             f.chroma.push(c as u8);
             f.value.push(max as u8);
         }
+        if !f.luma.is_empty() {
+            let sum: u64 = f.luma.iter().map(|&v| u64::from(v)).sum();
+            f.mean_luma = sum as f64 / (255.0 * f.luma.len() as f64);
+        }
         f
     }
 
@@ -60,10 +67,7 @@ impl Frame {
 
     /// Mean luma in `[0, 1]`.
     pub fn mean_luma(&self) -> f64 {
-        if self.luma.is_empty() {
-            return 0.0;
-        }
-        self.luma.iter().map(|&v| u64::from(v)).sum::<u64>() as f64 / (255.0 * self.luma.len() as f64)
+        self.mean_luma
     }
 }
 
@@ -76,16 +80,16 @@ pub fn content_difference(a: &Frame, b: &Frame) -> f64 {
     if n == 0 {
         return 0.0;
     }
-    let mut total: u64 = 0;
+    // Hue differences weighted by chroma are summed apart and scaled once (no division per pixel).
+    let (mut hue, mut rest): (u64, u64) = (0, 0);
     for i in 0..n {
         let dh = a.hue[i].wrapping_sub(b.hue[i]);
         let dh = u32::from(dh.min(dh.wrapping_neg())) * 2;
         let weight = u32::from(a.chroma[i].min(b.chroma[i]));
-        let dc = u32::from(a.chroma[i].abs_diff(b.chroma[i]));
-        let dv = u32::from(a.value[i].abs_diff(b.value[i]));
-        total += u64::from(dh * weight / 255 + dc + dv);
+        hue += u64::from(dh * weight);
+        rest += u64::from(a.chroma[i].abs_diff(b.chroma[i])) + u64::from(a.value[i].abs_diff(b.value[i]));
     }
-    total as f64 / (3.0 * n as f64)
+    (hue as f64 / 255.0 + rest as f64) / (3.0 * n as f64)
 }
 
 /// Mean absolute luma difference of two frames, 0..=255.

@@ -61,21 +61,30 @@ impl Timelines {
             if m < CUT_LIKE_DIFFERENCE {
                 s.motion += m;
                 if m >= MIN_MOTION {
-                    for (k, (&a, &b)) in frame.luma.iter().zip(&p.luma).enumerate() {
-                        let d = f64::from(a.abs_diff(b));
-                        s.motion_weight += d;
-                        s.motion_x += d * ((k % w) as f64 + 0.5);
+                    let (mut weight, mut moment) = (0u64, 0u64);
+                    for (row, prev_row) in frame.luma.chunks_exact(w).zip(p.luma.chunks_exact(w)) {
+                        for (x, (&a, &b)) in row.iter().zip(prev_row).enumerate() {
+                            let d = u64::from(a.abs_diff(b));
+                            weight += d;
+                            moment += d * x as u64;
+                        }
                     }
+                    // Pixel x covers [x, x + 1): its centre is x + 0.5.
+                    s.motion_weight += weight as f64;
+                    s.motion_x += moment as f64 + 0.5 * weight as f64;
                 }
             }
         }
+        let (mut weight, mut moment) = (0u64, 0u64);
         for row in frame.luma.chunks_exact(w) {
             for (x, pair) in row.windows(2).enumerate() {
-                let e = f64::from(pair[0].abs_diff(pair[1]));
-                s.edge_weight += e;
-                s.edge_x += e * (x as f64 + 1.0);
+                let e = u64::from(pair[0].abs_diff(pair[1]));
+                weight += e;
+                moment += e * (x as u64 + 1);
             }
         }
+        s.edge_weight += weight as f64;
+        s.edge_x += moment as f64;
     }
 
     /// Finishes the timelines; `width` is the analysis frame width. Samples no frame fell into
