@@ -1,8 +1,25 @@
 #!/usr/bin/env bash
 # Installs whatever a fresh Debian machine with Rust and Python 3.11 lacks, then runs every test:
-# Rust (unit, integration, doc tests) and, when the Python package is present, its pytest suite.
+# Rust (unit, integration, doc tests; media tests with ffmpeg and espeak-ng) and, when the Python
+# package is present, its pytest suite.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+# Media analysis tests (kino-media, the CLI) generate their videos and speech with ffmpeg and
+# espeak-ng; install them when missing, and make their absence a failure rather than a skip.
+missing=()
+command -v ffmpeg >/dev/null && command -v ffprobe >/dev/null || missing+=(ffmpeg)
+command -v espeak-ng >/dev/null || missing+=(espeak-ng)
+if [ "${#missing[@]}" -gt 0 ]; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+        echo "installing ${missing[*]} with apt-get"
+        apt-get update -qq && apt-get install -y -qq "${missing[@]}"
+    else
+        echo "error: ${missing[*]} missing; on Debian/Ubuntu: apt-get install ${missing[*]}" >&2
+        exit 1
+    fi
+fi
+export KINO_REQUIRE_FFMPEG=1
 
 echo "== Rust tests"
 cargo test

@@ -372,6 +372,7 @@ pub fn generate(o: &SynthOptions) -> Signals {
         emotions,
         profanity: profanity_events,
         vertical,
+        analysis: None,
     }
 }
 

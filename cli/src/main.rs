@@ -1,7 +1,9 @@
-//! `kino`: command-line tools over the kino core. Today: building, inspecting and searching
-//! vector indexes (`kino index build|info|search|bench`).
+//! `kino`: command-line tools over the kino core and kino-media: building, inspecting and
+//! searching vector indexes (`kino index build|info|search|bench`), analysing videos into signals
+//! documents (`kino analyze`) and rendering clips and thumbnails (`kino render ...`).
 
 mod index;
+mod media;
 
 use std::process::ExitCode;
 
@@ -20,12 +22,19 @@ enum Command {
     /// Build, inspect and search vector indexes.
     #[command(subcommand)]
     Index(index::IndexCommand),
+    /// Analyse a video into a signals document (needs ffmpeg).
+    Analyze(media::AnalyzeArgs),
+    /// Cut clips, vertical clips and thumbnails (needs ffmpeg).
+    #[command(subcommand)]
+    Render(media::RenderCommand),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Index(command) => index::run(command),
+        Command::Analyze(args) => media::run_analyze(args),
+        Command::Render(command) => media::run_render(command),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

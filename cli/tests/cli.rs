@@ -38,3 +38,49 @@ fn a_broken_file_is_a_clear_error() {
     assert!(!ok);
     assert!(err.contains("truncated"), "{err}");
 }
+
+fn ffmpeg_present() -> bool {
+    let ok = Command::new("ffmpeg").arg("-version").output().is_ok_and(|o| o.status.success());
+    if !ok {
+        assert!(std::env::var_os("KINO_REQUIRE_FFMPEG").is_none(), "KINO_REQUIRE_FFMPEG is set but ffmpeg is missing");
+        eprintln!("\n!!! SKIPPED: ffmpeg not installed; set KINO_REQUIRE_FFMPEG=1 to fail instead\n");
+    }
+    ok
+}
+
+#[test]
+fn analyzes_a_video_and_renders_a_thumbnail() {
+    let (ok, _, err) = kino(&["analyze", "/no/such/video.mp4"]);
+    assert!(!ok && err.contains("/no/such/video.mp4") && err.contains("does not exist"), "{err}");
+    if !ffmpeg_present() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let video = dir.path().join("v.mp4");
+    let status = Command::new("ffmpeg")
+        .args([
+            "-v",
+            "error",
+            "-nostdin",
+            "-y",
+            "-f",
+            "lavfi",
+            "-i",
+            "testsrc2=s=320x180:r=25:d=3",
+            "-pix_fmt",
+            "yuv420p",
+        ])
+        .arg(&video)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let (video, doc) = (video.to_str().unwrap(), dir.path().join("v.json"));
+    let (ok, _, err) = kino(&["analyze", video, "-o", doc.to_str().unwrap(), "--step", "0.5"]);
+    assert!(ok && err.contains("real time"), "{err}");
+    let signals = kino::Signals::load(&doc).unwrap();
+    assert_eq!(signals.timelines.brightness.len(), 6);
+    let thumb = dir.path().join("t.jpg");
+    let args = ["render", "thumbnail", video, "--signals", doc.to_str().unwrap(), "--start", "0", "--stop", "3"];
+    let (ok, _, err) = kino(&[&args[..], &["-o", thumb.to_str().unwrap(), "--width", "160"]].concat());
+    assert!(ok && err.contains("160x90"), "{err}");
+}

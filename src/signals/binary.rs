@@ -10,8 +10,12 @@ use crate::error::{Error, Result};
 /// First eight bytes of every binary signals file.
 pub const BINARY_MAGIC: &[u8; 8] = b"KINOSIG\0";
 
-/// Version of the binary layout; bumped whenever [`Signals`] changes shape.
-pub const BINARY_FORMAT_VERSION: u32 = 1;
+/// Version of the binary layout; bumped whenever [`Signals`] changes shape. Version 2 appended
+/// `analysis`; version 1 files are still read (see [`Signals::from_binary`]).
+pub const BINARY_FORMAT_VERSION: u32 = 2;
+
+/// The oldest binary layout this build reads.
+pub const OLDEST_BINARY_FORMAT_VERSION: u32 = 1;
 
 const HEADER_LEN: usize = 8 + 4 + 4 + 8;
 
@@ -41,6 +45,9 @@ impl Signals {
 
     /// Decodes and validates a binary document. A truncated, corrupted or foreign file is an
     /// error, never a panic.
+    ///
+    /// Version 1 differs from version 2 only by lacking the trailing `analysis` option, so a
+    /// version 1 payload is decoded as version 2 followed by bincode's one-byte `None`.
     pub fn from_binary(bytes: &[u8]) -> Result<Signals> {
         if bytes.len() < HEADER_LEN {
             return Err(binary_error(format!("truncated: {} bytes, the header alone is {HEADER_LEN}", bytes.len())));
@@ -51,9 +58,10 @@ impl Signals {
         }
         let word = |at: usize| u32::from_le_bytes(header[at..at + 4].try_into().expect("4 bytes"));
         let version = word(8);
-        if version != BINARY_FORMAT_VERSION {
+        if !(OLDEST_BINARY_FORMAT_VERSION..=BINARY_FORMAT_VERSION).contains(&version) {
             return Err(binary_error(format!(
-                "format version {version} is not supported (this build reads version {BINARY_FORMAT_VERSION})"
+                "format version {version} is not supported (this build reads versions \
+                 {OLDEST_BINARY_FORMAT_VERSION} to {BINARY_FORMAT_VERSION})"
             )));
         }
         let crc = word(12);
@@ -67,6 +75,13 @@ impl Signals {
         if crc32fast::hash(payload) != crc {
             return Err(binary_error("checksum mismatch: the file is corrupted"));
         }
+        let upgraded;
+        let payload = if version == 1 {
+            upgraded = [payload, &[0u8]].concat();
+            &upgraded[..]
+        } else {
+            payload
+        };
         let (signals, used): (Signals, usize) = bincode::decode_from_slice(payload, config())
             .map_err(|e| binary_error(format!("undecodable payload: {e}")))?;
         if used != payload.len() {

@@ -17,7 +17,7 @@ mod validate;
 
 use std::path::Path;
 
-pub use binary::{BINARY_FORMAT_VERSION, BINARY_MAGIC};
+pub use binary::{BINARY_FORMAT_VERSION, BINARY_MAGIC, OLDEST_BINARY_FORMAT_VERSION};
 pub use model::*;
 pub use prepared::{FIXED_ONE, Prepared, REPORT_SCALE, fixed_mean, fixed_value, to_fixed};
 pub(crate) use prepared::{INDEX_SLACK, kind_slot, unit_vector};

@@ -70,6 +70,11 @@ pub struct Signals {
     /// Horizontal subject position and black bars, for 9:16 conversion.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub vertical: Option<Vertical>,
+    /// Which analyser wrote the document and which channels it measured or left absent, so that a
+    /// zero in an unmeasured timeline is never mistaken for a measurement. Must stay the last
+    /// field: version-1 binary files are read by decoding them with this field absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub analysis: Option<Analysis>,
 }
 
 /// The per-sample timelines of a document; each has `ceil(duration / step)` values in `[0, 1]`.
@@ -182,4 +187,41 @@ pub struct Vertical {
     pub x_center: Vec<f32>,
     /// Rows of black bars at the top and bottom, in source pixels.
     pub blackbars: [u32; 2],
+}
+
+/// Channel names that [`Analysis::measured`] and [`Analysis::absent`] may hold: the document paths
+/// of the measurable parts of a signals document.
+pub const ANALYSIS_CHANNELS: &[&str] = &[
+    "shots",
+    "speech",
+    "scenes",
+    "timelines.relevance",
+    "timelines.brightness",
+    "timelines.nudity",
+    "timelines.blood_gore",
+    "timelines.profanity",
+    "timelines.clip_types",
+    "characters",
+    "tags",
+    "scene_embeddings",
+    "item_embedding",
+    "emotions",
+    "profanity",
+    "vertical",
+];
+
+/// Provenance of a document: who produced it, what was measured, what is absent (zero or empty
+/// only because nothing measured it).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Encode, Decode)]
+#[serde(deny_unknown_fields)]
+pub struct Analysis {
+    /// The analyser and its version, e.g. `kino-media 0.1.0`; non-empty.
+    pub analyzer: String,
+    /// Channels (names of [`ANALYSIS_CHANNELS`]) that hold measurements.
+    #[serde(default)]
+    pub measured: Vec<String>,
+    /// Channels (names of [`ANALYSIS_CHANNELS`]) that hold no measurement: their timelines are
+    /// zero and their lists empty or missing.
+    #[serde(default)]
+    pub absent: Vec<String>,
 }

@@ -167,6 +167,9 @@ impl Signals {
         if let Some(v) = &self.vertical {
             self.validate_vertical(v)?;
         }
+        if let Some(a) = &self.analysis {
+            validate_analysis(a)?;
+        }
         Ok(())
     }
 
@@ -318,6 +321,31 @@ impl Signals {
         }
         Ok(())
     }
+}
+
+fn validate_analysis(a: &Analysis) -> Result<()> {
+    if a.analyzer.is_empty() {
+        return Err(Error::signals("analysis.analyzer", "must be non-empty"));
+    }
+    let mut seen = BTreeSet::new();
+    for (list, names) in [("measured", &a.measured), ("absent", &a.absent)] {
+        for (i, name) in names.iter().enumerate() {
+            let field = format!("analysis.{list}[{i}]");
+            if !ANALYSIS_CHANNELS.contains(&name.as_str()) {
+                return Err(Error::signals(
+                    field,
+                    format!("must be one of the channel names {ANALYSIS_CHANNELS:?} (got {name:?})"),
+                ));
+            }
+            if !seen.insert(name.as_str()) {
+                return Err(Error::signals(
+                    field,
+                    format!("must name each channel once across measured and absent ({name:?} repeats)"),
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Largest timeline the core accepts: 24 hours at 120 samples per second.

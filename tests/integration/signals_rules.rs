@@ -1,7 +1,7 @@
 //! signals.md: every validation rule names its field, JSON and binary round-trip losslessly, and
 //! no input (malformed JSON, corrupted binary) makes the parser panic.
 
-use kino::signals::{Emotions, ProfanityEvent, Scene, Signals, Vertical};
+use kino::signals::{Analysis, BINARY_FORMAT_VERSION, Emotions, ProfanityEvent, Scene, Signals, Vertical};
 use kino::synth::{SynthOptions, demo_signals, generate};
 use kino::{Error, Prepared};
 use proptest::prelude::*;
@@ -173,6 +173,48 @@ fn binary_is_checked() {
     assert!(matches!(Signals::from_binary(b"nope"), Err(Error::SignalsBinary { .. })));
 }
 
+fn analysis(measured: &[&str], absent: &[&str]) -> Analysis {
+    Analysis {
+        analyzer: "test 1".into(),
+        measured: measured.iter().map(|s| s.to_string()).collect(),
+        absent: absent.iter().map(|s| s.to_string()).collect(),
+    }
+}
+
+#[test]
+fn analysis_names_known_channels_once() {
+    rejects(
+        |s| s.analysis = Some(Analysis { analyzer: String::new(), ..analysis(&[], &[]) }),
+        "analysis.analyzer",
+        "non-empty",
+    );
+    rejects(|s| s.analysis = Some(analysis(&["shots", "nose"], &[])), "analysis.measured[1]", "channel names");
+    rejects(|s| s.analysis = Some(analysis(&["shots"], &["speech", "shots"])), "analysis.absent[1]", "once");
+    let mut s = demo_signals("prov", 30.0, 1.0, 2);
+    s.analysis = Some(analysis(&["shots", "timelines.brightness"], &["timelines.nudity", "emotions"]));
+    let json = s.to_json();
+    assert!(json.contains(r#""analysis":{"analyzer":"test 1","measured":["shots","timelines.brightness"]"#), "{json}");
+    assert_eq!(Signals::from_json(&json).unwrap(), s);
+    assert_eq!(Signals::from_binary(&s.to_binary()).unwrap(), s);
+    s.analysis = None;
+    assert!(!s.to_json().contains("analysis"), "an absent analysis block is not written");
+}
+
+/// Files written by the binary layout version 1 (before `analysis` existed) keep opening, and mean
+/// the same document as their JSON twin. Both were written by the version-1 build.
+#[test]
+fn version_1_binary_files_still_open() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let old = std::fs::read(dir.join("signals-v1.bin")).unwrap();
+    assert_eq!(u32::from_le_bytes(old[8..12].try_into().unwrap()), 1);
+    let from_old = Signals::from_binary(&old).unwrap();
+    assert_eq!(from_old, Signals::load(dir.join("signals-v1.json")).unwrap());
+    assert_eq!(from_old.analysis, None);
+    let rewritten = from_old.to_binary();
+    assert_eq!(u32::from_le_bytes(rewritten[8..12].try_into().unwrap()), BINARY_FORMAT_VERSION);
+    assert_eq!(Signals::from_binary(&rewritten).unwrap(), from_old);
+}
+
 #[test]
 fn files_load_by_content() {
     let dir = tempfile::tempdir().unwrap();
@@ -208,6 +250,9 @@ proptest! {
     fn json_and_binary_round_trip(o in options()) {
         let mut s = generate(&o);
         s.item_embedding = Some((0..256).map(|i| (i as f32 * 0.37).sin()).collect());
+        if o.seed % 2 == 0 {
+            s.analysis = Some(analysis(&["shots", "speech"], &["tags"]));
+        }
         let json = s.to_json();
         let back = Signals::from_json(&json).unwrap();
         prop_assert!(back == s, "JSON round trip changed the document");

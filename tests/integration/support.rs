@@ -32,6 +32,7 @@ pub fn flat_signals(relevance: &[f32]) -> Signals {
         emotions: None,
         profanity: None,
         vertical: None,
+        analysis: None,
     }
 }
 

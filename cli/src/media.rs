@@ -1,0 +1,162 @@
+//! `kino analyze` (a video into a signals document, with a progress bar on a terminal) and
+//! `kino render clip|vertical|thumbnail` (ffmpeg through kino-media).
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use clap::{Args, Subcommand};
+use indicatif::{ProgressBar, ProgressStyle};
+use kino::Signals;
+use kino_media::render::{self, RenderOptions, SubjectTrack};
+use kino_media::{AnalyzeOptions, analyze};
+
+type CliResult = Result<(), Box<dyn std::error::Error>>;
+
+/// Arguments of `kino analyze`.
+#[derive(Debug, Args)]
+pub struct AnalyzeArgs {
+    /// The video file.
+    video: PathBuf,
+    /// Write the document here (`.json`: JSON, anything else: binary); stdout (JSON) when absent.
+    #[arg(long, short)]
+    out: Option<PathBuf>,
+    /// Sidecar signals document with the learned channels (default: `<video>.signals.json` when present).
+    #[arg(long)]
+    sidecar: Option<PathBuf>,
+    /// Seconds between timeline samples.
+    #[arg(long, default_value_t = 1.0)]
+    step: f64,
+    /// The document's inventory_id (default: the file stem).
+    #[arg(long)]
+    id: Option<String>,
+    /// ffmpeg decoder threads (0: ffmpeg's choice).
+    #[arg(long, default_value_t = 0)]
+    threads: u32,
+}
+
+/// `kino render` subcommands.
+#[derive(Debug, Subcommand)]
+pub enum RenderCommand {
+    /// Cut [start, stop) into an MP4 (stream copy on keyframes, else libx264 + AAC).
+    Clip(ClipArgs),
+    /// Cut [start, stop) into a 9:16 MP4 following the `vertical` track of a signals document.
+    Vertical {
+        #[command(flatten)]
+        clip: ClipArgs,
+        /// The video's signals document (with a `vertical` object).
+        #[arg(long)]
+        signals: PathBuf,
+    },
+    /// Write a JPEG of one frame: at --time, or the best frame of [--start, --stop] by --signals.
+    Thumbnail(ThumbnailArgs),
+}
+
+/// A span of a video and where to write it.
+#[derive(Debug, Args)]
+pub struct ClipArgs {
+    /// The video file.
+    video: PathBuf,
+    /// Start, seconds.
+    #[arg(long)]
+    start: f64,
+    /// Stop, seconds.
+    #[arg(long)]
+    stop: f64,
+    /// Output MP4.
+    #[arg(long, short)]
+    out: PathBuf,
+}
+
+/// Arguments of `kino render thumbnail`.
+#[derive(Debug, Args)]
+pub struct ThumbnailArgs {
+    /// The video file.
+    video: PathBuf,
+    /// Output JPEG.
+    #[arg(long, short)]
+    out: PathBuf,
+    /// Width in pixels (even).
+    #[arg(long, default_value_t = 640)]
+    width: u32,
+    /// The frame's time, seconds.
+    #[arg(long, conflicts_with = "signals")]
+    time: Option<f64>,
+    /// Choose the frame with the documented rule from this signals document...
+    #[arg(long, requires_all = ["start", "stop"])]
+    signals: Option<PathBuf>,
+    /// ...inside [start, stop].
+    #[arg(long)]
+    start: Option<f64>,
+    /// End of the span.
+    #[arg(long)]
+    stop: Option<f64>,
+}
+
+/// Runs `kino analyze`.
+pub fn run_analyze(args: AnalyzeArgs) -> CliResult {
+    let options = AnalyzeOptions {
+        inventory_id: args.id,
+        step: args.step,
+        sidecar: args.sidecar,
+        threads: args.threads,
+        ..AnalyzeOptions::default()
+    };
+    let bar = if std::io::stderr().is_terminal() {
+        ProgressBar::new(0).with_style(
+            ProgressStyle::with_template("{spinner} analysing [{bar:40}] {pos}/{len} s ({eta} left)")
+                .expect("valid template")
+                .progress_chars("=> "),
+        )
+    } else {
+        ProgressBar::hidden()
+    };
+    let started = Instant::now();
+    let doc = analyze(&args.video, &options, |done, total| {
+        bar.set_length(total.ceil() as u64);
+        bar.set_position(done.floor() as u64);
+    })?;
+    bar.finish_and_clear();
+    let seconds = started.elapsed().as_secs_f64();
+    eprintln!(
+        "analysed {:.1} s of video in {seconds:.2} s ({:.1}x real time): {} shots, {} scenes, {} speech intervals",
+        doc.duration,
+        doc.duration / seconds.max(1e-9),
+        doc.shots.len(),
+        doc.scenes.len(),
+        doc.speech.len()
+    );
+    match args.out {
+        Some(path) => doc.save(&path)?,
+        None => println!("{}", doc.to_json_pretty()),
+    }
+    Ok(())
+}
+
+/// Runs `kino render ...`.
+pub fn run_render(command: RenderCommand) -> CliResult {
+    let o = RenderOptions::default();
+    match command {
+        RenderCommand::Clip(c) => {
+            let method = render::cut_clip(&c.video, c.start, c.stop, &c.out, &o)?;
+            eprintln!("wrote {} ({method:?})", c.out.display());
+        }
+        RenderCommand::Vertical { clip: c, signals } => {
+            let doc = Signals::load(&signals)?;
+            let v = doc.vertical.as_ref().ok_or("the signals document has no `vertical` object")?;
+            let track = SubjectTrack { step: v.step, x_center: &v.x_center, blackbars: v.blackbars };
+            render::cut_vertical(&c.video, c.start, c.stop, track, &c.out, &o)?;
+            eprintln!("wrote {}", c.out.display());
+        }
+        RenderCommand::Thumbnail(t) => {
+            let time = match (t.time, &t.signals, t.start, t.stop) {
+                (Some(time), _, _, _) => time,
+                (None, Some(path), Some(start), Some(stop)) => render::best_frame(&Signals::load(path)?, start, stop),
+                _ => return Err("give --time, or --signals with --start and --stop".into()),
+            };
+            let (w, h) = render::thumbnail(&t.video, time, &t.out, t.width)?;
+            eprintln!("wrote {} ({w}x{h}, frame at {time:.3} s)", t.out.display());
+        }
+    }
+    Ok(())
+}

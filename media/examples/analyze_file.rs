@@ -1,0 +1,8 @@
+//! Prints the signals document of a video: `cargo run -p kino-media --example analyze_file -- video.mp4`.
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let path = std::env::args().nth(1).ok_or("usage: analyze_file <video>")?;
+    let doc = kino_media::analyze(&path, &kino_media::AnalyzeOptions::default(), |_, _| {})?;
+    println!("{}", doc.to_json_pretty());
+    Ok(())
+}

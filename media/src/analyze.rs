@@ -1,0 +1,299 @@
+//! `analyze`: one streaming pass over a video (ffmpeg pipes small RGB frames) and its audio (a
+//! second ffmpeg pipes 16 kHz mono samples, read on a thread), producing a signals document.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use kino::Signals;
+use kino::signals::{Analysis, FORMAT, MAX_SAMPLES, Timelines as DocTimelines, Vertical, sample_count};
+
+use crate::error::{Error, Result};
+use crate::frame::Frame;
+use crate::probe::{MediaInfo, probe};
+use crate::relevance::{relevance, scenes};
+use crate::shots::{ContentDetector, ContentParams, FadeDetector, FadeParams, merge_boundaries};
+use crate::sidecar::{LEARNED_CHANNELS, load as load_sidecar, merge as merge_sidecar};
+use crate::speech::{SAMPLE_RATE, SpeechDetector, SpeechParams};
+use crate::timeline::{BlackBars, Timelines};
+use crate::tool::{self, Stream};
+
+/// The channels `analyze` measures itself (see `kino::signals::ANALYSIS_CHANNELS`).
+pub const MEASURED_CHANNELS: &[&str] =
+    &["shots", "scenes", "speech", "timelines.brightness", "timelines.relevance", "vertical"];
+
+/// Options of [`analyze`]. `Default` gives the documented settings.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AnalyzeOptions {
+    /// The document's `inventory_id`; the file stem when `None`.
+    pub inventory_id: Option<String>,
+    /// Seconds between timeline samples (default 1: the clip-selection grid).
+    pub step: f64,
+    /// Sidecar signals document with the learned channels. When `None`, `<video>.signals.json`
+    /// (e.g. `movie.mp4.signals.json`), then `<stem>.signals.json`, are used if they exist.
+    pub sidecar: Option<PathBuf>,
+    /// Frames are analysed at the source rate up to this many per second (default 30); above it,
+    /// at this rate, and cuts are accurate to one analysed frame.
+    pub max_fps: f64,
+    /// Width of the analysis frames in pixels (default 160; height keeps the aspect ratio).
+    pub width: u32,
+    /// ffmpeg decoder threads (0 = ffmpeg's choice).
+    pub threads: u32,
+    /// Shortest shot, seconds (default 0.5).
+    pub min_shot: f64,
+    /// Shots are grouped into scenes of at least this many seconds (default 8).
+    pub min_scene: f64,
+    /// Content detector parameters (`min_shot_frames` is derived from `min_shot`).
+    pub content: ContentParams,
+    /// Fade detector parameters.
+    pub fade: FadeParams,
+    /// Voice activity parameters.
+    pub speech: SpeechParams,
+}
+
+impl Default for AnalyzeOptions {
+    fn default() -> Self {
+        AnalyzeOptions {
+            inventory_id: None,
+            step: 1.0,
+            sidecar: None,
+            max_fps: 30.0,
+            width: 160,
+            threads: 0,
+            min_shot: 0.5,
+            min_scene: 8.0,
+            content: ContentParams::default(),
+            fade: FadeParams::default(),
+            speech: SpeechParams::default(),
+        }
+    }
+}
+
+fn check(options: &AnalyzeOptions) -> Result<()> {
+    let positive = |name: &'static str, v: f64| {
+        if v.is_finite() && v > 0.0 {
+            Ok(())
+        } else {
+            Err(Error::argument(name, format!("must be finite and > 0 (got {v})")))
+        }
+    };
+    positive("step", options.step)?;
+    positive("max_fps", options.max_fps)?;
+    positive("min_scene", options.min_scene)?;
+    if !(options.min_shot.is_finite() && options.min_shot >= 0.0) {
+        return Err(Error::argument("min_shot", format!("must be finite and >= 0 (got {})", options.min_shot)));
+    }
+    if !(8..=1920).contains(&options.width) {
+        return Err(Error::argument("width", format!("must be in [8, 1920] (got {})", options.width)));
+    }
+    Ok(())
+}
+
+/// The sidecar to merge: the explicit one (which must exist), else one next to the video.
+fn find_sidecar(video: &Path, explicit: Option<&Path>) -> Option<PathBuf> {
+    if let Some(p) = explicit {
+        return Some(p.to_path_buf());
+    }
+    let mut beside = video.as_os_str().to_owned();
+    beside.push(".signals.json");
+    let candidates = [PathBuf::from(beside), video.with_extension("signals.json")];
+    candidates.into_iter().find(|p| p.is_file())
+}
+
+/// Analysis frame size: `width` wide (at most the source width), height by aspect ratio, both even.
+fn analysis_size(info: &MediaInfo, width: u32) -> (usize, usize) {
+    let w = (width.min(info.width) / 2 * 2).max(2);
+    let h = ((f64::from(w) * f64::from(info.height) / f64::from(info.width) / 2.0).round() as u32 * 2).max(2);
+    (w as usize, h as usize)
+}
+
+/// Analyses the video at `path` into a signals document (see `docs/media.md`). `progress` is called
+/// with (processed seconds, total seconds) as frames are read. Memory stays bounded by the
+/// analysis frame size and the timeline length, whatever the video's length.
+pub fn analyze(
+    path: impl AsRef<Path>,
+    options: &AnalyzeOptions,
+    mut progress: impl FnMut(f64, f64),
+) -> Result<Signals> {
+    let path = path.as_ref();
+    check(options)?;
+    tool::require_media(path)?;
+    let sidecar_path = find_sidecar(path, options.sidecar.as_deref());
+    let sidecar = sidecar_path.as_deref().map(load_sidecar).transpose()?;
+    let info = probe(path)?;
+    let duration = info.duration;
+    let n = sample_count(duration, options.step);
+    if n > MAX_SAMPLES {
+        return Err(Error::argument("step", format!("gives {n} samples, more than the supported {MAX_SAMPLES}")));
+    }
+    let rate = info.fps.min(options.max_fps);
+    let (w, h) = analysis_size(&info, options.width);
+
+    let audio = if info.has_audio { Some(spawn_audio(path, options, n)?) } else { None };
+
+    let mut cmd = tool::command("ffmpeg");
+    cmd.args(["-threads", &options.threads.to_string(), "-flags2", "+fast", "-i"])
+        .arg(path)
+        .args(["-map", "0:v:0", "-an", "-sn", "-dn", "-vf"])
+        .arg(format!("fps={rate:.6},scale={w}:{h}:flags=area,format=rgb24"))
+        .args(["-f", "rawvideo", "-pix_fmt", "rgb24", "pipe:1"]);
+    let (stream, mut stdout) = Stream::spawn("ffmpeg", cmd, path)?;
+
+    let min_shot_frames = (options.min_shot * rate).round() as usize;
+    let mut content = ContentDetector::new(ContentParams { min_shot_frames, ..options.content.clone() });
+    let mut fades = FadeDetector::new(options.fade.clone());
+    let mut bars = BlackBars::new(h);
+    let mut timelines = Timelines::new(options.step, n);
+    let mut buf = vec![0u8; w * h * 3];
+    let mut previous: Option<Frame> = None;
+    let mut frames = 0usize;
+    let mut reported = f64::NEG_INFINITY;
+    while tool::read_chunk(&mut stdout, &mut buf).map_err(|e| Error::io(path, e))? {
+        let time = frames as f64 / rate;
+        let frame = Frame::from_rgb24(w, h, &buf);
+        fades.push(frames, frame.mean_luma());
+        bars.push(&frame);
+        timelines.push(time, &frame, previous.as_ref());
+        content.push(frames, frame.clone());
+        previous = Some(frame);
+        frames += 1;
+        if time - reported >= 0.5 {
+            progress(time.min(duration), duration);
+            reported = time;
+        }
+    }
+    drop(stdout);
+    stream.finish()?;
+    if frames == 0 {
+        return Err(Error::Probe {
+            path: path.into(),
+            field: "streams".into(),
+            rule: "must hold decodable video frames".into(),
+        });
+    }
+    let (speech, loudness) = match audio {
+        Some(handle) => handle.join(path, duration)?,
+        None => (Vec::new(), vec![-100.0; n]),
+    };
+    progress(duration, duration);
+
+    let to_time = |f: usize| f as f64 / rate;
+    let runs = fades.finish();
+    let boundaries = merge_boundaries(&content.finish(), &runs, min_shot_frames);
+    let shots: Vec<f64> = boundaries.iter().map(|&f| to_time(f)).filter(|&t| t > 0.0 && t < duration).collect();
+    let fade_times: Vec<f64> = runs.iter().map(|r| to_time(r.darkest)).collect();
+    let values = timelines.finish(w);
+    let mut doc = Signals {
+        format: FORMAT.into(),
+        inventory_id: options.inventory_id.clone().unwrap_or_else(|| {
+            path.file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .filter(|s| !s.is_empty())
+                .unwrap_or("video".into())
+        }),
+        duration,
+        fps: info.fps,
+        frame_width: info.width,
+        frame_height: info.height,
+        step: options.step,
+        timelines: DocTimelines {
+            relevance: relevance(&loudness, &values.motion, &shots, options.step),
+            nudity: vec![0.0; n],
+            blood_gore: vec![0.0; n],
+            profanity: vec![0.0; n],
+            brightness: values.brightness,
+            clip_types: Default::default(),
+        },
+        scenes: scenes(&shots, &fade_times, duration, options.min_scene),
+        shots,
+        speech,
+        characters: Vec::new(),
+        tags: Vec::new(),
+        scene_embeddings: None,
+        item_embedding: None,
+        emotions: None,
+        profanity: None,
+        vertical: Some(Vertical { step: options.step, x_center: values.x_center, blackbars: bars.finish(info.height) }),
+        analysis: None,
+    };
+    let mut measured: Vec<String> = MEASURED_CHANNELS.iter().map(|s| s.to_string()).collect();
+    let mut from_sidecar = Vec::new();
+    if let (Some(side), Some(side_path)) = (&sidecar, &sidecar_path) {
+        from_sidecar = merge_sidecar(&mut doc, side, side_path)?;
+        measured.extend(from_sidecar.iter().map(|s| s.to_string()));
+    }
+    let absent = LEARNED_CHANNELS.iter().filter(|c| !from_sidecar.contains(c)).map(|s| s.to_string()).collect();
+    doc.analysis = Some(Analysis { analyzer: format!("kino-media {}", env!("CARGO_PKG_VERSION")), measured, absent });
+    doc.validate().map_err(|source| Error::InvalidOutput { path: path.into(), source })?;
+    Ok(doc)
+}
+
+/// What the audio thread measures: speech intervals and loudness (dBFS) per timeline sample.
+type AudioResult = (Vec<[f64; 2]>, Vec<f64>);
+
+/// The audio side: a second ffmpeg process read on its own thread.
+#[derive(Debug)]
+struct AudioJob {
+    stream: Stream,
+    thread: std::thread::JoinHandle<std::io::Result<AudioResult>>,
+}
+
+fn spawn_audio(path: &Path, options: &AnalyzeOptions, n: usize) -> Result<AudioJob> {
+    let mut cmd = tool::command("ffmpeg");
+    cmd.arg("-i")
+        .arg(path)
+        .args(["-map", "0:a:0", "-vn", "-sn", "-dn", "-ac", "1", "-ar", &SAMPLE_RATE.to_string()])
+        .args(["-f", "s16le", "-acodec", "pcm_s16le", "pipe:1"]);
+    let (stream, mut stdout) = Stream::spawn("ffmpeg", cmd, path)?;
+    let params = options.speech.clone();
+    let step = options.step;
+    let thread = std::thread::spawn(move || {
+        let mut detector = SpeechDetector::new(params);
+        let mut energy = vec![(0.0f64, 0u64); n.max(1)];
+        let per_sample = step * f64::from(SAMPLE_RATE);
+        let mut buf = vec![0u8; 8192];
+        let mut samples = Vec::with_capacity(4096);
+        let mut count: u64 = 0;
+        let mut carry: Option<u8> = None;
+        loop {
+            let got = stdout.read(&mut buf)?;
+            if got == 0 {
+                break;
+            }
+            samples.clear();
+            let mut bytes = buf[..got].iter().copied();
+            let mut pending = carry.take();
+            while let Some(lo) = pending.take().or_else(|| bytes.next()) {
+                let Some(hi) = bytes.next() else {
+                    carry = Some(lo);
+                    break;
+                };
+                let x = f64::from(i16::from_le_bytes([lo, hi])) / 32768.0;
+                let i = ((count as f64 / per_sample) as usize).min(energy.len() - 1);
+                energy[i].0 += x * x;
+                energy[i].1 += 1;
+                count += 1;
+                samples.push(x);
+            }
+            detector.push(&samples);
+        }
+        let loudness = energy.iter().map(|&(sum, k)| 10.0 * (sum / k.max(1) as f64 + 1e-10).log10()).collect();
+        Ok((detector.finish(), loudness))
+    });
+    Ok(AudioJob { stream, thread })
+}
+
+impl AudioJob {
+    fn join(self, path: &Path, duration: f64) -> Result<AudioResult> {
+        let result = self.thread.join().map_err(|_| Error::io(path, std::io::Error::other("audio reader panicked")))?;
+        self.stream.finish()?;
+        let (speech, loudness) = result.map_err(|e| Error::io(path, e))?;
+        let speech = speech
+            .into_iter()
+            .filter_map(|[a, b]| {
+                let (a, b) = (a.max(0.0), b.min(duration));
+                (a < b).then_some([a, b])
+            })
+            .collect();
+        Ok((speech, loudness))
+    }
+}

@@ -1,0 +1,169 @@
+//! Channels that need learned models (nudity, gore, profanity, clip types, characters, tags,
+//! emotions, embeddings) come from a sidecar signals document when one exists; this module merges
+//! them onto the measured document and says which channels they fill.
+
+use std::path::Path;
+
+use kino::Signals;
+use kino::signals::{Interval, Scene};
+
+use crate::error::{Error, Result};
+
+/// The channels only a sidecar can fill; without one they are absent (zero or empty).
+pub const LEARNED_CHANNELS: &[&str] = &[
+    "timelines.nudity",
+    "timelines.blood_gore",
+    "timelines.profanity",
+    "timelines.clip_types",
+    "characters",
+    "tags",
+    "scene_embeddings",
+    "item_embedding",
+    "emotions",
+    "profanity",
+];
+
+/// The sidecar's duration may differ from the probed one by this much (container rounding).
+const DURATION_TOLERANCE: f64 = 1.0;
+
+/// The learned channels the sidecar holds measurements for: its own `analysis.measured` when it
+/// has one; otherwise every learned channel it carries (timelines always; lists when non-empty;
+/// optional parts when present).
+fn sidecar_measured(side: &Signals) -> Vec<&'static str> {
+    if let Some(a) = &side.analysis {
+        return LEARNED_CHANNELS.iter().copied().filter(|c| a.measured.iter().any(|m| m == c)).collect();
+    }
+    let present = |c: &str| match c {
+        "timelines.nudity" | "timelines.blood_gore" | "timelines.profanity" => true,
+        "timelines.clip_types" => !side.timelines.clip_types.is_empty(),
+        "characters" => !side.characters.is_empty(),
+        "tags" => !side.tags.is_empty(),
+        "scene_embeddings" => side.scene_embeddings.is_some(),
+        "item_embedding" => side.item_embedding.is_some(),
+        "emotions" => side.emotions.is_some(),
+        "profanity" => side.profanity.is_some(),
+        _ => false,
+    };
+    LEARNED_CHANNELS.iter().copied().filter(|c| present(c)).collect()
+}
+
+/// Resamples a timeline onto `n` samples of `step`: each sample takes the sidecar sample that
+/// covers its centre.
+fn resample(values: &[f32], side_step: f64, n: usize, step: f64) -> Vec<f32> {
+    if values.is_empty() {
+        return vec![0.0; n];
+    }
+    (0..n)
+        .map(|i| {
+            let t = (i as f64 + 0.5) * step;
+            values[((t / side_step).floor().max(0.0) as usize).min(values.len() - 1)]
+        })
+        .collect()
+}
+
+fn clip_interval([a, b]: Interval, duration: f64) -> Option<Interval> {
+    let (a, b) = (a.max(0.0), b.min(duration));
+    (a < b).then_some([a, b])
+}
+
+/// Merges the learned channels of `side` (read from `path`) into `doc`; returns the channels
+/// filled. Times are clipped to `doc.duration`; timelines are resampled to `doc.step`.
+pub fn merge(doc: &mut Signals, side: &Signals, path: &Path) -> Result<Vec<&'static str>> {
+    if (side.duration - doc.duration).abs() > DURATION_TOLERANCE {
+        return Err(Error::Sidecar {
+            path: path.to_path_buf(),
+            reason: format!(
+                "`duration` must be within {DURATION_TOLERANCE} s of the video's ({}) (got {})",
+                doc.duration, side.duration
+            ),
+        });
+    }
+    let measured = sidecar_measured(side);
+    let n = doc.timelines.brightness.len();
+    let (step, duration) = (doc.step, doc.duration);
+    for &channel in &measured {
+        match channel {
+            "timelines.nudity" => doc.timelines.nudity = resample(&side.timelines.nudity, side.step, n, step),
+            "timelines.blood_gore" => {
+                doc.timelines.blood_gore = resample(&side.timelines.blood_gore, side.step, n, step)
+            }
+            "timelines.profanity" => doc.timelines.profanity = resample(&side.timelines.profanity, side.step, n, step),
+            "timelines.clip_types" => {
+                doc.timelines.clip_types = side
+                    .timelines
+                    .clip_types
+                    .iter()
+                    .map(|(k, v)| (k.clone(), resample(v, side.step, n, step)))
+                    .collect()
+            }
+            "characters" => {
+                doc.characters = side
+                    .characters
+                    .iter()
+                    .map(|c| {
+                        let mut c = c.clone();
+                        c.spans = c.spans.iter().filter_map(|&s| clip_interval(s, duration)).collect();
+                        c
+                    })
+                    .collect()
+            }
+            "tags" => {
+                doc.tags = side
+                    .tags
+                    .iter()
+                    .filter_map(|t| {
+                        let [start, end] = clip_interval([t.start, t.end], duration)?;
+                        Some(kino::signals::Tag { start, end, ..t.clone() })
+                    })
+                    .collect()
+            }
+            "scene_embeddings" => {
+                // Embeddings belong to the sidecar's scenes, so its scenes replace the measured ones.
+                if let Some(embeddings) = &side.scene_embeddings {
+                    let mut scenes = Vec::new();
+                    let mut kept = Vec::new();
+                    for (s, e) in side.scenes.iter().zip(embeddings) {
+                        if s.start < duration {
+                            scenes.push(Scene { start: s.start, end: s.end.min(duration) });
+                            kept.push(e.clone());
+                        }
+                    }
+                    if let Some(last) = scenes.last_mut() {
+                        last.end = duration;
+                        doc.scenes = scenes;
+                        doc.scene_embeddings = Some(kept);
+                    }
+                }
+            }
+            "item_embedding" => doc.item_embedding = side.item_embedding.clone(),
+            "emotions" => {
+                doc.emotions = side.emotions.clone().map(|mut e| {
+                    let limit = kino::signals::sample_count(duration, e.step);
+                    e.probs.truncate(limit);
+                    e.valence.truncate(limit);
+                    e.arousal.truncate(limit);
+                    e.dominance.truncate(limit);
+                    e
+                })
+            }
+            "profanity" => {
+                doc.profanity = side.profanity.as_ref().map(|events| {
+                    events
+                        .iter()
+                        .filter_map(|ev| {
+                            let [start, end] = clip_interval([ev.start, ev.end], duration)?;
+                            Some(kino::signals::ProfanityEvent { start, end, ..ev.clone() })
+                        })
+                        .collect()
+                })
+            }
+            _ => {}
+        }
+    }
+    Ok(measured)
+}
+
+/// Loads the sidecar at `path` (JSON or binary), turning the core's errors into [`Error::Sidecar`].
+pub fn load(path: &Path) -> Result<Signals> {
+    Signals::load(path).map_err(|e| Error::Sidecar { path: path.to_path_buf(), reason: e.to_string() })
+}

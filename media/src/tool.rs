@@ -1,0 +1,115 @@
+//! Running ffmpeg and ffprobe as subprocesses: lookup, stderr capture (only the tail is kept), and
+//! errors that carry that tail.
+
+use std::io::{self, Read};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdout, Command, ExitStatus, Stdio};
+use std::thread::JoinHandle;
+
+use crate::error::{Error, Result};
+
+/// Bytes of stderr kept for error messages.
+const STDERR_TAIL: usize = 2000;
+
+/// Checks that `path` names an existing regular file.
+pub(crate) fn require_media(path: &Path) -> Result<()> {
+    if path.is_file() { Ok(()) } else { Err(Error::MissingMedia { path: path.to_path_buf() }) }
+}
+
+/// A `Command` for `tool` with quiet logging and no stdin.
+pub(crate) fn command(tool: &'static str) -> Command {
+    let mut cmd = Command::new(tool);
+    cmd.stdin(Stdio::null()).arg("-hide_banner").args(["-v", "error"]);
+    if tool == "ffmpeg" {
+        cmd.arg("-nostdin");
+    }
+    cmd
+}
+
+fn spawn_error(tool: &'static str, e: io::Error, path: &Path) -> Error {
+    if e.kind() == io::ErrorKind::NotFound { Error::ToolNotFound { tool } } else { Error::io(path, e) }
+}
+
+/// The last [`STDERR_TAIL`] bytes of `bytes` as trimmed text.
+fn tail(bytes: &[u8]) -> String {
+    let start = bytes.len().saturating_sub(STDERR_TAIL);
+    let text = String::from_utf8_lossy(&bytes[start..]).trim().to_string();
+    if text.is_empty() { "(no message on stderr)".to_string() } else { text }
+}
+
+fn failed(tool: &'static str, path: &Path, status: ExitStatus, stderr: &[u8]) -> Error {
+    Error::ToolFailed { tool, path: path.to_path_buf(), status: status.to_string(), stderr_tail: tail(stderr) }
+}
+
+/// Runs `cmd` to completion and returns its stdout; a non-zero exit is [`Error::ToolFailed`].
+pub(crate) fn output(tool: &'static str, mut cmd: Command, path: &Path) -> Result<Vec<u8>> {
+    let out = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).output().map_err(|e| spawn_error(tool, e, path))?;
+    if out.status.success() { Ok(out.stdout) } else { Err(failed(tool, path, out.status, &out.stderr)) }
+}
+
+/// A running tool whose stdout is read as a stream; stderr is drained by a thread so the tool
+/// never blocks on a full pipe, and only its tail is kept.
+#[derive(Debug)]
+pub(crate) struct Stream {
+    tool: &'static str,
+    path: PathBuf,
+    child: Child,
+    stderr: Option<JoinHandle<Vec<u8>>>,
+}
+
+impl Stream {
+    pub(crate) fn spawn(tool: &'static str, mut cmd: Command, path: &Path) -> Result<(Stream, ChildStdout)> {
+        let mut child =
+            cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().map_err(|e| spawn_error(tool, e, path))?;
+        let stdout = child.stdout.take().ok_or_else(|| Error::io(path, io::Error::other("no stdout pipe")))?;
+        let stderr = child.stderr.take().map(|mut pipe| {
+            std::thread::spawn(move || {
+                let mut kept = Vec::new();
+                let mut buf = [0u8; 4096];
+                while let Ok(n) = pipe.read(&mut buf) {
+                    if n == 0 {
+                        break;
+                    }
+                    kept.extend_from_slice(&buf[..n]);
+                    if kept.len() > 4 * STDERR_TAIL {
+                        kept.drain(..kept.len() - STDERR_TAIL);
+                    }
+                }
+                kept
+            })
+        });
+        Ok((Stream { tool, path: path.to_path_buf(), child, stderr }, stdout))
+    }
+
+    /// Waits for the tool to exit; a non-zero exit is [`Error::ToolFailed`] with its stderr tail.
+    pub(crate) fn finish(mut self) -> Result<()> {
+        let status = self.child.wait().map_err(|e| Error::io(&self.path, e))?;
+        let stderr = self.stderr.take().and_then(|h| h.join().ok()).unwrap_or_default();
+        if status.success() { Ok(()) } else { Err(failed(self.tool, &self.path, status, &stderr)) }
+    }
+}
+
+impl Drop for Stream {
+    fn drop(&mut self) {
+        // Only reached without `finish` on an early error: stop the tool rather than leave it running.
+        if self.stderr.is_some() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+/// Reads exactly `buf.len()` bytes; `Ok(false)` on a clean end of stream before the first byte.
+/// A partial final chunk (a truncated frame) also ends the stream.
+pub(crate) fn read_chunk(reader: &mut impl Read, buf: &mut [u8]) -> io::Result<bool> {
+    let mut filled = 0;
+    while filled < buf.len() {
+        match reader.read(&mut buf[filled..]) {
+            Ok(0) => return Ok(false),
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(true)
+}

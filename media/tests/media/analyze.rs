@@ -1,0 +1,64 @@
+//! Whole documents: valid signals with provenance, progress, black bars, and the sidecar merge.
+
+use kino::Signals;
+use kino_media::{AnalyzeOptions, LEARNED_CHANNELS, MEASURED_CHANNELS, analyze};
+
+use crate::support::*;
+
+#[test]
+fn documents_are_valid_and_say_what_was_measured() {
+    if !tools("documents_are_valid_and_say_what_was_measured", false) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    // 6 s of 640x360 picture letterboxed inside 640x480 (60 black rows above and below), with a tone.
+    let graph = "testsrc2=r=25:s=640x360:d=6,pad=640:480:0:60:black,format=yuv420p[v];sine=f=300:r=48000:d=6[a]";
+    let video = encode(dir.path(), "boxed.mp4", graph, true, 50);
+    let mut seen = Vec::new();
+    let options = AnalyzeOptions { step: 0.5, ..AnalyzeOptions::default() };
+    let doc = analyze(&video, &options, |done, total| seen.push((done, total))).unwrap();
+    doc.validate().unwrap();
+    assert_eq!(Signals::from_json(&doc.to_json()).unwrap(), doc);
+    assert_eq!(Signals::from_binary(&doc.to_binary()).unwrap(), doc);
+    assert_eq!((doc.frame_width, doc.frame_height, doc.fps), (640, 480, 25.0));
+    assert_eq!(doc.timelines.brightness.len(), 12);
+    assert_eq!(doc.inventory_id, "boxed");
+    let bars = doc.vertical.as_ref().unwrap().blackbars;
+    assert!(bars.iter().all(|&b| (52..=60).contains(&b)), "{bars:?}");
+    let analysis = doc.analysis.as_ref().unwrap();
+    assert_eq!(analysis.measured, MEASURED_CHANNELS);
+    assert_eq!(analysis.absent, LEARNED_CHANNELS);
+    assert!(doc.timelines.nudity.iter().all(|&v| v == 0.0));
+    assert!(seen.windows(2).all(|w| w[0].0 <= w[1].0), "progress only moves forward");
+    assert_eq!(seen.last().copied(), Some((doc.duration, doc.duration)));
+}
+
+#[test]
+fn a_sidecar_beside_the_video_fills_the_learned_channels() {
+    if !tools("a_sidecar_beside_the_video_fills_the_learned_channels", false) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let video = encode(dir.path(), "film.mp4", "testsrc2=r=25:s=320x180:d=10,format=yuv420p[v]", false, 50);
+    let mut side = kino::synth::demo_signals("film", 10.0, 0.5, 3);
+    side.scene_embeddings = None;
+    side.save(dir.path().join("film.mp4.signals.json")).unwrap();
+    let doc = analyze(&video, &AnalyzeOptions::default(), |_, _| {}).unwrap();
+    let analysis = doc.analysis.as_ref().unwrap();
+    for channel in ["timelines.nudity", "timelines.blood_gore", "characters", "tags", "emotions", "profanity"] {
+        assert!(analysis.measured.iter().any(|m| m == channel), "{channel} measured: {analysis:?}");
+        assert!(!analysis.absent.iter().any(|m| m == channel), "{channel} not absent");
+    }
+    assert!(analysis.absent.iter().any(|m| m == "scene_embeddings"));
+    // Sidecar samples of 0.5 s onto 1 s samples: each takes the sidecar sample at its centre.
+    for i in 0..10 {
+        assert_eq!(doc.timelines.nudity[i], side.timelines.nudity[2 * i + 1]);
+    }
+    assert_eq!(doc.characters, side.characters);
+    // An explicit sidecar that does not fit the video is an error naming the file and the rule.
+    let wrong = dir.path().join("wrong.json");
+    kino::synth::demo_signals("other", 60.0, 1.0, 1).save(&wrong).unwrap();
+    let options = AnalyzeOptions { sidecar: Some(wrong), ..AnalyzeOptions::default() };
+    let err = analyze(&video, &options, |_, _| {}).unwrap_err();
+    assert!(err.to_string().contains("wrong.json") && err.to_string().contains("duration"), "{err}");
+}
