@@ -101,6 +101,8 @@ pub fn app(state: AppState) -> Router {
         .route("/results/emotions/v2/", get(results::emotions_list))
         .route("/results/emotions/v2/status/{inventory_id}", get(results::emotions_status))
         .route("/results/emotions/v2/{inventory_id}", get(results::emotions))
+        // rendered clips and thumbnails (the bucket), read-only
+        .nest_service("/media", tower_http::services::ServeDir::new(&state.config.bucket_root))
         .fallback(|| async { crate::error::AppError::NotFound("no such endpoint".into()) })
         .layer(axum::middleware::map_response(crate::error::json_errors))
         .with_state(state)

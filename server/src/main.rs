@@ -228,6 +228,10 @@ fn serve(cli: &Cli, store: Store) -> Result<(), String> {
         tracing::info!(requeued, "resuming jobs left running by the previous process");
     }
     let state = state(cli, store)?;
+    let interrupted = state.store.fail_interrupted_generations().map_err(|e| e.to_string())?;
+    if interrupted > 0 {
+        tracing::warn!(interrupted, "clip generations interrupted by the previous process are marked FAILED");
+    }
     kino_server::portal::recipes::recover(&state)
         .map_err(|e| format!("cannot recover interrupted recipe runs: {e}"))?;
     let demo_key = if cli.demo {

@@ -1,7 +1,24 @@
-//! Rendering of creative assets' files (clips and thumbnails) under the bucket root.
+//! Rendering with `kino-media` (ffmpeg): preview clip generation (`trigger_generation`) and the
+//! files of creative assets, written under the bucket root at relative paths.
+//!
+//! Bucket layout: `gen/<gen_id>/clip-<n>.mp4`, `gen/<gen_id>/clip-<n>-large.jpg`,
+//! `gen/<gen_id>/clip-<n>-small.jpg`; `creative-assets/<recipe_id>/<asset_id>.mp4|-large.jpg|-small.jpg`.
+
+use std::path::{Path, PathBuf};
+
+use kino::clips::GenPaths;
+use kino::thumbnail::{FrameRule, choose_frame};
+use kino::{Clip, Signals};
+use kino_media::render::{RenderOptions, SubjectTrack, cut_clip, cut_vertical, thumbnail};
+use serde_json::{Value, json};
 
 use crate::state::AppState;
-use crate::store::{CreativeAssetRow, ItemRow, OrgId};
+use crate::store::{CreativeAssetRow, GenerationRow, ItemRow, OrgId};
+
+/// Width of large thumbnails (at most the source width).
+pub const LARGE_WIDTH: u32 = 1280;
+/// Width of small thumbnails.
+pub const SMALL_WIDTH: u32 = 320;
 
 /// Why an asset's files were not rendered.
 #[derive(Debug, thiserror::Error)]
@@ -14,12 +31,185 @@ pub enum RenderError {
     Failed(String),
 }
 
-/// Renders the files of `a` and sets its URIs.
+/// The item's video, when its `asset_info.file_uri` is a local path or `file://` URI under the
+/// media root (whether or not the file exists).
+pub fn media_path(media_root: &Path, body: &Value) -> Option<PathBuf> {
+    let uri = body["asset_info"]["file_uri"].as_str()?;
+    let path = uri.strip_prefix("file://").unwrap_or(uri);
+    if path.contains("://") || path.is_empty() {
+        return None;
+    }
+    let full = if Path::new(path).is_absolute() { PathBuf::from(path) } else { media_root.join(path) };
+    let root = media_root.canonicalize().ok()?;
+    let parent = full.parent()?.canonicalize().ok()?;
+    if !parent.starts_with(&root) {
+        return None;
+    }
+    Some(parent.join(full.file_name()?))
+}
+
+fn video_of(state: &AppState, item: &ItemRow) -> Result<PathBuf, String> {
+    let path = media_path(&state.config.media_root, &item.body).ok_or_else(|| {
+        format!("item {:?} has no local media file under the media root (asset_info.file_uri)", item.id)
+    })?;
+    if !path.is_file() {
+        return Err(format!("media file {} does not exist", path.display()));
+    }
+    Ok(path)
+}
+
+/// Where a bucket path lives on disk (its folder created).
+fn bucket_file(state: &AppState, relative: &str) -> Result<PathBuf, String> {
+    let full = state.config.bucket_root.join(relative);
+    if let Some(dir) = full.parent() {
+        std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    }
+    Ok(full)
+}
+
+/// Renders a clip (horizontal, or 9:16 following the subject track) to `relative`.
+fn clip_file(
+    state: &AppState,
+    video: &Path,
+    s: &Signals,
+    start: f64,
+    stop: f64,
+    vertical: bool,
+    relative: &str,
+) -> Result<(), String> {
+    let out = bucket_file(state, relative)?;
+    let options = RenderOptions::default();
+    let result = if vertical {
+        let fallback = [0.5f32];
+        let (step, x) = match &s.vertical {
+            Some(v) if !v.x_center.is_empty() => (v.step, v.x_center.as_slice()),
+            _ => (s.duration.max(1.0), &fallback[..]),
+        };
+        let blackbars = s.vertical.as_ref().map_or([0, 0], |v| v.blackbars);
+        cut_vertical(video, start, stop, SubjectTrack { step, x_center: x, blackbars }, &out, &options).map(|_| ())
+    } else {
+        cut_clip(video, start, stop, &out, &options).map(|_| ())
+    };
+    result.map_err(|e| e.to_string())
+}
+
+/// Large and small JPEGs of the frame at `time`: their sizes.
+fn thumbnails(
+    state: &AppState,
+    video: &Path,
+    s: &Signals,
+    time: f64,
+    large: &str,
+    small: &str,
+) -> Result<[(u32, u32); 2], String> {
+    let large_w = LARGE_WIDTH.min(s.frame_width.max(2));
+    let l = thumbnail(video, time, bucket_file(state, large)?, large_w).map_err(|e| e.to_string())?;
+    let sm = thumbnail(video, time, bucket_file(state, small)?, SMALL_WIDTH).map_err(|e| e.to_string())?;
+    Ok([l, sm])
+}
+
+fn frame_in(s: &Signals, start: f64, stop: f64) -> f64 {
+    choose_frame(s, start, stop, &FrameRule::default()).map_or((start + stop) / 2.0, |f| f.time)
+}
+
+/// Renders the files of creative asset `a` (a clip or a thumbnail, horizontal or 9:16) and sets
+/// its URIs.
 pub fn creative_asset(
-    _state: &AppState,
-    _org: OrgId,
-    _item: &ItemRow,
-    _a: &mut CreativeAssetRow,
+    state: &AppState,
+    org: OrgId,
+    item: &ItemRow,
+    a: &mut CreativeAssetRow,
 ) -> Result<(), RenderError> {
-    Err(RenderError::Pending("the media renderer is not part of this build yet".into()))
+    let video = video_of(state, item).map_err(RenderError::Failed)?;
+    let prepared = state
+        .prepared(org, &item.id)
+        .map_err(|e| RenderError::Failed(e.to_string()))?
+        .ok_or_else(|| RenderError::Failed("the item has no signals".into()))?;
+    let s = prepared.signals();
+    let base = format!("creative-assets/{}/{}", a.recipe_id, a.id);
+    let vertical = a.kind.ends_with("-vertical");
+    let (large, small) = (format!("{base}-large.jpg"), format!("{base}-small.jpg"));
+    if a.kind.starts_with("preview") {
+        let video_rel = format!("{base}.mp4");
+        clip_file(state, &video, s, a.start_time, a.stop_time, vertical, &video_rel).map_err(RenderError::Failed)?;
+        let sizes = thumbnails(state, &video, s, frame_in(s, a.start_time, a.stop_time), &large, &small)
+            .map_err(RenderError::Failed)?;
+        a.video_uri = Some(video_rel);
+        a.metadata["image_sizes"] = json!(sizes);
+    } else {
+        let sizes = thumbnails(state, &video, s, a.start_time, &large, &small).map_err(RenderError::Failed)?;
+        a.metadata["image_sizes"] = json!(sizes);
+    }
+    a.image_uri = Some(large);
+    a.small_image_uri = Some(small);
+    Ok(())
+}
+
+/// Renders every clip of a previews answer for generation `gen_id` and records the outcome:
+/// `SUCCESS` with the files' paths and image sizes, or `FAILED` with why.
+pub fn generate(
+    state: &AppState,
+    org: OrgId,
+    item: &ItemRow,
+    gen_id: &str,
+    clips: &[Clip],
+    vertical: bool,
+    version: &str,
+) {
+    let outcome = (|| -> Result<Value, String> {
+        let video = video_of(state, item)?;
+        let prepared = state.prepared(org, &item.id).map_err(|e| e.to_string())?.ok_or("the item has no signals")?;
+        let s = prepared.signals();
+        let mut out = Vec::new();
+        for (n, clip) in clips.iter().enumerate() {
+            let paths = paths(gen_id, n);
+            clip_file(state, &video, s, clip.start_time, clip.stop_time, vertical, &paths.clip_path)?;
+            let time = frame_in(s, clip.start_time, clip.stop_time);
+            let [(lw, lh), (sw, sh)] =
+                thumbnails(state, &video, s, time, &paths.large_image_path, &paths.small_image_path)?;
+            out.push(json!({
+                "start_time": clip.start_time,
+                "stop_time": clip.stop_time,
+                "start_frame": clip.start_frame,
+                "stop_frame": clip.stop_frame,
+                "gen": {
+                    "clip_path": paths.clip_path,
+                    "large_image_path": paths.large_image_path,
+                    "small_image_path": paths.small_image_path,
+                    "large_image_width": lw,
+                    "large_image_height": lh,
+                    "small_image_width": sw,
+                    "small_image_height": sh,
+                },
+            }));
+        }
+        Ok(json!({
+            "inventory_id": item.id,
+            "type": crate::catalog::result_type(&item.item_type),
+            "service_id": item.service_id,
+            "version_id": version,
+            "gen_id": gen_id,
+            "context": {"aspect_ratio": if vertical { "9:16" } else { "None" }, "clips": clips.len()},
+            "jitpreview": out,
+        }))
+    })();
+    let row = match outcome {
+        Ok(data) => GenerationRow { state: "SUCCESS".into(), error: String::new(), data: Some(data) },
+        Err(e) => {
+            tracing::warn!(gen_id, item = %item.id, error = %e, "clip generation failed");
+            GenerationRow { state: "FAILED".into(), error: e, data: None }
+        }
+    };
+    if let Err(e) = state.store.finish_generation(org, gen_id, &row) {
+        tracing::error!(gen_id, error = %e, "cannot record a generation's outcome");
+    }
+}
+
+/// The bucket paths of clip `n` of generation `gen_id`.
+pub fn paths(gen_id: &str, n: usize) -> GenPaths {
+    GenPaths {
+        clip_path: format!("gen/{gen_id}/clip-{n}.mp4"),
+        large_image_path: format!("gen/{gen_id}/clip-{n}-large.jpg"),
+        small_image_path: format!("gen/{gen_id}/clip-{n}-small.jpg"),
+    }
 }

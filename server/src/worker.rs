@@ -10,7 +10,6 @@ use std::time::Duration;
 use kino::Signals;
 use tokio::sync::watch;
 
-use crate::catalog::CatalogItem;
 use crate::products::{NOT_AVAILABLE, PROCESSED, compute};
 use crate::state::{AppState, Collection};
 use crate::store::{Job, StoreError};
@@ -73,6 +72,34 @@ fn process(state: &AppState, job: &Job) -> Result<(), StoreError> {
         Ok(p) => p.map(|p| p.signals().clone()),
         Err(e) => return store.finish_job(job, "failed", &format!("stored signals are unreadable: {e}"), None),
     };
+    let video = crate::render::media_path(&state.config.media_root, &item.body).filter(|v| v.is_file());
+    if let (None, Some(video)) = (&signals, video) {
+        // A real video under the media root: analyse it (learned channels from its sidecar).
+        let options = kino_media::AnalyzeOptions { inventory_id: Some(item.id.clone()), ..Default::default() };
+        let mut next_report = 0.0;
+        let analysed = kino_media::analyze(&video, &options, |done, total| {
+            if total > 0.0 && done / total >= next_report {
+                tracing::info!(item = %item.id, percent = (100.0 * done / total).round(), "analysing media");
+                next_report += 0.1;
+            }
+        });
+        match analysed {
+            Ok(s) => {
+                if let Err(e) = state.put_signals(job.org, &job.item_id, s.clone()) {
+                    tracing::error!(error = %e, "cannot store analysed signals");
+                }
+                signals = Some(s);
+            }
+            Err(e) => {
+                return store.finish_job(
+                    job,
+                    "failed",
+                    &format!("media analysis of {} failed: {e}", video.display()),
+                    None,
+                );
+            }
+        }
+    }
     if signals.is_none() {
         if let Some(sidecar) = sidecar_path(&state.config.media_root, &item.body) {
             match std::fs::read_to_string(&sidecar)
@@ -118,18 +145,7 @@ fn process(state: &AppState, job: &Job) -> Result<(), StoreError> {
 /// `<video>.signals.json` beside the item's `asset_info.file_uri`, when that is a local path or
 /// `file://` URI under the media root.
 pub fn sidecar_path(media_root: &Path, body: &serde_json::Value) -> Option<PathBuf> {
-    let item: CatalogItem = serde_json::from_value(body.clone()).ok()?;
-    let uri = item.asset_info?.file_uri?;
-    let path = uri.strip_prefix("file://").unwrap_or(&uri);
-    if path.contains("://") {
-        return None;
-    }
-    let full = if Path::new(path).is_absolute() { PathBuf::from(path) } else { media_root.join(path) };
-    let root = media_root.canonicalize().ok()?;
-    let parent = full.parent()?.canonicalize().ok()?;
-    if !parent.starts_with(&root) {
-        return None;
-    }
-    let name = full.file_name()?.to_str()?;
-    Some(parent.join(format!("{name}.signals.json")))
+    let video = crate::render::media_path(media_root, body)?;
+    let name = video.file_name()?.to_str()?;
+    Some(video.with_file_name(format!("{name}.signals.json")))
 }

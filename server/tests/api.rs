@@ -353,11 +353,23 @@ async fn previews_clip_search_generation_and_errors() {
     assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY);
     assert_eq!(t.call("GET", "/results/jitpreviews/v2/m1?catalog=other", None).await.0, StatusCode::NOT_FOUND);
     assert_eq!(t.call("GET", "/results/jitpreviews/v2/ghost?catalog=acme", None).await.0, StatusCode::NOT_FOUND);
-    // generation: gen_id, then FAILED with data null (no renderer yet); unknown ids are 404
+    // generation: gen_id and the paths it will write, 404 while running, then FAILED with data
+    // null (the item has no media file); unknown ids are 404
     let (_, res) = t.call("GET", "/results/jitpreviews/v2/m1?catalog=acme&trigger_generation=true", None).await;
     let gen_id = res["data"]["gen_id"].as_str().unwrap().to_string();
-    let (s, g) = t.call("GET", &format!("/results/jitpreviews/v2/gen/{gen_id}/status?catalog=acme"), None).await;
+    assert!(res["data"]["jitpreview"][0]["gen"]["clip_path"].as_str().unwrap().starts_with(&format!("gen/{gen_id}/")));
+    let status = format!("/results/jitpreviews/v2/gen/{gen_id}/status?catalog=acme");
+    let mut answer = t.call("GET", &status, None).await;
+    for _ in 0..200 {
+        if answer.0 != StatusCode::NOT_FOUND {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+        answer = t.call("GET", &status, None).await;
+    }
+    let (s, g) = answer;
     assert_eq!((s, g["status"].clone(), g["data"].clone()), (StatusCode::OK, json!("FAILED"), Value::Null));
+    assert!(g["error"].as_str().unwrap().contains("no local media file"), "{g}");
     assert_eq!(
         t.call("GET", "/results/jitpreviews/v2/gen/unknown/status?catalog=acme", None).await.0,
         StatusCode::NOT_FOUND

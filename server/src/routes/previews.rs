@@ -16,9 +16,6 @@ use crate::query::Params;
 use crate::state::AppState;
 use crate::store::{GenerationRow, OrgId};
 
-/// Why a generation fails until media rendering exists in this deployment.
-pub const NO_RENDERER: &str = "clip media rendering is not available in this deployment yet";
-
 /// The caller of a previews endpoint: API key or bearer credential, and one of its catalogs.
 fn previews_caller(state: &AppState, raw: Option<&str>, headers: &HeaderMap) -> Result<(OrgId, Params), AppError> {
     let (org, params) = caller(state, raw, headers, Accept::ApiKeyOrBearer)?;
@@ -67,10 +64,18 @@ pub async fn clips(
         "jitpreview": clips,
     });
     if query.trigger_generation || query.generate {
+        // Rendering runs in the background; the gen status answers 404 until it has finished.
         let gen_id = random_hex(16);
-        let row = GenerationRow { state: "FAILED".into(), error: NO_RENDERER.into(), data: None };
+        let row = GenerationRow { state: "pending".into(), error: String::new(), data: None };
         state.store.put_generation(org, &gen_id, &id, &row)?;
+        for (n, clip) in clips.iter_mut().enumerate() {
+            clip.generated = Some(crate::render::paths(&gen_id, n));
+        }
+        data["jitpreview"] = json!(clips);
         data["gen_id"] = json!(gen_id);
+        let vertical = query.aspect_ratio == kino::clips::AspectRatio::Vertical9x16;
+        let (s, v, it) = (state.clone(), version.clone(), item.clone());
+        tokio::task::spawn_blocking(move || crate::render::generate(&s, org, &it, &gen_id, &clips, vertical, &v));
     }
     Ok(Json(json!({
         "status": "success",

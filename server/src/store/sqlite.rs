@@ -559,6 +559,27 @@ impl Store {
         })
     }
 
+    /// Records the outcome of a generation.
+    pub fn finish_generation(&self, org: OrgId, id: &str, g: &GenerationRow) -> StoreResult<()> {
+        self.with(|c| {
+            c.execute(
+                "UPDATE generations SET state = ?3, error = ?4, data = ?5 WHERE org_id = ?1 AND id = ?2",
+                params![org.0, id, g.state, g.error, g.data.as_ref().map(|d| d.to_string())],
+            )?;
+            Ok(())
+        })
+    }
+
+    /// Generations left unfinished by a stopped process become `FAILED`; returns how many.
+    pub fn fail_interrupted_generations(&self) -> StoreResult<usize> {
+        self.with(|c| {
+            c.execute(
+                "UPDATE generations SET state = 'FAILED', error = 'interrupted by a restart' WHERE state = 'pending'",
+                [],
+            )
+        })
+    }
+
     /// A generation of the organisation.
     pub fn generation(&self, org: OrgId, id: &str) -> StoreResult<Option<GenerationRow>> {
         self.with(|c| {

@@ -1,0 +1,196 @@
+//! A newcomer's path through real media: ingest an item whose `file_uri` is a real (generated)
+//! video, create a `jitpreviews` task, get clips snapped to the video's real cuts and clear of its
+//! real speech, trigger generation and find playable files. Needs ffmpeg and espeak-ng; skips
+//! loudly without them unless `KINO_REQUIRE_FFMPEG` is set (the test command sets it).
+
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
+
+use axum::body::Body;
+use axum::http::{Request, StatusCode};
+use http_body_util::BodyExt;
+use kino_server::auth::{generate_key, hash_key, key_prefix};
+use kino_server::store::Store;
+use kino_server::{AppState, Config, app, worker};
+use serde_json::{Value, json};
+use tower::ServiceExt;
+
+fn tools_present() -> bool {
+    let ok = |t: &str| Command::new(t).arg("-version").output().is_ok_and(|o| o.status.success());
+    let present = ok("ffmpeg") && ok("ffprobe") && Command::new("espeak-ng").arg("--version").output().is_ok();
+    if !present {
+        assert!(
+            std::env::var_os("KINO_REQUIRE_FFMPEG").is_none(),
+            "KINO_REQUIRE_FFMPEG is set but ffmpeg/espeak-ng are missing"
+        );
+        eprintln!("\n!!! SKIPPED media_pipeline: ffmpeg, ffprobe or espeak-ng not installed\n");
+    }
+    present
+}
+
+fn run(cmd: &mut Command) {
+    let out = cmd.output().unwrap();
+    assert!(out.status.success(), "{:?}: {}", cmd, String::from_utf8_lossy(&out.stderr));
+}
+
+/// 40 s at 25 fps: four 10 s shots (hard cuts at 10, 20, 30 s) and a spoken sentence from 14 s.
+fn make_video(dir: &Path) -> (std::path::PathBuf, [f64; 2]) {
+    let wav = dir.join("speech.wav");
+    run(Command::new("espeak-ng")
+        .args(["-w"])
+        .arg(&wav)
+        .arg("The quick brown fox jumps over the lazy dog near the river bank today."));
+    let video = dir.join("movie.mp4");
+    let src = |s: &str| format!("{s}size=320x240:rate=25:duration=10");
+    run(Command::new("ffmpeg")
+        .args(["-v", "error", "-y"])
+        .args([
+            "-f",
+            "lavfi",
+            "-i",
+            &src("testsrc2="),
+            "-f",
+            "lavfi",
+            "-i",
+            &src("smptebars="),
+            "-f",
+            "lavfi",
+            "-i",
+            &src("color=c=0xa03020:"),
+            "-f",
+            "lavfi",
+            "-i",
+            &src("color=c=0x3060a0:"),
+        ])
+        .arg("-i")
+        .arg(&wav)
+        .args([
+            "-filter_complex",
+            "[0:v][1:v][2:v][3:v]concat=n=4:v=1:a=0[v];[4:a]aresample=16000,adelay=14000|14000,apad[a]",
+            "-map",
+            "[v]",
+            "-map",
+            "[a]",
+            "-t",
+            "40",
+            "-c:v",
+            "libx264",
+            "-preset",
+            "ultrafast",
+            "-g",
+            "25",
+            "-pix_fmt",
+            "yuv420p",
+            "-c:a",
+            "aac",
+        ])
+        .arg(&video));
+    let probe = Command::new("ffprobe")
+        .args(["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0"])
+        .arg(&wav)
+        .output()
+        .unwrap();
+    let len: f64 = String::from_utf8_lossy(&probe.stdout).trim().parse().unwrap();
+    (video, [14.0, 14.0 + len])
+}
+
+async fn get(state: &AppState, uri: &str) -> (StatusCode, Value) {
+    let req = Request::builder().uri(uri).body(Body::empty()).unwrap();
+    let res = app(state.clone()).oneshot(req).await.unwrap();
+    let status = res.status();
+    let bytes = res.into_body().collect().await.unwrap().to_bytes();
+    (status, serde_json::from_slice(&bytes).unwrap_or(Value::Null))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn real_video_to_snapped_clips_and_rendered_files() {
+    if !tools_present() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (video, spoken) = make_video(dir.path());
+    let state =
+        AppState::new(Store::open(&dir.path().join("kino.sqlite3")).unwrap(), Config::in_dir(dir.path())).unwrap();
+    let (org, _) = state.store.ensure_org("acme").unwrap();
+    state.store.ensure_catalog(org, "acme").unwrap();
+    let key = generate_key();
+    state.store.add_key(org, &hash_key(&key), &key_prefix(&key)).unwrap();
+    let item = json!({"id": "film", "type": "standalone", "title": "Film", "asset_info": {"file_uri": video.file_name().unwrap().to_str().unwrap()}});
+    let req = Request::builder()
+        .method("PUT")
+        .uri(format!("/catalog/v1/item?key={key}"))
+        .header("content-type", "application/json")
+        .body(Body::from(item.to_string()))
+        .unwrap();
+    assert_eq!(app(state.clone()).oneshot(req).await.unwrap().status(), StatusCode::OK);
+    let task = format!("/tasks/catalog-item/film/product/jitpreviews/version/1.0.0?key={key}");
+    let req = Request::builder()
+        .method("POST")
+        .uri(&task)
+        .header("content-type", "application/json")
+        .body(Body::from("{}"))
+        .unwrap();
+    assert_eq!(app(state.clone()).oneshot(req).await.unwrap().status(), StatusCode::OK);
+    let s = state.clone();
+    tokio::task::spawn_blocking(move || while worker::run_one(&s) {}).await.unwrap();
+    let (s, status) = get(&state, &task).await;
+    assert_eq!((s, status["status"].as_str()), (StatusCode::OK, Some("ready")), "{status}");
+
+    let signals = state.prepared(org, "film").unwrap().unwrap().signals().clone();
+    let cuts = [10.0, 20.0, 30.0];
+    assert_eq!(signals.shots.len(), 3, "{:?}", signals.shots);
+    for (found, cut) in signals.shots.iter().zip(cuts) {
+        assert!((found - cut).abs() <= 0.041, "cut at {found}, expected {cut}");
+    }
+    assert!(signals.speech.iter().any(|[a, b]| *a < spoken[1] && *b > spoken[0]), "{:?} vs {spoken:?}", signals.speech);
+
+    let snap = "start_bwd_snap_search=4&start_fwd_snap_search=4&end_bwd_snap_search=4&end_fwd_snap_search=4";
+    let uri = format!(
+        "/results/jitpreviews/v2/film?key={key}&catalog=acme&clip_length=8&number_of_top_candidates=1&character_preference=None&skip_start=0&skip_end=0&{snap}&trigger_generation=true"
+    );
+    let (s, res) = get(&state, &uri).await;
+    assert_eq!(s, StatusCode::OK, "{res}");
+    let clip = &res["data"]["jitpreview"][0];
+    let (start, stop) = (clip["start_time"].as_f64().unwrap(), clip["stop_time"].as_f64().unwrap());
+    let on_cut = |t: f64| t.abs() < 0.05 || (t - 40.0).abs() < 0.05 || cuts.iter().any(|c| (t - c).abs() < 0.05);
+    assert!(on_cut(start) || on_cut(stop), "a snapped edge lies on a real cut: {start}..{stop}");
+    for t in [start, stop] {
+        assert!(
+            signals.speech.iter().all(|[a, b]| !(*a < t && t < *b)),
+            "edge {t} cuts into speech {:?}",
+            signals.speech
+        );
+    }
+    let gen_id = res["data"]["gen_id"].as_str().unwrap().to_string();
+    let status_uri = format!("/results/jitpreviews/v2/gen/{gen_id}/status?key={key}&catalog=acme");
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(120);
+    let generated = loop {
+        let (s, g) = get(&state, &status_uri).await;
+        if s == StatusCode::OK {
+            break g;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "generation did not finish");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    assert_eq!(generated["status"], "SUCCESS", "{generated}");
+    let g = &generated["data"]["jitpreview"][0]["gen"];
+    let clip_file = state.config.bucket_root.join(g["clip_path"].as_str().unwrap());
+    let probe = Command::new("ffprobe")
+        .args(["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0"])
+        .arg(&clip_file)
+        .output()
+        .unwrap();
+    let length: f64 = String::from_utf8_lossy(&probe.stdout).trim().parse().unwrap();
+    assert!((length - (stop - start)).abs() < 0.5, "clip of {length} s for {start}..{stop}");
+    assert_eq!(g["clip_path"], clip["gen"]["clip_path"], "the previews answer names the files it will write");
+    for (path, width) in [("large_image_path", "large_image_width"), ("small_image_path", "small_image_width")] {
+        let bytes = std::fs::read(state.config.bucket_root.join(g[path].as_str().unwrap())).unwrap();
+        assert_eq!(&bytes[..2], &[0xFF, 0xD8], "a JPEG");
+        assert!(g[width].as_u64().unwrap() > 0);
+    }
+    assert_eq!(g["small_image_width"], 320);
+    // the bucket is served under /media
+    let (s, _) = get(&state, &format!("/media/{}", g["large_image_path"].as_str().unwrap())).await;
+    assert_eq!(s, StatusCode::OK);
+}
