@@ -301,4 +301,68 @@ mod tests {
         }
         assert!(d.finish().is_empty());
     }
+
+    /// The content rule computed the obvious way, over the whole sequence at once.
+    fn reference(frames: &[Frame], p: &ContentParams) -> Vec<usize> {
+        let n = frames.len();
+        let d = |a: usize, b: usize| content_difference(&frames[a], &frames[b]);
+        let scores: Vec<(usize, f64)> = (1..n.saturating_sub(1))
+            .map(|k| (k, d(k, k - 1).min(if k >= 2 { d(k, k - 2) } else { d(k, k - 1) }).min(d(k + 1, k - 1))))
+            .collect();
+        let mut cuts = Vec::new();
+        let mut last = 0;
+        for (i, &(k, score)) in scores.iter().enumerate() {
+            let lo = i.saturating_sub(p.window);
+            let hi = (i + p.window).min(scores.len() - 1);
+            let others: Vec<f64> = (lo..=hi).filter(|&j| j != i).map(|j| scores[j].1).collect();
+            let mean = if others.is_empty() { 0.0 } else { others.iter().sum::<f64>() / others.len() as f64 };
+            if score >= p.min_content && score >= p.adaptive_threshold * mean.max(1e-3) && k >= last + p.min_shot_frames
+            {
+                cuts.push(k);
+                last = k;
+            }
+        }
+        cuts
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn streaming_detector_matches_the_reference(
+            runs in proptest::collection::vec((0usize..6, 1usize..25), 0..12),
+            flicker in proptest::collection::vec(0u8..12, 300),
+            min_shot_frames in 1usize..15,
+        ) {
+            const PALETTE: [[u8; 3]; 6] = [[200, 30, 30], [30, 200, 30], [30, 30, 200], [250, 250, 250], [5, 5, 5], [120, 90, 60]];
+            let mut frames = Vec::new();
+            for (colour, len) in runs {
+                for _ in 0..len {
+                    let f = flicker[frames.len() % flicker.len()];
+                    let [r, g, b] = PALETTE[colour];
+                    frames.push(Frame::solid(4, 3, [r.saturating_add(f), g, b.saturating_sub(f)]));
+                }
+            }
+            let params = ContentParams { min_shot_frames, ..ContentParams::default() };
+            let mut d = ContentDetector::new(params.clone());
+            for (i, f) in frames.iter().enumerate() {
+                d.push(i, f.clone());
+            }
+            let cuts = d.finish();
+            proptest::prop_assert_eq!(&cuts, &reference(&frames, &params));
+            proptest::prop_assert!(cuts.windows(2).all(|w| w[1] >= w[0] + min_shot_frames));
+        }
+
+        #[test]
+        fn fade_boundaries_are_increasing_and_inside(lumas in proptest::collection::vec(0.0f64..1.0, 0..200)) {
+            let mut d = FadeDetector::new(FadeParams::default());
+            for (i, &l) in lumas.iter().enumerate() {
+                d.push(i, l);
+            }
+            let runs = d.finish();
+            for r in &runs {
+                proptest::prop_assert!(0 < r.first && r.first <= r.darkest && r.darkest <= r.last && r.last + 1 < lumas.len());
+            }
+            let merged = merge_boundaries(&[], &runs, 3);
+            proptest::prop_assert!(merged.windows(2).all(|w| w[1] >= w[0] + 3));
+        }
+    }
 }

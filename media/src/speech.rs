@@ -290,4 +290,31 @@ mod tests {
         assert_eq!(found.len(), 1, "{found:?}");
         assert!((found[0][0] - 1.0).abs() < 0.05 && (found[0][1] - 3.0).abs() < 0.05, "{found:?}");
     }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
+
+        #[test]
+        fn intervals_are_sorted_disjoint_and_long_enough(samples in proptest::collection::vec(-1.0f64..1.0, 0..20_000), bursts in 0usize..4) {
+            // Random noise with a few loud voiced bursts mixed in.
+            let rate = f64::from(SAMPLE_RATE);
+            let mixed: Vec<f64> = samples
+                .iter()
+                .enumerate()
+                .map(|(i, &x)| {
+                    let t = i as f64 / rate;
+                    let on = bursts > 0 && ((t * bursts as f64 * 2.0) as usize) % 2 == 1;
+                    0.01 * x + if on { vowel(t) } else { 0.0 }
+                })
+                .collect();
+            let found = detect(&mixed);
+            let min = SpeechParams::default().min_duration;
+            for w in found.windows(2) {
+                proptest::prop_assert!(w[0][1] < w[1][0]);
+            }
+            for &[a, b] in &found {
+                proptest::prop_assert!(a >= 0.0 && b - a >= min - 1e-9);
+            }
+        }
+    }
 }

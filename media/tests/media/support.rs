@@ -1,5 +1,6 @@
 //! Generating media with ffmpeg and espeak-ng, and deciding whether the tests can run.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -25,7 +26,9 @@ pub fn tools(test: &str, needs_espeak: bool) -> bool {
     if std::env::var_os("KINO_REQUIRE_FFMPEG").is_some() {
         panic!("{test}: KINO_REQUIRE_FFMPEG is set but {missing:?} is missing; install ffmpeg and espeak-ng");
     }
-    eprintln!(
+    // Written to the process's stderr directly: the test harness captures `eprintln!` of passing tests.
+    let _ = writeln!(
+        std::io::stderr(),
         "\n!!! SKIPPED {test}: {missing:?} not installed (apt-get install ffmpeg espeak-ng); set KINO_REQUIRE_FFMPEG=1 to fail instead\n"
     );
     false
