@@ -83,6 +83,8 @@ pub struct AppState {
     pub refresher: Arc<crate::portal::smartlists::Refresher>,
     /// Wakes the webhook dispatcher when deliveries are queued.
     pub webhook_wake: Arc<Notify>,
+    /// Media analyses in progress: fraction done by (organisation, item).
+    pub analysing: Arc<RwLock<HashMap<(OrgId, String), f64>>>,
 }
 
 impl AppState {
@@ -99,6 +101,7 @@ impl AppState {
             config: Arc::new(config),
             wake: Arc::new(Notify::new()),
             refresher: Arc::default(),
+            analysing: Arc::default(),
             webhook_wake: Arc::new(Notify::new()),
         })
     }
@@ -125,6 +128,11 @@ impl AppState {
         self.wake.notify_waiters();
         crate::portal::smartlists::catalog_changed(self, org);
         Ok(())
+    }
+
+    /// How far the media analysis of an item has come (0 to 1), while one runs.
+    pub fn analysis_progress(&self, org: OrgId, item_id: &str) -> Option<f64> {
+        self.analysing.read().unwrap_or_else(|e| e.into_inner()).get(&(org, item_id.to_string())).copied()
     }
 
     /// The names of the keyword and mood tags of an item's signals (empty without signals).

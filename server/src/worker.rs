@@ -77,12 +77,21 @@ fn process(state: &AppState, job: &Job) -> Result<(), StoreError> {
         // A real video under the media root: analyse it (learned channels from its sidecar).
         let options = kino_media::AnalyzeOptions { inventory_id: Some(item.id.clone()), ..Default::default() };
         let mut next_report = 0.0;
+        let key = (job.org, job.item_id.clone());
+        let progress = |fraction: f64| {
+            state.analysing.write().unwrap_or_else(|e| e.into_inner()).insert(key.clone(), fraction);
+        };
+        progress(0.0);
         let analysed = kino_media::analyze(&video, &options, |done, total| {
-            if total > 0.0 && done / total >= next_report {
-                tracing::info!(item = %item.id, percent = (100.0 * done / total).round(), "analysing media");
-                next_report += 0.1;
+            if total > 0.0 {
+                progress((done / total).min(1.0));
+                if done / total >= next_report {
+                    tracing::info!(item = %item.id, percent = (100.0 * done / total).round(), "analysing media");
+                    next_report += 0.1;
+                }
             }
         });
+        state.analysing.write().unwrap_or_else(|e| e.into_inner()).remove(&key);
         match analysed {
             Ok(s) => {
                 if let Err(e) = state.put_signals(job.org, &job.item_id, s.clone()) {

@@ -133,9 +133,22 @@ async fn real_video_to_snapped_clips_and_rendered_files() {
         .unwrap();
     assert_eq!(app(state.clone()).oneshot(req).await.unwrap().status(), StatusCode::OK);
     let s = state.clone();
-    tokio::task::spawn_blocking(move || while worker::run_one(&s) {}).await.unwrap();
+    let work = tokio::task::spawn_blocking(move || while worker::run_one(&s) {});
+    // while the worker analyses the video, the task status says how far it has come
+    let mut seen_progress = false;
+    while !work.is_finished() {
+        let (_, status) = get(&state, &task).await;
+        seen_progress |= status["error"].as_str().is_some_and(|e| e.starts_with("analysing the media file:"));
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    work.await.unwrap();
+    assert!(seen_progress, "analysis progress shows in the task status");
     let (s, status) = get(&state, &task).await;
-    assert_eq!((s, status["status"].as_str()), (StatusCode::OK, Some("ready")), "{status}");
+    assert_eq!(
+        (s, status["status"].as_str(), status["error"].as_str()),
+        (StatusCode::OK, Some("ready"), Some("")),
+        "{status}"
+    );
 
     let signals = state.prepared(org, "film").unwrap().unwrap().signals().clone();
     let cuts = [10.0, 20.0, 30.0];

@@ -55,6 +55,10 @@ fn status_of(
     }
     let Some(task) = store.task(org, id, product, version)? else { return Ok(None) };
     let error = match store.job_state(org, id, product, version)? {
+        Some(JobState::Running) if state.analysis_progress(org, id).is_some() => {
+            let done = state.analysis_progress(org, id).unwrap_or(0.0);
+            format!("analysing the media file: {:.0}% done", 100.0 * done)
+        }
         Some(JobState::Waiting) => {
             "waiting for the item's signals (PUT /analysis/v1/item/{item_type}/{id})".to_string()
         }
