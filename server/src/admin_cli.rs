@@ -15,6 +15,13 @@ use crate::webhooks;
 pub enum PortalCommand {
     /// List an organisation's catalogs.
     ListCatalogs { org: String },
+    /// Turn media asset generation (`trigger_generation`) on or off for a catalog (off by default).
+    SetGeneration {
+        org: String,
+        catalog: String,
+        #[arg(value_parser = ["on", "off"])]
+        state: String,
+    },
     /// Create a smartlist: JSON like {"title":..,"catalog":..,"creator":..,"filter":{..},"published":true}.
     CreateSmartlist { org: String, json: String },
     /// List an organisation's smartlists (drafts too), with filters.
@@ -95,6 +102,12 @@ pub fn run(state: &AppState, cmd: &PortalCommand) -> Result<(), String> {
         C::ListCatalogs { org: o } => {
             let catalogs = state.store.catalogs(org(state, o)?).map_err(|x| e(&x))?;
             print(&json!(catalogs.iter().map(|(id, name, _)| json!({"id": id, "name": name})).collect::<Vec<_>>()));
+        }
+        C::SetGeneration { org: o, catalog, state: on } => {
+            if !state.store.set_catalog_generation(org(state, o)?, catalog, on == "on").map_err(|x| e(&x))? {
+                return Err(format!("{o:?} has no catalog {catalog:?}"));
+            }
+            println!("media generation {on} for catalog {catalog:?}");
         }
         C::CreateSmartlist { org: o, json } => print(&views::smartlist(
             &smartlists::create(state, org(state, o)?, &parse(json)?).map_err(|x| e(&x))?,

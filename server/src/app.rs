@@ -37,6 +37,7 @@ pub fn app(state: AppState) -> Router {
         // the web application's management (admin API)
         .route("/admin/v1/orgs", get(admin::list_orgs).post(admin::create_org))
         .route("/admin/v1/orgs/{org}/catalogs", get(admin::list_catalogs).post(admin::create_catalog))
+        .route("/admin/v1/orgs/{org}/catalogs/{name}", axum::routing::patch(admin::update_catalog))
         .route("/admin/v1/orgs/{org}/api-keys", get(admin::list_keys).post(admin::create_key))
         .route("/admin/v1/orgs/{org}/clients", post(admin::create_client))
         .route("/admin/v1/orgs/{org}/smartlists", get(admin::list_smartlists).post(admin::create_smartlist))

@@ -27,6 +27,7 @@ pub fn bootstrap(state: &AppState, demo_dir: &Path) -> Result<Option<String>, St
         return Ok(None);
     }
     store.ensure_catalog(org, DEMO_CATALOG).map_err(|e| e.to_string())?;
+    store.set_catalog_generation(org, DEMO_CATALOG, true).map_err(|e| e.to_string())?;
     let key = generate_key();
     store.add_key(org, &hash_key(&key), &key_prefix(&key)).map_err(|e| e.to_string())?;
     let catalog_path = demo_dir.join("catalog.json");

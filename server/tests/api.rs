@@ -355,6 +355,11 @@ async fn previews_clip_search_generation_and_errors() {
     assert_eq!(t.call("GET", "/results/jitpreviews/v2/ghost?catalog=acme", None).await.0, StatusCode::NOT_FOUND);
     // generation: gen_id and the paths it will write, 404 while running, then FAILED with data
     // null (the item has no media file); unknown ids are 404
+    let (s, off) = t.call("GET", "/results/jitpreviews/v2/m1?catalog=acme&trigger_generation=true", None).await;
+    assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY, "generation is off by default: {off}");
+    assert_eq!(off["detail"][0]["loc"], json!(["query", "trigger_generation"]));
+    let org = t.state.store.orgs().unwrap()[0].0;
+    assert!(t.state.store.set_catalog_generation(org, "acme", true).unwrap());
     let (_, res) = t.call("GET", "/results/jitpreviews/v2/m1?catalog=acme&trigger_generation=true", None).await;
     let gen_id = res["data"]["gen_id"].as_str().unwrap().to_string();
     assert!(res["data"]["jitpreview"][0]["gen"]["clip_path"].as_str().unwrap().starts_with(&format!("gen/{gen_id}/")));

@@ -114,6 +114,7 @@ async fn real_video_to_snapped_clips_and_rendered_files() {
         AppState::new(Store::open(&dir.path().join("kino.sqlite3")).unwrap(), Config::in_dir(dir.path())).unwrap();
     let (org, _) = state.store.ensure_org("acme").unwrap();
     state.store.ensure_catalog(org, "acme").unwrap();
+    state.store.set_catalog_generation(org, "acme", true).unwrap();
     let key = generate_key();
     state.store.add_key(org, &hash_key(&key), &key_prefix(&key)).unwrap();
     let item = json!({"id": "film", "type": "standalone", "title": "Film", "asset_info": {"file_uri": video.file_name().unwrap().to_str().unwrap()}});

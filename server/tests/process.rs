@@ -109,6 +109,10 @@ fn admin_commands_manage_the_portal() {
     assert!(ok && listed[0]["id"] == created["id"]);
     let (ok, _, err) = admin(dir.path(), &["create-smartlist", "acme", r#"{"title": "x"}"#]);
     assert!(!ok && err.contains("catalog: is required"), "{err}");
+    let (ok, out, _) = admin(dir.path(), &["set-generation", "acme", "acme", "on"]);
+    assert!(ok && out.contains("media generation on"), "{out}");
+    let (ok, _, err) = admin(dir.path(), &["set-generation", "acme", "nope", "on"]);
+    assert!(!ok && err.contains("no catalog"), "{err}");
     let (ok, _, err) = admin(dir.path(), &["create-webhook", "acme", "https://10.0.0.1/hook"]);
     assert!(!ok && err.contains("url:"), "{err}");
     let recipe = r#"{"title": "r", "type": "thumbnails", "catalog": "acme", "creator": "e@x.io", "config": {"inventory_ids": ["nope"]}}"#;

@@ -113,7 +113,10 @@ pub async fn list_catalogs(State(state): State<AppState>, Path(name): Path<Strin
                 .store
                 .catalogs(id)?
                 .into_iter()
-                .map(|(id, name, created)| json!({"id": id, "name": name, "created_at": created}))
+                .map(|(cid, name, created)| {
+                    let generation = state.store.catalog_generation(id, &name).unwrap_or(false);
+                    json!({"id": cid, "name": name, "created_at": created, "media_generation": generation})
+                })
                 .collect::<Vec<_>>()
         ))
     })
@@ -131,6 +134,27 @@ pub async fn create_catalog(
         let catalog = crate::portal::text("name", body(&bytes)?.get("name"), true, 200)?.unwrap_or_default();
         let cid = state.store.ensure_catalog(id, &catalog)?;
         created(json!({"id": cid, "name": catalog}))
+    })
+}
+
+/// `PATCH /admin/v1/orgs/{org}/catalogs/{name}` `{"media_generation": true}`: turns media asset
+/// generation (`trigger_generation`) on or off for the catalog (off by default).
+pub async fn update_catalog(
+    State(state): State<AppState>,
+    Path((name, catalog)): Path<(String, String)>,
+    headers: HeaderMap,
+    bytes: Bytes,
+) -> Response {
+    admin(&state, &headers, || {
+        let id = org(&state, &name)?;
+        let enabled = match body(&bytes)?.get("media_generation") {
+            Some(Value::Bool(b)) => *b,
+            _ => return Err(PortalError::new(StatusCode::BAD_REQUEST, "media_generation: must be true or false")),
+        };
+        if !state.store.set_catalog_generation(id, &catalog, enabled)? {
+            return Err(PortalError::new(StatusCode::NOT_FOUND, format!("catalog {catalog:?} not found")));
+        }
+        ok(json!({"name": catalog, "media_generation": enabled}))
     })
 }
 

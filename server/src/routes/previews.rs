@@ -11,7 +11,7 @@ use super::results::{item_status, list_product};
 use super::{caller, live_item};
 use crate::auth::{Accept, random_hex};
 use crate::catalog::result_type;
-use crate::error::AppError;
+use crate::error::{AppError, Detail};
 use crate::query::Params;
 use crate::state::AppState;
 use crate::store::{GenerationRow, OrgId};
@@ -64,6 +64,20 @@ pub async fn clips(
         "jitpreview": clips,
     });
     if query.trigger_generation || query.generate {
+        let catalog = params.get("catalog").unwrap_or_default();
+        if !state.store.catalog_generation(org, catalog)? {
+            let name = if query.generate { "generate" } else { "trigger_generation" };
+            return Err(AppError::invalid(Detail::query(
+                name,
+                "value_error",
+                format!(
+                    "Value error, media asset generation is not enabled for catalog {catalog:?} (off by default; \
+                     kino-server admin set-generation ORG {catalog} on, or PATCH /admin/v1/orgs/ORG/catalogs/{catalog})"
+                ),
+                json!("true"),
+                json!({"catalog": catalog}),
+            )));
+        }
         // Rendering runs in the background; the gen status answers 404 until it has finished.
         let gen_id = random_hex(16);
         let row = GenerationRow { state: "pending".into(), error: String::new(), data: None };

@@ -24,6 +24,19 @@ pub struct Store {
 
 const LEASE_SECONDS: i64 = 300;
 
+/// Brings a database made by an earlier version up to the schema: columns added since.
+fn migrate(conn: &Connection) -> rusqlite::Result<()> {
+    let has = |table: &str, column: &str| -> rusqlite::Result<bool> {
+        let mut st = conn.prepare(&format!("PRAGMA table_info({table})"))?;
+        let names: Vec<String> = st.query_map([], |r| r.get(1))?.collect::<rusqlite::Result<_>>()?;
+        Ok(names.iter().any(|n| n == column))
+    };
+    if !has("catalogs", "generation_enabled")? {
+        conn.execute_batch("ALTER TABLE catalogs ADD COLUMN generation_enabled INTEGER NOT NULL DEFAULT 0")?;
+    }
+    Ok(())
+}
+
 impl Store {
     /// Opens (creating when absent) the database at `path` and applies the schema.
     pub fn open(path: &Path) -> StoreResult<Store> {
@@ -33,6 +46,7 @@ impl Store {
         conn.pragma_update(None, "foreign_keys", "ON")?;
         conn.busy_timeout(std::time::Duration::from_secs(5))?;
         conn.execute_batch(include_str!("schema.sql"))?;
+        migrate(&conn)?;
         Ok(Store { conn: Mutex::new(conn) })
     }
 
@@ -132,6 +146,31 @@ impl Store {
             c.query_row("SELECT 1 FROM catalogs WHERE org_id = ?1 AND name = ?2", params![org.0, name], |_| Ok(()))
                 .optional()
                 .map(|o| o.is_some())
+        })
+    }
+
+    /// Turns media asset generation (`trigger_generation`) on or off for a catalog; whether the
+    /// catalog exists.
+    pub fn set_catalog_generation(&self, org: OrgId, name: &str, enabled: bool) -> StoreResult<bool> {
+        self.with(|c| {
+            let n = c.execute(
+                "UPDATE catalogs SET generation_enabled = ?3 WHERE org_id = ?1 AND name = ?2",
+                params![org.0, name, enabled],
+            )?;
+            Ok(n == 1)
+        })
+    }
+
+    /// Whether media asset generation is on for a catalog (off by default).
+    pub fn catalog_generation(&self, org: OrgId, name: &str) -> StoreResult<bool> {
+        self.with(|c| {
+            c.query_row(
+                "SELECT generation_enabled FROM catalogs WHERE org_id = ?1 AND name = ?2",
+                params![org.0, name],
+                |r| r.get(0),
+            )
+            .optional()
+            .map(|v| v.unwrap_or(false))
         })
     }
 
@@ -640,4 +679,32 @@ fn result_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ResultRow> {
 
 fn new_service_id() -> String {
     format!("svc-{}", crate::auth::random_hex(12))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_database_of_an_earlier_version_gains_the_new_columns() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("old.sqlite3");
+        {
+            let c = Connection::open(&path).unwrap();
+            c.execute_batch(
+                "CREATE TABLE orgs (id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL UNIQUE, created_at TEXT NOT NULL);
+                 CREATE TABLE catalogs (id INTEGER PRIMARY KEY AUTOINCREMENT, org_id INTEGER NOT NULL, name TEXT NOT NULL,
+                     created_at TEXT NOT NULL, UNIQUE (org_id, name));
+                 INSERT INTO orgs (name, created_at) VALUES ('acme', 'then');
+                 INSERT INTO catalogs (org_id, name, created_at) VALUES (1, 'acme', 'then');",
+            )
+            .unwrap();
+        }
+        let store = Store::open(&path).unwrap();
+        assert!(!store.catalog_generation(OrgId(1), "acme").unwrap(), "off for existing catalogs");
+        assert!(store.set_catalog_generation(OrgId(1), "acme", true).unwrap());
+        assert!(store.catalog_generation(OrgId(1), "acme").unwrap());
+        drop(store);
+        assert!(Store::open(&path).unwrap().catalog_generation(OrgId(1), "acme").unwrap(), "migration runs once");
+    }
 }
