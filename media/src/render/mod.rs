@@ -6,7 +6,7 @@ mod frame_choice;
 
 use std::path::Path;
 
-pub use frame_choice::{BRIGHTNESS_BAND, SAFETY_MAX, SHOT_MARGIN, best_frame};
+pub use frame_choice::best_frame;
 
 use crate::error::{Error, Result};
 use crate::probe::{keyframes, probe};
