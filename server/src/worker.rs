@@ -74,24 +74,41 @@ fn process(state: &AppState, job: &Job) -> Result<(), StoreError> {
     };
     let video = crate::render::media_path(&state.config.media_root, &item.body).filter(|v| v.is_file());
     if let (None, Some(video)) = (&signals, video) {
-        // A real video under the media root: analyse it (learned channels from its sidecar).
-        let options = kino_media::AnalyzeOptions { inventory_id: Some(item.id.clone()), ..Default::default() };
-        let mut next_report = 0.0;
+        // A real video under the media root: analyse it (learned channels from its sidecar). One
+        // analysis per item: another job of the item waits for its signals meanwhile.
         let key = (job.org, job.item_id.clone());
-        let progress = |fraction: f64| {
-            state.analysing.write().unwrap_or_else(|e| e.into_inner()).insert(key.clone(), fraction);
-        };
-        progress(0.0);
+        {
+            let mut analysing = state.analysing.write().unwrap_or_else(|e| e.into_inner());
+            if analysing.contains_key(&key) {
+                return store.park_job(job);
+            }
+            analysing.insert(key.clone(), 0.0);
+        }
+        let options = kino_media::AnalyzeOptions { inventory_id: Some(item.id.clone()), ..Default::default() };
+        let (mut next_report, mut last_lease) = (0.0, std::time::Instant::now());
         let analysed = kino_media::analyze(&video, &options, |done, total| {
-            if total > 0.0 {
-                progress((done / total).min(1.0));
-                if done / total >= next_report {
-                    tracing::info!(item = %item.id, percent = (100.0 * done / total).round(), "analysing media");
-                    next_report += 0.1;
+            if total <= 0.0 {
+                return;
+            }
+            state.analysing.write().unwrap_or_else(|e| e.into_inner()).insert(key.clone(), (done / total).min(1.0));
+            if done / total >= next_report {
+                tracing::info!(item = %item.id, percent = (100.0 * done / total).round(), "analysing media");
+                next_report += 0.1;
+            }
+            if last_lease.elapsed() > std::time::Duration::from_secs(60) {
+                last_lease = std::time::Instant::now();
+                if let Err(e) = store.extend_lease(job) {
+                    tracing::warn!(error = %e, "cannot extend the lease of a long analysis");
                 }
             }
         });
-        state.analysing.write().unwrap_or_else(|e| e.into_inner()).remove(&key);
+        {
+            let mut analysing = state.analysing.write().unwrap_or_else(|e| e.into_inner());
+            analysing.remove(&key);
+            if analysed.is_err() {
+                store.release_waiting(job.org, &job.item_id)?;
+            }
+        }
         match analysed {
             Ok(s) => {
                 if let Err(e) = state.put_signals(job.org, &job.item_id, s.clone()) {

@@ -95,6 +95,11 @@ fn make_video(dir: &Path) -> (std::path::PathBuf, [f64; 2]) {
     (video, [14.0, 14.0 + len])
 }
 
+fn signals_absent(state: &AppState, org: kino_server::store::OrgId) -> Vec<String> {
+    let p = state.prepared(org, "film").unwrap().unwrap();
+    p.signals().analysis.as_ref().map(|a| a.absent.clone()).unwrap_or_default()
+}
+
 async fn get(state: &AppState, uri: &str) -> (StatusCode, Value) {
     let req = Request::builder().uri(uri).body(Body::empty()).unwrap();
     let res = app(state.clone()).oneshot(req).await.unwrap();
@@ -133,8 +138,21 @@ async fn real_video_to_snapped_clips_and_rendered_files() {
         .body(Body::from("{}"))
         .unwrap();
     assert_eq!(app(state.clone()).oneshot(req).await.unwrap().status(), StatusCode::OK);
-    let s = state.clone();
-    let work = tokio::task::spawn_blocking(move || while worker::run_one(&s) {});
+    // a second product of the same item: it waits for the one analysis instead of running its own
+    let emotions = format!("/tasks/catalog-item/film/product/emotions/version/1.0.0?key={key}");
+    let req = Request::builder()
+        .method("POST")
+        .uri(&emotions)
+        .header("content-type", "application/json")
+        .body(Body::from("{}"))
+        .unwrap();
+    assert_eq!(app(state.clone()).oneshot(req).await.unwrap().status(), StatusCode::OK);
+    let (s1, s2) = (state.clone(), state.clone());
+    let second = tokio::task::spawn_blocking(move || {
+        std::thread::sleep(Duration::from_millis(300));
+        while worker::run_one(&s2) {}
+    });
+    let work = tokio::task::spawn_blocking(move || while worker::run_one(&s1) {});
     // while the worker analyses the video, the task status says how far it has come
     let mut seen_progress = false;
     while !work.is_finished() {
@@ -143,7 +161,13 @@ async fn real_video_to_snapped_clips_and_rendered_files() {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
     work.await.unwrap();
+    second.await.unwrap();
     assert!(seen_progress, "analysis progress shows in the task status");
+    // ...and, emotions being a learned channel the analysis does not measure, fails saying so
+    let (_, other) = get(&state, &emotions).await;
+    assert_eq!(other["status"], "failed", "{other}");
+    assert!(other["error"].as_str().unwrap().contains("signals have none"), "{other}");
+    assert!(signals_absent(&state, org).contains(&"emotions".to_string()));
     let (s, status) = get(&state, &task).await;
     assert_eq!(
         (s, status["status"].as_str(), status["error"].as_str()),

@@ -54,8 +54,9 @@ fn status_of(
         return Ok(Some((status.into(), r.error)));
     }
     let Some(task) = store.task(org, id, product, version)? else { return Ok(None) };
-    let error = match store.job_state(org, id, product, version)? {
-        Some(JobState::Running) if state.analysis_progress(org, id).is_some() => {
+    let job = store.job_state(org, id, product, version)?;
+    let error = match job {
+        Some(_) if state.analysis_progress(org, id).is_some() => {
             let done = state.analysis_progress(org, id).unwrap_or(0.0);
             format!("analysing the media file: {:.0}% done", 100.0 * done)
         }

@@ -514,6 +514,33 @@ impl Store {
         })
     }
 
+    /// Extends the lease of a running job (long work such as media analysis), so it is not
+    /// claimed again while it is still being worked on.
+    pub fn extend_lease(&self, job: &Job) -> StoreResult<()> {
+        let lease = (chrono::Utc::now() + chrono::Duration::seconds(LEASE_SECONDS))
+            .to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+        self.with(|c| {
+            c.execute(
+                "UPDATE jobs SET lease_until = ?5 WHERE org_id = ?1 AND item_id = ?2 AND product = ?3 AND version = ?4
+                 AND state IN ('running', 'rerun')",
+                params![job.org.0, job.item_id, job.product, job.version, lease],
+            )?;
+            Ok(())
+        })
+    }
+
+    /// Puts the item's jobs that wait for signals back in the queue (when the signals they waited
+    /// for will not come, e.g. the media analysis failed, so each fails on its own).
+    pub fn release_waiting(&self, org: OrgId, item_id: &str) -> StoreResult<()> {
+        self.with(|c| {
+            c.execute(
+                "UPDATE jobs SET state = 'pending' WHERE org_id = ?1 AND item_id = ?2 AND state = 'waiting'",
+                params![org.0, item_id],
+            )?;
+            Ok(())
+        })
+    }
+
     /// Parks a job until the item's signals arrive; when they arrived meanwhile (or reprocessing
     /// was requested), the job goes back to the queue instead, so no wake-up is lost.
     pub fn park_job(&self, job: &Job) -> StoreResult<()> {
