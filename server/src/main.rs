@@ -52,6 +52,9 @@ struct Cli {
     /// UTC time of day of the daily smartlist refresh (license windows opening and closing).
     #[arg(long, env = "KINO_SMARTLIST_REFRESH_AT", default_value = "04:00", value_parser = parse_time_of_day, global = true)]
     smartlist_refresh_at: chrono::NaiveTime,
+    /// Days a finished webhook delivery stays in the delivery log (pruned hourly).
+    #[arg(long, env = "KINO_WEBHOOK_LOG_DAYS", default_value_t = 30, global = true)]
+    webhook_log_days: u32,
     /// Allow webhooks to loopback addresses (and plain http:// to them); for local development.
     #[arg(long, env = "KINO_WEBHOOK_ALLOW_LOOPBACK", action = clap::ArgAction::SetTrue, global = true)]
     webhook_allow_loopback: bool,
@@ -214,6 +217,7 @@ fn state(cli: &Cli, store: Store) -> Result<AppState, String> {
             admin_token: Some(admin_token(cli)?),
             webhook_allow_loopback: cli.webhook_allow_loopback,
             webhook_timeout: webhooks::DEFAULT_TIMEOUT,
+            webhook_log_days: cli.webhook_log_days,
         },
     )
     .map_err(|e| format!("cannot create the token key in {}: {e}", cli.data_dir.display()))

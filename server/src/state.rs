@@ -31,6 +31,8 @@ pub struct Config {
     /// Whether webhooks may point to loopback addresses (and plain `http://` to them): tests and
     /// local development only.
     pub webhook_allow_loopback: bool,
+    /// Days a finished webhook delivery stays in the delivery log.
+    pub webhook_log_days: u32,
     /// Webhook delivery timeout ([`crate::webhooks::DEFAULT_TIMEOUT`], 30 s, in service).
     pub webhook_timeout: std::time::Duration,
 }
@@ -50,6 +52,7 @@ impl Config {
             media_base_url: "/media".into(),
             webhook_allow_loopback: false,
             webhook_timeout: crate::webhooks::DEFAULT_TIMEOUT,
+            webhook_log_days: 30,
         }
     }
 }

@@ -286,6 +286,10 @@ async fn redelivery_sends_the_identical_bytes() {
         webhooks::redeliver(&s.state, s.org, "no-such-delivery"),
         Err(WebhookError::NotFound { what: "delivery", .. })
     ));
+    // retention: finished deliveries older than the cut-off leave the log, newer ones stay
+    assert_eq!(s.state.store.prune_deliveries("2000-01-01T00:00:00.000Z").unwrap(), 0);
+    assert_eq!(s.state.store.prune_deliveries("2999-01-01T00:00:00.000Z").unwrap(), 2);
+    assert!(s.log(&id).is_empty());
     s.shutdown().await;
     receiver.stop().await;
 }

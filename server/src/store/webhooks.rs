@@ -337,4 +337,15 @@ impl Store {
             )
         })
     }
+
+    /// Deletes finished deliveries (succeeded or failed) created before `before` (RFC 3339);
+    /// pending and sending ones are kept whatever their age. How many were deleted.
+    pub fn prune_deliveries(&self, before: &str) -> StoreResult<usize> {
+        self.with(|c| {
+            c.execute(
+                "DELETE FROM webhook_deliveries WHERE state IN ('succeeded', 'failed') AND created_at < ?1",
+                params![before],
+            )
+        })
+    }
 }

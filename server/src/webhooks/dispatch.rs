@@ -67,9 +67,14 @@ pub async fn run_dispatcher(state: AppState, mut shutdown: watch::Receiver<bool>
     };
     let permits = Arc::new(Semaphore::new(MAX_IN_FLIGHT));
     let mut in_flight = JoinSet::new();
+    let mut next_prune = Instant::now();
     loop {
         if *shutdown.borrow() {
             break;
+        }
+        if Instant::now() >= next_prune {
+            next_prune = Instant::now() + PRUNE_EVERY;
+            prune(&state);
         }
         while in_flight.try_join_next().is_some() {}
         let free = permits.available_permits();
@@ -110,6 +115,21 @@ pub async fn run_dispatcher(state: AppState, mut shutdown: watch::Receiver<bool>
         if let Err(e) = state.store.fail_sending_deliveries(INTERRUPTED) {
             tracing::error!(error = %e, "cannot mark interrupted webhook deliveries");
         }
+    }
+}
+
+/// How often the delivery log is pruned.
+const PRUNE_EVERY: Duration = Duration::from_secs(3600);
+
+/// Deletes finished deliveries older than the configured retention.
+fn prune(state: &AppState) {
+    let days = i64::from(state.config.webhook_log_days);
+    let before =
+        (chrono::Utc::now() - chrono::Duration::days(days)).to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+    match state.store.prune_deliveries(&before) {
+        Ok(0) => {}
+        Ok(n) => tracing::info!(deleted = n, days, "pruned the webhook delivery log"),
+        Err(e) => tracing::error!(error = %e, "cannot prune the webhook delivery log"),
     }
 }
 
