@@ -23,6 +23,7 @@ struct Portal {
     key: String,
     receiver: Receiver,
     secret: String,
+    hook: String,
     stop: watch::Sender<bool>,
     _dir: tempfile::TempDir,
 }
@@ -82,6 +83,7 @@ impl Portal {
             key: key["key"].as_str().unwrap().into(),
             receiver,
             secret: hook["signing_secret"].as_str().unwrap().into(),
+            hook: hook["id"].as_str().unwrap().into(),
             stop,
             _dir: dir,
         }
@@ -532,5 +534,61 @@ async fn recipes_make_creative_assets_and_announce_them() {
     let failed = &p.wait_events("recipe.failed", 1).await[0];
     assert_eq!((failed["recipeId"].as_str(), failed["status"].as_str()), (Some(tid), Some("failed")));
     assert!(!failed["errorMessage"].as_str().unwrap().is_empty());
+    p.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn webhook_actions_of_the_admin_api() {
+    let p = Portal::start().await;
+    let (s, listed) = p.admin("GET", "/webhooks", None).await;
+    assert_eq!(
+        (s, listed[0]["id"].as_str(), listed[0]["enabled"].as_bool()),
+        (StatusCode::OK, Some(p.hook.as_str()), Some(true))
+    );
+    assert!(listed[0].get("signing_secret").is_none() && listed[0].get("secret").is_none(), "the secret is shown once");
+    // the Test action: signed, no event header, the fixed message
+    let (s, queued) = p.admin("POST", &format!("/webhooks/{}/test", p.hook), None).await;
+    assert_eq!((s, queued["event"].as_str()), (StatusCode::ACCEPTED, Some("test")));
+    assert!(until(|| !p.receiver.hits().is_empty()).await);
+    let hit = p.receiver.hits().remove(0);
+    assert_eq!(header(&hit, "x-service-event"), None);
+    assert_eq!(header(&hit, "x-service-signature"), Some(hmac_hex(&p.secret, &hit.body).as_str()));
+    let body: Value = serde_json::from_slice(&hit.body).unwrap();
+    assert_eq!(body["event"], "test");
+    assert!(body["data"]["message"].is_string());
+    // the delivery log, and redelivery of the same bytes
+    let mut log = Value::Null;
+    assert!(
+        until(|| {
+            log = serde_json::to_value(webhooks::deliveries(&p.state, p.org, &p.hook, 10).unwrap()).unwrap();
+            log[0]["state"] == "succeeded"
+        })
+        .await
+    );
+    let (s, via_api) = p.admin("GET", &format!("/webhooks/{}/deliveries", p.hook), None).await;
+    assert_eq!((s, via_api[0]["status_code"].as_u64()), (StatusCode::OK, Some(200)));
+    let (s, again) =
+        p.admin("POST", &format!("/webhook-deliveries/{}/redeliver", log[0]["id"].as_str().unwrap()), None).await;
+    assert_eq!((s, again["redelivery_of"].clone()), (StatusCode::ACCEPTED, log[0]["id"].clone()));
+    assert!(until(|| p.receiver.hits().len() == 2).await);
+    assert_eq!(p.receiver.hits()[1].body, hit.body, "identical bytes");
+    // disabled: events are not delivered; unknown ids are 404
+    let (s, off) = p.admin("POST", &format!("/webhooks/{}/disable", p.hook), None).await;
+    assert_eq!((s, off["enabled"].as_bool()), (StatusCode::OK, Some(false)));
+    p.upsert(movie("m1", "A", &["drama"], 2005)).await;
+    p.admin(
+        "POST",
+        "/smartlists",
+        Some(json!({"title": "T", "catalog": "acme", "creator": "e@x.io", "published": true})),
+    )
+    .await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(p.receiver.hits().len(), 2, "a disabled webhook gets nothing");
+    let (s, _) = p.admin("POST", "/webhooks/123e4567-e89b-12d3-a456-426614174000/enable", None).await;
+    assert_eq!(s, StatusCode::NOT_FOUND);
+    let (s, _) = p.admin("DELETE", &format!("/webhooks/{}", p.hook), None).await;
+    assert_eq!(s, StatusCode::OK);
+    let (_, listed) = p.admin("GET", "/webhooks", None).await;
+    assert_eq!(listed, json!([]));
     p.stop().await;
 }
