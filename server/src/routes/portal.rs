@@ -32,6 +32,16 @@ impl PortalError {
     pub fn new(status: StatusCode, message: impl Into<String>) -> PortalError {
         PortalError { status, message: message.into(), authenticate: None }
     }
+
+    /// The same error with a `WWW-Authenticate` challenge.
+    pub fn with_challenge(self, challenge: impl Into<String>) -> PortalError {
+        PortalError { authenticate: Some(challenge.into()), ..self }
+    }
+
+    /// A 500 whose cause is only logged.
+    pub fn internal() -> PortalError {
+        PortalError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal server error")
+    }
 }
 
 impl IntoResponse for PortalError {
