@@ -1,0 +1,222 @@
+//! Recipes: management, and runs that apply a recipe to its assets and create creative assets.
+//!
+//! A recipe's `config` (validated when it is saved):
+//!
+//! | key | value | default |
+//! |---|---|---|
+//! | `smartlist_id` | UUID of one of the organisation's smartlists (its members are the assets) | one of the two is required |
+//! | `inventory_ids` | list of customer item ids | |
+//! | `per_item` | creative assets of each type per item, 1 to 10 | 1 |
+//! | `vertical` | also make the `-vertical` (9:16) form of each asset | false |
+//! | `data_only` | choose moments and scores only; render no files | false |
+//! | `previews` | any previews parameter (`clip_length`, `clip_type`, `max_nudity`, `search_query`, ...) as in the clip search | `{}` |
+//! | `thumbnail` | the frame rule: `min_brightness`, `max_brightness`, `max_nudity`, `max_blood_gore`, `shot_margin`, `main_character` | see [`kino::thumbnail::FrameRule`] |
+//!
+//! A `preview-clips` recipe makes `preview` assets (the clips the core selects with the recipe's
+//! previews parameters); a `thumbnails` recipe makes `thumbnail` assets (the frame chosen inside
+//! each clip by the documented frame rule, `start_time == stop_time` = the frame's time).
+//!
+//! A run creates each asset record (`creative_asset.created`), then renders its files and marks it
+//! `completed` or `failed` (`creative_asset.completed` / `.failed`), then the recipe is
+//! `completed` (`recipe.completed`, with every asset id) when at least one asset completed, or
+//! `failed` (`recipe.failed` with the reason). Events are sent for published recipes; runs of a
+//! draft are test runs (counted in `test_runs_count`) and send none. Publishing a recipe runs it.
+
+mod config;
+mod run;
+
+use serde_json::{Value, json};
+
+pub use config::{Config, Targets};
+pub use run::execute;
+
+use super::{ManageError, events, is_email, new_id, text};
+use crate::state::AppState;
+use crate::store::{OrgId, RecipeRow, now};
+
+/// The values of a recipe's `type`.
+pub const TYPES: [&str; 2] = ["thumbnails", "preview-clips"];
+
+fn apply(state: &AppState, org: OrgId, r: &mut RecipeRow, input: &Value, creating: bool) -> Result<(), ManageError> {
+    let obj = input.as_object().ok_or_else(|| ManageError::invalid("body", "must be a JSON object"))?;
+    const KNOWN: [&str; 8] =
+        ["title", "description", "type", "creator", "catalog", "catalog_id", "config", "published"];
+    if let Some(k) = obj.keys().find(|k| !KNOWN.contains(&k.as_str())) {
+        return Err(ManageError::invalid(k.clone(), format!("is not a recipe field (use {})", KNOWN.join(", "))));
+    }
+    let title = text("title", input.get("title"), creating, 200)?;
+    let description = text("description", input.get("description"), false, 5000)?;
+    let kind = text("type", input.get("type"), creating, 40)?;
+    if let Some(k) = &kind {
+        if !TYPES.contains(&k.as_str()) {
+            return Err(ManageError::invalid("type", format!("must be one of {}", TYPES.join(", "))));
+        }
+    }
+    let creator = text("creator", input.get("creator"), creating, 254)?;
+    if creator.as_deref().is_some_and(|c| !is_email(c)) {
+        return Err(ManageError::invalid("creator", "must be an email address"));
+    }
+    let catalog = super::smartlists::catalog_of(state, org, input)?;
+    if creating && catalog.is_none() {
+        return Err(ManageError::invalid("catalog", "is required (a catalog name, or catalog_id)"));
+    }
+    let config = match input.get("config") {
+        None | Some(Value::Null) if creating => return Err(ManageError::invalid("config", "is required")),
+        None | Some(Value::Null) => None,
+        Some(c) => {
+            let parsed = Config::parse(c)?;
+            if let Targets::Smartlist(id) = &parsed.targets {
+                if state.store.smartlist(org, id)?.is_none() {
+                    return Err(ManageError::invalid(
+                        "config.smartlist_id",
+                        format!("no smartlist {id} in this organisation"),
+                    ));
+                }
+            }
+            Some(c.clone())
+        }
+    };
+    let published = match input.get("published") {
+        None | Some(Value::Null) => None,
+        Some(Value::Bool(b)) => Some(*b),
+        Some(_) => return Err(ManageError::invalid("published", "must be true or false")),
+    };
+    if r.status == "running" && (config.is_some() || kind.is_some()) {
+        return Err(ManageError::Conflict("the recipe is running; change its config when the run ends".into()));
+    }
+    if let Some(t) = title {
+        r.title = t;
+    }
+    if let Some(d) = description {
+        r.description = d;
+    }
+    if let Some(k) = kind {
+        r.kind = k;
+    }
+    if let Some(c) = creator {
+        r.creator = c;
+    }
+    if let Some((id, name)) = catalog {
+        (r.catalog_id, r.catalog_name) = (id, name);
+    }
+    if let Some(c) = config {
+        if !creating && c != r.config {
+            r.version += 1;
+        }
+        r.config = c;
+    }
+    match published {
+        Some(true) if r.published_at.is_none() => {
+            r.published_at = Some(now());
+            if r.status == "draft" {
+                r.status = "published".into();
+            }
+        }
+        Some(false) => {
+            r.published_at = None;
+            if r.status != "running" {
+                r.status = "draft".into();
+            }
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// Creates a recipe from `{title, description?, type, creator, catalog | catalog_id, config,
+/// published?}`; publishing runs it.
+pub fn create(state: &AppState, org: OrgId, input: &Value) -> Result<RecipeRow, ManageError> {
+    let stamp = now();
+    let mut r = RecipeRow {
+        id: new_id(),
+        org,
+        catalog_id: 0,
+        catalog_name: String::new(),
+        title: String::new(),
+        description: String::new(),
+        kind: String::new(),
+        creator: String::new(),
+        config: json!({}),
+        version: 1,
+        status: "draft".into(),
+        test_runs_count: 0,
+        runs: 0,
+        last_error: None,
+        published_at: None,
+        created_at: stamp.clone(),
+        updated_at: stamp,
+    };
+    apply(state, org, &mut r, input, true)?;
+    state.store.put_recipe(&r)?;
+    if r.published_at.is_some() {
+        start(state, org, &r.id)?;
+    }
+    get(state, org, &r.id)
+}
+
+/// Changes the fields present in `input`; publishing a draft runs it.
+pub fn update(state: &AppState, org: OrgId, id: &str, input: &Value) -> Result<RecipeRow, ManageError> {
+    let mut r = get(state, org, id)?;
+    let was_published = r.published_at.is_some();
+    apply(state, org, &mut r, input, false)?;
+    r.updated_at = now();
+    state.store.put_recipe(&r)?;
+    if !was_published && r.published_at.is_some() {
+        start(state, org, id)?;
+    }
+    get(state, org, id)
+}
+
+/// Publishes (and so runs) or unpublishes.
+pub fn set_published(state: &AppState, org: OrgId, id: &str, published: bool) -> Result<RecipeRow, ManageError> {
+    update(state, org, id, &json!({ "published": published }))
+}
+
+/// One recipe.
+pub fn get(state: &AppState, org: OrgId, id: &str) -> Result<RecipeRow, ManageError> {
+    state.store.recipe(org, id)?.ok_or_else(|| ManageError::NotFound { what: "recipe", id: id.into() })
+}
+
+/// Starts a run in the background; returns its run number. 409 while a run is in progress.
+pub fn start(state: &AppState, org: OrgId, id: &str) -> Result<i64, ManageError> {
+    let r = get(state, org, id)?;
+    let config = Config::parse(&r.config)?;
+    let run = state
+        .store
+        .start_recipe_run(org, id)?
+        .ok_or_else(|| ManageError::Conflict(format!("recipe {id} is already running")))?;
+    let s = state.clone();
+    let spawn = move || {
+        let r = match s.store.recipe(org, &r.id) {
+            Ok(Some(r)) => r,
+            _ => return,
+        };
+        execute(&s, org, &r, &config, run);
+    };
+    match tokio::runtime::Handle::try_current() {
+        Ok(h) => {
+            h.spawn_blocking(spawn);
+        }
+        Err(_) => spawn(),
+    }
+    Ok(run)
+}
+
+/// Recipes left running by a stopped process become failed (and say so); their pending assets too.
+pub fn recover(state: &AppState) -> Result<(), ManageError> {
+    state.store.fail_interrupted_assets()?;
+    for (org, id) in state.store.fail_interrupted_recipes()? {
+        if let Some(r) = state.store.recipe(org, &id)? {
+            if r.published_at.is_some() {
+                let data_only = r.config["data_only"].as_bool().unwrap_or(false);
+                events::emit(
+                    state,
+                    org,
+                    "recipe.failed",
+                    events::recipe_failed(&id, &r.title, data_only, "interrupted by a restart"),
+                );
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,259 @@
+//! A recipe run: the items it applies to, the moments chosen in each, the creative assets made,
+//! rendered and announced.
+
+use kino::thumbnail::{FrameChoice, FrameRule, choose_frame};
+use kino::{Clip, TextEncoder};
+use serde_json::{Value, json};
+
+use super::{Config, Targets};
+use crate::portal::events;
+use crate::state::AppState;
+use crate::store::{CreativeAssetRow, ItemRow, OrgId, RecipeRow, now};
+
+/// Runs a recipe to the end (on the calling thread): creates, renders and records its assets,
+/// then finishes the run and emits the recipe event.
+pub fn execute(state: &AppState, org: OrgId, r: &RecipeRow, config: &Config, run: i64) {
+    let published = r.published_at.is_some();
+    let emit = |event: &str, data: Value| {
+        if published {
+            events::emit(state, org, event, data);
+        }
+    };
+    let outcome = produce(state, org, r, config, run, &emit);
+    let (status, error) = match &outcome {
+        Ok(ids) if !ids.is_empty() => ("completed", None),
+        Ok(_) => ("failed", Some("no creative asset could be made: every asset failed".to_string())),
+        Err(e) => ("failed", Some(e.clone())),
+    };
+    if let Err(e) = state.store.finish_recipe_run(&r.id, status, error.as_deref()) {
+        tracing::error!(recipe = %r.id, error = %e, "cannot record the end of a recipe run");
+    }
+    match (outcome, error) {
+        (Ok(ids), None) => {
+            emit("recipe.completed", json!(events::recipe_completed(&r.id, &r.title, config.data_only, &ids)))
+        }
+        (_, Some(e)) => emit("recipe.failed", json!(events::recipe_failed(&r.id, &r.title, config.data_only, &e))),
+        (Err(_), None) => {}
+    }
+}
+
+/// The live items a recipe applies to.
+fn targets(state: &AppState, org: OrgId, t: &Targets) -> Result<Vec<ItemRow>, String> {
+    let ids = match t {
+        Targets::Smartlist(id) => {
+            if state.store.smartlist(org, id).map_err(|e| e.to_string())?.is_none() {
+                return Err(format!("smartlist {id} no longer exists"));
+            }
+            state.store.smartlist_members(id).map_err(|e| e.to_string())?
+        }
+        Targets::Items(ids) => ids.clone(),
+    };
+    let mut items = Vec::new();
+    for id in ids {
+        match state.store.item(org, &id).map_err(|e| e.to_string())? {
+            Some(item) if !item.deleted => items.push(item),
+            _ => {}
+        }
+    }
+    if items.is_empty() {
+        return Err("the recipe applies to no live catalog item".into());
+    }
+    Ok(items)
+}
+
+/// Creates every asset of the run; returns the ids of those that completed.
+fn produce(
+    state: &AppState,
+    org: OrgId,
+    r: &RecipeRow,
+    config: &Config,
+    run: i64,
+    emit: &dyn Fn(&str, Value),
+) -> Result<Vec<String>, String> {
+    let items = targets(state, org, &config.targets)?;
+    let embedding = match &config.query.search_query {
+        Some(q) => Some(state.encoder.encode(q).map_err(|e| e.to_string())?),
+        None => None,
+    };
+    let base = if r.kind == "thumbnails" { "thumbnail" } else { "preview" };
+    let kinds: Vec<String> =
+        std::iter::once(base.to_string()).chain(config.vertical.then(|| format!("{base}-vertical"))).collect();
+    let mut completed = Vec::new();
+    let mut index = 0;
+    for item in &items {
+        let title = item.body["title"].as_str().unwrap_or(&item.id).to_string();
+        let chosen: Result<Vec<Clip>, String> = match state.prepared(org, &item.id) {
+            Ok(Some(p)) => kino::select(&p, &config.query, embedding.as_deref()).map_err(|e| e.to_string()),
+            Ok(None) => Err("the item has no analysis signals yet".into()),
+            Err(e) => Err(e.to_string()),
+        };
+        let clips = match chosen {
+            Ok(c) if c.is_empty() => Err("no moment of the item meets the recipe's previews parameters".to_string()),
+            other => other,
+        };
+        let signals = state.prepared(org, &item.id).ok().flatten();
+        for kind in &kinds {
+            let moments: Vec<Option<&Clip>> = match &clips {
+                Ok(c) => c.iter().map(Some).collect(),
+                Err(_) => vec![None],
+            };
+            for (n, clip) in moments.into_iter().enumerate() {
+                let stamp = now();
+                let mut a = CreativeAssetRow {
+                    id: super::new_id(),
+                    recipe_id: r.id.clone(),
+                    recipe_title: r.title.clone(),
+                    run_number: run,
+                    asset_index: index,
+                    kind: kind.clone(),
+                    status: "pending".into(),
+                    item_id: item.id.clone(),
+                    title: format!("{title} – {} {}", kind.replace('-', " "), n + 1),
+                    created_at: stamp.clone(),
+                    updated_at: stamp,
+                    ..CreativeAssetRow::default()
+                };
+                index += 1;
+                let choice = match (clip, signals.as_deref()) {
+                    (Some(c), Some(p)) => moment(p.signals(), c, kind, &config.frame),
+                    _ => None,
+                };
+                match (&clips, choice) {
+                    (Ok(_), Some((start, stop, metadata, brightness))) => {
+                        a.start_time = start;
+                        a.stop_time = stop;
+                        a.metadata = metadata;
+                        a.logo_data = logo(&item.body, brightness);
+                    }
+                    (Err(e), _) => {
+                        a.status = "failed".into();
+                        a.error = Some(e.clone());
+                        a.metadata = json!({"error": e});
+                    }
+                    (Ok(_), None) => {
+                        a.status = "failed".into();
+                        a.error = Some("no frame of the clip can be chosen".into());
+                        a.metadata = json!({"error": a.error});
+                    }
+                }
+                let failed_early = a.status == "failed";
+                if let Err(e) = state.store.put_creative_asset(org, &a) {
+                    return Err(format!("cannot store a creative asset: {e}"));
+                }
+                emit("creative_asset.created", json!(events::creative_asset(&a, &item.service_id)));
+                if !failed_early {
+                    finish_asset(state, org, item, &mut a, config.data_only);
+                    state
+                        .store
+                        .put_creative_asset(org, &a)
+                        .map_err(|e| format!("cannot store a creative asset: {e}"))?;
+                }
+                match a.status.as_str() {
+                    "completed" => {
+                        completed.push(a.id.clone());
+                        emit("creative_asset.completed", json!(events::creative_asset(&a, &item.service_id)));
+                    }
+                    "failed" => emit("creative_asset.failed", json!(events::creative_asset(&a, &item.service_id))),
+                    _ => {}
+                }
+            }
+        }
+    }
+    Ok(completed)
+}
+
+/// Renders an asset's files (or, for data-only recipes, completes it without files).
+fn finish_asset(state: &AppState, org: OrgId, item: &ItemRow, a: &mut CreativeAssetRow, data_only: bool) {
+    a.updated_at = now();
+    if data_only {
+        a.status = "completed".into();
+        a.metadata["files"] = json!("none: data-only recipe");
+        return;
+    }
+    match crate::render::creative_asset(state, org, item, a) {
+        Ok(()) => a.status = "completed".into(),
+        Err(crate::render::RenderError::Pending(why)) => {
+            a.metadata["files"] = json!(format!("pending: {why}"));
+        }
+        Err(e) => {
+            a.status = "failed".into();
+            a.error = Some(e.to_string());
+            a.metadata["error"] = json!(e.to_string());
+        }
+    }
+}
+
+/// The span, metadata and brightness of an asset made from `clip`.
+fn moment(s: &kino::Signals, clip: &Clip, kind: &str, rule: &FrameRule) -> Option<(f64, f64, Value, f64)> {
+    let scores = json!({
+        "relevance": clip.relevance,
+        "type_score": clip.type_score,
+        "query_relevance": clip.query_relevance,
+        "clip_type": clip.clip_type,
+        "nudity": clip.nudity,
+        "blood_gore": clip.blood_gore,
+        "profanity": clip.profanity,
+        "brightness": clip.brightness,
+        "clip_index": clip.clip_index,
+        "snapped_start": clip.snapped_start,
+        "snapped_stop": clip.snapped_stop,
+        "start_speech_avoidance": clip.start_speech_avoidance,
+        "end_speech_avoidance": clip.end_speech_avoidance,
+    });
+    let vertical = kind.ends_with("-vertical").then(|| vertical_info(s, clip.start_time, clip.stop_time));
+    if kind.starts_with("thumbnail") {
+        let f: FrameChoice = choose_frame(s, clip.start_time, clip.stop_time, rule)?;
+        let mut m = json!({"rule": "thumbnail frame rule (docs/portal.md)", "frame": f, "clip": scores});
+        if let Some(v) = vertical {
+            m["vertical"] = v;
+        }
+        Some((f.time, f.time, m, f.brightness))
+    } else {
+        let mut m = json!({"rule": "clip selection (clip-selection.md)", "clip": scores});
+        if let Some(v) = vertical {
+            m["vertical"] = v;
+        }
+        Some((clip.start_time, clip.stop_time, m, clip.brightness))
+    }
+}
+
+/// The vertical crop centre over a span: mean of the `x_center` track, and the black bars.
+fn vertical_info(s: &kino::Signals, start: f64, stop: f64) -> Value {
+    match &s.vertical {
+        Some(v) if v.step > 0.0 && !v.x_center.is_empty() => {
+            let a = ((start / v.step) as usize).min(v.x_center.len() - 1);
+            let b = ((stop / v.step).ceil() as usize).clamp(a + 1, v.x_center.len());
+            let mean = v.x_center[a..b].iter().map(|x| *x as f64).sum::<f64>() / (b - a) as f64;
+            json!({"x_center": mean, "blackbars": v.blackbars, "aspect_ratio": "9:16"})
+        }
+        _ => {
+            json!({"x_center": 0.5, "blackbars": [0, 0], "aspect_ratio": "9:16", "note": "no vertical track; centred"})
+        }
+    }
+}
+
+/// The logo to lay over an asset, from the item's `logo_urls`: the `bright` logo on a dark frame,
+/// the `dark` logo on a bright one (either when only one exists). Placement is the top-left title
+/// safe area as fractions of the frame `[x, y, width, height]`; `score` is the contrast between the
+/// logo kind and the frame (1 = ideal).
+fn logo(item: &Value, brightness: f64) -> Option<Value> {
+    let urls = item["logo_urls"].as_object().filter(|m| !m.is_empty())?;
+    let preferred = if brightness > 0.5 { "dark" } else { "bright" };
+    let (name, url) = urls
+        .get_key_value(preferred)
+        .or_else(|| urls.iter().next())
+        .and_then(|(k, v)| v.as_str().map(|u| (k.clone(), u.to_string())))?;
+    let contrast = match name.as_str() {
+        "dark" => brightness,
+        "bright" => 1.0 - brightness,
+        _ => 0.5,
+    };
+    Some(json!({
+        "has_logo": true,
+        "coordinates": [0.05, 0.05, 0.25, 0.12],
+        "size": 0.25,
+        "logo_image": url,
+        "logo_name": name,
+        "score": (contrast * 1000.0).round() / 1000.0,
+    }))
+}
