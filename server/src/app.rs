@@ -7,6 +7,34 @@ use axum::routing::{get, post, put};
 use crate::routes::{admin, analysis, catalog, portal, previews, results, tasks};
 use crate::state::AppState;
 
+/// Whether a path belongs to the portal interface or the admin API, whose errors have the portal
+/// body `{error, message, statusCode}`.
+fn is_portal(path: &str) -> bool {
+    path == "/catalogs"
+        || ["/catalogs/", "/smartlists", "/recipes", "/creative-assets", "/admin/", "/portal/", "/oauth/"]
+            .iter()
+            .any(|p| path.starts_with(p))
+}
+
+async fn not_found(uri: axum::http::Uri) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    if is_portal(uri.path()) {
+        crate::routes::portal::PortalError::new(axum::http::StatusCode::NOT_FOUND, "no such endpoint").into_response()
+    } else {
+        crate::error::AppError::NotFound("no such endpoint".into()).into_response()
+    }
+}
+
+async fn method_not_allowed(uri: axum::http::Uri) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    let status = axum::http::StatusCode::METHOD_NOT_ALLOWED;
+    if is_portal(uri.path()) {
+        crate::routes::portal::PortalError::new(status, "method not allowed on this endpoint").into_response()
+    } else {
+        (status, axum::Json(serde_json::json!({"detail": "Method Not Allowed"}))).into_response()
+    }
+}
+
 async fn docs() -> axum::response::Html<String> {
     axum::response::Html(crate::openapi::docs_page())
 }
@@ -104,7 +132,8 @@ pub fn app(state: AppState) -> Router {
         .route("/results/emotions/v2/{inventory_id}", get(results::emotions))
         // rendered clips and thumbnails (the bucket), read-only
         .nest_service("/media", tower_http::services::ServeDir::new(&state.config.bucket_root))
-        .fallback(|| async { crate::error::AppError::NotFound("no such endpoint".into()) })
+        .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
         .layer(axum::middleware::map_response(crate::error::json_errors))
         .with_state(state)
 }

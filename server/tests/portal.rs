@@ -261,6 +261,15 @@ async fn smartlists_membership_events_and_portal_reads() {
         let (s, r) = p.get(&path, &tok).await;
         assert_eq!((s, r["statusCode"].as_u64()), (status, Some(status.as_u16() as u64)), "{path}");
     }
+    // unknown portal paths and methods answer with the portal error body too
+    for (method, path, status) in [
+        ("GET", "/smartlists/a/b/c", StatusCode::NOT_FOUND),
+        ("POST", "/smartlists/", StatusCode::METHOD_NOT_ALLOWED),
+        ("DELETE", "/creative-assets/", StatusCode::METHOD_NOT_ALLOWED),
+    ] {
+        let (s, r) = call(&p.state, method, path, Some(&tok), None).await;
+        assert_eq!((s, r["statusCode"].as_u64()), (status, Some(status.as_u16() as u64)), "{method} {path}: {r}");
+    }
     // scopes
     let recipes_only = p.token("read:recipe:published").await;
     assert_eq!(p.get("/smartlists/", &recipes_only).await.0, StatusCode::FORBIDDEN);
