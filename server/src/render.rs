@@ -67,17 +67,9 @@ fn bucket_file(state: &AppState, relative: &str) -> Result<PathBuf, String> {
     Ok(full)
 }
 
-/// Renders a clip (horizontal, or 9:16 following the subject track) to `relative`.
-fn clip_file(
-    state: &AppState,
-    video: &Path,
-    s: &Signals,
-    start: f64,
-    stop: f64,
-    vertical: bool,
-    relative: &str,
-) -> Result<(), String> {
-    let out = bucket_file(state, relative)?;
+/// Renders `[start, stop)` of `video` to the file `out`: as it is, or 9:16 following the subject
+/// track inside the black bars.
+fn cut(video: &Path, s: &Signals, start: f64, stop: f64, vertical: bool, out: &Path) -> Result<(), String> {
     let options = RenderOptions::default();
     let result = if vertical {
         let fallback = [0.5f32];
@@ -86,25 +78,54 @@ fn clip_file(
             _ => (s.duration.max(1.0), &fallback[..]),
         };
         let blackbars = s.vertical.as_ref().map_or([0, 0], |v| v.blackbars);
-        cut_vertical(video, start, stop, SubjectTrack { step, x_center: x, blackbars }, &out, &options).map(|_| ())
+        cut_vertical(video, start, stop, SubjectTrack { step, x_center: x, blackbars }, out, &options).map(|_| ())
     } else {
-        cut_clip(video, start, stop, &out, &options).map(|_| ())
+        cut_clip(video, start, stop, out, &options).map(|_| ())
     };
     result.map_err(|e| e.to_string())
 }
 
-/// Large and small JPEGs of the frame at `time`: their sizes.
+/// Renders a clip to the bucket path `relative`.
+fn clip_file(
+    state: &AppState,
+    video: &Path,
+    s: &Signals,
+    span: (f64, f64),
+    vertical: bool,
+    relative: &str,
+) -> Result<(), String> {
+    cut(video, s, span.0, span.1, vertical, &bucket_file(state, relative)?)
+}
+
+/// Large and small JPEGs of the frame at `time`: their sizes. Horizontal: the large one at the
+/// source width up to [`LARGE_WIDTH`], the small one [`SMALL_WIDTH`] wide. Vertical: the frame of
+/// the 9:16 crop (cut from a one-second vertical clip around `time`), the large one at the crop's
+/// width, the small one half of it up to [`SMALL_WIDTH`].
 fn thumbnails(
     state: &AppState,
     video: &Path,
     s: &Signals,
     time: f64,
-    large: &str,
-    small: &str,
+    vertical: bool,
+    (large, small): (&str, &str),
 ) -> Result<[(u32, u32); 2], String> {
-    let large_w = LARGE_WIDTH.min(s.frame_width.max(2));
-    let l = thumbnail(video, time, bucket_file(state, large)?, large_w).map_err(|e| e.to_string())?;
-    let sm = thumbnail(video, time, bucket_file(state, small)?, SMALL_WIDTH).map_err(|e| e.to_string())?;
+    let (large, small) = (bucket_file(state, large)?, bucket_file(state, small)?);
+    if !vertical {
+        let large_w = LARGE_WIDTH.min(s.frame_width.max(2));
+        let l = thumbnail(video, time, &large, large_w).map_err(|e| e.to_string())?;
+        let sm = thumbnail(video, time, &small, SMALL_WIDTH).map_err(|e| e.to_string())?;
+        return Ok([l, sm]);
+    }
+    let scratch = tempfile::Builder::new()
+        .suffix(".mp4")
+        .tempfile_in(large.parent().unwrap_or(Path::new(".")))
+        .map_err(|e| format!("cannot create a scratch file: {e}"))?;
+    let from = (time - 0.5).max(0.0);
+    cut(video, s, from, (time + 0.5).min(s.duration).max(from + 0.1), true, scratch.path())?;
+    let crop_w = kino_media::probe(scratch.path()).map_err(|e| e.to_string())?.width;
+    let l = thumbnail(scratch.path(), time - from, &large, crop_w.min(LARGE_WIDTH)).map_err(|e| e.to_string())?;
+    let small_w = (crop_w / 2).clamp(2, SMALL_WIDTH) & !1;
+    let sm = thumbnail(scratch.path(), time - from, &small, small_w).map_err(|e| e.to_string())?;
     Ok([l, sm])
 }
 
@@ -131,13 +152,14 @@ pub fn creative_asset(
     let (large, small) = (format!("{base}-large.jpg"), format!("{base}-small.jpg"));
     if a.kind.starts_with("preview") {
         let video_rel = format!("{base}.mp4");
-        clip_file(state, &video, s, a.start_time, a.stop_time, vertical, &video_rel).map_err(RenderError::Failed)?;
-        let sizes = thumbnails(state, &video, s, frame_in(s, a.start_time, a.stop_time), &large, &small)
-            .map_err(RenderError::Failed)?;
+        clip_file(state, &video, s, (a.start_time, a.stop_time), vertical, &video_rel).map_err(RenderError::Failed)?;
+        let time = frame_in(s, a.start_time, a.stop_time);
+        let sizes = thumbnails(state, &video, s, time, vertical, (&large, &small)).map_err(RenderError::Failed)?;
         a.video_uri = Some(video_rel);
         a.metadata["image_sizes"] = json!(sizes);
     } else {
-        let sizes = thumbnails(state, &video, s, a.start_time, &large, &small).map_err(RenderError::Failed)?;
+        let sizes =
+            thumbnails(state, &video, s, a.start_time, vertical, (&large, &small)).map_err(RenderError::Failed)?;
         a.metadata["image_sizes"] = json!(sizes);
     }
     a.image_uri = Some(large);
@@ -163,10 +185,10 @@ pub fn generate(
         let mut out = Vec::new();
         for (n, clip) in clips.iter().enumerate() {
             let paths = paths(gen_id, n);
-            clip_file(state, &video, s, clip.start_time, clip.stop_time, vertical, &paths.clip_path)?;
+            clip_file(state, &video, s, (clip.start_time, clip.stop_time), vertical, &paths.clip_path)?;
             let time = frame_in(s, clip.start_time, clip.stop_time);
-            let [(lw, lh), (sw, sh)] =
-                thumbnails(state, &video, s, time, &paths.large_image_path, &paths.small_image_path)?;
+            let files = (paths.large_image_path.as_str(), paths.small_image_path.as_str());
+            let [(lw, lh), (sw, sh)] = thumbnails(state, &video, s, time, vertical, files)?;
             out.push(json!({
                 "start_time": clip.start_time,
                 "stop_time": clip.stop_time,

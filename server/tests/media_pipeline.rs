@@ -228,6 +228,41 @@ async fn real_video_to_snapped_clips_and_rendered_files() {
         assert!(g[width].as_u64().unwrap() > 0);
     }
     assert_eq!(g["small_image_width"], 320);
+    // 9:16: the clip follows the subject inside the frame, and so do its thumbnails
+    let uri = format!(
+        "/results/jitpreviews/v2/film?key={key}&catalog=acme&clip_length=8&number_of_top_candidates=1&character_preference=None&version=27-vertical&aspect_ratio=9:16&trigger_generation=true"
+    );
+    let (s, res) = get(&state, &uri).await;
+    assert_eq!(s, StatusCode::OK, "{res}");
+    let status_uri = format!(
+        "/results/jitpreviews/v2/gen/{}/status?key={key}&catalog=acme",
+        res["data"]["gen_id"].as_str().unwrap()
+    );
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(120);
+    let vertical = loop {
+        let (s, g) = get(&state, &status_uri).await;
+        if s == StatusCode::OK {
+            break g;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "generation did not finish");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    assert_eq!(vertical["status"], "SUCCESS", "{vertical}");
+    let v = &vertical["data"]["jitpreview"][0]["gen"];
+    let probe = Command::new("ffprobe")
+        .args(["-v", "error", "-select_streams", "v", "-show_entries", "stream=width,height", "-of", "csv=p=0"])
+        .arg(state.config.bucket_root.join(v["clip_path"].as_str().unwrap()))
+        .output()
+        .unwrap();
+    let dims: Vec<u64> = String::from_utf8_lossy(&probe.stdout).trim().split(',').map(|x| x.parse().unwrap()).collect();
+    assert_eq!(dims[1], 240, "full height");
+    assert!((dims[0] as f64 / dims[1] as f64 - 9.0 / 16.0).abs() < 0.02, "9:16: {dims:?}");
+    assert_eq!(
+        (v["large_image_width"].as_u64(), v["large_image_height"].as_u64()),
+        (Some(dims[0]), Some(dims[1])),
+        "{v}"
+    );
+    assert!(v["small_image_width"].as_u64().unwrap() < dims[0]);
     // the bucket is served under /media
     let (s, _) = get(&state, &format!("/media/{}", g["large_image_path"].as_str().unwrap())).await;
     assert_eq!(s, StatusCode::OK);
