@@ -20,6 +20,7 @@ __all__ = [
     "clip_types",
     "emotion_windows",
     "profanity",
+    "choose_frame",
     "sign_webhook",
     "verify_webhook",
     "VectorIndex",
@@ -86,6 +87,9 @@ class Signals:
     @property
     def scene_embeddings(self) -> Optional[npt.NDArray[np.float32]]:
         """The scene embeddings, shape ``(scenes, 1024)``, or ``None``."""
+    @property
+    def analysis(self) -> Optional[_Analysis]:
+        """Provenance: the analyser and the channels it measured or left absent, or ``None``."""
 
 @final
 class TextEncoder:
@@ -152,6 +156,36 @@ def profanity(
     signals: Signals, merge_gap: float = 3.0, min_score: float = 0.5, severe_score: float = 0.8
 ) -> _ProfanityResult:
     """The profanity result (``data.profanity``): label and merged segments."""
+
+class _FrameChoice(TypedDict):
+    time: float
+    frame: int
+    relevance: float
+    brightness: float
+    nudity: float
+    blood_gore: float
+    main_character: bool
+    shot_distance: Optional[float]
+    relaxed: List[str]
+
+def choose_frame(
+    signals: Signals,
+    start: float,
+    stop: float,
+    *,
+    min_brightness: float = 0.15,
+    max_brightness: float = 0.85,
+    max_nudity: float = 0.1,
+    max_blood_gore: float = 0.1,
+    shot_margin: float = 0.5,
+    main_character: bool = True,
+) -> Optional[_FrameChoice]:
+    """The thumbnail frame inside ``[start, stop)`` by the service's frame rule, or ``None``."""
+
+class _Analysis(TypedDict):
+    analyzer: str
+    measured: List[str]
+    absent: List[str]
 
 def sign_webhook(body: bytes, secret: Union[str, bytes]) -> str:
     """HMAC-SHA256 of ``body`` keyed with ``secret``, 64 lower-case hex characters."""

@@ -27,6 +27,7 @@ fn _kino(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(clips::clip_types, m)?)?;
     m.add_function(wrap_pyfunction!(products::emotion_windows, m)?)?;
     m.add_function(wrap_pyfunction!(products::profanity, m)?)?;
+    m.add_function(wrap_pyfunction!(products::choose_frame, m)?)?;
     m.add_function(wrap_pyfunction!(products::sign_webhook, m)?)?;
     m.add_function(wrap_pyfunction!(products::verify_webhook, m)?)?;
     m.add_class::<vectors::PyVectorIndex>()?;

@@ -1,6 +1,7 @@
 //! The per-item products beside clips (emotions, profanity), webhook signatures and the text
 //! encoder.
 
+use kino::thumbnail::FrameRule;
 use kino::{LexicalEncoder, ProfanityOptions, TextEncoder};
 use numpy::PyArray1;
 use pyo3::exceptions::PyTypeError;
@@ -46,6 +47,32 @@ pub fn profanity<'py>(
     let doc = signals.signals();
     let result = py.detach(|| kino::profanity(doc, &options)).py_err(py)?;
     to_py(py, &result)
+}
+
+/// The thumbnail frame inside `[start, stop)` by the frame rule the service uses (safe, well lit,
+/// clear of cuts, main character on screen; relaxed in reverse order when nothing passes):
+/// `{"time", "frame", "relevance", "brightness", "nudity", "blood_gore", "main_character",
+/// "shot_distance", "relaxed"}`, or `None` when the span is empty.
+#[pyfunction]
+#[pyo3(signature = (signals, start, stop, *, min_brightness=0.15, max_brightness=0.85, max_nudity=0.1,
+    max_blood_gore=0.1, shot_margin=0.5, main_character=true))]
+#[allow(clippy::too_many_arguments)]
+pub fn choose_frame<'py>(
+    py: Python<'py>,
+    signals: PyRef<'py, PySignals>,
+    start: f64,
+    stop: f64,
+    min_brightness: f64,
+    max_brightness: f64,
+    max_nudity: f64,
+    max_blood_gore: f64,
+    shot_margin: f64,
+    main_character: bool,
+) -> PyResult<Option<Bound<'py, PyAny>>> {
+    let rule = FrameRule { min_brightness, max_brightness, max_nudity, max_blood_gore, shot_margin, main_character };
+    let doc = signals.signals();
+    let choice = py.detach(|| kino::thumbnail::choose_frame(doc, start, stop, &rule));
+    choice.map(|c| to_py(py, &c)).transpose()
 }
 
 /// A webhook secret: text (encoded as UTF-8) or raw bytes.

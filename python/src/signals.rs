@@ -168,6 +168,14 @@ impl PySignals {
         PyArray2::from_vec2(py, rows).map(Some).map_err(|err| pyo3::exceptions::PyValueError::new_err(err.to_string()))
     }
 
+    /// Where the document came from, when an analyser recorded it: `{"analyzer": ...,
+    /// "measured": [...], "absent": [...]}` (channels listed as absent are zeros, not
+    /// measurements), or `None`.
+    #[getter]
+    fn analysis<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        self.signals().analysis.as_ref().map(|a| crate::convert::to_py(py, a)).transpose()
+    }
+
     fn __repr__(&self) -> String {
         let s = self.signals();
         format!("Signals(inventory_id={:?}, duration={}, fps={}, step={})", s.inventory_id, s.duration, s.fps, s.step)

@@ -89,3 +89,27 @@ def test_verification_rejects_tampering_and_malformed_headers():
     assert not kino.verify_webhook(body.replace(b"hello", b"hellO"), good, "s3cret")
     for header in ["", good[:-1], good + "0", "sha256=" + good, good[:-1] + "z", " " + good[1:]]:
         assert not kino.verify_webhook(body, header, "s3cret"), header
+
+
+def test_choose_frame_follows_the_services_rule():
+    signals = kino.synth_signals("tt-frame", duration=600.0, seed=3)
+    choice = kino.choose_frame(signals, 100.0, 130.0)
+    assert choice is not None
+    assert 100.0 <= choice["time"] < 130.0
+    assert set(choice) == {
+        "time", "frame", "relevance", "brightness", "nudity", "blood_gore", "main_character", "shot_distance", "relaxed",
+    }
+    # nothing can be that bright: the brightness rule is relaxed, and the choice says so
+    bright = kino.choose_frame(signals, 100.0, 130.0, min_brightness=0.99, max_brightness=1.0)
+    assert "brightness" in bright["relaxed"]
+    assert kino.choose_frame(signals, 50.0, 50.0) is None
+    assert signals.analysis is None
+
+
+def test_signals_analysis_provenance_round_trips():
+    import json
+
+    doc = json.loads(kino.synth_signals("tt-prov", duration=60.0, seed=1).to_json())
+    doc["analysis"] = {"analyzer": "test", "measured": ["shots"], "absent": ["emotions"]}
+    signals = kino.Signals.from_json(json.dumps(doc))
+    assert signals.analysis == {"analyzer": "test", "measured": ["shots"], "absent": ["emotions"]}
