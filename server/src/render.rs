@@ -20,17 +20,6 @@ pub const LARGE_WIDTH: u32 = 1280;
 /// Width of small thumbnails.
 pub const SMALL_WIDTH: u32 = 320;
 
-/// Why an asset's files were not rendered.
-#[derive(Debug, thiserror::Error)]
-pub enum RenderError {
-    /// Files cannot be made yet; the asset stays `pending`.
-    #[error("files pending: {0}")]
-    Pending(String),
-    /// Rendering failed; the asset is `failed`.
-    #[error("{0}")]
-    Failed(String),
-}
-
 /// The item's video, when its `asset_info.file_uri` is a local path or `file://` URI under the
 /// media root (whether or not the file exists).
 pub fn media_path(media_root: &Path, body: &Value) -> Option<PathBuf> {
@@ -135,31 +124,22 @@ fn frame_in(s: &Signals, start: f64, stop: f64) -> f64 {
 
 /// Renders the files of creative asset `a` (a clip or a thumbnail, horizontal or 9:16) and sets
 /// its URIs.
-pub fn creative_asset(
-    state: &AppState,
-    org: OrgId,
-    item: &ItemRow,
-    a: &mut CreativeAssetRow,
-) -> Result<(), RenderError> {
-    let video = video_of(state, item).map_err(RenderError::Failed)?;
-    let prepared = state
-        .prepared(org, &item.id)
-        .map_err(|e| RenderError::Failed(e.to_string()))?
-        .ok_or_else(|| RenderError::Failed("the item has no signals".into()))?;
+pub fn creative_asset(state: &AppState, org: OrgId, item: &ItemRow, a: &mut CreativeAssetRow) -> Result<(), String> {
+    let video = video_of(state, item)?;
+    let prepared = state.prepared(org, &item.id).map_err(|e| e.to_string())?.ok_or("the item has no signals")?;
     let s = prepared.signals();
     let base = format!("creative-assets/{}/{}", a.recipe_id, a.id);
     let vertical = a.kind.ends_with("-vertical");
     let (large, small) = (format!("{base}-large.jpg"), format!("{base}-small.jpg"));
     if a.kind.starts_with("preview") {
         let video_rel = format!("{base}.mp4");
-        clip_file(state, &video, s, (a.start_time, a.stop_time), vertical, &video_rel).map_err(RenderError::Failed)?;
+        clip_file(state, &video, s, (a.start_time, a.stop_time), vertical, &video_rel)?;
         let time = frame_in(s, a.start_time, a.stop_time);
-        let sizes = thumbnails(state, &video, s, time, vertical, (&large, &small)).map_err(RenderError::Failed)?;
+        let sizes = thumbnails(state, &video, s, time, vertical, (&large, &small))?;
         a.video_uri = Some(video_rel);
         a.metadata["image_sizes"] = json!(sizes);
     } else {
-        let sizes =
-            thumbnails(state, &video, s, a.start_time, vertical, (&large, &small)).map_err(RenderError::Failed)?;
+        let sizes = thumbnails(state, &video, s, a.start_time, vertical, (&large, &small))?;
         a.metadata["image_sizes"] = json!(sizes);
     }
     a.image_uri = Some(large);

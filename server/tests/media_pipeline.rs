@@ -263,6 +263,33 @@ async fn real_video_to_snapped_clips_and_rendered_files() {
         "{v}"
     );
     assert!(v["small_image_width"].as_u64().unwrap() < dims[0]);
+    // recipes render their creative assets from the same media
+    for (kind, files) in [("thumbnails", 2), ("preview-clips", 3)] {
+        let config = json!({"inventory_ids": ["film"], "vertical": true,
+                            "previews": {"character_preference": "None", "clip_length": 8, "skip_start": 0, "skip_end": 0}});
+        let input =
+            json!({"title": kind, "type": kind, "catalog": "acme", "creator": "ed@example.com", "config": config});
+        let recipe = kino_server::portal::recipes::create(&state, org, &input).unwrap();
+        kino_server::portal::recipes::start(&state, org, &recipe.id).unwrap();
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(120);
+        while state.store.recipe(org, &recipe.id).unwrap().unwrap().status == "running" {
+            assert!(tokio::time::Instant::now() < deadline, "the recipe did not finish");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        assert_eq!(state.store.recipe(org, &recipe.id).unwrap().unwrap().status, "completed");
+        let assets = state.store.creative_assets(org, Some(&recipe.id)).unwrap();
+        assert_eq!(assets.len(), 2, "{kind}: the asset and its vertical form");
+        for a in &assets {
+            assert_eq!(a.status, "completed", "{kind}: {:?}", a.error);
+            let paths: Vec<&String> = [&a.image_uri, &a.small_image_uri, &a.video_uri].into_iter().flatten().collect();
+            assert_eq!(paths.len(), files, "{kind} {}: {paths:?}", a.kind);
+            for p in paths {
+                assert!(state.config.bucket_root.join(p).metadata().unwrap().len() > 0, "{p}");
+            }
+            let [large, _]: [(u32, u32); 2] = serde_json::from_value(a.metadata["image_sizes"].clone()).unwrap();
+            assert_eq!(a.kind.ends_with("-vertical"), large.1 > large.0, "{} image {large:?}", a.kind);
+        }
+    }
     // the bucket is served under /media
     let (s, _) = get(&state, &format!("/media/{}", g["large_image_path"].as_str().unwrap())).await;
     assert_eq!(s, StatusCode::OK);

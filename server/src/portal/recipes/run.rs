@@ -172,13 +172,10 @@ fn finish_asset(state: &AppState, org: OrgId, item: &ItemRow, a: &mut CreativeAs
     }
     match crate::render::creative_asset(state, org, item, a) {
         Ok(()) => a.status = "completed".into(),
-        Err(crate::render::RenderError::Pending(why)) => {
-            a.metadata["files"] = json!(format!("pending: {why}"));
-        }
         Err(e) => {
             a.status = "failed".into();
-            a.error = Some(e.to_string());
-            a.metadata["error"] = json!(e.to_string());
+            a.metadata["error"] = json!(e);
+            a.error = Some(e);
         }
     }
 }
