@@ -266,6 +266,12 @@ fn serve(cli: &Cli, store: Store) -> Result<(), String> {
             // License windows may have opened or closed while the service was down.
             kino_server::portal::smartlists::catalog_changed(&state, org);
         }
+        let resumed = state.clone();
+        tokio::task::spawn_blocking(move || {
+            if let Err(e) = kino_server::portal::recipes::resume_followups(&resumed) {
+                tracing::error!(error = %e, "cannot resume follow-up recipe runs");
+            }
+        });
         let refresher = tokio::spawn(kino_server::portal::smartlists::run_refresher(
             state.clone(),
             cli.smartlist_refresh_at,

@@ -543,6 +543,21 @@ async fn recipes_make_creative_assets_and_announce_them() {
     let failed = &p.wait_events("recipe.failed", 1).await[0];
     assert_eq!((failed["recipeId"].as_str(), failed["status"].as_str()), (Some(tid), Some("failed")));
     assert!(!failed["errorMessage"].as_str().unwrap().is_empty());
+
+    // a published recipe follows its smartlist: a title that joins gets its assets in a new run
+    p.upsert(movie("m4", "Fourth", &["comedy"], 2008)).await;
+    signals(&p, "m4", 4).await;
+    p.upsert(movie("m4", "Fourth", &["drama"], 2008)).await;
+    let followed = &p.wait_events("recipe.completed", 2).await[1];
+    assert_eq!(
+        (followed["recipeId"].as_str(), followed["creativeAssetCount"].as_u64()),
+        (Some(rid.as_str()), Some(4)),
+        "{followed}"
+    );
+    for id in followed["creativeAssetIds"].as_array().unwrap() {
+        let a = p.state.store.creative_asset(p.org, id.as_str().unwrap()).unwrap().unwrap();
+        assert_eq!((a.item_id.as_str(), a.run_number), ("m4", 2));
+    }
     p.stop().await;
 }
 

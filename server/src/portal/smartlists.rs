@@ -264,6 +264,11 @@ pub fn refresh(
         }
         state.store.set_smartlist_members(&s.id, &new)?;
         let (added, removed) = diff(&old, &new);
+        if s.published_at.is_some() && !added.is_empty() {
+            if let Err(e) = super::recipes::follow(state, org, &s.id, &added) {
+                tracing::error!(smartlist = %s.id, error = %e, "cannot queue follow-up recipe runs");
+            }
+        }
         if s.published_at.is_some() && !(added.is_empty() && removed.is_empty()) {
             let ids = |v: &[String]| {
                 v.iter().map(|id| service_ids.get(id).cloned().unwrap_or_else(|| id.clone())).collect::<Vec<_>>()

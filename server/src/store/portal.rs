@@ -1,7 +1,7 @@
 //! Storage of the portal's resources: smartlists and their membership, recipes, creative assets.
 
 use rusqlite::{OptionalExtension, Row, params};
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use super::{OrgId, Store, StoreResult, now};
 
@@ -379,6 +379,55 @@ impl Store {
             };
             tx.commit()?;
             Ok(run)
+        })
+    }
+
+    /// Queues items that joined a recipe's smartlist for a follow-up run (without duplicates).
+    pub fn add_recipe_followups(&self, id: &str, items: &[String]) -> StoreResult<()> {
+        self.with(|c| {
+            let tx = c.transaction()?;
+            let Some(text) = tx
+                .query_row("SELECT followup_items FROM recipes WHERE id = ?1", [id], |r| r.get::<_, String>(0))
+                .optional()?
+            else {
+                return Ok(());
+            };
+            let mut queued: Vec<String> = serde_json::from_str(&text).unwrap_or_default();
+            for item in items {
+                if !queued.contains(item) {
+                    queued.push(item.clone());
+                }
+            }
+            tx.execute("UPDATE recipes SET followup_items = ?2 WHERE id = ?1", params![id, json!(queued).to_string()])?;
+            tx.commit()
+        })
+    }
+
+    /// Starts a follow-up run when items are queued and no run is in progress: takes the queued
+    /// items and returns them with the run number.
+    pub fn start_followup_run(&self, org: OrgId, id: &str) -> StoreResult<Option<(i64, Vec<String>)>> {
+        self.with(|c| {
+            let tx = c.transaction()?;
+            let row: Option<(String, String)> = tx
+                .query_row(
+                    "SELECT status, followup_items FROM recipes WHERE org_id = ?1 AND id = ?2",
+                    params![org.0, id],
+                    |r| Ok((r.get(0)?, r.get(1)?)),
+                )
+                .optional()?;
+            let Some((status, text)) = row else { return Ok(None) };
+            let items: Vec<String> = serde_json::from_str(&text).unwrap_or_default();
+            if status == "running" || items.is_empty() {
+                return Ok(None);
+            }
+            tx.execute(
+                "UPDATE recipes SET runs = runs + 1, status = 'running', last_error = NULL, followup_items = '[]', \
+                 updated_at = ?2 WHERE id = ?1",
+                params![id, now()],
+            )?;
+            let run: i64 = tx.query_row("SELECT runs FROM recipes WHERE id = ?1", [id], |r| r.get(0))?;
+            tx.commit()?;
+            Ok(Some((run, items)))
         })
     }
 

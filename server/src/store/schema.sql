@@ -124,6 +124,7 @@ CREATE TABLE IF NOT EXISTS recipes (
     test_runs_count INTEGER NOT NULL DEFAULT 0,
     runs INTEGER NOT NULL DEFAULT 0,
     last_error TEXT,
+    followup_items TEXT NOT NULL DEFAULT '[]',
     published_at TEXT,
     created_at TEXT NOT NULL,
     updated_at TEXT NOT NULL

@@ -34,6 +34,9 @@ fn migrate(conn: &Connection) -> rusqlite::Result<()> {
     if !has("catalogs", "generation_enabled")? {
         conn.execute_batch("ALTER TABLE catalogs ADD COLUMN generation_enabled INTEGER NOT NULL DEFAULT 0")?;
     }
+    if !has("recipes", "followup_items")? {
+        conn.execute_batch("ALTER TABLE recipes ADD COLUMN followup_items TEXT NOT NULL DEFAULT '[]'")?;
+    }
     Ok(())
 }
 

@@ -21,6 +21,8 @@
 //! `completed` (`recipe.completed`, with every asset id) when at least one asset completed, or
 //! `failed` (`recipe.failed` with the reason). Events are sent for published recipes; runs of a
 //! draft are test runs (counted in `test_runs_count`) and send none. Publishing a recipe runs it.
+//! A published recipe over a smartlist follows it: titles that join are queued for a follow-up
+//! run restricted to them ([`follow`]).
 
 mod config;
 mod run;
@@ -185,21 +187,65 @@ pub fn start(state: &AppState, org: OrgId, id: &str) -> Result<i64, ManageError>
         .store
         .start_recipe_run(org, id)?
         .ok_or_else(|| ManageError::Conflict(format!("recipe {id} is already running")))?;
+    launch(state, org, r.id, config, run, None);
+    Ok(run)
+}
+
+/// Runs a started run in the background (on the calling thread outside a runtime), then starts a
+/// follow-up run when items are queued for one.
+fn launch(state: &AppState, org: OrgId, id: String, config: Config, run: i64, only: Option<Vec<String>>) {
     let s = state.clone();
-    let spawn = move || {
-        let r = match s.store.recipe(org, &r.id) {
-            Ok(Some(r)) => r,
-            _ => return,
-        };
-        execute(&s, org, &r, &config, run);
+    let work = move || {
+        if let Ok(Some(r)) = s.store.recipe(org, &id) {
+            execute(&s, org, &r, &config, run, only.as_deref());
+        }
+        follow_up(&s, org, &id);
     };
     match tokio::runtime::Handle::try_current() {
         Ok(h) => {
-            h.spawn_blocking(spawn);
+            h.spawn_blocking(work);
         }
-        Err(_) => spawn(),
+        Err(_) => work(),
     }
-    Ok(run)
+}
+
+/// Published recipes follow their smartlist: the service asset ids that joined it are queued for
+/// a follow-up run of each published recipe over that smartlist, restricted to them; it starts now,
+/// or when the run in progress ends.
+pub fn follow(state: &AppState, org: OrgId, smartlist_id: &str, joined: &[String]) -> Result<(), ManageError> {
+    for r in state.store.recipes(org)? {
+        let follows = r.published_at.is_some()
+            && matches!(Config::parse(&r.config), Ok(Config { targets: Targets::Smartlist(ref s), .. }) if s == smartlist_id);
+        if follows {
+            state.store.add_recipe_followups(&r.id, joined)?;
+            follow_up(state, org, &r.id);
+        }
+    }
+    Ok(())
+}
+
+/// Starts the follow-up runs left queued by a stopped process (call inside the runtime).
+pub fn resume_followups(state: &AppState) -> Result<(), ManageError> {
+    for (org, _) in state.store.orgs()? {
+        for r in state.store.recipes(org)? {
+            follow_up(state, org, &r.id);
+        }
+    }
+    Ok(())
+}
+
+fn follow_up(state: &AppState, org: OrgId, id: &str) {
+    let started = match state.store.start_followup_run(org, id) {
+        Ok(s) => s,
+        Err(e) => return tracing::error!(recipe = id, error = %e, "cannot start a follow-up run"),
+    };
+    let Some((run, items)) = started else { return };
+    match get(state, org, id).and_then(|r| Config::parse(&r.config)) {
+        Ok(config) => launch(state, org, id.to_string(), config, run, Some(items)),
+        Err(e) => {
+            let _ = state.store.finish_recipe_run(id, "failed", Some(&e.to_string()));
+        }
+    }
 }
 
 /// Recipes left running by a stopped process become failed (and say so); their pending assets too.

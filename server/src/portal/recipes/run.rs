@@ -11,15 +11,16 @@ use crate::state::AppState;
 use crate::store::{CreativeAssetRow, ItemRow, OrgId, RecipeRow, now};
 
 /// Runs a recipe to the end (on the calling thread): creates, renders and records its assets,
-/// then finishes the run and emits the recipe event.
-pub fn execute(state: &AppState, org: OrgId, r: &RecipeRow, config: &Config, run: i64) {
+/// then finishes the run and emits the recipe event. `only` restricts the run to those items (a
+/// follow-up run for titles that joined the recipe's smartlist).
+pub fn execute(state: &AppState, org: OrgId, r: &RecipeRow, config: &Config, run: i64, only: Option<&[String]>) {
     let published = r.published_at.is_some();
     let emit = |event: &str, data: Value| {
         if published {
             events::emit(state, org, event, data);
         }
     };
-    let outcome = produce(state, org, r, config, run, &emit);
+    let outcome = produce(state, org, r, config, run, only, &emit);
     let (status, error) = match &outcome {
         Ok(ids) if !ids.is_empty() => ("completed", None),
         Ok(_) => ("failed", Some("no creative asset could be made: every asset failed".to_string())),
@@ -68,9 +69,16 @@ fn produce(
     r: &RecipeRow,
     config: &Config,
     run: i64,
+    only: Option<&[String]>,
     emit: &dyn Fn(&str, Value),
 ) -> Result<Vec<String>, String> {
-    let items = targets(state, org, &config.targets)?;
+    let mut items = targets(state, org, &config.targets)?;
+    if let Some(only) = only {
+        items.retain(|item| only.contains(&item.id));
+        if items.is_empty() {
+            return Err("none of the titles this run was for is still among the recipe's assets".into());
+        }
+    }
     let embedding = match &config.query.search_query {
         Some(q) => Some(state.encoder.encode(q).map_err(|e| e.to_string())?),
         None => None,
