@@ -7,8 +7,19 @@ use serde_json::{Map, Value, json};
 #[derive(Debug, Clone, Copy)]
 enum Ty {
     Str,
-    Int { min: Option<i64> },
-    Num { min: Option<f64>, max: Option<f64> },
+    Int {
+        min: Option<i64>,
+    },
+    /// An integer with both bounds (portal paging and ids).
+    Range(i64, i64),
+    /// The interface's UUID pattern.
+    Uuid,
+    /// An email address.
+    Email,
+    Num {
+        min: Option<f64>,
+        max: Option<f64>,
+    },
     Bool,
     DateTime,
     Enum(&'static [&'static str]),
@@ -31,6 +42,11 @@ const fn q(name: &'static str, ty: Ty, default: Option<&'static str>, doc: &'sta
 const fn path(name: &'static str, ty: Ty) -> P {
     P { name, location: "path", ty, required: true, default: None, doc: "" }
 }
+
+/// The UUID pattern of the interface's portal path ids: versions 1 to 8 with variant 8/9/a/b, and
+/// the nil and max UUIDs.
+const UUID_PATTERN: &str = "^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[1-8][0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}|00000000-0000-0000-0000-000000000000|[fF]{8}-[fF]{4}-[fF]{4}-[fF]{4}-[fF]{12})$";
+const SAFE: i64 = crate::routes::portal::MAX_SAFE_INTEGER;
 
 const INVENTORY: P = path("inventory_id", Ty::Str);
 const VERSION: P = q("version", Ty::Str, None, "result version code");
@@ -142,8 +158,8 @@ fn endpoints() -> Vec<Endpoint> {
     let mut clip = clip_params();
     clip.push(CATALOG);
     let portal_page = vec![
-        q("page", Ty::Int { min: Some(1) }, Some("1"), "page number from 1"),
-        q("limit", Ty::Int { min: Some(1) }, Some("20"), "items per page, 1 to 100"),
+        q("page", Ty::Range(1, SAFE), Some("1"), "page number from 1"),
+        q("limit", Ty::Range(1, 100), Some("20"), "items per page, 1 to 100"),
     ];
     vec![
         Endpoint {
@@ -162,13 +178,13 @@ fn endpoints() -> Vec<Endpoint> {
             "List catalogs (bearer token, scope read:smartlist:published)",
             portal_page.clone(),
         ),
-        e("get", "/catalogs/{id}", "portal", "One catalog", vec![path("id", Ty::Int { min: None })]),
+        e("get", "/catalogs/{id}", "portal", "One catalog", vec![path("id", Ty::Range(-SAFE, SAFE))]),
         e("get", "/smartlists/", "portal", "List published smartlists (scope read:smartlist:published)", {
             let mut p = portal_page.clone();
             p.extend([
-                q("catalogId", Ty::Int { min: None }, None, "catalog id"),
+                q("catalogId", Ty::Range(-SAFE, SAFE), None, "catalog id"),
                 q("catalogName", Ty::Str, None, "catalog name, exact"),
-                q("creator", Ty::Str, None, "creator's email"),
+                q("creator", Ty::Email, None, "creator's email"),
                 q("purpose", Ty::Enum(&crate::portal::smartlists::PURPOSES), None, "purpose"),
                 q("is_ai_generated", Ty::Enum(&["true", "false"]), None, "made by a model"),
                 q("search", Ty::Str, None, "case-insensitive part of the title"),
@@ -180,18 +196,18 @@ fn endpoints() -> Vec<Endpoint> {
             "/smartlists/{id}",
             "portal",
             "One published smartlist with its filter (id: UUID)",
-            vec![path("id", Ty::Str)],
+            vec![path("id", Ty::Uuid)],
         ),
         e("get", "/smartlists/{id}/assets", "portal", "Members of a smartlist in position order", {
             let mut p = portal_page.clone();
-            p.push(path("id", Ty::Str));
+            p.push(path("id", Ty::Uuid));
             p
         }),
         e("get", "/recipes/", "portal", "List published recipes (scope read:recipe:published)", {
             let mut p = portal_page.clone();
             p.extend([
                 q("type", Ty::Enum(&crate::portal::recipes::TYPES), None, "recipe type"),
-                q("creator", Ty::Str, None, "creator's email"),
+                q("creator", Ty::Email, None, "creator's email"),
                 q("search", Ty::Str, None, "case-insensitive part of the title"),
             ]);
             p
@@ -201,7 +217,7 @@ fn endpoints() -> Vec<Endpoint> {
             "/recipes/{id}",
             "portal",
             "One published recipe with config and version (id: UUID)",
-            vec![path("id", Ty::Str)],
+            vec![path("id", Ty::Uuid)],
         ),
         e(
             "get",
@@ -211,7 +227,7 @@ fn endpoints() -> Vec<Endpoint> {
             {
                 let mut p = portal_page.clone();
                 p.extend([
-                    q("recipeId", Ty::Str, None, "recipe UUID"),
+                    q("recipeId", Ty::Uuid, None, "recipe UUID"),
                     q("inventoryId", Ty::Str, None, "customer item id"),
                     q(
                         "type",
@@ -228,7 +244,7 @@ fn endpoints() -> Vec<Endpoint> {
             "/creative-assets/{id}",
             "portal",
             "One creative asset with run_number and asset_index (id: UUID)",
-            vec![path("id", Ty::Str)],
+            vec![path("id", Ty::Uuid)],
         ),
         Endpoint {
             body: Some("a catalog item"),
@@ -477,6 +493,9 @@ fn schema(ty: Ty, default: Option<&str>) -> Value {
     let mut s = match ty {
         Ty::Str => json!({"type": "string"}),
         Ty::Int { min } => json!({"type": "integer", "minimum": min}),
+        Ty::Range(min, max) => json!({"type": "integer", "minimum": min, "maximum": max}),
+        Ty::Uuid => json!({"type": "string", "pattern": UUID_PATTERN}),
+        Ty::Email => json!({"type": "string", "format": "email"}),
         Ty::Num { min, max } => json!({"type": "number", "minimum": min, "maximum": max}),
         Ty::Bool => json!({"type": "boolean"}),
         Ty::DateTime => json!({"type": "string", "format": "date-time"}),
@@ -486,7 +505,7 @@ fn schema(ty: Ty, default: Option<&str>) -> Value {
         m.retain(|_, v| !v.is_null());
         if let Some(d) = default {
             let value = match ty {
-                Ty::Int { .. } => d.parse::<i64>().map(Value::from).unwrap_or(json!(d)),
+                Ty::Int { .. } | Ty::Range(..) => d.parse::<i64>().map(Value::from).unwrap_or(json!(d)),
                 Ty::Num { .. } => d.parse::<f64>().map(Value::from).unwrap_or(json!(d)),
                 Ty::Bool => json!(d == "true"),
                 _ => json!(d),
