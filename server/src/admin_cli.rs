@@ -163,7 +163,7 @@ pub fn run(state: &AppState, cmd: &PortalCommand) -> Result<(), String> {
                 .iter()
                 .filter(|a| a.run_number == run)
                 .map(|a| {
-                    let mut v = views::creative_asset(a, "", &state.config.media_base_url, true);
+                    let mut v = views::creative_asset(a, &state.config.media_base_url, true);
                     v["error"] = json!(a.error);
                     v
                 })

@@ -65,7 +65,7 @@ pub fn file_url(base: &str, uri: Option<&String>) -> Value {
 }
 
 /// A creative asset; the detail view adds `run_number` and `asset_index`.
-pub fn creative_asset(a: &CreativeAssetRow, asset_title: &str, media_base: &str, detail: bool) -> Value {
+pub fn creative_asset(a: &CreativeAssetRow, media_base: &str, detail: bool) -> Value {
     let mut v = json!({
         "id": a.id,
         "title": a.title,
@@ -74,7 +74,7 @@ pub fn creative_asset(a: &CreativeAssetRow, asset_title: &str, media_base: &str,
         "recipe_id": a.recipe_id,
         "recipe_title": a.recipe_title,
         "inventory_id": a.item_id,
-        "asset_title": asset_title,
+        "asset_title": a.asset_title,
         "image_uri": a.image_uri,
         "image_url": file_url(media_base, a.image_uri.as_ref()),
         "small_image_uri": a.small_image_uri,

@@ -308,8 +308,7 @@ pub async fn recipe_assets(State(state): State<AppState>, s: Scope) -> Answer {
     let r = recipes::get(&state, s.org, &s.id)?;
     let mut out = Vec::new();
     for a in state.store.creative_assets(s.org, Some(&r.id))? {
-        let title = state.store.item(s.org, &a.item_id)?.and_then(|it| it.body["title"].as_str().map(String::from));
-        let mut v = views::creative_asset(&a, title.as_deref().unwrap_or(""), &state.config.media_base_url, true);
+        let mut v = views::creative_asset(&a, &state.config.media_base_url, true);
         v["error"] = json!(a.error);
         out.push(v);
     }

@@ -165,8 +165,19 @@ fn paging(raw: Option<&str>) -> Result<(i64, i64), PortalError> {
 /// The pagination envelope over a full list.
 pub fn envelope(items: Vec<Value>, page: i64, limit: i64) -> Value {
     let total = items.len() as i64;
-    let data: Vec<Value> =
-        items.into_iter().skip(((page - 1).saturating_mul(limit)) as usize).take(limit as usize).collect();
+    page_envelope(page_of(items, page, limit), total, page, limit)
+}
+
+/// The rows of page `page` (from 1) of `limit` rows.
+fn page_of<T>(rows: Vec<T>, page: i64, limit: i64) -> Vec<T> {
+    rows.into_iter()
+        .skip((page - 1).saturating_mul(limit).clamp(0, i64::from(u32::MAX)) as usize)
+        .take(limit as usize)
+        .collect()
+}
+
+/// The pagination envelope around one page of `total` items.
+fn page_envelope(data: Vec<Value>, total: i64, page: i64, limit: i64) -> Value {
     json!({
         "data": data,
         "pagination": {"page": page, "limit": limit, "total": total, "total_pages": (total + limit - 1) / limit},
@@ -318,20 +329,16 @@ pub async fn smartlist_assets(
     portal(&state, &headers, identity::SCOPES[0], |org| {
         let s = published_smartlist(&state, org, &id)?;
         let (page, limit) = paging(raw.as_deref())?;
-        let members = state.store.smartlist_members(&s.id)?;
-        let first = ((page - 1).saturating_mul(limit)).min(members.len() as i64) as usize;
-        let last = (first + limit as usize).min(members.len());
-        let mut data = Vec::with_capacity(last - first);
-        for (i, item_id) in members.iter().enumerate().take(last).skip(first) {
-            let title = state.store.item(org, item_id)?.and_then(|it| it.body["title"].as_str().map(String::from));
-            data.push(views::smartlist_asset(item_id, title.as_deref().unwrap_or(""), i + 1));
-        }
-        let total = members.len() as i64;
-        Ok(json!({
-            "data": data,
-            "pagination": {"page": page, "limit": limit, "total": total, "total_pages": (total + limit - 1) / limit},
-            "_links": {"smartlist": format!("/smartlists/{}", s.id)},
-        }))
+        let offset = (page - 1).saturating_mul(limit);
+        let data: Vec<Value> = state
+            .store
+            .smartlist_page(org, &s.id, offset, limit)?
+            .iter()
+            .map(|(position, item, title)| views::smartlist_asset(item, title, *position as usize))
+            .collect();
+        let mut answer = page_envelope(data, s.item_count, page, limit);
+        answer["_links"] = json!({"smartlist": format!("/smartlists/{}", s.id)});
+        Ok(answer)
     })
 }
 
@@ -376,14 +383,8 @@ fn published_assets(state: &AppState, org: OrgId) -> Result<Vec<crate::store::Cr
     Ok(state.store.creative_assets(org, None)?.into_iter().filter(|a| published.contains(&a.recipe_id)).collect())
 }
 
-fn asset_json(
-    state: &AppState,
-    org: OrgId,
-    a: &crate::store::CreativeAssetRow,
-    detail: bool,
-) -> Result<Value, PortalError> {
-    let title = state.store.item(org, &a.item_id)?.and_then(|it| it.body["title"].as_str().map(String::from));
-    Ok(views::creative_asset(a, title.as_deref().unwrap_or(""), &state.config.media_base_url, detail))
+fn asset_json(state: &AppState, a: &crate::store::CreativeAssetRow, detail: bool) -> Value {
+    views::creative_asset(a, &state.config.media_base_url, detail)
 }
 
 /// `GET /creative-assets/`.
@@ -393,16 +394,15 @@ pub async fn creative_assets(State(state): State<AppState>, RawQuery(raw): RawQu
         let params = query(raw.as_deref())?;
         let recipe = params.get("recipeId").map(|r| uuid_path(r, "recipeId")).transpose()?;
         let kind = one_of(&params, "type", &["thumbnail", "preview", "thumbnail-vertical", "preview-vertical"])?;
-        let mut items = Vec::new();
-        for a in published_assets(&state, org)?
-            .iter()
+        let matching: Vec<crate::store::CreativeAssetRow> = published_assets(&state, org)?
+            .into_iter()
             .filter(|a| recipe.as_ref().is_none_or(|r| a.recipe_id == *r))
             .filter(|a| params.get("inventoryId").is_none_or(|i| a.item_id == i))
             .filter(|a| kind.as_ref().is_none_or(|k| a.kind == *k))
-        {
-            items.push(asset_json(&state, org, a, false)?);
-        }
-        Ok(envelope(items, page, limit))
+            .collect();
+        let total = matching.len() as i64;
+        let data = page_of(matching, page, limit).iter().map(|a| asset_json(&state, a, false)).collect();
+        Ok(page_envelope(data, total, page, limit))
     })
 }
 
@@ -414,6 +414,6 @@ pub async fn creative_asset(State(state): State<AppState>, Path(id): Path<String
             .into_iter()
             .find(|a| a.id == id)
             .ok_or_else(|| PortalError::new(StatusCode::NOT_FOUND, format!("creative asset {id} not found")))?;
-        asset_json(&state, org, &a, true)
+        Ok(asset_json(&state, &a, true))
     })
 }

@@ -88,6 +88,8 @@ pub struct CreativeAssetRow {
     pub recipe_id: String,
     /// Recipe title (joined).
     pub recipe_title: String,
+    /// Title of the item (joined; empty when the item is gone).
+    pub asset_title: String,
     /// Which run of the recipe made it (from 1).
     pub run_number: i64,
     /// Its index within the run (from 0).
@@ -177,7 +179,11 @@ fn recipe(r: &Row<'_>) -> rusqlite::Result<RecipeRow> {
 
 const ASSET_COLUMNS: &str = "a.id, a.recipe_id, r.title, a.run_number, a.asset_index, a.type, a.status, a.item_id, \
      a.title, a.start_time, a.stop_time, a.metadata, a.logo_data, a.image_uri, a.small_image_uri, a.video_uri, \
-     a.error, a.created_at, a.updated_at";
+     a.error, a.created_at, a.updated_at, COALESCE(json_extract(i.body, '$.title'), '')";
+
+/// The joins behind [`ASSET_COLUMNS`].
+const ASSET_FROM: &str = "creative_assets a JOIN recipes r ON r.id = a.recipe_id \
+     LEFT JOIN items i ON i.org_id = a.org_id AND i.id = a.item_id";
 
 fn asset(r: &Row<'_>) -> rusqlite::Result<CreativeAssetRow> {
     Ok(CreativeAssetRow {
@@ -200,6 +206,7 @@ fn asset(r: &Row<'_>) -> rusqlite::Result<CreativeAssetRow> {
         error: r.get(16)?,
         created_at: r.get(17)?,
         updated_at: r.get(18)?,
+        asset_title: r.get(19)?,
     })
 }
 
@@ -278,6 +285,24 @@ impl Store {
             let mut st =
                 c.prepare("SELECT item_id FROM smartlist_members WHERE smartlist_id = ?1 ORDER BY position")?;
             st.query_map([id], |r| r.get(0))?.collect()
+        })
+    }
+
+    /// One page of a smartlist's members: (position, customer id, title), in position order.
+    pub fn smartlist_page(
+        &self,
+        org: OrgId,
+        id: &str,
+        offset: i64,
+        limit: i64,
+    ) -> StoreResult<Vec<(i64, String, String)>> {
+        self.with(|c| {
+            let mut st = c.prepare(
+                "SELECT m.position, m.item_id, COALESCE(json_extract(i.body, '$.title'), '') FROM smartlist_members m \
+                 LEFT JOIN items i ON i.org_id = ?1 AND i.id = m.item_id \
+                 WHERE m.smartlist_id = ?2 ORDER BY m.position LIMIT ?3 OFFSET ?4",
+            )?;
+            st.query_map(params![org.0, id, limit, offset], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?.collect()
         })
     }
 
@@ -504,7 +529,7 @@ impl Store {
         self.with(|c| {
             c.query_row(
                 &format!(
-                    "SELECT {ASSET_COLUMNS} FROM creative_assets a JOIN recipes r ON r.id = a.recipe_id \
+                    "SELECT {ASSET_COLUMNS} FROM {ASSET_FROM} \
                      WHERE a.org_id = ?1 AND a.id = ?2"
                 ),
                 params![org.0, id],
@@ -518,7 +543,7 @@ impl Store {
     pub fn creative_assets(&self, org: OrgId, recipe: Option<&str>) -> StoreResult<Vec<CreativeAssetRow>> {
         self.with(|c| {
             let mut st = c.prepare(&format!(
-                "SELECT {ASSET_COLUMNS} FROM creative_assets a JOIN recipes r ON r.id = a.recipe_id \
+                "SELECT {ASSET_COLUMNS} FROM {ASSET_FROM} \
                  WHERE a.org_id = ?1 AND (?2 IS NULL OR a.recipe_id = ?2) \
                  ORDER BY a.created_at, a.run_number, a.asset_index"
             ))?;
