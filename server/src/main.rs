@@ -52,6 +52,9 @@ struct Cli {
     /// UTC time of day of the daily smartlist refresh (license windows opening and closing).
     #[arg(long, env = "KINO_SMARTLIST_REFRESH_AT", default_value = "04:00", value_parser = parse_time_of_day, global = true)]
     smartlist_refresh_at: chrono::NaiveTime,
+    /// PEM file of CA certificates trusted for webhook receivers besides the public roots.
+    #[arg(long, env = "KINO_WEBHOOK_CA_FILE", global = true)]
+    webhook_ca_file: Option<PathBuf>,
     /// Days a finished webhook delivery stays in the delivery log (pruned hourly).
     #[arg(long, env = "KINO_WEBHOOK_LOG_DAYS", default_value_t = 30, global = true)]
     webhook_log_days: u32,
@@ -218,6 +221,17 @@ fn state(cli: &Cli, store: Store) -> Result<AppState, String> {
             webhook_allow_loopback: cli.webhook_allow_loopback,
             webhook_timeout: webhooks::DEFAULT_TIMEOUT,
             webhook_log_days: cli.webhook_log_days,
+            webhook_ca_pem: match &cli.webhook_ca_file {
+                Some(path) => {
+                    let pem = std::fs::read(path).map_err(|e| format!("--webhook-ca-file {}: {e}", path.display()))?;
+                    match reqwest::Certificate::from_pem_bundle(&pem) {
+                        Ok(certs) if !certs.is_empty() => Some(pem),
+                        Ok(_) => return Err(format!("--webhook-ca-file {}: holds no PEM certificate", path.display())),
+                        Err(e) => return Err(format!("--webhook-ca-file {}: {e}", path.display())),
+                    }
+                }
+                None => None,
+            },
         },
     )
     .map_err(|e| format!("cannot create the token key in {}: {e}", cli.data_dir.display()))

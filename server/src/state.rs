@@ -31,6 +31,8 @@ pub struct Config {
     /// Whether webhooks may point to loopback addresses (and plain `http://` to them): tests and
     /// local development only.
     pub webhook_allow_loopback: bool,
+    /// PEM certificates of CAs trusted for webhook receivers besides the public roots.
+    pub webhook_ca_pem: Option<Vec<u8>>,
     /// Days a finished webhook delivery stays in the delivery log.
     pub webhook_log_days: u32,
     /// Webhook delivery timeout ([`crate::webhooks::DEFAULT_TIMEOUT`], 30 s, in service).
@@ -53,6 +55,7 @@ impl Config {
             webhook_allow_loopback: false,
             webhook_timeout: crate::webhooks::DEFAULT_TIMEOUT,
             webhook_log_days: 30,
+            webhook_ca_pem: None,
         }
     }
 }

@@ -34,15 +34,20 @@ struct Clients {
 }
 
 impl Clients {
-    fn new(timeout: Duration, allow_loopback: bool) -> reqwest::Result<Clients> {
+    /// `extra_roots`: PEM certificates trusted besides the public roots (a private CA).
+    fn new(timeout: Duration, allow_loopback: bool, extra_roots: Option<&[u8]>) -> reqwest::Result<Clients> {
+        let roots = extra_roots.map(reqwest::Certificate::from_pem_bundle).transpose()?.unwrap_or_default();
         let build = |loopback_only: bool| {
-            Client::builder()
+            let mut builder = Client::builder()
                 .timeout(timeout)
                 .redirect(reqwest::redirect::Policy::none())
                 .no_proxy()
                 .user_agent(concat!("kino-webhooks/", env!("CARGO_PKG_VERSION")))
-                .dns_resolver(Arc::new(PublicResolver { allow_loopback, loopback_only }))
-                .build()
+                .dns_resolver(Arc::new(PublicResolver { allow_loopback, loopback_only }));
+            for root in &roots {
+                builder = builder.add_root_certificate(root.clone());
+            }
+            builder.build()
         };
         Ok(Clients { https: build(false)?, loopback_http: build(true)? })
     }
@@ -58,13 +63,14 @@ pub async fn run_dispatcher(state: AppState, mut shutdown: watch::Receiver<bool>
         Err(e) => tracing::error!(error = %e, "cannot mark interrupted webhook deliveries"),
     }
     let timeout = state.config.webhook_timeout;
-    let clients = match Clients::new(timeout, state.config.webhook_allow_loopback) {
-        Ok(c) => Arc::new(c),
-        Err(e) => {
-            tracing::error!(error = %e, "cannot build the webhook HTTP client; webhooks are not delivered");
-            return;
-        }
-    };
+    let clients =
+        match Clients::new(timeout, state.config.webhook_allow_loopback, state.config.webhook_ca_pem.as_deref()) {
+            Ok(c) => Arc::new(c),
+            Err(e) => {
+                tracing::error!(error = %e, "cannot build the webhook HTTP client; webhooks are not delivered");
+                return;
+            }
+        };
     let permits = Arc::new(Semaphore::new(MAX_IN_FLIGHT));
     let mut in_flight = JoinSet::new();
     let mut next_prune = Instant::now();
