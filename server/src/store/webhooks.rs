@@ -25,7 +25,7 @@ pub struct WebhookRow {
 }
 
 /// A logged delivery (without its body).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize)]
 pub struct DeliveryRow {
     /// UUID.
     pub id: String,

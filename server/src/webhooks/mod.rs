@@ -16,7 +16,7 @@ use serde::Serialize;
 
 use crate::auth::random_hex;
 use crate::state::AppState;
-use crate::store::{DeliveryRow, OrgId, StoreError, WebhookRow};
+use crate::store::{OrgId, StoreError, WebhookRow};
 
 pub use address::{check_url, forbidden_reason};
 pub use dispatch::{INTERRUPTED, MAX_IN_FLIGHT, run_dispatcher};
@@ -60,30 +60,8 @@ pub struct WebhookView {
     pub updated_at: String,
 }
 
-/// One logged delivery.
-#[derive(Debug, Clone, Serialize)]
-pub struct DeliveryView {
-    /// UUID v4.
-    pub id: String,
-    /// The webhook it goes to.
-    pub webhook_id: String,
-    /// Event name; `test` for Test deliveries.
-    pub event: String,
-    /// `pending`, `sending`, `succeeded` or `failed`.
-    pub state: String,
-    /// HTTP status of the answer, when one came.
-    pub status_code: Option<u16>,
-    /// How long the attempt took.
-    pub duration_ms: Option<u64>,
-    /// Why it failed.
-    pub error: Option<String>,
-    /// RFC 3339 time the attempt started.
-    pub attempted_at: Option<String>,
-    /// RFC 3339 time it was queued.
-    pub created_at: String,
-    /// The delivery this one repeats (redelivery).
-    pub redelivery_of: Option<String>,
-}
+/// A delivery as its log shows it (the stored row: the body is not shown).
+pub use crate::store::DeliveryRow as DeliveryView;
 
 /// What can go wrong managing webhooks or emitting events.
 #[derive(Debug, thiserror::Error)]
@@ -139,21 +117,6 @@ fn webhook_view(w: WebhookRow) -> WebhookView {
         enabled: w.enabled,
         created_at: w.created_at,
         updated_at: w.updated_at,
-    }
-}
-
-fn delivery_view(d: DeliveryRow) -> DeliveryView {
-    DeliveryView {
-        id: d.id,
-        webhook_id: d.webhook_id,
-        event: d.event,
-        state: d.state,
-        status_code: d.status_code,
-        duration_ms: d.duration_ms,
-        error: d.error,
-        attempted_at: d.attempted_at,
-        created_at: d.created_at,
-        redelivery_of: d.redelivery_of,
     }
 }
 
@@ -243,7 +206,7 @@ pub fn test(state: &AppState, org: OrgId, id: &str) -> Result<DeliveryView, Webh
     let row = state.store.queue_delivery(org, id, &uuid_v4(), TEST_EVENT, &body)?;
     let row = row.ok_or_else(|| WebhookError::NotFound { what: "webhook", id: id.to_string() })?;
     state.webhook_wake.notify_one();
-    Ok(delivery_view(row))
+    Ok(row)
 }
 
 /// The latest `limit` (at most [`MAX_LIST`]) deliveries of one of the organisation's webhooks,
@@ -258,7 +221,7 @@ pub fn deliveries(
         return Err(WebhookError::NotFound { what: "webhook", id: webhook_id.to_string() });
     }
     let rows = state.store.deliveries(org, webhook_id, limit.min(MAX_LIST))?;
-    Ok(rows.into_iter().map(delivery_view).collect())
+    Ok(rows.into_iter().collect())
 }
 
 /// Queues a new delivery with the same body bytes as one of the organisation's deliveries (and so
@@ -267,7 +230,7 @@ pub fn redeliver(state: &AppState, org: OrgId, delivery_id: &str) -> Result<Deli
     let row = state.store.queue_redelivery(org, delivery_id, &uuid_v4())?;
     let row = row.ok_or_else(|| WebhookError::NotFound { what: "delivery", id: delivery_id.to_string() })?;
     state.webhook_wake.notify_one();
-    Ok(delivery_view(row))
+    Ok(row)
 }
 
 #[cfg(test)]
