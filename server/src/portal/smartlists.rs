@@ -167,19 +167,12 @@ pub fn create(state: &AppState, org: OrgId, input: &Value) -> Result<SmartlistRo
     let mut s = SmartlistRow {
         id: new_id(),
         org,
-        catalog_id: 0,
-        catalog_name: String::new(),
-        title: String::new(),
-        description: String::new(),
         kind: "dynamic".into(),
         purpose: vec!["editorial".into()],
-        is_ai_generated: false,
-        creator: String::new(),
         filter: serde_json::json!({}),
-        published_at: None,
         created_at: stamp.clone(),
         updated_at: stamp,
-        item_count: 0,
+        ..SmartlistRow::default()
     };
     apply(state, org, &mut s, input, true)?;
     state.store.put_smartlist(&s)?;

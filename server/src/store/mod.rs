@@ -10,7 +10,7 @@ pub use sqlite::{Store, StoreError, StoreResult};
 pub use webhooks::{ClaimedDelivery, DeliveryOutcome, DeliveryRow, WebhookRow};
 
 /// An organisation's identity, resolved from a credential.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub struct OrgId(pub i64);
 
 /// A stored catalog item.

@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 use super::{OrgId, Store, StoreResult, now};
 
 /// A stored smartlist.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct SmartlistRow {
     /// UUID.
     pub id: String,
@@ -41,7 +41,7 @@ pub struct SmartlistRow {
 }
 
 /// A stored recipe.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct RecipeRow {
     /// UUID.
     pub id: String,

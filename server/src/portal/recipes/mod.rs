@@ -132,21 +132,12 @@ pub fn create(state: &AppState, org: OrgId, input: &Value) -> Result<RecipeRow, 
     let mut r = RecipeRow {
         id: new_id(),
         org,
-        catalog_id: 0,
-        catalog_name: String::new(),
-        title: String::new(),
-        description: String::new(),
-        kind: String::new(),
-        creator: String::new(),
         config: json!({}),
         version: 1,
         status: "draft".into(),
-        test_runs_count: 0,
-        runs: 0,
-        last_error: None,
-        published_at: None,
         created_at: stamp.clone(),
         updated_at: stamp,
+        ..RecipeRow::default()
     };
     apply(state, org, &mut r, input, true)?;
     state.store.put_recipe(&r)?;
