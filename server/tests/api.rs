@@ -829,6 +829,7 @@ async fn portal_catalogs_with_tokens_scopes_and_errors() {
     let res = portal_get(&t, "/catalogs/", &recipes_only).await;
     assert_eq!(res.status(), StatusCode::FORBIDDEN);
     assert!(res.headers()["www-authenticate"].to_str().unwrap().contains("insufficient_scope"));
+    assert!(res.headers().contains_key("ratelimit-remaining"), "a valid token's answers all carry the rate limit");
     // missing, tampered, alg none, wrong key, expired
     let req = Request::builder().uri("/catalogs/").body(Body::empty()).unwrap();
     let res = app(t.state.clone()).oneshot(req).await.unwrap();

@@ -66,34 +66,27 @@ impl From<crate::store::StoreError> for PortalError {
     }
 }
 
-/// Checks the bearer token and its scope (RFC 6750 errors).
-fn authorize(state: &AppState, headers: &HeaderMap, scope: &str) -> Result<OrgId, PortalError> {
+/// Checks the bearer token (RFC 6750 errors); the caller's claims.
+fn authenticate(state: &AppState, headers: &HeaderMap) -> Result<identity::Claims, PortalError> {
     let token = headers
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.strip_prefix("Bearer ").or_else(|| v.strip_prefix("bearer ")));
-    let claims = match token.map(|t| identity::validate(&state.tokens, t.trim())) {
-        None | Some(Err(TokenError::Missing)) => {
-            return Err(PortalError {
-                authenticate: Some("Bearer realm=\"kino\"".into()),
-                ..PortalError::new(StatusCode::UNAUTHORIZED, "a bearer access token is required")
-            });
-        }
-        Some(Err(TokenError::Invalid)) => {
-            return Err(PortalError {
-                authenticate: Some("Bearer realm=\"kino\", error=\"invalid_token\", error_description=\"the access token is invalid or expired\"".into()),
-                ..PortalError::new(StatusCode::UNAUTHORIZED, "the access token is invalid or expired")
-            });
-        }
-        Some(Ok(claims)) => claims,
-    };
-    if !claims.has_scope(scope) {
-        return Err(PortalError {
-            authenticate: Some(format!("Bearer realm=\"kino\", error=\"insufficient_scope\", scope=\"{scope}\"")),
-            ..PortalError::new(StatusCode::FORBIDDEN, format!("the token lacks the scope {scope}"))
-        });
+    match token.map(|t| identity::validate(&state.tokens, t.trim())) {
+        None | Some(Err(TokenError::Missing)) => Err(PortalError::new(
+            StatusCode::UNAUTHORIZED,
+            "a bearer access token is required",
+        )
+        .with_challenge("Bearer realm=\"kino\"")),
+        Some(Err(TokenError::Invalid)) => Err(PortalError::new(
+            StatusCode::UNAUTHORIZED,
+            "the access token is invalid or expired",
+        )
+        .with_challenge(
+            "Bearer realm=\"kino\", error=\"invalid_token\", error_description=\"the access token is invalid or expired\"",
+        )),
+        Some(Ok(claims)) => Ok(claims),
     }
-    Ok(OrgId(claims.org))
 }
 
 fn with_quota(mut res: Response, q: Quota) -> Response {
@@ -118,29 +111,36 @@ fn with_quota(mut res: Response, q: Quota) -> Response {
     res
 }
 
-/// Authorizes, counts the request against the organisation's quota, runs `f`, and puts the
-/// rate-limit headers on whatever it answers.
+/// Authenticates, counts the request against the organisation's quota, checks the scope, runs
+/// `f`, and puts the rate-limit headers on whatever it answers (every answer to a valid token; a
+/// request without one has no organisation to count against).
 fn portal(
     state: &AppState,
     headers: &HeaderMap,
     scope: &str,
     f: impl FnOnce(OrgId) -> Result<Value, PortalError>,
 ) -> Response {
-    let org = match authorize(state, headers, scope) {
-        Ok(org) => org,
+    let claims = match authenticate(state, headers) {
+        Ok(claims) => claims,
         Err(e) => return e.into_response(),
     };
+    let org = OrgId(claims.org);
     let quota = state.limiter.hit(org);
-    if !quota.allowed {
-        let e = PortalError::new(
+    let res = if !quota.allowed {
+        PortalError::new(
             StatusCode::TOO_MANY_REQUESTS,
             format!("rate limit of {} requests per hour exceeded", quota.limit),
-        );
-        return with_quota(e.into_response(), quota);
-    }
-    let res = match f(org) {
-        Ok(body) => Json(body).into_response(),
-        Err(e) => e.into_response(),
+        )
+        .into_response()
+    } else if !claims.has_scope(scope) {
+        PortalError::new(StatusCode::FORBIDDEN, format!("the token lacks the scope {scope}"))
+            .with_challenge(format!("Bearer realm=\"kino\", error=\"insufficient_scope\", scope=\"{scope}\""))
+            .into_response()
+    } else {
+        match f(org) {
+            Ok(body) => Json(body).into_response(),
+            Err(e) => e.into_response(),
+        }
     };
     with_quota(res, quota)
 }
