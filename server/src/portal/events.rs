@@ -1,14 +1,24 @@
-//! Emitting the portal events. Emitting queues one delivery per subscribed webhook (durably, see
-//! [`crate::webhooks`]); it never waits for the network and never fails the operation that caused
-//! it. The `data` shapes are the typed ones of [`crate::webhooks::events`].
+//! The portal events. Each is queued (one delivery per subscribed webhook, see
+//! [`crate::webhooks`]) in the same transaction as the change that caused it, so a crash never
+//! keeps the change and loses its event; queueing never waits for the network. The `data` shapes
+//! are the typed ones of [`crate::webhooks::events`].
 
 use serde::Serialize;
 
 use crate::state::AppState;
-use crate::store::{CreativeAssetRow, OrgId};
+use crate::store::{CreativeAssetRow, OrgId, Outgoing};
 use crate::webhooks::events::{CreativeAssetEvent, RecipeCompleted, RecipeFailed, SmartListUpdated};
 
-/// Queues `event` for the organisation's webhooks; a failure to queue is logged.
+/// The event ready to queue with the change that causes it (`None`, logged, if it cannot be
+/// built, which only a programming error can cause).
+pub fn outgoing(org: OrgId, event: &str, data: impl Serialize) -> Option<Outgoing> {
+    let built = serde_json::to_value(data)
+        .map_err(|e| e.to_string())
+        .and_then(|v| crate::webhooks::outgoing(org, event, v).map_err(|e| e.to_string()));
+    built.map_err(|e| tracing::error!(event, error = %e, "cannot build a webhook event")).ok()
+}
+
+/// Queues `event` on its own (where there is no change to commit with it); a failure is logged.
 pub fn emit(state: &AppState, org: OrgId, event: &str, data: impl Serialize) {
     let queued = serde_json::to_value(data)
         .map_err(|e| e.to_string())

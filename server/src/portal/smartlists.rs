@@ -255,23 +255,25 @@ pub fn refresh(
         if new == old {
             continue;
         }
-        state.store.set_smartlist_members(&s.id, &new)?;
         let (added, removed) = diff(&old, &new);
+        let ids = |v: &[String]| {
+            v.iter().map(|id| service_ids.get(id).cloned().unwrap_or_else(|| id.clone())).collect::<Vec<_>>()
+        };
+        let announce = s.published_at.is_some() && !(added.is_empty() && removed.is_empty());
+        let event = announce
+            .then(|| {
+                let data = events::smart_list_updated(&s.id, &s.title, &ids(&added), &ids(&removed));
+                events::outgoing(org, "smart_list.updated", data)
+            })
+            .flatten();
+        state.store.set_smartlist_members(&s.id, &new, event.as_slice())?;
+        if event.is_some() {
+            crate::webhooks::wake(state);
+        }
         if s.published_at.is_some() && !added.is_empty() {
             if let Err(e) = super::recipes::follow(state, org, &s.id, &added) {
                 tracing::error!(smartlist = %s.id, error = %e, "cannot queue follow-up recipe runs");
             }
-        }
-        if s.published_at.is_some() && !(added.is_empty() && removed.is_empty()) {
-            let ids = |v: &[String]| {
-                v.iter().map(|id| service_ids.get(id).cloned().unwrap_or_else(|| id.clone())).collect::<Vec<_>>()
-            };
-            events::emit(
-                state,
-                org,
-                "smart_list.updated",
-                events::smart_list_updated(&s.id, &s.title, &ids(&added), &ids(&removed)),
-            );
         }
         changes.push(Change { id: s.id, added, removed });
     }

@@ -3,7 +3,8 @@
 use rusqlite::{OptionalExtension, Row, params};
 use serde_json::{Value, json};
 
-use super::{OrgId, Store, StoreResult, now};
+use super::webhooks::queue_in;
+use super::{OrgId, Outgoing, Store, StoreResult, now};
 
 /// A stored smartlist.
 #[derive(Debug, Clone, Default)]
@@ -306,11 +307,14 @@ impl Store {
         })
     }
 
-    /// Replaces a smartlist's membership in one transaction (positions from 1) and touches its
-    /// `updated_at`.
-    pub fn set_smartlist_members(&self, id: &str, members: &[String]) -> StoreResult<()> {
+    /// Replaces a smartlist's membership (positions from 1), touches its `updated_at` and queues
+    /// `events`, in one transaction.
+    pub fn set_smartlist_members(&self, id: &str, members: &[String], events: &[Outgoing]) -> StoreResult<()> {
         self.with(|c| {
             let tx = c.transaction()?;
+            for out in events {
+                queue_in(&tx, out)?;
+            }
             tx.execute("DELETE FROM smartlist_members WHERE smartlist_id = ?1", [id])?;
             {
                 let mut st =
@@ -456,14 +460,24 @@ impl Store {
         })
     }
 
-    /// Ends a run: `completed` or `failed` (with its error).
-    pub fn finish_recipe_run(&self, id: &str, status: &str, error: Option<&str>) -> StoreResult<()> {
+    /// Ends a run, `completed` or `failed` (with its error), and queues `events`, in one transaction.
+    pub fn finish_recipe_run(
+        &self,
+        id: &str,
+        status: &str,
+        error: Option<&str>,
+        events: &[Outgoing],
+    ) -> StoreResult<()> {
         self.with(|c| {
-            c.execute(
+            let tx = c.transaction()?;
+            tx.execute(
                 "UPDATE recipes SET status = ?2, last_error = ?3, updated_at = ?4 WHERE id = ?1",
                 params![id, status, error, now()],
             )?;
-            Ok(())
+            for out in events {
+                queue_in(&tx, out)?;
+            }
+            tx.commit()
         })
     }
 
@@ -487,10 +501,11 @@ impl Store {
 
     // ---- creative assets ----
 
-    /// Inserts or replaces a creative asset.
-    pub fn put_creative_asset(&self, org: OrgId, a: &CreativeAssetRow) -> StoreResult<()> {
+    /// Inserts or replaces a creative asset and queues `events`, in one transaction.
+    pub fn put_creative_asset(&self, org: OrgId, a: &CreativeAssetRow, events: &[Outgoing]) -> StoreResult<()> {
         self.with(|c| {
-            c.execute(
+            let tx = c.transaction()?;
+            tx.execute(
                 "INSERT INTO creative_assets (id, org_id, recipe_id, run_number, asset_index, type, status, item_id, \
                  title, start_time, stop_time, metadata, logo_data, image_uri, small_image_uri, video_uri, error, \
                  created_at, updated_at) \
@@ -520,7 +535,10 @@ impl Store {
                     a.updated_at,
                 ],
             )?;
-            Ok(())
+            for out in events {
+                queue_in(&tx, out)?;
+            }
+            tx.commit()
         })
     }
 

@@ -3,9 +3,42 @@
 //! A delivery row holds the exact body bytes from the moment it is queued, so what is signed and
 //! sent (and sent again on redelivery) never depends on re-serialising anything.
 
-use rusqlite::{OptionalExtension, Row, params};
+use rusqlite::{OptionalExtension, Row, Transaction, params};
 
 use super::{OrgId, Store, StoreResult, now};
+
+/// An event to queue for the organisation's webhooks in the same transaction as the change that
+/// caused it (an outbox): the change and its deliveries are stored together or not at all.
+#[derive(Debug, Clone)]
+pub struct Outgoing {
+    /// The organisation whose webhooks receive it.
+    pub org: OrgId,
+    /// Event name.
+    pub event: String,
+    /// The exact envelope bytes to send.
+    pub body: Vec<u8>,
+}
+
+/// Queues `out` to every enabled webhook of its organisation subscribed to its event; how many.
+pub(super) fn queue_in(tx: &Transaction<'_>, out: &Outgoing) -> rusqlite::Result<usize> {
+    let targets: Vec<WebhookRow> = {
+        let mut st = tx.prepare(&format!(
+            "SELECT {WEBHOOK_COLUMNS} FROM webhooks WHERE org_id = ?1 AND enabled = 1 ORDER BY rowid"
+        ))?;
+        st.query_map([out.org.0], webhook_row)?.collect::<rusqlite::Result<_>>()?
+    };
+    let at = now();
+    let mut queued = 0;
+    for w in targets.iter().filter(|w| w.events.contains(&out.event)) {
+        tx.execute(
+            "INSERT INTO webhook_deliveries (id, org_id, webhook_id, event, body, state, created_at) \
+             VALUES (?1, ?2, ?3, ?4, ?5, 'pending', ?6)",
+            params![uuid::Uuid::new_v4().to_string(), out.org.0, w.id, out.event, out.body, at],
+        )?;
+        queued += 1;
+    }
+    Ok(queued)
+}
 
 /// A stored webhook (without its signing secret).
 #[derive(Debug, Clone)]
@@ -182,33 +215,12 @@ impl Store {
         self.with(|c| Ok(c.execute("DELETE FROM webhooks WHERE org_id = ?1 AND id = ?2", params![org.0, id])? > 0))
     }
 
-    /// Queues `body` for every enabled webhook of the organisation subscribed to `event`, in one
-    /// transaction; `new_id` names each delivery. Returns how many were queued.
-    pub fn queue_event(
-        &self,
-        org: OrgId,
-        event: &str,
-        body: &[u8],
-        mut new_id: impl FnMut() -> String,
-    ) -> StoreResult<usize> {
+    /// Queues an event for every enabled webhook of its organisation subscribed to it, in one
+    /// transaction. Returns how many deliveries were queued.
+    pub fn queue_event(&self, out: &Outgoing) -> StoreResult<usize> {
         self.with(|c| {
             let tx = c.transaction()?;
-            let targets: Vec<WebhookRow> = {
-                let mut st = tx.prepare(&format!(
-                    "SELECT {WEBHOOK_COLUMNS} FROM webhooks WHERE org_id = ?1 AND enabled = 1 ORDER BY rowid"
-                ))?;
-                st.query_map([org.0], webhook_row)?.collect::<rusqlite::Result<_>>()?
-            };
-            let at = now();
-            let mut queued = 0;
-            for w in targets.iter().filter(|w| w.events.iter().any(|e| e == event)) {
-                tx.execute(
-                    "INSERT INTO webhook_deliveries (id, org_id, webhook_id, event, body, state, created_at) \
-                     VALUES (?1, ?2, ?3, ?4, ?5, 'pending', ?6)",
-                    params![new_id(), org.0, w.id, event, body, at],
-                )?;
-                queued += 1;
-            }
+            let queued = queue_in(&tx, out)?;
             tx.commit()?;
             Ok(queued)
         })

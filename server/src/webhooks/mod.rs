@@ -16,7 +16,7 @@ use serde::Serialize;
 
 use crate::auth::random_hex;
 use crate::state::AppState;
-use crate::store::{OrgId, StoreError, WebhookRow};
+use crate::store::{OrgId, Outgoing, StoreError, WebhookRow};
 
 pub use address::{check_url, forbidden_reason};
 pub use dispatch::{INTERRUPTED, MAX_IN_FLIGHT, run_dispatcher};
@@ -184,18 +184,29 @@ pub fn delete(state: &AppState, org: OrgId, id: &str) -> Result<(), WebhookError
 /// enabled webhook subscribed to `event`; returns how many deliveries were queued. `event` must
 /// be one of [`EVENTS`] and `data` an object (see [`events`] for the shapes).
 pub fn emit(state: &AppState, org: OrgId, event: &str, data: serde_json::Value) -> Result<usize, WebhookError> {
+    let queued = state.store.queue_event(&outgoing(org, event, data)?)?;
+    if queued > 0 {
+        wake(state);
+    }
+    Ok(queued)
+}
+
+/// The envelope of `event` for the organisation's webhooks, checked and serialised once, to be
+/// queued in the same transaction as the change that caused it (see [`crate::store::Outgoing`]);
+/// call [`wake`] after that transaction commits.
+pub fn outgoing(org: OrgId, event: &str, data: serde_json::Value) -> Result<Outgoing, WebhookError> {
     if !EVENTS.contains(&event) {
         return Err(invalid("event", format!("unknown event {event:?}; one of {}", EVENTS.join(", "))));
     }
     if !data.is_object() {
         return Err(invalid("data", "must be a JSON object"));
     }
-    let body = envelope(event, &data);
-    let queued = state.store.queue_event(org, event, &body, uuid_v4)?;
-    if queued > 0 {
-        state.webhook_wake.notify_one();
-    }
-    Ok(queued)
+    Ok(Outgoing { org, event: event.to_string(), body: envelope(event, &data) })
+}
+
+/// Tells the dispatcher that deliveries were queued.
+pub fn wake(state: &AppState) {
+    state.webhook_wake.notify_one();
 }
 
 /// Queues a Test delivery (`{"event": "test", ..., "data": {"message": ...}}`, no event header)

@@ -234,7 +234,8 @@ fn follow_up(state: &AppState, org: OrgId, id: &str) {
     match get(state, org, id).and_then(|r| Config::parse(&r.config)) {
         Ok(config) => launch(state, org, id.to_string(), config, run, Some(items)),
         Err(e) => {
-            let _ = state.store.finish_recipe_run(id, "failed", Some(&e.to_string()));
+            tracing::error!(recipe = id, error = %e, "a follow-up run cannot start: the stored config no longer parses");
+            let _ = state.store.finish_recipe_run(id, "failed", Some(&e.to_string()), &[]);
         }
     }
 }

@@ -8,33 +8,33 @@ use serde_json::{Value, json};
 use super::{Config, Targets};
 use crate::portal::events;
 use crate::state::AppState;
-use crate::store::{CreativeAssetRow, ItemRow, OrgId, RecipeRow, now};
+use crate::store::{CreativeAssetRow, ItemRow, OrgId, Outgoing, RecipeRow, now};
 
 /// Runs a recipe to the end (on the calling thread): creates, renders and records its assets,
 /// then finishes the run and emits the recipe event. `only` restricts the run to those items (a
 /// follow-up run for titles that joined the recipe's smartlist).
 pub fn execute(state: &AppState, org: OrgId, r: &RecipeRow, config: &Config, run: i64, only: Option<&[String]>) {
     let published = r.published_at.is_some();
-    let emit = |event: &str, data: Value| {
-        if published {
-            events::emit(state, org, event, data);
-        }
+    // Events of published recipes, each queued with the change it reports.
+    let event = |name: &str, data: Value| -> Vec<Outgoing> {
+        if published { events::outgoing(org, name, data).into_iter().collect() } else { Vec::new() }
     };
-    let outcome = produce(state, org, r, config, run, only, &emit);
+    let outcome = produce(state, org, r, config, run, only, &event);
     let (status, error) = match &outcome {
         Ok(ids) if !ids.is_empty() => ("completed", None),
         Ok(_) => ("failed", Some("no creative asset could be made: every asset failed".to_string())),
         Err(e) => ("failed", Some(e.clone())),
     };
-    if let Err(e) = state.store.finish_recipe_run(&r.id, status, error.as_deref()) {
-        tracing::error!(recipe = %r.id, error = %e, "cannot record the end of a recipe run");
-    }
-    match (outcome, error) {
+    let announce = match (&outcome, &error) {
         (Ok(ids), None) => {
-            emit("recipe.completed", json!(events::recipe_completed(&r.id, &r.title, config.data_only, &ids)))
+            event("recipe.completed", json!(events::recipe_completed(&r.id, &r.title, config.data_only, ids)))
         }
-        (_, Some(e)) => emit("recipe.failed", json!(events::recipe_failed(&r.id, &r.title, config.data_only, &e))),
-        (Err(_), None) => {}
+        (_, Some(e)) => event("recipe.failed", json!(events::recipe_failed(&r.id, &r.title, config.data_only, e))),
+        (Err(_), None) => Vec::new(),
+    };
+    match state.store.finish_recipe_run(&r.id, status, error.as_deref(), &announce) {
+        Ok(()) => crate::webhooks::wake(state),
+        Err(e) => tracing::error!(recipe = %r.id, error = %e, "cannot record the end of a recipe run"),
     }
 }
 
@@ -70,7 +70,7 @@ fn produce(
     config: &Config,
     run: i64,
     only: Option<&[String]>,
-    emit: &dyn Fn(&str, Value),
+    event: &dyn Fn(&str, Value) -> Vec<Outgoing>,
 ) -> Result<Vec<String>, String> {
     let mut items = targets(state, org, &config.targets)?;
     if let Some(only) = only {
@@ -144,26 +144,32 @@ fn produce(
                         a.metadata = json!({"error": a.error});
                     }
                 }
-                let failed_early = a.status == "failed";
-                if let Err(e) = state.store.put_creative_asset(org, &a) {
-                    return Err(format!("cannot store a creative asset: {e}"));
-                }
-                emit("creative_asset.created", json!(events::creative_asset(&a, &item.service_id)));
-                if !failed_early {
-                    finish_asset(state, org, item, &mut a, config.data_only);
+                let store = |a: &CreativeAssetRow, queued: &[Outgoing]| {
                     state
                         .store
-                        .put_creative_asset(org, &a)
+                        .put_creative_asset(org, a, queued)
                         .map_err(|e| format!("cannot store a creative asset: {e}"))?;
+                    crate::webhooks::wake(state);
+                    Ok::<(), String>(())
+                };
+                let asset_event =
+                    |name: &str, a: &CreativeAssetRow| event(name, json!(events::creative_asset(a, &item.service_id)));
+                let created = asset_event("creative_asset.created", &a);
+                if a.status == "failed" {
+                    store(&a, &[created, asset_event("creative_asset.failed", &a)].concat())?;
+                    continue;
                 }
-                match a.status.as_str() {
+                store(&a, &created)?;
+                finish_asset(state, org, item, &mut a, config.data_only);
+                let done = match a.status.as_str() {
                     "completed" => {
                         completed.push(a.id.clone());
-                        emit("creative_asset.completed", json!(events::creative_asset(&a, &item.service_id)));
+                        asset_event("creative_asset.completed", &a)
                     }
-                    "failed" => emit("creative_asset.failed", json!(events::creative_asset(&a, &item.service_id))),
-                    _ => {}
-                }
+                    "failed" => asset_event("creative_asset.failed", &a),
+                    _ => Vec::new(),
+                };
+                store(&a, &done)?;
             }
         }
     }
