@@ -78,11 +78,8 @@ pub enum PortalCommand {
 fn org(state: &AppState, name: &str) -> Result<OrgId, String> {
     state
         .store
-        .orgs()
+        .org_by_name(name)
         .map_err(|e| e.to_string())?
-        .into_iter()
-        .find(|(_, n)| n == name)
-        .map(|(id, _)| id)
         .ok_or_else(|| format!("no organisation named {name:?} (see `kino-server admin list-orgs`)"))
 }
 

@@ -145,11 +145,8 @@ fn init_logs(format: LogFormat) {
 
 fn org_id(store: &Store, name: &str) -> Result<kino_server::store::OrgId, String> {
     store
-        .orgs()
+        .org_by_name(name)
         .map_err(|e| e.to_string())?
-        .into_iter()
-        .find(|(_, n)| n == name)
-        .map(|(id, _)| id)
         .ok_or_else(|| format!("no organisation named {name:?} (see `kino-server admin list-orgs`)"))
 }
 

@@ -107,10 +107,7 @@ impl FromRequestParts<AppState> for Scope {
         let name = params.remove("org").unwrap_or_default();
         let org = state
             .store
-            .orgs()?
-            .into_iter()
-            .find(|(_, n)| *n == name)
-            .map(|(id, _)| id)
+            .org_by_name(&name)?
             .ok_or_else(|| PortalError::new(StatusCode::NOT_FOUND, format!("organisation {name:?} not found")))?;
         let id = params.remove("id").or_else(|| params.remove("name")).unwrap_or_default();
         Ok(Scope { org, id })

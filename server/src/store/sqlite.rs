@@ -79,6 +79,11 @@ impl Store {
         })
     }
 
+    /// The organisation of that name.
+    pub fn org_by_name(&self, name: &str) -> StoreResult<Option<OrgId>> {
+        self.with(|c| c.query_row("SELECT id FROM orgs WHERE name = ?1", [name], |r| Ok(OrgId(r.get(0)?))).optional())
+    }
+
     /// Stores the hash of a new API key.
     pub fn add_key(&self, org: OrgId, hash: &str, prefix: &str) -> StoreResult<()> {
         self.with(|c| {
