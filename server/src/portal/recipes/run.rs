@@ -90,16 +90,16 @@ fn produce(
     let mut index = 0;
     for item in &items {
         let title = item.body["title"].as_str().unwrap_or(&item.id).to_string();
-        let chosen: Result<Vec<Clip>, String> = match state.prepared(org, &item.id) {
-            Ok(Some(p)) => kino::select(&p, &config.query, embedding.as_deref()).map_err(|e| e.to_string()),
+        let signals = state.prepared(org, &item.id).map_err(|e| e.to_string());
+        let clips: Result<Vec<Clip>, String> = match &signals {
+            Ok(Some(p)) => match kino::select(p, &config.query, embedding.as_deref()) {
+                Ok(c) if c.is_empty() => Err("no moment of the item meets the recipe's previews parameters".into()),
+                other => other.map_err(|e| e.to_string()),
+            },
             Ok(None) => Err("the item has no analysis signals yet".into()),
-            Err(e) => Err(e.to_string()),
+            Err(e) => Err(e.clone()),
         };
-        let clips = match chosen {
-            Ok(c) if c.is_empty() => Err("no moment of the item meets the recipe's previews parameters".to_string()),
-            other => other,
-        };
-        let signals = state.prepared(org, &item.id).ok().flatten();
+        let signals = signals.ok().flatten();
         for kind in &kinds {
             let moments: Vec<Option<&Clip>> = match &clips {
                 Ok(c) => c.iter().map(Some).collect(),
