@@ -55,15 +55,12 @@ fn status_of(
     }
     let Some(task) = store.task(org, id, product, version)? else { return Ok(None) };
     let job = store.job_state(org, id, product, version)?;
-    let error = match job {
-        Some(_) if state.analysis_progress(org, id).is_some() => {
-            let done = state.analysis_progress(org, id).unwrap_or(0.0);
-            format!("analysing the media file: {:.0}% done", 100.0 * done)
-        }
-        Some(JobState::Waiting) => {
+    let error = match (job, state.analysis_progress(org, id)) {
+        (Some(_), Some(done)) => format!("analysing the media file: {:.0}% done", 100.0 * done),
+        (Some(JobState::Waiting), None) => {
             "waiting for the item's signals (PUT /analysis/v1/item/{item_type}/{id})".to_string()
         }
-        None if !task.active => "task is inactive".to_string(),
+        (None, _) if !task.active => "task is inactive".to_string(),
         _ => String::new(),
     };
     Ok(Some(("pending".into(), error)))
