@@ -61,6 +61,21 @@ fn encode_args(cmd: &mut std::process::Command, o: &RenderOptions) {
     ]);
 }
 
+/// ffmpeg reading `[start, stop)` of `video`: its first video stream and its first audio stream
+/// when it has one.
+fn span_input(video: &Path, start: f64, stop: f64, o: &RenderOptions) -> std::process::Command {
+    let mut cmd = tool::command("ffmpeg");
+    cmd.args(["-threads", &o.threads.to_string(), "-ss", &format!("{start:.6}"), "-i"]).arg(video).args([
+        "-t",
+        &format!("{:.6}", stop - start),
+        "-map",
+        "0:v:0",
+        "-map",
+        "0:a:0?",
+    ]);
+    cmd
+}
+
 fn output_args(cmd: &mut std::process::Command, out: &Path) {
     cmd.args(["-movflags", "+faststart", "-f", "mp4", "-y"]).arg(out);
 }
@@ -89,15 +104,7 @@ pub fn cut_clip(
     } else {
         CutMethod::Reencode
     };
-    let mut cmd = tool::command("ffmpeg");
-    cmd.args(["-threads", &o.threads.to_string(), "-ss", &format!("{start:.6}"), "-i"]).arg(video).args([
-        "-t",
-        &format!("{:.6}", stop - start),
-        "-map",
-        "0:v:0",
-        "-map",
-        "0:a:0?",
-    ]);
+    let mut cmd = span_input(video, start, stop, o);
     match method {
         CutMethod::StreamCopy => {
             cmd.args(["-c", "copy", "-avoid_negative_ts", "make_zero"]);
@@ -161,17 +168,8 @@ pub fn cut_vertical(
     }
     let x_expr = crop_x_expression(&track, start, stop, f64::from(info.width), crop_w as f64);
     let filter = format!("crop={crop_w}:{crop_h}:'{x_expr}':{top}");
-    let mut cmd = tool::command("ffmpeg");
-    cmd.args(["-threads", &o.threads.to_string(), "-ss", &format!("{start:.6}"), "-i"]).arg(video).args([
-        "-t",
-        &format!("{:.6}", stop - start),
-        "-map",
-        "0:v:0",
-        "-map",
-        "0:a:0?",
-        "-vf",
-        &filter,
-    ]);
+    let mut cmd = span_input(video, start, stop, o);
+    cmd.args(["-vf", &filter]);
     encode_args(&mut cmd, o);
     output_args(&mut cmd, out);
     tool::output("ffmpeg", cmd, video)?;
