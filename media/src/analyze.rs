@@ -12,7 +12,7 @@ use crate::frame::Frame;
 use crate::probe::{MediaInfo, probe};
 use crate::relevance::{relevance, scenes};
 use crate::shots::{ContentDetector, ContentParams, FadeDetector, FadeParams, merge_boundaries};
-use crate::sidecar::{LEARNED_CHANNELS, load as load_sidecar, merge as merge_sidecar};
+use crate::sidecar::{learned_channels, load as load_sidecar, merge as merge_sidecar};
 use crate::speech::{SAMPLE_RATE, SpeechDetector, SpeechParams};
 use crate::timeline::{BlackBars, Timelines};
 use crate::tool::{self, Stream};
@@ -221,7 +221,7 @@ pub fn analyze(
         from_sidecar = merge_sidecar(&mut doc, side, side_path)?;
         measured.extend(from_sidecar.iter().map(|s| s.to_string()));
     }
-    let absent = LEARNED_CHANNELS.iter().filter(|c| !from_sidecar.contains(c)).map(|s| s.to_string()).collect();
+    let absent = learned_channels().into_iter().filter(|c| !from_sidecar.contains(c)).map(String::from).collect();
     doc.analysis = Some(Analysis { analyzer: format!("kino-media {}", env!("CARGO_PKG_VERSION")), measured, absent });
     doc.validate().map_err(|source| Error::InvalidOutput { path: path.into(), source })?;
     Ok(doc)

@@ -30,4 +30,4 @@ mod tool;
 pub use analyze::{AnalyzeOptions, MEASURED_CHANNELS, analyze};
 pub use error::{Error, Result};
 pub use probe::{MediaInfo, keyframes, probe};
-pub use sidecar::LEARNED_CHANNELS;
+pub use sidecar::learned_channels;

@@ -5,23 +5,17 @@
 use std::path::Path;
 
 use kino::Signals;
-use kino::signals::{Interval, Scene};
+use kino::signals::{ANALYSIS_CHANNELS, Interval, Scene};
 
+use crate::analyze::MEASURED_CHANNELS;
 use crate::error::{Error, Result};
 
-/// The channels only a sidecar can fill; without one they are absent (zero or empty).
-pub const LEARNED_CHANNELS: &[&str] = &[
-    "timelines.nudity",
-    "timelines.blood_gore",
-    "timelines.profanity",
-    "timelines.clip_types",
-    "characters",
-    "tags",
-    "scene_embeddings",
-    "item_embedding",
-    "emotions",
-    "profanity",
-];
+/// The channels only a sidecar can fill (without one they are absent: zero or empty): the core's
+/// [`ANALYSIS_CHANNELS`] less those [`MEASURED_CHANNELS`] `analyze` measures itself, in the core's
+/// order.
+pub fn learned_channels() -> Vec<&'static str> {
+    ANALYSIS_CHANNELS.iter().copied().filter(|c| !MEASURED_CHANNELS.contains(c)).collect()
+}
 
 /// The sidecar's duration may differ from the probed one by this much (container rounding).
 const DURATION_TOLERANCE: f64 = 1.0;
@@ -31,7 +25,7 @@ const DURATION_TOLERANCE: f64 = 1.0;
 /// optional parts when present).
 fn sidecar_measured(side: &Signals) -> Vec<&'static str> {
     if let Some(a) = &side.analysis {
-        return LEARNED_CHANNELS.iter().copied().filter(|c| a.measured.iter().any(|m| m == c)).collect();
+        return learned_channels().into_iter().filter(|c| a.measured.iter().any(|m| m == c)).collect();
     }
     let present = |c: &str| match c {
         "timelines.nudity" | "timelines.blood_gore" | "timelines.profanity" => true,
@@ -44,7 +38,7 @@ fn sidecar_measured(side: &Signals) -> Vec<&'static str> {
         "profanity" => side.profanity.is_some(),
         _ => false,
     };
-    LEARNED_CHANNELS.iter().copied().filter(|c| present(c)).collect()
+    learned_channels().into_iter().filter(|c| present(c)).collect()
 }
 
 /// Resamples a timeline onto `n` samples of `step`: each sample takes the sidecar sample that
