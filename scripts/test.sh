@@ -31,3 +31,6 @@ fi
 
 echo "== API fuzzing (schemathesis against /openapi.json; no 5xx allowed)"
 scripts/fuzz-api.sh
+
+echo "== README command blocks (run in order against a freshly started service; fast mode reuses the debug build)"
+scripts/check-readme.sh
