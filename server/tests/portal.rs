@@ -54,7 +54,7 @@ impl Portal {
         let config = Config {
             admin_token: Some(ADMIN.into()),
             webhook_allow_loopback: true,
-            webhook_timeout: Duration::from_secs(5),
+            webhook_timeout: Duration::from_secs(30),
             ..Config::in_dir(dir.path())
         };
         let state = AppState::new(Store::open(&dir.path().join("kino.sqlite3")).unwrap(), config).unwrap();
@@ -459,10 +459,15 @@ async fn recipes_make_creative_assets_and_announce_them() {
     // two items with signals x 2 clips x (preview, preview-vertical) completed; the item without
     // signals gets one failed asset per type
     assert_eq!(done["creativeAssetCount"], 8, "{done}");
-    let created = p.events("creative_asset.created");
+    // the asset events are sent by the dispatcher concurrently with `recipe.completed`: wait for
+    // the counts themselves, not for the recipe's event
+    let counts = || {
+        let n = |event| p.events(event).len();
+        (n("creative_asset.created"), n("creative_asset.completed"), n("creative_asset.failed"))
+    };
+    assert!(until(|| counts() == (10, 8, 2)).await, "asset events: {:?}", counts());
     let completed = p.events("creative_asset.completed");
     let failed = p.events("creative_asset.failed");
-    assert_eq!((created.len(), completed.len(), failed.len()), (10, 8, 2));
     assert!(failed.iter().all(|f| f["assetId"] == json!(p.service_id("m3")) && f["url"].is_null()));
     let ids: Vec<&str> = done["creativeAssetIds"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
     assert!(

@@ -89,9 +89,14 @@ impl Receiver {
     }
 }
 
-/// Polls `check` every 20 ms for up to 10 s.
+/// How long a test waits for background work (the dispatcher, the refresher, renders) to reach
+/// the state it asserts: generous, because a busy 2-core machine can be many times slower than a
+/// quiet one. Tests wait on the asserted condition itself, never on a sleep or a proxy event.
+pub const DEADLINE: Duration = Duration::from_secs(120);
+
+/// Polls `check` every 20 ms until it holds or [`DEADLINE`] passes.
 pub async fn until(mut check: impl FnMut() -> bool) -> bool {
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    let deadline = tokio::time::Instant::now() + DEADLINE;
     while tokio::time::Instant::now() < deadline {
         if check() {
             return true;
