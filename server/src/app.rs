@@ -134,6 +134,7 @@ pub fn app(state: AppState) -> Router {
         .nest_service("/media", tower_http::services::ServeDir::new(&state.config.bucket_root))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
+        .layer(axum::middleware::from_fn_with_state(state.clone(), crate::routes::credential_before_body))
         .layer(axum::middleware::map_response(crate::error::json_errors))
         .with_state(state)
 }

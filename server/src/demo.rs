@@ -18,6 +18,24 @@ pub const DEMO_CATALOG: &str = "demo";
 /// The version recorded for the demo's tasks.
 pub const DEMO_VERSION: &str = "1.0.0";
 
+/// The demo catalog's directory, resolved when the service starts (never a path fixed at build
+/// time): `explicit` when given; else `data/demo` under the working directory; else, beside the
+/// executable, the source checkout's `data/demo` (`target/<profile>/kino-server`) or an install
+/// prefix's `share/kino/demo` (`<prefix>/bin/kino-server`). `None` when none holds a catalog.
+pub fn find_dir(explicit: Option<&Path>) -> Option<std::path::PathBuf> {
+    if let Some(dir) = explicit {
+        return Some(dir.to_path_buf());
+    }
+    let mut candidates = vec![std::path::PathBuf::from("data/demo")];
+    if let Some(bin) = std::env::current_exe().ok().and_then(|e| e.parent().map(Path::to_path_buf)) {
+        for up in bin.ancestors().take(4) {
+            candidates.push(up.join("data/demo"));
+            candidates.push(up.join("share/kino/demo"));
+        }
+    }
+    candidates.into_iter().find(|d| d.join("catalog.json").is_file())
+}
+
 /// Creates the demo organisation when it does not exist yet; returns its new API key (shown once),
 /// or `None` when it already existed.
 pub fn bootstrap(state: &AppState, demo_dir: &Path) -> Result<Option<String>, String> {

@@ -70,6 +70,25 @@ pub enum AppError {
     /// 401.
     #[error("{0}")]
     Unauthorized(&'static str),
+    /// 413.
+    #[error("{0}")]
+    PayloadTooLarge(String),
+    /// 429 with `Retry-After`: the caller has too much work queued.
+    #[error("{detail}")]
+    TooManyRequests {
+        /// What the caller has too much of.
+        detail: String,
+        /// Seconds after which trying again makes sense.
+        retry_after: u64,
+    },
+    /// 503 with `Retry-After`: the service is at a capacity limit shared by every caller.
+    #[error("{detail}")]
+    Unavailable {
+        /// Which limit.
+        detail: String,
+        /// Seconds after which trying again makes sense.
+        retry_after: u64,
+    },
     /// 500; the detail is logged, never shown.
     #[error("internal error: {0}")]
     Internal(String),
@@ -144,6 +163,16 @@ impl IntoResponse for AppError {
             AppError::NotFound(m) => (StatusCode::NOT_FOUND, json!({"detail": m})),
             AppError::BadRequest(m) => (StatusCode::BAD_REQUEST, json!({"detail": m})),
             AppError::Unauthorized(m) => (StatusCode::UNAUTHORIZED, json!({"detail": m})),
+            AppError::PayloadTooLarge(m) => (StatusCode::PAYLOAD_TOO_LARGE, json!({"detail": m})),
+            AppError::TooManyRequests { detail, retry_after } | AppError::Unavailable { detail, retry_after } => {
+                let status = if matches!(self, AppError::TooManyRequests { .. }) {
+                    StatusCode::TOO_MANY_REQUESTS
+                } else {
+                    StatusCode::SERVICE_UNAVAILABLE
+                };
+                return (status, [(header::RETRY_AFTER, retry_after.to_string())], Json(json!({"detail": detail})))
+                    .into_response();
+            }
             AppError::Internal(m) => {
                 tracing::error!(error = %m, "internal error");
                 (StatusCode::INTERNAL_SERVER_ERROR, json!({"detail": "internal server error"}))

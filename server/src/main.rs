@@ -5,8 +5,9 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use kino_server::auth::{generate_key, hash_key, key_prefix};
+use kino_server::serve::HttpLimits;
 use kino_server::store::Store;
-use kino_server::{AppState, Config, app, demo, webhooks, worker};
+use kino_server::{AppState, Config, app, demo, render, webhooks, worker};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -33,9 +34,10 @@ struct Cli {
     /// Create and ingest the demo organisation and catalog on first start.
     #[arg(long, env = "KINO_DEMO", default_value_t = true, action = clap::ArgAction::Set, global = true)]
     demo: bool,
-    /// Directory of the demo catalog.
-    #[arg(long, env = "KINO_DEMO_DIR", default_value = concat!(env!("CARGO_MANIFEST_DIR"), "/../data/demo"), global = true)]
-    demo_dir: PathBuf,
+    /// Directory of the demo catalog (default: `data/demo` under the working directory, else
+    /// beside the executable in a source checkout or an install prefix's `share/kino/demo`).
+    #[arg(long, env = "KINO_DEMO_DIR", global = true)]
+    demo_dir: Option<PathBuf>,
     /// Portal requests per organisation per hour.
     #[arg(long, env = "KINO_RATE_LIMIT", default_value_t = 1000, global = true)]
     rate_limit: u32,
@@ -64,6 +66,27 @@ struct Cli {
     /// Processing workers (blocking threads).
     #[arg(long, env = "KINO_WORKERS", default_value_t = 2, global = true)]
     workers: usize,
+    /// Clip generations rendered at once (default: half the cores, at least 1).
+    #[arg(long, env = "KINO_RENDER_WORKERS", global = true)]
+    render_workers: Option<usize>,
+    /// Unfinished clip generations one organisation may queue; more are refused with 429.
+    #[arg(long, env = "KINO_MAX_QUEUED_GENERATIONS", default_value_t = kino_server::state::DEFAULT_MAX_QUEUED_GENERATIONS, global = true)]
+    max_queued_generations: usize,
+    /// Signals uploads (`PUT /analysis/...`) read at once; more are refused with 503.
+    #[arg(long, env = "KINO_MAX_UPLOADS", default_value_t = kino_server::state::DEFAULT_MAX_UPLOADS, global = true)]
+    max_uploads: usize,
+    /// Connections open at once; more wait to be accepted.
+    #[arg(long, env = "KINO_MAX_CONNECTIONS", default_value_t = HttpLimits::default().max_connections, global = true)]
+    max_connections: usize,
+    /// Seconds allowed for a request's headers (also closes idle kept-alive connections).
+    #[arg(long, env = "KINO_HEADER_READ_TIMEOUT", default_value_t = HttpLimits::default().header_read_timeout.as_secs(), value_parser = clap::value_parser!(u64).range(1..), global = true)]
+    header_read_timeout: u64,
+    /// Seconds after which a connection with nothing read or written is closed.
+    #[arg(long, env = "KINO_IDLE_TIMEOUT", default_value_t = HttpLimits::default().idle_timeout.as_secs(), value_parser = clap::value_parser!(u64).range(1..), global = true)]
+    idle_timeout: u64,
+    /// Seconds allowed for one request, body included (408 after).
+    #[arg(long, env = "KINO_REQUEST_TIMEOUT", default_value_t = HttpLimits::default().request_timeout.as_secs(), value_parser = clap::value_parser!(u64).range(1..), global = true)]
+    request_timeout: u64,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -99,6 +122,9 @@ enum Admin {
     RevokeKey { org: String, key: String },
     /// Create an OAuth client (client credentials) for the portal; the secret is printed once.
     CreateClient { org: String },
+    /// Seal every webhook signing secret under a new key in <data-dir>/secrets.key and drop the
+    /// old key (stop the service first, or restart it after).
+    RotateSecretsKey,
     #[command(flatten)]
     Portal(kino_server::admin_cli::PortalCommand),
 }
@@ -106,7 +132,7 @@ enum Admin {
 fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     init_logs(cli.log_format);
-    if let Err(e) = std::fs::create_dir_all(&cli.data_dir) {
+    if let Err(e) = kino_server::files::private_dir(&cli.data_dir) {
         eprintln!("error: cannot create data directory {}: {e}", cli.data_dir.display());
         return std::process::ExitCode::FAILURE;
     }
@@ -122,6 +148,11 @@ fn main() -> std::process::ExitCode {
         Some(Command::Admin(Admin::Portal(cmd))) => {
             state(&cli, store).and_then(|state| kino_server::admin_cli::run(&state, cmd))
         }
+        Some(Command::Admin(Admin::RotateSecretsKey)) => {
+            kino_server::state::rotate_secrets_key(&store, &cli.data_dir.join("secrets.key")).map(|n| {
+                println!("{n} webhook signing secrets sealed under a new key; the old key is dropped");
+            })
+        }
         Some(Command::Admin(cmd)) => admin(&store, cmd),
         None | Some(Command::Serve) => serve(&cli, store),
     };
@@ -135,8 +166,12 @@ fn main() -> std::process::ExitCode {
 }
 
 fn init_logs(format: LogFormat) {
+    use std::io::IsTerminal as _;
     let filter = tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into());
-    let builder = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr);
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal());
     match format {
         LogFormat::Plain => builder.init(),
         LogFormat::Json => builder.json().init(),
@@ -190,6 +225,7 @@ fn admin(store: &Store, cmd: &Admin) -> Result<(), String> {
             eprintln!("store the secret now: it is shown once and kept only as a hash");
         }
         Admin::Portal(_) => unreachable!("portal commands run with the service state"),
+        Admin::RotateSecretsKey => unreachable!("the rotation runs with the data directory"),
         Admin::RevokeKey { org, key } => {
             let prefix = key_prefix(key);
             let hash = (key.len() > prefix.len()).then(|| hash_key(key));
@@ -211,6 +247,7 @@ fn state(cli: &Cli, store: Store) -> Result<AppState, String> {
             media_root: cli.media_root.clone(),
             index_dir: cli.data_dir.join("indexes"),
             token_key: cli.data_dir.join("token-hs256.key"),
+            secrets_key: cli.data_dir.join("secrets.key"),
             rate_limit_per_hour: cli.rate_limit,
             bucket_root: cli.bucket_root.clone().unwrap_or_else(|| cli.data_dir.join("bucket")),
             media_base_url: cli.media_base_url.clone(),
@@ -218,6 +255,10 @@ fn state(cli: &Cli, store: Store) -> Result<AppState, String> {
             webhook_allow_loopback: cli.webhook_allow_loopback,
             webhook_timeout: webhooks::DEFAULT_TIMEOUT,
             webhook_log_days: cli.webhook_log_days,
+            render_workers: cli.render_workers.unwrap_or_else(render::default_render_workers).max(1),
+            max_queued_generations: cli.max_queued_generations,
+            max_uploads: cli.max_uploads.max(1),
+            private_paths: private_paths(cli)?,
             webhook_ca_pem: match &cli.webhook_ca_file {
                 Some(path) => {
                     let pem = std::fs::read(path).map_err(|e| format!("--webhook-ca-file {}: {e}", path.display()))?;
@@ -238,26 +279,34 @@ fn serve(cli: &Cli, store: Store) -> Result<(), String> {
     if cli.webhook_allow_loopback {
         tracing::warn!("webhooks may point to loopback addresses (--webhook-allow-loopback): not for production");
     }
+    // Listen first: when the port is taken nothing is created (the demo's key is shown once).
+    let listener = std::net::TcpListener::bind(cli.bind).map_err(|e| format!("cannot listen on {}: {e}", cli.bind))?;
+    listener.set_nonblocking(true).map_err(|e| e.to_string())?;
     let requeued = store.requeue_running().map_err(|e| e.to_string())?;
     if requeued > 0 {
         tracing::info!(requeued, "resuming jobs left running by the previous process");
     }
     let state = state(cli, store)?;
-    let interrupted = state.store.fail_interrupted_generations().map_err(|e| e.to_string())?;
+    let (resumed, interrupted) = state.store.recover_generations().map_err(|e| e.to_string())?;
+    if resumed > 0 {
+        tracing::info!(resumed, "clip generations interrupted by the previous process are rendered again");
+    }
     if interrupted > 0 {
-        tracing::warn!(interrupted, "clip generations interrupted by the previous process are marked FAILED");
+        tracing::warn!(interrupted, "clip generations queued by an older version are marked FAILED");
     }
     kino_server::portal::recipes::recover(&state)
         .map_err(|e| format!("cannot recover interrupted recipe runs: {e}"))?;
-    let demo_key = if cli.demo {
-        demo::bootstrap(&state, &cli.demo_dir).map_err(|e| format!("demo bootstrap failed: {e}"))?
-    } else {
-        None
+    let demo_key = if cli.demo { demo_bootstrap(cli, &state)? } else { None };
+    let limits = HttpLimits {
+        max_connections: cli.max_connections.max(1),
+        header_read_timeout: std::time::Duration::from_secs(cli.header_read_timeout),
+        idle_timeout: std::time::Duration::from_secs(cli.idle_timeout),
+        request_timeout: std::time::Duration::from_secs(cli.request_timeout),
+        ..HttpLimits::default()
     };
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().map_err(|e| e.to_string())?;
     runtime.block_on(async {
-        let listener =
-            tokio::net::TcpListener::bind(cli.bind).await.map_err(|e| format!("cannot listen on {}: {e}", cli.bind))?;
+        let listener = tokio::net::TcpListener::from_std(listener).map_err(|e| e.to_string())?;
         let address = listener.local_addr().map_err(|e| e.to_string())?;
         tracing::info!(%address, "listening");
         if let Some(key) = &demo_key {
@@ -268,11 +317,14 @@ fn serve(cli: &Cli, store: Store) -> Result<(), String> {
                 demo::DEMO_CATALOG
             );
         }
+        let shutdown = shutdown_signal();
         println!("listening on {}", url(address));
         use std::io::Write as _;
         let _ = std::io::stdout().flush();
         let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
         let workers = tokio::spawn(worker::run(state.clone(), cli.workers, stop_rx.clone()));
+        let renderers =
+            tokio::spawn(render::run_renderers(state.clone(), state.config.render_workers, stop_rx.clone()));
         for (org, _) in state.store.orgs().map_err(|e| e.to_string())? {
             // License windows may have opened or closed while the service was down.
             kino_server::portal::smartlists::catalog_changed(&state, org);
@@ -289,14 +341,58 @@ fn serve(cli: &Cli, store: Store) -> Result<(), String> {
             stop_rx.clone(),
         ));
         let dispatcher = tokio::spawn(webhooks::run_dispatcher(state.clone(), stop_rx));
-        axum::serve(listener, app(state)).with_graceful_shutdown(shutdown_signal()).await.map_err(|e| e.to_string())?;
-        tracing::info!("stopping: finishing in-flight jobs and webhook deliveries");
+        kino_server::serve::serve(listener, app(state), limits, shutdown).await.map_err(|e| e.to_string())?;
+        tracing::info!("stopping: finishing in-flight jobs, renders and webhook deliveries");
         let _ = stop_tx.send(true);
         let _ = workers.await;
+        let _ = renderers.await;
         let _ = refresher.await;
         let _ = dispatcher.await;
         Ok(())
     })
+}
+
+/// Creates the demo organisation on first start (its key is returned, to be shown once); says
+/// how to get a key when it exists already, and goes on without it when the catalog is not found.
+fn demo_bootstrap(cli: &Cli, state: &AppState) -> Result<Option<String>, String> {
+    let Some(dir) = demo::find_dir(cli.demo_dir.as_deref()) else {
+        tracing::warn!(
+            "the demo catalog was not found (looked for data/demo here and beside the executable); \
+             pass --demo-dir, or --demo false to start without it"
+        );
+        return Ok(None);
+    };
+    let key = demo::bootstrap(state, &dir).map_err(|e| format!("demo bootstrap failed: {e}"))?;
+    if key.is_none() {
+        tracing::info!(
+            "the demo organisation exists already; its key was shown on first start. A new one: \
+             kino-server --data-dir {} admin create-key {}",
+            cli.data_dir.display(),
+            demo::DEMO_ORG
+        );
+    }
+    Ok(key)
+}
+
+/// The service's own files, never read as media: the data directory (refused as a whole when it
+/// lies under the media root) and the database, wherever `--database` puts it. A media root
+/// inside the data directory, or equal to it, is refused: media and secrets do not mix.
+fn private_paths(cli: &Cli) -> Result<Vec<PathBuf>, String> {
+    let data = cli.data_dir.canonicalize().map_err(|e| format!("data directory {}: {e}", cli.data_dir.display()))?;
+    let media = cli.media_root.canonicalize().map_err(|e| format!("--media-root {}: {e}", cli.media_root.display()))?;
+    if media.starts_with(&data) {
+        return Err(format!(
+            "--media-root {} lies inside the data directory {}: keep media outside the service's data",
+            cli.media_root.display(),
+            cli.data_dir.display()
+        ));
+    }
+    let db = cli.database.clone().unwrap_or_else(|| cli.data_dir.join("kino.sqlite3"));
+    let mut paths = vec![data];
+    for suffix in ["", "-wal", "-shm"] {
+        paths.push(PathBuf::from(format!("{}{suffix}", db.display())));
+    }
+    Ok(paths)
 }
 
 /// The admin API's credential: `--admin-token` / `KINO_ADMIN_TOKEN`, else the one kept in
@@ -332,17 +428,27 @@ fn url(bind: SocketAddr) -> String {
     format!("http://{bind}")
 }
 
-async fn shutdown_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
+/// Completes on SIGINT or SIGTERM. The handlers are installed when this is called, not when the
+/// future is first polled, so a signal that arrives right after "listening on" is not lost.
+fn shutdown_signal() -> impl std::future::Future<Output = ()> {
     #[cfg(unix)]
-    let term = async {
-        if let Ok(mut s) = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            s.recv().await;
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let interrupt = signal(SignalKind::interrupt());
+        let terminate = signal(SignalKind::terminate());
+        async move {
+            match (interrupt, terminate) {
+                (Ok(mut i), Ok(mut t)) => {
+                    tokio::select! { _ = i.recv() => {}, _ = t.recv() => {} }
+                }
+                _ => {
+                    let _ = tokio::signal::ctrl_c().await;
+                }
+            }
         }
-    };
+    }
     #[cfg(not(unix))]
-    let term = std::future::pending::<()>();
-    tokio::select! { _ = ctrl_c => {}, _ = term => {} }
+    async {
+        let _ = tokio::signal::ctrl_c().await;
+    }
 }

@@ -12,39 +12,54 @@ use kino::{Clip, Signals};
 use kino_media::render::{RenderOptions, SubjectTrack, cut_clip, cut_vertical, thumbnail};
 use serde_json::{Value, json};
 
-use crate::state::AppState;
-use crate::store::{CreativeAssetRow, GenerationRow, ItemRow, OrgId};
+use crate::files::{LocalMedia, MediaRoot};
+use crate::state::{AppState, Config};
+use crate::store::{ClaimedGeneration, CreativeAssetRow, GenerationRow, ItemRow, OrgId};
 
 /// Width of large thumbnails (at most the source width).
 pub const LARGE_WIDTH: u32 = 1280;
 /// Width of small thumbnails.
 pub const SMALL_WIDTH: u32 = 320;
 
-/// The item's video, when its `asset_info.file_uri` is a local path or `file://` URI under the
-/// media root (whether or not the file exists).
-pub fn media_path(media_root: &Path, body: &Value) -> Option<PathBuf> {
-    let uri = body["asset_info"]["file_uri"].as_str()?;
-    let path = uri.strip_prefix("file://").unwrap_or(uri);
-    if path.contains("://") || path.is_empty() {
-        return None;
+/// Where an item's `asset_info.file_uri` leads: a regular file under the media root, a remote
+/// URI, or a local path that cannot be used (see [`MediaRoot::resolve`]).
+pub fn local_media(config: &Config, body: &Value) -> LocalMedia {
+    match body["asset_info"]["file_uri"].as_str() {
+        Some(uri) => media_root(config).resolve(uri),
+        None => LocalMedia::NotLocal,
     }
-    let full = if Path::new(path).is_absolute() { PathBuf::from(path) } else { media_root.join(path) };
-    let root = media_root.canonicalize().ok()?;
-    let parent = full.parent()?.canonicalize().ok()?;
-    if !parent.starts_with(&root) {
-        return None;
+}
+
+/// The sidecar signals file beside an item's `file_uri` (`<file_uri>.signals.json`), resolved
+/// like the video itself.
+pub fn local_sidecar(config: &Config, body: &Value) -> LocalMedia {
+    match body["asset_info"]["file_uri"].as_str() {
+        Some(uri) => media_root(config).resolve(&format!("{uri}.signals.json")),
+        None => LocalMedia::NotLocal,
     }
-    Some(parent.join(full.file_name()?))
+}
+
+fn media_root(config: &Config) -> MediaRoot<'_> {
+    MediaRoot { root: &config.media_root, private: &config.private_paths }
+}
+
+/// What a caller is told about a `file_uri` that cannot be used, whatever the reason (missing,
+/// unreadable, not a regular file, outside the media root): one message, so that answers do not
+/// reveal which files exist on the server. The reason is logged.
+pub fn unusable_media(item: &ItemRow, reason: &str) -> String {
+    let uri = item.body["asset_info"]["file_uri"].as_str().unwrap_or_default();
+    tracing::warn!(item = %item.id, file_uri = uri, reason, "the item's media file cannot be used");
+    format!("file_uri {uri:?} is not a readable media file under the service's media root")
 }
 
 fn video_of(state: &AppState, item: &ItemRow) -> Result<PathBuf, String> {
-    let path = media_path(&state.config.media_root, &item.body).ok_or_else(|| {
-        format!("item {:?} has no local media file under the media root (asset_info.file_uri)", item.id)
-    })?;
-    if !path.is_file() {
-        return Err(format!("media file {} does not exist", path.display()));
+    match local_media(&state.config, &item.body) {
+        LocalMedia::File(path) => Ok(path),
+        LocalMedia::NotLocal => {
+            Err(format!("item {:?} has no local media file under the media root (asset_info.file_uri)", item.id))
+        }
+        LocalMedia::Unusable { reason } => Err(unusable_media(item, &reason)),
     }
-    Ok(path)
 }
 
 /// Where a bucket path lives on disk (its folder created).
@@ -147,28 +162,75 @@ pub fn creative_asset(state: &AppState, org: OrgId, item: &ItemRow, a: &mut Crea
     Ok(())
 }
 
-/// Renders every clip of a previews answer for generation `gen_id` and records the outcome:
-/// `SUCCESS` with the files' paths and image sizes, or `FAILED` with why.
-pub fn generate(
-    state: &AppState,
-    org: OrgId,
-    item: &ItemRow,
-    gen_id: &str,
-    clips: &[Clip],
-    vertical: bool,
-    version: &str,
-) {
+/// What a generation renders: the chosen clips' spans, horizontal or 9:16, and the previews
+/// version; stored with the queued generation so that it can be rendered after a restart.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct GenerationRequest {
+    /// The clips, best first.
+    pub clips: Vec<ClipSpan>,
+    /// 9:16 (following the subject track) instead of the source frame.
+    pub vertical: bool,
+    /// The previews version of the answer.
+    pub version: String,
+}
+
+/// The span of one clip to render.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct ClipSpan {
+    /// Start in seconds.
+    pub start_time: f64,
+    /// End in seconds.
+    pub stop_time: f64,
+    /// First frame.
+    pub start_frame: i64,
+    /// End frame.
+    pub stop_frame: i64,
+}
+
+impl GenerationRequest {
+    /// The request for a previews answer.
+    pub fn new(clips: &[Clip], vertical: bool, version: &str) -> GenerationRequest {
+        let clips = clips
+            .iter()
+            .map(|c| ClipSpan {
+                start_time: c.start_time,
+                stop_time: c.stop_time,
+                start_frame: c.start_frame,
+                stop_frame: c.stop_frame,
+            })
+            .collect();
+        GenerationRequest { clips, vertical, version: version.to_string() }
+    }
+
+    /// Identifies identical requests for the same item: they render the same files.
+    pub fn fingerprint(&self, item_id: &str) -> String {
+        use sha2::{Digest, Sha256};
+        let text = serde_json::to_string(self).unwrap_or_default();
+        hex::encode(Sha256::new().chain_update(item_id.as_bytes()).chain_update([0]).chain_update(text).finalize())
+    }
+}
+
+/// Renders a claimed generation and records the outcome: `SUCCESS` with the files' paths and
+/// image sizes, or `FAILED` with why.
+pub fn render_generation(state: &AppState, g: &ClaimedGeneration) {
     let outcome = (|| -> Result<Value, String> {
-        let video = video_of(state, item)?;
-        let prepared = state.prepared(org, &item.id).map_err(|e| e.to_string())?.ok_or("the item has no signals")?;
+        let request: GenerationRequest = serde_json::from_value(g.request.clone())
+            .map_err(|e| format!("the stored generation request is unreadable: {e}"))?;
+        let item = state
+            .store
+            .item(g.org, &g.item_id)
+            .map_err(|e| e.to_string())?
+            .ok_or_else(|| format!("item {:?} no longer exists", g.item_id))?;
+        let video = video_of(state, &item)?;
+        let prepared = state.prepared(g.org, &item.id).map_err(|e| e.to_string())?.ok_or("the item has no signals")?;
         let s = prepared.signals();
         let mut out = Vec::new();
-        for (n, clip) in clips.iter().enumerate() {
-            let paths = paths(gen_id, n);
-            clip_file(state, &video, s, (clip.start_time, clip.stop_time), vertical, &paths.clip_path)?;
+        for (n, clip) in request.clips.iter().enumerate() {
+            let paths = paths(&g.id, n);
+            clip_file(state, &video, s, (clip.start_time, clip.stop_time), request.vertical, &paths.clip_path)?;
             let time = frame_in(s, clip.start_time, clip.stop_time);
             let files = (paths.large_image_path.as_str(), paths.small_image_path.as_str());
-            let [(lw, lh), (sw, sh)] = thumbnails(state, &video, s, time, vertical, files)?;
+            let [(lw, lh), (sw, sh)] = thumbnails(state, &video, s, time, request.vertical, files)?;
             out.push(json!({
                 "start_time": clip.start_time,
                 "stop_time": clip.stop_time,
@@ -189,22 +251,73 @@ pub fn generate(
             "inventory_id": item.id,
             "type": crate::catalog::result_type(&item.item_type),
             "service_id": item.service_id,
-            "version_id": version,
-            "gen_id": gen_id,
-            "context": {"aspect_ratio": if vertical { "9:16" } else { "None" }, "clips": clips.len()},
+            "version_id": request.version,
+            "gen_id": g.id,
+            "context": {"aspect_ratio": if request.vertical { "9:16" } else { "None" }, "clips": request.clips.len()},
             "jitpreview": out,
         }))
     })();
     let row = match outcome {
         Ok(data) => GenerationRow { state: "SUCCESS".into(), error: String::new(), data: Some(data) },
         Err(e) => {
-            tracing::warn!(gen_id, item = %item.id, error = %e, "clip generation failed");
+            tracing::warn!(gen_id = %g.id, item = %g.item_id, error = %e, "clip generation failed");
             GenerationRow { state: "FAILED".into(), error: e, data: None }
         }
     };
-    if let Err(e) = state.store.finish_generation(org, gen_id, &row) {
-        tracing::error!(gen_id, error = %e, "cannot record a generation's outcome");
+    if let Err(e) = state.store.finish_generation(g.org, &g.id, &row) {
+        tracing::error!(gen_id = %g.id, error = %e, "cannot record a generation's outcome");
     }
+}
+
+/// Claims and renders one queued generation; whether there was one.
+pub fn render_one(state: &AppState) -> bool {
+    match state.store.claim_generation() {
+        Ok(Some(g)) => {
+            render_generation(state, &g);
+            true
+        }
+        Ok(None) => false,
+        Err(e) => {
+            tracing::error!(error = %e, "cannot claim a generation");
+            false
+        }
+    }
+}
+
+/// Runs `count` renderers (each one ffmpeg at a time) over the durable generation queue until
+/// `shutdown` turns true; a render in flight is finished first.
+pub async fn run_renderers(state: AppState, count: usize, mut shutdown: tokio::sync::watch::Receiver<bool>) {
+    let mut handles = Vec::new();
+    for _ in 0..count.max(1) {
+        let state = state.clone();
+        let mut shutdown = shutdown.clone();
+        handles.push(tokio::spawn(async move {
+            loop {
+                if *shutdown.borrow() {
+                    break;
+                }
+                let s = state.clone();
+                let worked = tokio::task::spawn_blocking(move || render_one(&s)).await.unwrap_or(false);
+                if !worked {
+                    tokio::select! {
+                        _ = state.render_wake.notified() => {}
+                        _ = tokio::time::sleep(std::time::Duration::from_millis(500)) => {}
+                        _ = shutdown.changed() => {}
+                    }
+                }
+            }
+        }));
+    }
+    let _ = shutdown.changed().await;
+    for h in handles {
+        let _ = h.await;
+    }
+}
+
+/// The default number of concurrent renders: half the cores (ffmpeg itself is multi-threaded),
+/// at least one.
+pub fn default_render_workers() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| (n.get() / 2).max(1))
 }
 
 /// The bucket paths of clip `n` of generation `gen_id`.

@@ -20,6 +20,9 @@ pub struct Config {
     pub index_dir: PathBuf,
     /// The HS256 key file of access tokens (created when absent).
     pub token_key: PathBuf,
+    /// The key file that seals webhook signing secrets at rest (created when absent; see
+    /// [`crate::secrets`]).
+    pub secrets_key: PathBuf,
     /// Portal requests per organisation per hour.
     pub rate_limit_per_hour: u32,
     /// Where rendered files (clips, thumbnails) are written; paths in results are relative to it.
@@ -37,6 +40,15 @@ pub struct Config {
     pub webhook_log_days: u32,
     /// Webhook delivery timeout ([`crate::webhooks::DEFAULT_TIMEOUT`], 30 s, in service).
     pub webhook_timeout: std::time::Duration,
+    /// Clip generations rendered at once (each one ffmpeg process).
+    pub render_workers: usize,
+    /// Unfinished clip generations an organisation may have queued; more are refused (429).
+    pub max_queued_generations: usize,
+    /// Signals uploads read at once; more are refused (503).
+    pub max_uploads: usize,
+    /// The service's own files and directories (database, keys, indexes, the data directory when
+    /// it lies under the media root): never read as media, whatever `file_uri` says.
+    pub private_paths: Vec<PathBuf>,
 }
 
 impl Config {
@@ -48,6 +60,7 @@ impl Config {
             media_root: dir.to_path_buf(),
             index_dir: dir.join("indexes"),
             token_key: dir.join("token.key"),
+            secrets_key: dir.join("secrets.key"),
             rate_limit_per_hour: 1000,
             bucket_root: dir.join("bucket"),
             admin_token: None,
@@ -56,9 +69,29 @@ impl Config {
             webhook_timeout: crate::webhooks::DEFAULT_TIMEOUT,
             webhook_log_days: 30,
             webhook_ca_pem: None,
+            render_workers: crate::render::default_render_workers(),
+            max_queued_generations: DEFAULT_MAX_QUEUED_GENERATIONS,
+            max_uploads: DEFAULT_MAX_UPLOADS,
+            private_paths: [
+                "kino.sqlite3",
+                "kino.sqlite3-wal",
+                "kino.sqlite3-shm",
+                "token.key",
+                "secrets.key",
+                "indexes",
+            ]
+            .iter()
+            .map(|name| dir.join(name))
+            .collect(),
         }
     }
 }
+
+/// The default of [`Config::max_uploads`].
+pub const DEFAULT_MAX_UPLOADS: usize = 4;
+
+/// The default of [`Config::max_queued_generations`].
+pub const DEFAULT_MAX_QUEUED_GENERATIONS: usize = 20;
 
 /// Prepared signals by (organisation, item).
 type PreparedCache = RwLock<HashMap<(OrgId, String), Arc<Prepared>>>;
@@ -83,32 +116,44 @@ pub struct AppState {
     pub wake: Arc<Notify>,
     /// Keys of the access tokens.
     pub tokens: Arc<crate::identity::TokenKeys>,
+    /// Seals and opens secrets stored in the database.
+    pub secrets: Arc<crate::secrets::SecretBox>,
     /// Portal request counters.
     pub limiter: Arc<crate::ratelimit::RateLimiter>,
     /// Smartlist membership refreshes.
     pub refresher: Arc<crate::portal::smartlists::Refresher>,
     /// Wakes the webhook dispatcher when deliveries are queued.
     pub webhook_wake: Arc<Notify>,
+    /// Wakes the renderers when a generation is queued.
+    pub render_wake: Arc<Notify>,
+    /// Slots for signals uploads being read ([`Config::max_uploads`]).
+    pub uploads: Arc<tokio::sync::Semaphore>,
     /// Media analyses in progress: fraction done by (organisation, item).
     pub analysing: Arc<RwLock<HashMap<(OrgId, String), f64>>>,
 }
 
 impl AppState {
-    /// State over an opened store; creates the token key file when absent.
+    /// State over an opened store; creates the token and secrets key files when absent, and
+    /// seals webhook secrets stored in plain text by an older version.
     pub fn new(store: Store, config: Config) -> std::io::Result<AppState> {
         let tokens = crate::identity::TokenKeys::load_or_create(&config.token_key)?;
+        let secrets = crate::secrets::SecretBox::load_or_create(&config.secrets_key)?;
+        seal_plain_secrets(&store, &secrets).map_err(std::io::Error::other)?;
         Ok(AppState {
             tokens: Arc::new(tokens),
+            secrets: Arc::new(secrets),
             limiter: Arc::new(crate::ratelimit::RateLimiter::new(config.rate_limit_per_hour, 3600)),
             store: Arc::new(store),
             prepared: Arc::default(),
             indexes: Arc::default(),
             encoder: Arc::new(LexicalEncoder::default()),
-            config: Arc::new(config),
             wake: Arc::new(Notify::new()),
             refresher: Arc::default(),
             analysing: Arc::default(),
             webhook_wake: Arc::new(Notify::new()),
+            render_wake: Arc::new(Notify::new()),
+            uploads: Arc::new(tokio::sync::Semaphore::new(config.max_uploads.max(1))),
+            config: Arc::new(config),
         })
     }
 
@@ -165,10 +210,15 @@ impl AppState {
         }
         let path = self.index_path(org, c);
         if path.exists() {
-            if let Ok(index) = ExactIndex::open(&path) {
-                let index = Arc::new(index);
-                self.indexes.write().unwrap_or_else(|e| e.into_inner()).insert((org, c), index.clone());
-                return Ok(Some(index));
+            // The whole file is checked once when the service maps it (payload checksum and
+            // structure), so damaged bytes are never served; a damaged file is rebuilt.
+            match ExactIndex::open(&path).and_then(|index| index.verify().map(|()| index)) {
+                Ok(index) => {
+                    let index = Arc::new(index);
+                    self.indexes.write().unwrap_or_else(|e| e.into_inner()).insert((org, c), index.clone());
+                    return Ok(Some(index));
+                }
+                Err(e) => tracing::warn!(file = %path.display(), error = %e, "index file damaged; rebuilding it"),
             }
         }
         self.rebuild_index(org, c)
@@ -230,6 +280,37 @@ impl AppState {
         }
         Ok(())
     }
+}
+
+/// Seals the webhook secrets an older version stored in plain text.
+fn seal_plain_secrets(store: &Store, secrets: &crate::secrets::SecretBox) -> Result<(), crate::store::StoreError> {
+    let plain: Vec<(String, String)> = store
+        .webhook_secrets()?
+        .into_iter()
+        .filter(|(_, s)| !crate::secrets::SecretBox::is_sealed(s))
+        .map(|(id, s)| (id, secrets.seal(&s)))
+        .collect();
+    if !plain.is_empty() {
+        store.set_webhook_secrets(&plain)?;
+        tracing::info!(count = plain.len(), "webhook signing secrets sealed at rest");
+    }
+    Ok(())
+}
+
+/// Re-seals every stored secret under a new key and drops the old one (`kino-server admin
+/// rotate-secrets-key`); safe to run again after a crash (the old key stays until every secret
+/// is re-sealed). Returns how many secrets were re-sealed.
+pub fn rotate_secrets_key(store: &Store, key_file: &std::path::Path) -> Result<usize, String> {
+    crate::secrets::SecretBox::load_or_create(key_file).map_err(|e| e.to_string())?;
+    let rotating = crate::secrets::SecretBox::begin_rotation(key_file).map_err(|e| e.to_string())?;
+    let mut resealed = Vec::new();
+    for (id, stored) in store.webhook_secrets().map_err(|e| e.to_string())? {
+        let plain = rotating.open(&stored).map_err(|e| format!("webhook {id}: {e}"))?;
+        resealed.push((id, rotating.seal(&plain)));
+    }
+    store.set_webhook_secrets(&resealed).map_err(|e| e.to_string())?;
+    rotating.finish_rotation(key_file).map_err(|e| e.to_string())?;
+    Ok(resealed.len())
 }
 
 /// The vector collections kept per organisation.

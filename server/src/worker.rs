@@ -5,14 +5,17 @@
 //! whose item has no signals yet is parked until signals arrive.
 
 use std::path::{Path, PathBuf};
+
 use std::time::Duration;
 
 use kino::Signals;
 use tokio::sync::watch;
 
+use crate::files::LocalMedia;
 use crate::products::{NOT_AVAILABLE, PROCESSED, compute};
+use crate::render::{local_media, local_sidecar, unusable_media};
 use crate::state::{AppState, Collection};
-use crate::store::{Job, StoreError};
+use crate::store::{ItemRow, Job, StoreError};
 
 /// Runs `count` workers until `shutdown` turns true; a job in flight is finished first.
 pub async fn run(state: AppState, count: usize, mut shutdown: watch::Receiver<bool>) {
@@ -72,88 +75,21 @@ fn process(state: &AppState, job: &Job) -> Result<(), StoreError> {
         Ok(p) => p.map(|p| p.signals().clone()),
         Err(e) => return store.finish_job(job, "failed", &format!("stored signals are unreadable: {e}"), None),
     };
-    let video = crate::render::media_path(&state.config.media_root, &item.body).filter(|v| v.is_file());
-    if let (None, Some(video)) = (&signals, video) {
-        // A real video under the media root: analyse it (learned channels from its sidecar). One
-        // analysis per item: another job of the item waits for its signals meanwhile.
-        let key = (job.org, job.item_id.clone());
-        {
-            let mut analysing = state.analysing.write().unwrap_or_else(|e| e.into_inner());
-            if analysing.contains_key(&key) {
-                return store.park_job(job);
-            }
-            analysing.insert(key.clone(), 0.0);
-        }
-        let options = kino_media::AnalyzeOptions { inventory_id: Some(item.id.clone()), ..Default::default() };
-        let (mut next_report, mut last_lease) = (0.0, std::time::Instant::now());
-        let analysed = kino_media::analyze(&video, &options, |done, total| {
-            if total <= 0.0 {
-                return;
-            }
-            state.analysing.write().unwrap_or_else(|e| e.into_inner()).insert(key.clone(), (done / total).min(1.0));
-            if done / total >= next_report {
-                tracing::info!(item = %item.id, percent = (100.0 * done / total).round(), "analysing media");
-                next_report += 0.1;
-            }
-            if last_lease.elapsed() > std::time::Duration::from_secs(60) {
-                last_lease = std::time::Instant::now();
-                if let Err(e) = store.extend_lease(job) {
-                    tracing::warn!(error = %e, "cannot extend the lease of a long analysis");
-                }
-            }
-        });
-        {
-            let mut analysing = state.analysing.write().unwrap_or_else(|e| e.into_inner());
-            analysing.remove(&key);
-            if analysed.is_err() {
-                store.release_waiting(job.org, &job.item_id)?;
-            }
-        }
-        match analysed {
-            Ok(s) => {
-                if let Err(e) = state.put_signals(job.org, &job.item_id, s.clone()) {
-                    tracing::error!(error = %e, "cannot store analysed signals");
-                }
-                signals = Some(s);
-            }
-            Err(e) => {
-                return store.finish_job(
-                    job,
-                    "failed",
-                    &format!("media analysis of {} failed: {e}", video.display()),
-                    None,
-                );
-            }
-        }
-    }
     if signals.is_none() {
-        if let Some(sidecar) = sidecar_path(&state.config.media_root, &item.body) {
-            match std::fs::read_to_string(&sidecar)
-                .map_err(|e| e.to_string())
-                .and_then(|t| Signals::from_json(&t).map_err(|e| e.to_string()))
-            {
-                Ok(s) => {
-                    if let Err(e) = state.put_signals(job.org, &job.item_id, s.clone()) {
-                        tracing::error!(error = %e, "cannot store sidecar signals");
-                    }
-                    signals = Some(s);
-                }
-                Err(e) if sidecar.exists() => {
-                    return store.finish_job(
-                        job,
-                        "failed",
-                        &format!("sidecar {} is invalid: {e}", sidecar.display()),
-                        None,
-                    );
-                }
-                Err(_) => {}
-            }
+        match media_signals(state, job, &item) {
+            Ok(Some(s)) => signals = Some(s),
+            Ok(None) => {}
+            Err(Outcome::Parked) => return store.park_job(job),
+            Err(Outcome::Failed(error)) => return store.finish_job(job, "failed", &error, None),
+            Err(Outcome::Store(e)) => return Err(e),
         }
     }
     let Some(signals) = signals else { return store.park_job(job) };
     let started = std::time::Instant::now();
     let outcome = compute(&job.product, &signals);
-    tracing::info!(item = %job.item_id, product = %job.product, ok = outcome.is_ok(), elapsed_ms = started.elapsed().as_millis() as u64, "processed");
+    // Per job at debug level: a catalog of thousands of items would otherwise flood the log (and
+    // a demo item lacking a product's input is not worth a line each).
+    tracing::debug!(item = %job.item_id, product = %job.product, ok = outcome.is_ok(), elapsed_ms = started.elapsed().as_millis() as u64, "processed");
     match outcome {
         Ok(data) => {
             store.finish_job(job, "success", "", Some(&data))?;
@@ -168,10 +104,119 @@ fn process(state: &AppState, job: &Job) -> Result<(), StoreError> {
     }
 }
 
-/// `<video>.signals.json` beside the item's `asset_info.file_uri`, when that is a local path or
-/// `file://` URI under the media root.
-pub fn sidecar_path(media_root: &Path, body: &serde_json::Value) -> Option<PathBuf> {
-    let video = crate::render::media_path(media_root, body)?;
-    let name = video.file_name()?.to_str()?;
-    Some(video.with_file_name(format!("{name}.signals.json")))
+/// Why [`media_signals`] produced no signals.
+enum Outcome {
+    /// Another job of the item is analysing its media: wait for its signals.
+    Parked,
+    /// The job fails with this message (shown to the caller: no server paths).
+    Failed(String),
+    /// The store failed.
+    Store(StoreError),
+}
+
+/// Signals from the item's media: its video analysed (its sidecar's learned channels merged), or
+/// the sidecar alone when there is no video; `None` when `file_uri` is not local (signals are
+/// expected through the analysis endpoint).
+fn media_signals(state: &AppState, job: &Job, item: &ItemRow) -> Result<Option<Signals>, Outcome> {
+    let config = &state.config;
+    let sidecar = match local_sidecar(config, &item.body) {
+        LocalMedia::File(path) => Some(path),
+        LocalMedia::NotLocal => None,
+        LocalMedia::Unusable { reason } => {
+            // A sidecar name that exists but resolves elsewhere (a link out of the media root, a
+            // special file) is refused rather than skipped; a missing one is simply absent.
+            let beside = match local_media(config, &item.body) {
+                LocalMedia::File(video) => video.parent().map(|d| d.to_path_buf()),
+                _ => None,
+            };
+            let name = item.body["asset_info"]["file_uri"].as_str().unwrap_or_default();
+            let name = std::path::Path::new(name).file_name().map(|n| format!("{}.signals.json", n.to_string_lossy()));
+            let present = beside.zip(name).is_some_and(|(d, n)| d.join(n).symlink_metadata().is_ok());
+            if present {
+                return Err(Outcome::Failed(unusable_media(item, &reason)));
+            }
+            None
+        }
+    };
+    match local_media(config, &item.body) {
+        LocalMedia::NotLocal => Ok(None),
+        LocalMedia::File(video) => analyse(state, job, item, &video, sidecar).map(Some),
+        LocalMedia::Unusable { reason } => match sidecar {
+            Some(path) => read_sidecar(state, job, item, &path).map(Some),
+            None => Err(Outcome::Failed(unusable_media(item, &reason))),
+        },
+    }
+}
+
+/// Analyses the item's video (one analysis per item: another job of the item waits for its
+/// signals meanwhile), showing progress in the task status and extending the job's lease.
+fn analyse(
+    state: &AppState,
+    job: &Job,
+    item: &ItemRow,
+    video: &Path,
+    sidecar: Option<PathBuf>,
+) -> Result<Signals, Outcome> {
+    let store = &state.store;
+    let key = (job.org, job.item_id.clone());
+    {
+        let mut analysing = state.analysing.write().unwrap_or_else(|e| e.into_inner());
+        if analysing.contains_key(&key) {
+            return Err(Outcome::Parked);
+        }
+        analysing.insert(key.clone(), 0.0);
+    }
+    let options = kino_media::AnalyzeOptions { inventory_id: Some(item.id.clone()), sidecar, ..Default::default() };
+    let (mut next_report, mut last_lease) = (0.0, std::time::Instant::now());
+    let analysed = kino_media::analyze(video, &options, |done, total| {
+        if total <= 0.0 {
+            return;
+        }
+        state.analysing.write().unwrap_or_else(|e| e.into_inner()).insert(key.clone(), (done / total).min(1.0));
+        if done / total >= next_report {
+            tracing::info!(item = %item.id, percent = (100.0 * done / total).round(), "analysing media");
+            next_report += 0.1;
+        }
+        if last_lease.elapsed() > Duration::from_secs(60) {
+            last_lease = std::time::Instant::now();
+            if let Err(e) = store.extend_lease(job) {
+                tracing::warn!(error = %e, "cannot extend the lease of a long analysis");
+            }
+        }
+    });
+    {
+        let mut analysing = state.analysing.write().unwrap_or_else(|e| e.into_inner());
+        analysing.remove(&key);
+        if analysed.is_err() {
+            store.release_waiting(job.org, &job.item_id).map_err(Outcome::Store)?;
+        }
+    }
+    match analysed {
+        Ok(s) => {
+            if let Err(e) = state.put_signals(job.org, &job.item_id, s.clone()) {
+                tracing::error!(error = %e, "cannot store analysed signals");
+            }
+            Ok(s)
+        }
+        Err(e) => {
+            let uri = item.body["asset_info"]["file_uri"].as_str().unwrap_or_default();
+            tracing::warn!(item = %item.id, video = %video.display(), error = %e, "media analysis failed");
+            Err(Outcome::Failed(format!(
+                "file_uri {uri:?} could not be analysed: it is not a video that ffmpeg can decode, or its sidecar signals are invalid"
+            )))
+        }
+    }
+}
+
+/// Signals from a sidecar file alone.
+fn read_sidecar(state: &AppState, job: &Job, item: &ItemRow, path: &Path) -> Result<Signals, Outcome> {
+    let uri = item.body["asset_info"]["file_uri"].as_str().unwrap_or_default();
+    let signals = std::fs::read_to_string(path)
+        .map_err(|e| e.to_string())
+        .and_then(|t| Signals::from_json(&t).map_err(|e| e.to_string()))
+        .map_err(|e| Outcome::Failed(format!("sidecar {uri}.signals.json is invalid: {e}")))?;
+    if let Err(e) = state.put_signals(job.org, &job.item_id, signals.clone()) {
+        tracing::error!(error = %e, "cannot store sidecar signals");
+    }
+    Ok(signals)
 }

@@ -364,15 +364,10 @@ async fn previews_clip_search_generation_and_errors() {
     let gen_id = res["data"]["gen_id"].as_str().unwrap().to_string();
     assert!(res["data"]["jitpreview"][0]["gen"]["clip_path"].as_str().unwrap().starts_with(&format!("gen/{gen_id}/")));
     let status = format!("/results/jitpreviews/v2/gen/{gen_id}/status?catalog=acme");
-    let mut answer = t.call("GET", &status, None).await;
-    for _ in 0..200 {
-        if answer.0 != StatusCode::NOT_FOUND {
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
-        answer = t.call("GET", &status, None).await;
-    }
-    let (s, g) = answer;
+    // queued durably: nothing renders until a renderer claims it
+    assert_eq!(t.call("GET", &status, None).await.0, StatusCode::NOT_FOUND);
+    assert!(kino_server::render::render_one(&t.state), "the generation was queued");
+    let (s, g) = t.call("GET", &status, None).await;
     assert_eq!((s, g["status"].clone(), g["data"].clone()), (StatusCode::OK, json!("FAILED"), Value::Null));
     assert!(g["error"].as_str().unwrap().contains("no local media file"), "{g}");
     assert_eq!(
@@ -671,7 +666,11 @@ async fn sidecar_signals_beside_the_media_file_are_picked_up() {
     t.call("POST", &task("esc", "profanity"), None).await;
     t.process();
     let (_, st) = t.call("GET", &task("esc", "profanity"), None).await;
-    assert_eq!(st["status"], "pending");
+    assert_eq!(st["status"], "failed", "{st}");
+    assert_eq!(
+        st["error"], "file_uri \"../../etc/passwd\" is not a readable media file under the service's media root",
+        "the same words whether the file is missing, unreadable or outside the root, and no server path"
+    );
 }
 
 #[tokio::test]

@@ -120,6 +120,7 @@ async fn real_video_to_snapped_clips_and_rendered_files() {
     let (org, _) = state.store.ensure_org("acme").unwrap();
     state.store.ensure_catalog(org, "acme").unwrap();
     state.store.set_catalog_generation(org, "acme", true).unwrap();
+    let (stop_tx, stop_renderers) = tokio::sync::watch::channel(false);
     let key = generate_key();
     state.store.add_key(org, &hash_key(&key), &key_prefix(&key)).unwrap();
     let item = json!({"id": "film", "type": "standalone", "title": "Film", "asset_info": {"file_uri": video.file_name().unwrap().to_str().unwrap()}});
@@ -202,7 +203,9 @@ async fn real_video_to_snapped_clips_and_rendered_files() {
     }
     let gen_id = res["data"]["gen_id"].as_str().unwrap().to_string();
     let status_uri = format!("/results/jitpreviews/v2/gen/{gen_id}/status?key={key}&catalog=acme");
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(120);
+    // generations are queued durably; the service's renderers claim them (here: run in the test)
+    let renderers = tokio::spawn(kino_server::render::run_renderers(state.clone(), 1, stop_renderers.clone()));
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(300);
     let generated = loop {
         let (s, g) = get(&state, &status_uri).await;
         if s == StatusCode::OK {
@@ -238,7 +241,7 @@ async fn real_video_to_snapped_clips_and_rendered_files() {
         "/results/jitpreviews/v2/gen/{}/status?key={key}&catalog=acme",
         res["data"]["gen_id"].as_str().unwrap()
     );
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(120);
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(300);
     let vertical = loop {
         let (s, g) = get(&state, &status_uri).await;
         if s == StatusCode::OK {
@@ -293,4 +296,6 @@ async fn real_video_to_snapped_clips_and_rendered_files() {
     // the bucket is served under /media
     let (s, _) = get(&state, &format!("/media/{}", g["large_image_path"].as_str().unwrap())).await;
     assert_eq!(s, StatusCode::OK);
+    let _ = stop_tx.send(true);
+    renderers.await.unwrap();
 }

@@ -125,3 +125,37 @@ fn admin_commands_manage_the_portal() {
     assert_eq!((run["status"].as_str(), run["run_number"].as_i64()), (Some("failed"), Some(1)), "{run}");
     assert!(run["error"].as_str().unwrap().contains("no live catalog item"));
 }
+
+#[test]
+fn a_busy_port_creates_nothing_and_the_data_directory_is_private() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = taken.local_addr().unwrap().to_string();
+    let out = Command::new(env!("CARGO_BIN_EXE_kino-server"))
+        .args(["--bind", &port, "--data-dir"])
+        .arg(&data)
+        .env("RUST_LOG", "warn")
+        .output()
+        .expect("run kino-server");
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("cannot listen on"), "{stderr}");
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("shown once"), "no key printed for nothing");
+    assert!(!stderr.contains('\u{1b}'), "no colour codes when the log is not a terminal: {stderr}");
+    // the demo was not created: a later start still creates it and shows its key
+    drop(taken);
+    let (child, rx) = start(&data);
+    let lines = until_listening(&rx);
+    assert!(lines.iter().any(|l| l.contains("(shown once)")), "{lines:?}");
+    stop(child);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&data), 0o700);
+        for name in ["kino.sqlite3", "token-hs256.key", "secrets.key", "admin.token"] {
+            assert_eq!(mode(&data.join(name)), 0o600, "{name}");
+        }
+    }
+}

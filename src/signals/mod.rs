@@ -29,11 +29,26 @@ use crate::error::{Error, Result};
 impl Signals {
     /// Parses and validates a JSON document. Errors name the JSON path or the field and its rule.
     pub fn from_json(text: &str) -> Result<Signals> {
-        let de = &mut serde_json::Deserializer::from_str(text);
-        let signals: Signals = serde_path_to_error::deserialize(de).map_err(|e| {
+        let mut de = serde_json::Deserializer::from_str(text);
+        let signals: Signals = serde_path_to_error::deserialize(&mut de).map_err(|e| {
             let path = e.path().to_string();
             Error::SignalsJson { path, message: e.into_inner().to_string() }
         })?;
+        de.end().map_err(|e| Error::SignalsJson { path: ".".into(), message: e.to_string() })?;
+        signals.validate()?;
+        Ok(signals)
+    }
+
+    /// Parses and validates a JSON document as it is read (no copy of the whole text in memory):
+    /// the same errors as [`Signals::from_json`]; a read failure is reported as invalid JSON at
+    /// the path reached.
+    pub fn from_reader(reader: impl std::io::Read) -> Result<Signals> {
+        let mut de = serde_json::Deserializer::from_reader(std::io::BufReader::with_capacity(64 * 1024, reader));
+        let signals: Signals = serde_path_to_error::deserialize(&mut de).map_err(|e| {
+            let path = e.path().to_string();
+            Error::SignalsJson { path, message: e.into_inner().to_string() }
+        })?;
+        de.end().map_err(|e| Error::SignalsJson { path: ".".into(), message: e.to_string() })?;
         signals.validate()?;
         Ok(signals)
     }

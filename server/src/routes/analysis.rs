@@ -1,7 +1,7 @@
 //! Analysis input: `PUT /analysis/v1/item/{item_type}/{id}` with a signals document.
 
 use axum::Json;
-use axum::body::Bytes;
+use axum::body::{Body, Bytes};
 use axum::extract::{Path, RawQuery, State};
 use axum::http::HeaderMap;
 use kino::Signals;
@@ -17,33 +17,43 @@ use crate::state::AppState;
 pub const MAX_SIGNALS_BYTES: usize = 64 * 1024 * 1024;
 
 /// Validates and stores an item's signals; jobs waiting for them resume.
+///
+/// The credential and the item are checked before a byte of the body is read; the body is then
+/// parsed as it streams in (never held whole in memory), on a blocking thread, at most
+/// [`crate::state::Config::max_uploads`] at once (503 beyond).
 pub async fn put_signals(
     State(state): State<AppState>,
     Path((item_type, id)): Path<(String, String)>,
     RawQuery(raw): RawQuery,
     headers: HeaderMap,
-    body: Bytes,
+    body: Body,
 ) -> Result<Json<Value>, AppError> {
     let (org, _) = caller(&state, raw.as_deref(), &headers, Accept::ApiKey)?;
     let item = live_item(&state, org, &id)?;
     if item.item_type != item_type {
         return Err(AppError::item_not_found(&id));
     }
-    // Parsing and validating megabytes of JSON is CPU work: off the async threads.
-    let signals = tokio::task::spawn_blocking(move || -> Result<Signals, AppError> {
-        let text = std::str::from_utf8(&body).map_err(|_| {
-            AppError::invalid(Detail {
-                kind: "json_invalid".into(),
-                loc: vec!["body".into()],
-                msg: "body is not UTF-8".into(),
-                input: Value::Null,
-                ctx: Value::Null,
-            })
-        })?;
-        Ok(Signals::from_json(text)?)
-    })
-    .await
-    .map_err(|e| AppError::Internal(e.to_string()))??;
+    let declared = headers
+        .get(axum::http::header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|n| n > MAX_SIGNALS_BYTES as u64) {
+        return Err(too_large());
+    }
+    let Ok(_slot) = state.uploads.clone().try_acquire_owned() else {
+        return Err(AppError::Unavailable {
+            detail: format!("{} signals uploads are being read already; try again shortly", state.config.max_uploads),
+            retry_after: 5,
+        });
+    };
+    let (chunks, reader) = BodyReader::channel();
+    let parse = tokio::task::spawn_blocking(move || Signals::from_reader(reader));
+    let fed = feed(body, chunks).await;
+    let parsed = parse.await.map_err(|e| AppError::Internal(e.to_string()))?;
+    let signals = match (fed, parsed) {
+        (Err(e), _) => return Err(e),
+        (Ok(()), parsed) => parsed?,
+    };
     if signals.inventory_id != id {
         return Err(AppError::invalid(Detail {
             kind: "value_error".into(),
@@ -60,4 +70,67 @@ pub async fn put_signals(
         .await
         .map_err(|e| AppError::Internal(e.to_string()))??;
     Ok(Json(json!({"status": "accepted", "inventory_id": id, "samples": samples})))
+}
+
+fn too_large() -> AppError {
+    AppError::PayloadTooLarge(format!("a signals document may have at most {MAX_SIGNALS_BYTES} bytes"))
+}
+
+/// Sends the body's chunks to the parser; fails (and stops the parser) when the body breaks off or
+/// exceeds [`MAX_SIGNALS_BYTES`].
+async fn feed(mut body: Body, chunks: Chunks) -> Result<(), AppError> {
+    use http_body_util::BodyExt as _;
+    let mut total = 0usize;
+    while let Some(frame) = body.frame().await {
+        let frame = match frame {
+            Ok(f) => f,
+            Err(e) => {
+                let _ = chunks.send(Err(())).await;
+                return Err(AppError::BadRequest(format!("the request body could not be read: {e}")));
+            }
+        };
+        let Ok(chunk) = frame.into_data() else { continue };
+        total += chunk.len();
+        if total > MAX_SIGNALS_BYTES {
+            let _ = chunks.send(Err(())).await;
+            return Err(too_large());
+        }
+        // A full channel waits for the parser; a parser that stopped (it found an error) closes
+        // the channel, and the rest of the body is not read.
+        if chunks.send(Ok(chunk)).await.is_err() {
+            return Ok(());
+        }
+    }
+    Ok(())
+}
+
+type Chunks = tokio::sync::mpsc::Sender<Result<Bytes, ()>>;
+
+/// A blocking [`std::io::Read`] over body chunks sent from the async side.
+struct BodyReader {
+    chunks: tokio::sync::mpsc::Receiver<Result<Bytes, ()>>,
+    current: Bytes,
+}
+
+impl BodyReader {
+    fn channel() -> (Chunks, BodyReader) {
+        let (tx, rx) = tokio::sync::mpsc::channel(8);
+        (tx, BodyReader { chunks: rx, current: Bytes::new() })
+    }
+}
+
+impl std::io::Read for BodyReader {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        while self.current.is_empty() {
+            match self.chunks.blocking_recv() {
+                Some(Ok(chunk)) => self.current = chunk,
+                Some(Err(())) => return Err(std::io::Error::other("the upload was cut off")),
+                None => return Ok(0),
+            }
+        }
+        let n = buf.len().min(self.current.len());
+        buf[..n].copy_from_slice(&self.current[..n]);
+        self.current = self.current.slice(n..);
+        Ok(n)
+    }
 }

@@ -14,7 +14,7 @@ use crate::catalog::result_type;
 use crate::error::{AppError, Detail};
 use crate::query::Params;
 use crate::state::AppState;
-use crate::store::{GenerationRow, OrgId};
+use crate::store::{NewGeneration, OrgId, Queued};
 
 /// The caller of a previews endpoint: API key or bearer credential, and one of its catalogs.
 fn previews_caller(state: &AppState, raw: Option<&str>, headers: &HeaderMap) -> Result<(OrgId, Params), AppError> {
@@ -78,18 +78,15 @@ pub async fn clips(
                 json!({"catalog": catalog}),
             )));
         }
-        // Rendering runs in the background; the gen status answers 404 until it has finished.
-        let gen_id = random_hex(16);
-        let row = GenerationRow { state: "pending".into(), error: String::new(), data: None };
-        state.store.put_generation(org, &gen_id, &id, &row)?;
+        // Rendering is queued durably and runs in the background with a bounded number of
+        // renders at once; the gen status answers 404 until it has finished.
+        let vertical = query.aspect_ratio == kino::clips::AspectRatio::Vertical9x16;
+        let gen_id = queue_generation(&state, org, &id, &clips, vertical, &version)?;
         for (n, clip) in clips.iter_mut().enumerate() {
             clip.generated = Some(crate::render::paths(&gen_id, n));
         }
         data["jitpreview"] = json!(clips);
         data["gen_id"] = json!(gen_id);
-        let vertical = query.aspect_ratio == kino::clips::AspectRatio::Vertical9x16;
-        let (s, v, it) = (state.clone(), version.clone(), item.clone());
-        tokio::task::spawn_blocking(move || crate::render::generate(&s, org, &it, &gen_id, &clips, vertical, &v));
     }
     Ok(Json(json!({
         "status": "success",
@@ -100,6 +97,37 @@ pub async fn clips(
         "type": result_type(&item.item_type),
         "data": data,
     })))
+}
+
+/// Queues the rendering of `clips`, or finds an identical generation still queued or rendering;
+/// its id. 429 when the organisation has too many unfinished generations.
+fn queue_generation(
+    state: &AppState,
+    org: OrgId,
+    item_id: &str,
+    clips: &[kino::Clip],
+    vertical: bool,
+    version: &str,
+) -> Result<String, AppError> {
+    let request = crate::render::GenerationRequest::new(clips, vertical, version);
+    let fingerprint = request.fingerprint(item_id);
+    let gen_id = random_hex(16);
+    let request = serde_json::to_value(&request).map_err(|e| AppError::Internal(e.to_string()))?;
+    let new = NewGeneration { id: &gen_id, item_id, request: &request, fingerprint: &fingerprint };
+    match state.store.queue_generation(org, &new, state.config.max_queued_generations)? {
+        Queued::New => {
+            state.render_wake.notify_one();
+            Ok(gen_id)
+        }
+        Queued::Existing(id) => Ok(id),
+        Queued::Full => Err(AppError::TooManyRequests {
+            detail: format!(
+                "too many clip generations queued for this organisation (at most {}); try again when some have finished",
+                state.config.max_queued_generations
+            ),
+            retry_after: 30,
+        }),
+    }
 }
 
 /// `GET /results/jitpreviews/v2/gen/{gen_id}/status`: 404 while running, 200 when finished.

@@ -98,10 +98,47 @@ pub struct Job {
     pub version: String,
 }
 
+/// A generation request to queue.
+#[derive(Debug, Clone)]
+pub struct NewGeneration<'a> {
+    /// The generation id (`gen_id`).
+    pub id: &'a str,
+    /// The item whose video is rendered.
+    pub item_id: &'a str,
+    /// What to render (the clips' spans, orientation, version), kept to render after a restart.
+    pub request: &'a serde_json::Value,
+    /// Identifies identical requests (item and request), which share one generation.
+    pub fingerprint: &'a str,
+}
+
+/// The outcome of [`Store::queue_generation`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Queued {
+    /// Queued under the new id.
+    New,
+    /// An identical request is queued or rendering under this id.
+    Existing(String),
+    /// The organisation has too many unfinished generations.
+    Full,
+}
+
+/// A generation claimed for rendering.
+#[derive(Debug, Clone)]
+pub struct ClaimedGeneration {
+    /// The generation id.
+    pub id: String,
+    /// Its organisation.
+    pub org: OrgId,
+    /// The item.
+    pub item_id: String,
+    /// The stored request.
+    pub request: serde_json::Value,
+}
+
 /// A media generation request.
 #[derive(Debug, Clone)]
 pub struct GenerationRow {
-    /// `pending`, `SUCCESS` or `FAILED`.
+    /// `pending` (queued), `rendering`, `SUCCESS` or `FAILED`.
     pub state: String,
     /// Why it failed.
     pub error: String,

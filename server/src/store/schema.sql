@@ -78,7 +78,9 @@ CREATE TABLE IF NOT EXISTS generations (
     state TEXT NOT NULL,
     error TEXT NOT NULL,
     data TEXT,
-    created_at TEXT NOT NULL
+    created_at TEXT NOT NULL,
+    request TEXT,
+    fingerprint TEXT
 );
 CREATE TABLE IF NOT EXISTS oauth_clients (
     client_id TEXT PRIMARY KEY,

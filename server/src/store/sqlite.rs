@@ -37,12 +37,37 @@ fn migrate(conn: &Connection) -> rusqlite::Result<()> {
     if !has("recipes", "followup_items")? {
         conn.execute_batch("ALTER TABLE recipes ADD COLUMN followup_items TEXT NOT NULL DEFAULT '[]'")?;
     }
+    if !has("generations", "request")? {
+        conn.execute_batch(
+            "ALTER TABLE generations ADD COLUMN request TEXT;
+             ALTER TABLE generations ADD COLUMN fingerprint TEXT;",
+        )?;
+    }
+    conn.execute_batch(
+        "CREATE INDEX IF NOT EXISTS generations_open ON generations (org_id, state, fingerprint);
+         CREATE INDEX IF NOT EXISTS generations_queue ON generations (state, created_at);",
+    )?;
     Ok(())
+}
+
+/// Creates the database file with mode 0600 when absent (SQLite gives its journal files the
+/// database file's mode), and makes an existing one private.
+fn create_private(path: &Path) -> std::io::Result<()> {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create(true).truncate(false);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    options.open(path)?;
+    crate::files::private_file(path)
 }
 
 impl Store {
     /// Opens (creating when absent) the database at `path` and applies the schema.
+    /// The file and its `-wal` and `-shm` companions are private (mode 0600): they hold the
+    /// catalog and sealed webhook secrets.
     pub fn open(path: &Path) -> StoreResult<Store> {
+        create_private(path)
+            .map_err(|e| StoreError(rusqlite::Error::InvalidPath(format!("{}: {e}", path.display()).into())))?;
         let conn = Connection::open(path)?;
         conn.pragma_update(None, "journal_mode", "WAL")?;
         conn.pragma_update(None, "synchronous", "NORMAL")?;
@@ -50,6 +75,12 @@ impl Store {
         conn.busy_timeout(std::time::Duration::from_secs(5))?;
         conn.execute_batch(include_str!("schema.sql"))?;
         migrate(&conn)?;
+        for suffix in ["-wal", "-shm"] {
+            let companion = std::path::PathBuf::from(format!("{}{suffix}", path.display()));
+            if let Err(e) = crate::files::private_file(&companion) {
+                tracing::warn!(file = %companion.display(), error = %e, "cannot make a database file private");
+            }
+        }
         Ok(Store { conn: Mutex::new(conn) })
     }
 
@@ -622,14 +653,66 @@ impl Store {
 
     // ---- generations ----
 
-    /// Records a generation request.
-    pub fn put_generation(&self, org: OrgId, id: &str, item_id: &str, g: &GenerationRow) -> StoreResult<()> {
+    /// Queues a generation request unless an identical one (same `fingerprint`) of the
+    /// organisation is still queued or rendering, whose id is returned instead; refused when the
+    /// organisation already has `max_queued` unfinished generations. One transaction, so two
+    /// identical requests at once share one generation.
+    pub fn queue_generation(&self, org: OrgId, g: &NewGeneration<'_>, max_queued: usize) -> StoreResult<Queued> {
         self.with(|c| {
-            c.execute(
-                "INSERT INTO generations (id, org_id, item_id, state, error, data, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-                params![id, org.0, item_id, g.state, g.error, g.data.as_ref().map(|d| d.to_string()), now()],
+            let tx = c.transaction()?;
+            let existing: Option<String> = tx
+                .query_row(
+                    "SELECT id FROM generations WHERE org_id = ?1 AND fingerprint = ?2 AND state IN ('pending', 'rendering')",
+                    params![org.0, g.fingerprint],
+                    |r| r.get(0),
+                )
+                .optional()?;
+            if let Some(id) = existing {
+                return Ok(Queued::Existing(id));
+            }
+            let open: i64 = tx.query_row(
+                "SELECT COUNT(*) FROM generations WHERE org_id = ?1 AND state IN ('pending', 'rendering')",
+                [org.0],
+                |r| r.get(0),
             )?;
-            Ok(())
+            if open as usize >= max_queued {
+                return Ok(Queued::Full);
+            }
+            tx.execute(
+                "INSERT INTO generations (id, org_id, item_id, state, error, data, created_at, request, fingerprint)
+                 VALUES (?1, ?2, ?3, 'pending', '', NULL, ?4, ?5, ?6)",
+                params![g.id, org.0, g.item_id, now(), g.request.to_string(), g.fingerprint],
+            )?;
+            tx.commit()?;
+            Ok(Queued::New)
+        })
+    }
+
+    /// Claims the oldest queued generation for rendering.
+    pub fn claim_generation(&self) -> StoreResult<Option<ClaimedGeneration>> {
+        self.with(|c| {
+            let tx = c.transaction()?;
+            let claimed = tx
+                .query_row(
+                    "SELECT id, org_id, item_id, request FROM generations WHERE state = 'pending'
+                     ORDER BY created_at, rowid LIMIT 1",
+                    [],
+                    |r| {
+                        let request: Option<String> = r.get(3)?;
+                        Ok(ClaimedGeneration {
+                            id: r.get(0)?,
+                            org: OrgId(r.get(1)?),
+                            item_id: r.get(2)?,
+                            request: request.and_then(|t| serde_json::from_str(&t).ok()).unwrap_or_default(),
+                        })
+                    },
+                )
+                .optional()?;
+            if let Some(g) = &claimed {
+                tx.execute("UPDATE generations SET state = 'rendering' WHERE id = ?1", [&g.id])?;
+            }
+            tx.commit()?;
+            Ok(claimed)
         })
     }
 
@@ -644,13 +727,18 @@ impl Store {
         })
     }
 
-    /// Generations left unfinished by a stopped process become `FAILED`; returns how many.
-    pub fn fail_interrupted_generations(&self) -> StoreResult<usize> {
+    /// At start-up: generations a stopped process was rendering are queued again (rendering
+    /// starts over), and queued ones made before generations were queued durably (no stored
+    /// request) fail. Returns (requeued, failed).
+    pub fn recover_generations(&self) -> StoreResult<(usize, usize)> {
         self.with(|c| {
-            c.execute(
-                "UPDATE generations SET state = 'FAILED', error = 'interrupted by a restart' WHERE state = 'pending'",
+            let failed = c.execute(
+                "UPDATE generations SET state = 'FAILED', error = 'interrupted by a restart'
+                 WHERE state IN ('pending', 'rendering') AND request IS NULL",
                 [],
-            )
+            )?;
+            let requeued = c.execute("UPDATE generations SET state = 'pending' WHERE state = 'rendering'", [])?;
+            Ok((requeued, failed))
         })
     }
 

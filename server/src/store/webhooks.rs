@@ -144,6 +144,25 @@ fn delivery_row(r: &Row<'_>) -> rusqlite::Result<DeliveryRow> {
 }
 
 impl Store {
+    /// Every webhook's stored signing secret, by webhook id (to seal or re-seal them).
+    pub fn webhook_secrets(&self) -> StoreResult<Vec<(String, String)>> {
+        self.with(|c| {
+            let mut st = c.prepare("SELECT id, secret FROM webhooks")?;
+            st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect()
+        })
+    }
+
+    /// Replaces stored signing secrets (sealed forms), all in one transaction.
+    pub fn set_webhook_secrets(&self, secrets: &[(String, String)]) -> StoreResult<()> {
+        self.with(|c| {
+            let tx = c.transaction()?;
+            for (id, secret) in secrets {
+                tx.execute("UPDATE webhooks SET secret = ?2 WHERE id = ?1", params![id, secret])?;
+            }
+            tx.commit()
+        })
+    }
+
     /// Stores a new webhook.
     pub fn add_webhook(
         &self,

@@ -12,6 +12,7 @@ use tokio::task::JoinSet;
 
 use super::TEST_EVENT;
 use super::address::{PublicResolver, check_url};
+use crate::secrets::SecretBox;
 use crate::state::AppState;
 use crate::store::{ClaimedDelivery, DeliveryOutcome, now};
 
@@ -97,7 +98,8 @@ pub async fn run_dispatcher(state: AppState, mut shutdown: watch::Receiver<bool>
             let Ok(permit) = permits.clone().acquire_owned().await else { break };
             let (state, clients) = (state.clone(), clients.clone());
             in_flight.spawn(async move {
-                let outcome = send(&clients, &delivery, state.config.webhook_allow_loopback, timeout).await;
+                let outcome =
+                    send(&clients, &delivery, &state.secrets, state.config.webhook_allow_loopback, timeout).await;
                 if let Err(e) = state.store.finish_delivery(&delivery.id, &outcome) {
                     tracing::error!(error = %e, delivery = %delivery.id, "cannot record a webhook delivery");
                 }
@@ -140,7 +142,13 @@ fn prune(state: &AppState) {
 }
 
 /// One attempt: POST the stored bytes, signed; any 2xx succeeds.
-async fn send(clients: &Clients, d: &ClaimedDelivery, allow_loopback: bool, timeout: Duration) -> DeliveryOutcome {
+async fn send(
+    clients: &Clients,
+    d: &ClaimedDelivery,
+    secrets: &SecretBox,
+    allow_loopback: bool,
+    timeout: Duration,
+) -> DeliveryOutcome {
     let attempted_at = now();
     let started = Instant::now();
     let failed = |status_code: Option<u16>, error: String| DeliveryOutcome {
@@ -155,11 +163,15 @@ async fn send(clients: &Clients, d: &ClaimedDelivery, allow_loopback: bool, time
         Ok(url) => url,
         Err(rule) => return failed(None, format!("refused: the URL {rule}")),
     };
+    let secret = match secrets.open(&d.secret) {
+        Ok(secret) => secret,
+        Err(e) => return failed(None, format!("cannot sign: the webhook's signing secret {e}")),
+    };
     let client = if url.scheme() == "http" { &clients.loopback_http } else { &clients.https };
     let mut request = client
         .post(url)
         .header(reqwest::header::CONTENT_TYPE, "application/json")
-        .header(SIGNATURE_HEADER, sign(&d.body, &d.secret))
+        .header(SIGNATURE_HEADER, sign(&d.body, &secret))
         .header(TIMESTAMP_HEADER, now());
     if d.event != TEST_EVENT {
         request = request.header(EVENT_HEADER, &d.event);

@@ -154,7 +154,8 @@ pub fn create(
     let events = check_events(events)?;
     address::check_resolves(&parsed, allow_loopback).map_err(|rule| invalid("url", rule))?;
     let secret = random_hex(32);
-    let row = state.store.add_webhook(org, &uuid_v4(), parsed.as_str(), &events, &secret, false)?;
+    let sealed = state.secrets.seal(&secret);
+    let row = state.store.add_webhook(org, &uuid_v4(), parsed.as_str(), &events, &sealed, false)?;
     Ok((webhook_view(row), secret))
 }
 
