@@ -364,10 +364,10 @@ async fn a_damaged_index_file_is_rebuilt_not_served() {
         .find(|p| p.to_string_lossy().contains("items"))
         .expect("the item index was written");
     // flip payload bytes behind the service's back, then a fresh process maps the file
+    // (the vectors follow the 1024-byte header: all-ones bytes are NaN floats)
     let mut bytes = std::fs::read(&file).unwrap();
-    let n = bytes.len();
-    for b in &mut bytes[n - 64..] {
-        *b ^= 0xff;
+    for b in &mut bytes[1024..1024 + 3 * 1024] {
+        *b = 0xff;
     }
     std::fs::write(&file, &bytes).unwrap();
     let fresh =
