@@ -125,7 +125,10 @@ fn portal(
         Err(e) => return e.into_response(),
     };
     let org = OrgId(claims.org);
-    let quota = state.limiter.hit(org);
+    let quota = match state.limiter.hit(&state.store, org) {
+        Ok(quota) => quota,
+        Err(e) => return PortalError::from(e).into_response(),
+    };
     let res = if !quota.allowed {
         PortalError::new(
             StatusCode::TOO_MANY_REQUESTS,
