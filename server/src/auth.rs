@@ -100,7 +100,9 @@ pub enum CredentialError {
         given: String,
     },
     /// A key prefix matches several live keys: nothing was revoked.
-    #[error("key: {count} live keys start with {prefix:?}; nothing was revoked: pass the whole key")]
+    #[error(
+        "key: {count} live keys start with {prefix:?}; nothing was revoked: pass the whole key (kino-server admin revoke-key ORG KEY)"
+    )]
     Ambiguous {
         /// The prefix given.
         prefix: String,
