@@ -67,7 +67,9 @@ pub fn app(state: AppState) -> Router {
         .route("/admin/v1/orgs/{org}/catalogs", get(admin::list_catalogs).post(admin::create_catalog))
         .route("/admin/v1/orgs/{org}/catalogs/{name}", axum::routing::patch(admin::update_catalog))
         .route("/admin/v1/orgs/{org}/api-keys", get(admin::list_keys).post(admin::create_key))
-        .route("/admin/v1/orgs/{org}/clients", post(admin::create_client))
+        .route("/admin/v1/orgs/{org}/api-keys/{id}", axum::routing::delete(admin::revoke_key))
+        .route("/admin/v1/orgs/{org}/clients", get(admin::list_clients).post(admin::create_client))
+        .route("/admin/v1/orgs/{org}/clients/{id}", axum::routing::delete(admin::revoke_client))
         .route("/admin/v1/orgs/{org}/smartlists", get(admin::list_smartlists).post(admin::create_smartlist))
         .route("/admin/v1/orgs/{org}/smartlists/refresh", post(admin::refresh_smartlists))
         .route(

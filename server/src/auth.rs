@@ -1,12 +1,14 @@
-//! API keys: generated at random, stored as SHA-256 hashes, resolved to an organisation.
+//! API keys: generated at random, stored as SHA-256 hashes, resolved to an organisation, listed
+//! by prefix and revoked (by the admin API and `kino-server admin` alike).
 
-use axum::http::HeaderMap;
+use axum::http::{HeaderMap, header};
+use serde::Serialize;
 use sha2::{Digest, Sha256};
 
 use crate::error::AppError;
 use crate::query::Params;
 use crate::state::AppState;
-use crate::store::OrgId;
+use crate::store::{OrgId, Store, StoreError};
 
 /// `n` random bytes as lower-case hex.
 pub fn random_hex(n: usize) -> String {
@@ -39,23 +41,103 @@ pub enum Accept {
     ApiKeyOrBearer,
 }
 
-/// Resolves the caller's organisation from `?key=`, `X-API-Key` or (where accepted) a bearer
-/// credential; 401 when none is given or it is not a live key.
+/// The credential of an `Authorization: Bearer <credential>` header (the scheme in any case).
+pub fn bearer(headers: &HeaderMap) -> Option<&str> {
+    let value = headers.get(header::AUTHORIZATION)?.to_str().ok()?.trim();
+    let (scheme, credential) = value.split_once(' ')?;
+    scheme.eq_ignore_ascii_case("bearer").then(|| credential.trim()).filter(|c| !c.is_empty())
+}
+
+/// Whether a bearer credential is an access token from `/oauth/token` (a JWT: three
+/// dot-separated parts) rather than an API key.
+pub fn is_access_token(credential: &str) -> bool {
+    credential.matches('.').count() == 2
+}
+
+/// Resolves the caller's organisation from `?key=`, `X-API-Key` or (where accepted) a bearer API
+/// key; 401 when none is given or it is not a live key. Access tokens are not API keys: the
+/// previews endpoints check them first (scope and rate limit, `routes/previews.rs`).
 pub fn organisation(state: &AppState, params: &Params, headers: &HeaderMap, accept: Accept) -> Result<OrgId, AppError> {
-    let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).map(str::trim);
     let bearer = match accept {
-        Accept::ApiKeyOrBearer => header("authorization")
-            .and_then(|v| v.strip_prefix("Bearer ").or_else(|| v.strip_prefix("bearer ")))
-            .map(str::trim),
+        Accept::ApiKeyOrBearer => bearer(headers),
         Accept::ApiKey => None,
     };
-    // A bearer that looks like a JWT is an access token from `/oauth/token`.
-    if let Some(token) = bearer.filter(|b| b.matches('.').count() == 2) {
-        return crate::identity::validate(&state.tokens, token)
-            .map(|claims| OrgId(claims.org))
-            .map_err(|_| AppError::Unauthorized("Invalid or expired access token"));
+    if bearer.is_some_and(is_access_token) {
+        return Err(AppError::Unauthorized("An access token is not accepted here: pass ?key=<API key>"));
     }
-    let key = params.get("key").or_else(|| header("x-api-key")).or(bearer).filter(|k| !k.is_empty());
+    let x_api_key = headers.get("x-api-key").and_then(|v| v.to_str().ok()).map(str::trim);
+    let key = params.get("key").or(x_api_key).or(bearer).filter(|k| !k.is_empty());
     let Some(key) = key else { return Err(AppError::Unauthorized("Not authenticated: pass ?key=<API key>")) };
     state.store.org_of_key(&hash_key(key))?.ok_or(AppError::Unauthorized("Invalid or revoked API key"))
+}
+
+/// An API key or OAuth client as listed: identified by its prefix or client id, never its secret.
+#[derive(Debug, Clone, Serialize)]
+pub struct CredentialView {
+    /// The key's prefix (API keys).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prefix: Option<String>,
+    /// The client id (OAuth clients).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub client_id: Option<String>,
+    /// When it was created (RFC 3339).
+    pub created_at: String,
+    /// When it was revoked; `null` while live.
+    pub revoked_at: Option<String>,
+}
+
+/// Why a credential could not be revoked.
+#[derive(Debug, thiserror::Error)]
+pub enum CredentialError {
+    /// No live credential of the organisation matches.
+    #[error("{field}: the organisation has no live {what} {given:?} (see the listing; revoked ones stay revoked)")]
+    NotFound {
+        /// The argument that named it.
+        field: &'static str,
+        /// `API key` or `OAuth client`.
+        what: &'static str,
+        /// What was given (a prefix or a client id, never a whole key).
+        given: String,
+    },
+    /// A key prefix matches several live keys: nothing was revoked.
+    #[error(
+        "key: {count} live keys start with {prefix:?}; nothing was revoked: pass the whole key (kino-server admin revoke-key ORG KEY)"
+    )]
+    Ambiguous {
+        /// The prefix given.
+        prefix: String,
+        /// How many live keys start with it.
+        count: usize,
+    },
+    /// The database failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// The organisation's API keys, oldest first: prefixes and times only.
+pub fn keys(store: &Store, org: OrgId) -> Result<Vec<CredentialView>, StoreError> {
+    Ok(store
+        .keys(org)?
+        .into_iter()
+        .map(|(prefix, created_at, revoked_at)| CredentialView {
+            prefix: Some(prefix),
+            client_id: None,
+            created_at,
+            revoked_at,
+        })
+        .collect())
+}
+
+/// Revokes one live API key of the organisation, given whole or by its prefix (as listed); the
+/// prefix revoked. An ambiguous prefix revokes nothing. Effective at once: every request looks
+/// the key up.
+pub fn revoke_key(store: &Store, org: OrgId, given: &str) -> Result<String, CredentialError> {
+    let given = given.trim();
+    let prefix = key_prefix(given);
+    let hash = (given.chars().count() > prefix.chars().count()).then(|| hash_key(given));
+    match store.revoke_key(org, &prefix, hash.as_deref())? {
+        0 => Err(CredentialError::NotFound { field: "key", what: "API key", given: prefix }),
+        1 => Ok(prefix),
+        count => Err(CredentialError::Ambiguous { prefix, count }),
+    }
 }

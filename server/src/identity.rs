@@ -1,6 +1,8 @@
-//! OAuth 2.0 client credentials (RFC 6749 section 4.4): the token endpoint, and validation of the
-//! JWT access tokens it issues (RFC 8725: one algorithm allowed, `exp`, `iss`, `aud` and the token
-//! type checked). The HS256 signing key is generated on first start and kept in the data directory.
+//! OAuth 2.0 client credentials (RFC 6749 section 4.4): the token endpoint (client authentication
+//! by HTTP Basic or body parameters, section 2.3.1), validation of the JWT access tokens it issues
+//! (RFC 8725: one algorithm allowed, `exp`, `iss`, `aud` and the token type checked, and the
+//! client still live), and the listing and revocation of clients. The HS256 signing key is
+//! generated on first start and kept in the data directory.
 
 use std::path::Path;
 
@@ -14,12 +16,17 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 use subtle::ConstantTimeEq;
 
-use crate::auth::{hash_key, random_hex};
+use crate::auth::{CredentialError, CredentialView, hash_key, random_hex};
 use crate::state::AppState;
-use crate::store::OrgId;
+use crate::store::{OrgId, Store, StoreError};
 
-/// Scopes a client may ask for; catalog reads come with the smartlist scope.
-pub const SCOPES: [&str; 3] = ["read:smartlist:published", "read:recipe:published", "read:creative-asset:published"];
+/// The scope that grants the previews endpoints (`/results/jitpreviews/v2/...`) to an access token.
+pub const PREVIEWS_SCOPE: &str = "read:previews";
+
+/// Scopes a client may ask for (every one when it asks for none); catalog reads come with the
+/// smartlist scope. The first three are the interface's; [`PREVIEWS_SCOPE`] is kino's.
+pub const SCOPES: [&str; 4] =
+    ["read:smartlist:published", "read:recipe:published", "read:creative-asset:published", PREVIEWS_SCOPE];
 /// Lifetime of an access token, seconds.
 pub const TOKEN_LIFETIME: u64 = 3600;
 const ISSUER: &str = "kino";
@@ -99,6 +106,22 @@ pub enum TokenError {
     Missing,
     /// Malformed, badly signed, expired, or not an access token of this server.
     Invalid,
+    /// Well-formed and signed, but its client has been revoked (or no longer exists).
+    Revoked,
+    /// The client could not be looked up (the database failed; logged).
+    Unavailable,
+}
+
+impl TokenError {
+    /// The `error_description` shown to the client.
+    pub fn description(self) -> &'static str {
+        match self {
+            TokenError::Missing => "a bearer access token is required",
+            TokenError::Invalid => "the access token is invalid or expired",
+            TokenError::Revoked => "the access token's client has been revoked",
+            TokenError::Unavailable => "the access token could not be checked",
+        }
+    }
 }
 
 /// Validates an access token.
@@ -113,6 +136,20 @@ pub fn validate(keys: &TokenKeys, token: &str) -> Result<Claims, TokenError> {
     v.set_required_spec_claims(&["exp", "iss", "aud", "sub"]);
     v.leeway = 0;
     jsonwebtoken::decode::<Claims>(token, &keys.decoding, &v).map(|d| d.claims).map_err(|_| TokenError::Invalid)
+}
+
+/// Validates an access token and checks that its client is still live (one indexed lookup, so a
+/// revocation by any process on the database takes effect at the next request).
+pub fn authenticate(state: &AppState, token: &str) -> Result<Claims, TokenError> {
+    let claims = validate(&state.tokens, token)?;
+    match state.store.client_is_live(OrgId(claims.org), &claims.sub) {
+        Ok(true) => Ok(claims),
+        Ok(false) => Err(TokenError::Revoked),
+        Err(e) => {
+            tracing::error!(error = %e, "client lookup failed");
+            Err(TokenError::Unavailable)
+        }
+    }
 }
 
 /// Issues a token for an organisation's client.
@@ -137,6 +174,31 @@ pub fn new_client() -> (String, String) {
     (format!("kc_{}", random_hex(12)), format!("kcs_{}", random_hex(32)))
 }
 
+/// The organisation's OAuth clients, oldest first: ids and times, never secrets.
+pub fn clients(store: &Store, org: OrgId) -> Result<Vec<CredentialView>, StoreError> {
+    Ok(store
+        .clients(org)?
+        .into_iter()
+        .map(|(client_id, created_at, revoked_at)| CredentialView {
+            prefix: None,
+            client_id: Some(client_id),
+            created_at,
+            revoked_at,
+        })
+        .collect())
+}
+
+/// Revokes a live client of the organisation: it gets no new token, and the tokens it holds are
+/// refused from the next request on ([`authenticate`]).
+pub fn revoke_client(store: &Store, org: OrgId, client_id: &str) -> Result<(), CredentialError> {
+    let client_id = client_id.trim();
+    if store.revoke_client(org, client_id)? {
+        Ok(())
+    } else {
+        Err(CredentialError::NotFound { field: "client_id", what: "OAuth client", given: client_id.to_string() })
+    }
+}
+
 #[derive(Debug, Deserialize)]
 struct TokenRequest {
     client_id: Option<String>,
@@ -154,17 +216,118 @@ fn oauth_error(status: StatusCode, error: &str, description: &str) -> Response {
     res
 }
 
+fn invalid_request(description: &str) -> Response {
+    oauth_error(StatusCode::BAD_REQUEST, "invalid_request", description)
+}
+
+fn invalid_client(description: &str) -> Response {
+    oauth_error(StatusCode::UNAUTHORIZED, "invalid_client", description)
+}
+
 fn no_store(h: &mut HeaderMap) {
     h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     h.insert(header::PRAGMA, HeaderValue::from_static("no-cache"));
 }
 
-/// `POST /oauth/token`: JSON or form-encoded client credentials.
+/// Decodes one `application/x-www-form-urlencoded` value (`+` is a space, `%XX` a byte), as
+/// RFC 6749 2.3.1 encodes the client id and secret before joining them for HTTP Basic.
+fn form_decode(s: &str) -> Option<String> {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'+' => out.push(b' '),
+            b'%' => {
+                let hex = s.get(i + 1..i + 3).filter(|h| h.bytes().all(|b| b.is_ascii_hexdigit()))?;
+                out.push(u8::from_str_radix(hex, 16).ok()?);
+                i += 2;
+            }
+            b => out.push(b),
+        }
+        i += 1;
+    }
+    String::from_utf8(out).ok()
+}
+
+/// The client id and secret of an HTTP Basic credential (the part after `Basic `): base64 of
+/// `urlencode(client_id):urlencode(client_secret)`. The error names the rule broken.
+fn basic_credentials(encoded: &str) -> Result<(String, String), &'static str> {
+    use base64::Engine;
+    use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
+    const LENIENT: GeneralPurpose = GeneralPurpose::new(
+        &base64::alphabet::STANDARD,
+        GeneralPurposeConfig::new().with_decode_padding_mode(DecodePaddingMode::Indifferent),
+    );
+    const RULE: &str = "the Basic credential must be base64 of client_id:client_secret";
+    let decoded = LENIENT.decode(encoded.trim()).map_err(|_| RULE)?;
+    let text = String::from_utf8(decoded).map_err(|_| RULE)?;
+    let (id, secret) = text.split_once(':').ok_or(RULE)?;
+    let id = form_decode(id).ok_or("the Basic credential's client_id is not valid form-urlencoded UTF-8")?;
+    let secret =
+        form_decode(secret).ok_or("the Basic credential's client_secret is not valid form-urlencoded UTF-8")?;
+    if id.is_empty() || secret.is_empty() {
+        return Err("the Basic credential's client_id and client_secret must not be empty");
+    }
+    Ok((id, secret))
+}
+
+/// Why a token request's client credentials were not taken, with the description to show.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ClientAuthError {
+    /// `invalid_request` (400): missing, or two methods at once.
+    Request(&'static str),
+    /// `invalid_client` (401 with a Basic challenge): a malformed Basic credential.
+    Client(&'static str),
+}
+
+impl ClientAuthError {
+    fn into_response(self) -> Response {
+        match self {
+            ClientAuthError::Request(description) => invalid_request(description),
+            ClientAuthError::Client(description) => invalid_client(description),
+        }
+    }
+}
+
+/// The client credentials of a token request: HTTP Basic (RFC 6749 2.3.1, which the server must
+/// support) or `client_id` and `client_secret` in the body, never both (section 2.3).
+fn client_credentials(headers: &HeaderMap, req: &TokenRequest) -> Result<(String, String), ClientAuthError> {
+    use ClientAuthError::{Client, Request};
+    let basic = match headers.get(header::AUTHORIZATION) {
+        None => None,
+        Some(value) => {
+            let value = value.to_str().map_err(|_| Client("the Authorization header must be ASCII"))?.trim();
+            let (scheme, rest) = value.split_once(' ').unwrap_or((value, ""));
+            if !scheme.eq_ignore_ascii_case("basic") {
+                return Err(Request(
+                    "Authorization: the token endpoint accepts only the Basic scheme (client_id:client_secret)",
+                ));
+            }
+            Some(basic_credentials(rest).map_err(Client)?)
+        }
+    };
+    match (basic, &req.client_id, &req.client_secret) {
+        (Some(_), _, Some(_)) => {
+            Err(Request("client authentication: use HTTP Basic or client_id and client_secret in the body, not both"))
+        }
+        (Some((id, _)), Some(body_id), None) if *body_id != id => {
+            Err(Request("client_id: the body's client_id differs from the Basic credential's"))
+        }
+        (Some(pair), _, None) => Ok(pair),
+        (None, Some(id), Some(secret)) => Ok((id.clone(), secret.clone())),
+        (None, None, _) => Err(Request("client_id is required (in the body, or use HTTP Basic)")),
+        (None, Some(_), None) => Err(Request("client_secret is required (in the body, or use HTTP Basic)")),
+    }
+}
+
+/// `POST /oauth/token`: JSON or form-encoded body; the client authenticates with HTTP Basic or
+/// with `client_id` and `client_secret` in the body.
 pub async fn token(State(state): State<AppState>, headers: HeaderMap, body: Bytes) -> Response {
     let form = headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.starts_with("application/x-www-form-urlencoded"));
+        .is_some_and(|v| v.trim().to_ascii_lowercase().starts_with("application/x-www-form-urlencoded"));
     let parsed: Result<TokenRequest, String> = if form {
         serde_urlencoded::from_bytes(&body).map_err(|e| e.to_string())
     } else {
@@ -172,26 +335,30 @@ pub async fn token(State(state): State<AppState>, headers: HeaderMap, body: Byte
     };
     let req = match parsed {
         Ok(r) => r,
-        Err(e) => {
-            return oauth_error(StatusCode::BAD_REQUEST, "invalid_request", &format!("malformed request body: {e}"));
-        }
+        Err(e) => return invalid_request(&format!("malformed request body: {e}")),
     };
-    let (Some(client_id), Some(secret), Some(grant)) = (req.client_id, req.client_secret, req.grant_type) else {
+    let (client_id, secret) = match client_credentials(&headers, &req) {
+        Ok(pair) => pair,
+        Err(e) => return e.into_response(),
+    };
+    let Some(grant) = req.grant_type else { return invalid_request("grant_type is required") };
+    if grant != "client_credentials" {
         return oauth_error(
             StatusCode::BAD_REQUEST,
-            "invalid_request",
-            "client_id, client_secret and grant_type are required",
+            "unsupported_grant_type",
+            "grant_type: only client_credentials is supported",
         );
-    };
-    if grant != "client_credentials" {
-        return oauth_error(StatusCode::BAD_REQUEST, "unsupported_grant_type", "only client_credentials is supported");
     }
     let requested: Vec<&str> = match req.scope.as_deref().map(str::trim) {
         None | Some("") => SCOPES.to_vec(),
         Some(s) => s.split(' ').filter(|p| !p.is_empty()).collect(),
     };
     if let Some(bad) = requested.iter().find(|s| !SCOPES.contains(s)) {
-        return oauth_error(StatusCode::BAD_REQUEST, "invalid_scope", &format!("unknown scope {bad:?}"));
+        return oauth_error(
+            StatusCode::BAD_REQUEST,
+            "invalid_scope",
+            &format!("scope: unknown scope {bad:?} (known: {})", SCOPES.join(" ")),
+        );
     }
     let client = match state.store.client(&client_id) {
         Ok(c) => c,
@@ -202,11 +369,41 @@ pub async fn token(State(state): State<AppState>, headers: HeaderMap, body: Byte
     };
     let Some((org, _)) = client.filter(|(_, stored)| bool::from(stored.as_bytes().ct_eq(hash_key(&secret).as_bytes())))
     else {
-        return oauth_error(StatusCode::UNAUTHORIZED, "invalid_client", "unknown client or wrong secret");
+        return invalid_client("unknown or revoked client, or wrong secret");
     };
     let token = issue(&state.tokens, &client_id, org, &requested);
     let mut res = Json(json!({"access_token": token, "expires_in": TOKEN_LIFETIME, "token_type": "bearer", "scope": requested.join(" ")}))
         .into_response();
     no_store(res.headers_mut());
     res
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn basic(raw: &str) -> Result<(String, String), &'static str> {
+        use base64::Engine;
+        basic_credentials(&base64::engine::general_purpose::STANDARD.encode(raw))
+    }
+
+    #[test]
+    fn basic_credentials_are_form_decoded() {
+        assert_eq!(basic("kc_1:kcs_2"), Ok(("kc_1".into(), "kcs_2".into())));
+        assert_eq!(basic("a%3Ab+c:s%25%3A%2B"), Ok(("a:b c".into(), "s%:+".into())), "RFC 6749 2.3.1 encoding");
+        assert_eq!(basic("id:secret:with:colons"), Ok(("id".into(), "secret:with:colons".into())));
+        assert_eq!(basic_credentials("a2NfMTprY3NfMg"), Ok(("kc_1".into(), "kcs_2".into())), "padding optional");
+        assert_eq!(basic_credentials("a2NfMTprY3NfMg=="), Ok(("kc_1".into(), "kcs_2".into())));
+    }
+
+    #[test]
+    fn malformed_basic_credentials_name_the_rule() {
+        for raw in ["no-colon", ":secret", "id:", "%zz:secret", "id:%C3", "%:x", "id:%4", "%+1:x"] {
+            assert!(basic(raw).is_err(), "{raw:?}");
+        }
+        for encoded in ["", "!!!", "a2NfMTprY3NfMg=x", "\u{e9}"] {
+            assert!(basic_credentials(encoded).is_err(), "{encoded:?}");
+        }
+        assert!(basic("no-colon").unwrap_err().contains("client_id:client_secret"));
+    }
 }

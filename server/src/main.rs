@@ -3,7 +3,8 @@
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::parser::ValueSource;
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use kino_server::auth::{generate_key, hash_key, key_prefix};
 use kino_server::serve::HttpLimits;
 use kino_server::store::Store;
@@ -41,9 +42,14 @@ struct Cli {
     /// Portal requests per organisation per hour.
     #[arg(long, env = "KINO_RATE_LIMIT", default_value_t = 1000, global = true)]
     rate_limit: u32,
-    /// The admin API's bearer credential (default: kept in <data-dir>/admin.token).
+    /// The admin API's bearer credential (default: kept in <data-dir>/admin.token). On the
+    /// command line it shows in the process list (a warning is logged): prefer the environment
+    /// variable or --admin-token-file.
     #[arg(long, env = "KINO_ADMIN_TOKEN", global = true, hide_env_values = true)]
     admin_token: Option<String>,
+    /// A file holding the admin API's bearer credential (surrounding whitespace ignored).
+    #[arg(long, env = "KINO_ADMIN_TOKEN_FILE", global = true)]
+    admin_token_file: Option<PathBuf>,
     /// Where rendered clips and thumbnails are written (default: <data-dir>/bucket).
     #[arg(long, env = "KINO_BUCKET_ROOT", global = true)]
     bucket_root: Option<PathBuf>,
@@ -122,6 +128,10 @@ enum Admin {
     RevokeKey { org: String, key: String },
     /// Create an OAuth client (client credentials) for the portal; the secret is printed once.
     CreateClient { org: String },
+    /// List an organisation's OAuth clients (client ids and times; secrets are never shown).
+    ListClients { org: String },
+    /// Revoke an OAuth client: it gets no new token, and the tokens it holds are refused at once.
+    RevokeClient { org: String, client_id: String },
     /// Seal every webhook signing secret under a new key in <data-dir>/secrets.key and drop the
     /// old key (stop the service first, or restart it after).
     RotateSecretsKey,
@@ -130,8 +140,15 @@ enum Admin {
 }
 
 fn main() -> std::process::ExitCode {
-    let cli = Cli::parse();
+    let matches = Cli::command().get_matches();
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     init_logs(cli.log_format);
+    if matches.value_source("admin_token") == Some(ValueSource::CommandLine) {
+        tracing::warn!(
+            "the admin token was given with --admin-token: other users can read it in the process list (ps); \
+             use KINO_ADMIN_TOKEN or --admin-token-file instead"
+        );
+    }
     if let Err(e) = kino_server::files::private_dir(&cli.data_dir) {
         eprintln!("error: cannot create data directory {}: {e}", cli.data_dir.display());
         return std::process::ExitCode::FAILURE;
@@ -209,12 +226,20 @@ fn admin(store: &Store, cmd: &Admin) -> Result<(), String> {
             eprintln!("store this key now: it is shown once and kept only as a hash");
         }
         Admin::ListKeys { org } => {
-            for (prefix, created, revoked) in store.keys(org_id(store, org)?).map_err(|e| e.to_string())? {
-                println!(
-                    "{prefix}…  created {created}{}",
-                    revoked.map(|r| format!("  revoked {r}")).unwrap_or_default()
-                );
+            for k in kino_server::auth::keys(store, org_id(store, org)?).map_err(|e| e.to_string())? {
+                let revoked = k.revoked_at.map(|r| format!("  revoked {r}")).unwrap_or_default();
+                println!("{}…  created {}{revoked}", k.prefix.unwrap_or_default(), k.created_at);
             }
+        }
+        Admin::ListClients { org } => {
+            for c in kino_server::identity::clients(store, org_id(store, org)?).map_err(|e| e.to_string())? {
+                let revoked = c.revoked_at.map(|r| format!("  revoked {r}")).unwrap_or_default();
+                println!("{}  created {}{revoked}", c.client_id.unwrap_or_default(), c.created_at);
+            }
+        }
+        Admin::RevokeClient { org, client_id } => {
+            kino_server::identity::revoke_client(store, org_id(store, org)?, client_id).map_err(|e| e.to_string())?;
+            println!("revoked {}", client_id.trim());
         }
         Admin::CreateClient { org } => {
             let id = org_id(store, org)?;
@@ -227,13 +252,8 @@ fn admin(store: &Store, cmd: &Admin) -> Result<(), String> {
         Admin::Portal(_) => unreachable!("portal commands run with the service state"),
         Admin::RotateSecretsKey => unreachable!("the rotation runs with the data directory"),
         Admin::RevokeKey { org, key } => {
-            let prefix = key_prefix(key);
-            let hash = (key.len() > prefix.len()).then(|| hash_key(key));
-            match store.revoke_key(org_id(store, org)?, &prefix, hash.as_deref()).map_err(|e| e.to_string())? {
-                0 => return Err(format!("{org:?} has no live key {prefix}…")),
-                1 => println!("revoked {prefix}…"),
-                n => return Err(format!("{n} live keys of {org:?} start with {prefix}; pass the whole key")),
-            }
+            let prefix = kino_server::auth::revoke_key(store, org_id(store, org)?, key).map_err(|e| e.to_string())?;
+            println!("revoked {prefix}…");
         }
     }
     Ok(())
@@ -395,11 +415,26 @@ fn private_paths(cli: &Cli) -> Result<Vec<PathBuf>, String> {
     Ok(paths)
 }
 
-/// The admin API's credential: `--admin-token` / `KINO_ADMIN_TOKEN`, else the one kept in
+/// The admin API's credential: `--admin-token` / `KINO_ADMIN_TOKEN` or the file named by
+/// `--admin-token-file` / `KINO_ADMIN_TOKEN_FILE` (not both), else the one kept in
 /// `<data-dir>/admin.token` (created, mode 0600, and printed once on first start).
 fn admin_token(cli: &Cli) -> Result<String, String> {
-    if let Some(t) = cli.admin_token.as_ref().filter(|t| !t.trim().is_empty()) {
-        return Ok(t.trim().to_string());
+    let given = cli.admin_token.as_deref().map(str::trim).filter(|t| !t.is_empty());
+    match (given, &cli.admin_token_file) {
+        (Some(_), Some(_)) => {
+            return Err("give the admin token one way: --admin-token (KINO_ADMIN_TOKEN) or --admin-token-file \
+                        (KINO_ADMIN_TOKEN_FILE), not both"
+                .into());
+        }
+        (Some(t), None) => return Ok(t.to_string()),
+        (None, Some(path)) => {
+            let t = std::fs::read_to_string(path).map_err(|e| format!("--admin-token-file {}: {e}", path.display()))?;
+            if t.trim().is_empty() {
+                return Err(format!("--admin-token-file {}: the file is empty", path.display()));
+            }
+            return Ok(t.trim().to_string());
+        }
+        (None, None) => {}
     }
     let path = cli.data_dir.join("admin.token");
     if let Ok(t) = std::fs::read_to_string(&path) {

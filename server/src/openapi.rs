@@ -135,6 +135,15 @@ struct Endpoint {
 
 const OK: &[(u16, &str)] =
     &[(200, "success"), (401, "no or bad API key"), (404, "not found"), (422, "validation error")];
+const ADMIN_OK: &[(u16, &str)] = &[(200, "success"), (401, "no or bad admin token"), (404, "no such organisation")];
+const ADMIN_CREATED: &[(u16, &str)] =
+    &[(201, "created"), (401, "no or bad admin token"), (404, "no such organisation")];
+const ADMIN_REVOKE: &[(u16, &str)] = &[
+    (200, "revoked"),
+    (401, "no or bad admin token"),
+    (404, "no such organisation, or no live credential of it with this id"),
+    (409, "the key prefix matches several live keys (nothing revoked)"),
+];
 const TASK_OK: &[(u16, &str)] = &[
     (200, "task status"),
     (400, "task is not failed"),
@@ -163,13 +172,84 @@ fn endpoints() -> Vec<Endpoint> {
     ];
     vec![
         Endpoint {
-            body: Some("client_id, client_secret, grant_type=client_credentials, scope (JSON or form-encoded)"),
+            body: Some(
+                "grant_type=client_credentials, scope (space-separated; default every scope: read:smartlist:published \
+                 read:recipe:published read:creative-asset:published read:previews), and client_id + client_secret \
+                 unless the client authenticates with HTTP Basic (Authorization: Basic \
+                 base64(urlencode(client_id):urlencode(client_secret))), never both; JSON or form-encoded",
+            ),
             responses: &[
                 (200, "access token"),
-                (400, "invalid_request, unsupported_grant_type, invalid_scope"),
-                (401, "invalid_client"),
+                (
+                    400,
+                    "invalid_request (malformed, a missing field, or two client authentication methods), unsupported_grant_type, invalid_scope",
+                ),
+                (
+                    401,
+                    "invalid_client (unknown or revoked client, wrong secret, malformed Basic credential); WWW-Authenticate: Basic",
+                ),
             ],
             ..e("post", "/oauth/token", "identity", "Issue an access token (OAuth 2.0 client credentials)", vec![])
+        },
+        Endpoint {
+            responses: ADMIN_OK,
+            ..e(
+                "get",
+                "/admin/v1/orgs/{org}/api-keys",
+                "admin",
+                "List API keys: prefix, created_at, revoked_at (never the key)",
+                vec![path("org", Ty::Str)],
+            )
+        },
+        Endpoint {
+            responses: ADMIN_CREATED,
+            ..e(
+                "post",
+                "/admin/v1/orgs/{org}/api-keys",
+                "admin",
+                "Create an API key (shown in this answer only)",
+                vec![path("org", Ty::Str)],
+            )
+        },
+        Endpoint {
+            responses: ADMIN_REVOKE,
+            ..e(
+                "delete",
+                "/admin/v1/orgs/{org}/api-keys/{id}",
+                "admin",
+                "Revoke a live API key by its prefix as listed (kino_ and 8 hex digits); effective at once",
+                vec![path("org", Ty::Str), path("id", Ty::Str)],
+            )
+        },
+        Endpoint {
+            responses: ADMIN_OK,
+            ..e(
+                "get",
+                "/admin/v1/orgs/{org}/clients",
+                "admin",
+                "List OAuth clients: client_id, created_at, revoked_at (never the secret)",
+                vec![path("org", Ty::Str)],
+            )
+        },
+        Endpoint {
+            responses: ADMIN_CREATED,
+            ..e(
+                "post",
+                "/admin/v1/orgs/{org}/clients",
+                "admin",
+                "Create an OAuth client (the secret is in this answer only)",
+                vec![path("org", Ty::Str)],
+            )
+        },
+        Endpoint {
+            responses: ADMIN_REVOKE,
+            ..e(
+                "delete",
+                "/admin/v1/orgs/{org}/clients/{id}",
+                "admin",
+                "Revoke an OAuth client: no new tokens, and the tokens it holds are refused at once",
+                vec![path("org", Ty::Str), path("id", Ty::Str)],
+            )
         },
         e(
             "get",
@@ -536,18 +616,33 @@ fn raw_document() -> Value {
             .iter()
             .map(|p| json!({"name": p.name, "in": p.location, "required": p.required, "description": p.doc, "schema": schema(p.ty, p.default)}))
             .collect();
-        let responses: Map<String, Value> = ep
+        let mut responses: Map<String, Value> = ep
             .responses
             .iter()
             .map(|(code, d)| (code.to_string(), json!({"description": d, "content": {"application/json": {}}})))
             .collect();
+        if ep.tag == "previews" {
+            // An access token (rather than an API key) is rate limited and needs the previews scope.
+            for (code, d) in [
+                (403, "access token without the read:previews scope (insufficient_scope)"),
+                (429, "access token over its organisation's portal rate limit (Retry-After)"),
+            ] {
+                responses.insert(code.to_string(), json!({"description": d, "content": {"application/json": {}}}));
+            }
+        }
         let mut op = json!({
             "tags": [ep.tag],
             "summary": ep.summary,
             "operationId": format!("{}_{}", ep.method, ep.path.replace(['/', '{', '}', '-'], "_")),
             "parameters": params,
             "responses": responses,
-            "security": if ep.tag == "portal" { json!([{"bearer": []}]) } else if ep.tag == "identity" { json!([]) } else { json!([{"api_key_query": []}, {"api_key_header": []}]) },
+            "security": match ep.tag {
+                "portal" => json!([{"bearer": []}]),
+                "identity" => json!([]),
+                "admin" => json!([{"admin_token": []}]),
+                "previews" => json!([{"api_key_query": []}, {"api_key_header": []}, {"bearer": []}]),
+                _ => json!([{"api_key_query": []}, {"api_key_header": []}]),
+            },
         });
         if let Some(body) = ep.body {
             op["requestBody"] = json!({"description": body, "required": true, "content": {"application/json": {"schema": {"type": "object"}}}});
@@ -563,6 +658,7 @@ fn raw_document() -> Value {
             "api_key_query": {"type": "apiKey", "in": "query", "name": "key"},
             "api_key_header": {"type": "apiKey", "in": "header", "name": "X-API-Key"},
             "bearer": {"type": "http", "scheme": "bearer", "bearerFormat": "JWT"},
+            "admin_token": {"type": "http", "scheme": "bearer", "description": "the admin token (--admin-token-file, KINO_ADMIN_TOKEN or <data-dir>/admin.token)"},
         }},
     })
 }
@@ -608,7 +704,8 @@ mod tests {
         serde_json::from_value::<utoipa::openapi::OpenApi>(super::raw_document()).unwrap();
         let doc = super::document();
         assert_eq!(doc["openapi"], "3.1.0");
-        assert_eq!(doc["paths"].as_object().unwrap().len(), 39);
+        assert_eq!(doc["paths"].as_object().unwrap().len(), 43);
+        assert!(doc["paths"]["/admin/v1/orgs/{org}/clients/{id}"]["delete"].is_object());
         assert!(doc["paths"]["/smartlists/{id}/assets"]["get"].is_object());
         let clip = &doc["paths"]["/results/jitpreviews/v2/{inventory_id}"]["get"]["parameters"];
         assert_eq!(clip.as_array().unwrap().len(), 1 + 36 + 1);

@@ -862,9 +862,10 @@ async fn portal_catalogs_with_tokens_scopes_and_errors() {
         assert_eq!(res.status(), StatusCode::UNAUTHORIZED, "{bad}");
         assert!(res.headers()["www-authenticate"].to_str().unwrap().contains("invalid_token"));
     }
-    // the access token also serves the previews interface
+    // an access token with the read:previews scope also serves the previews interface
     t.movie("m1").await;
     t.signals("m1", 1).await;
+    let tok = token(&t, &id, &secret, "read:previews").await;
     let (s, _) = t
         .raw("GET", "/results/jitpreviews/v2/m1?catalog=acme", None, &[("authorization", &format!("Bearer {tok}"))])
         .await;

@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 use subtle::ConstantTimeEq;
 
 use super::portal::PortalError;
-use crate::auth::{generate_key, hash_key, key_prefix};
+use crate::auth::{CredentialError, generate_key, hash_key, key_prefix};
 use crate::portal::{ManageError, recipes, smartlists, text, views};
 use crate::state::AppState;
 use crate::store::{OrgId, RecipeRow};
@@ -40,6 +40,16 @@ impl From<WebhookError> for PortalError {
             WebhookError::Invalid { .. } => PortalError::new(StatusCode::BAD_REQUEST, e.to_string()),
             WebhookError::NotFound { .. } => PortalError::new(StatusCode::NOT_FOUND, e.to_string()),
             WebhookError::Store(inner) => inner.into(),
+        }
+    }
+}
+
+impl From<CredentialError> for PortalError {
+    fn from(e: CredentialError) -> Self {
+        match e {
+            CredentialError::NotFound { .. } => PortalError::new(StatusCode::NOT_FOUND, e.to_string()),
+            CredentialError::Ambiguous { .. } => PortalError::new(StatusCode::CONFLICT, e.to_string()),
+            CredentialError::Store(inner) => inner.into(),
         }
     }
 }
@@ -172,13 +182,27 @@ pub async fn update_catalog(State(state): State<AppState>, s: Scope, bytes: Byte
     ok(json!({"name": s.id, "media_generation": enabled}))
 }
 
-/// `GET /admin/v1/orgs/{org}/api-keys`: prefixes only.
+/// `GET /admin/v1/orgs/{org}/api-keys`: prefixes and times only, revoked keys too.
 pub async fn list_keys(State(state): State<AppState>, s: Scope) -> Answer {
-    let keys = state.store.keys(s.org)?;
-    ok(keys
-        .into_iter()
-        .map(|(prefix, created_at, revoked)| json!({"prefix": prefix, "created_at": created_at, "revoked_at": revoked}))
-        .collect::<Vec<_>>())
+    ok(crate::auth::keys(&state.store, s.org)?)
+}
+
+/// `DELETE /admin/v1/orgs/{org}/api-keys/{id}`: revokes the live key with this prefix (as listed);
+/// 404 when none, 409 when the prefix is ambiguous (nothing revoked). Effective at once.
+pub async fn revoke_key(State(state): State<AppState>, s: Scope) -> Answer {
+    ok(json!({"revoked": crate::auth::revoke_key(&state.store, s.org, &s.id)?}))
+}
+
+/// `GET /admin/v1/orgs/{org}/clients`: client ids and times only, revoked clients too.
+pub async fn list_clients(State(state): State<AppState>, s: Scope) -> Answer {
+    ok(crate::identity::clients(&state.store, s.org)?)
+}
+
+/// `DELETE /admin/v1/orgs/{org}/clients/{id}`: revokes the client; it gets no new token and the
+/// tokens it holds are refused from the next request on. 404 when it is not a live client.
+pub async fn revoke_client(State(state): State<AppState>, s: Scope) -> Answer {
+    crate::identity::revoke_client(&state.store, s.org, &s.id)?;
+    ok(json!({"revoked": s.id.trim()}))
 }
 
 /// `POST /admin/v1/orgs/{org}/api-keys`: the key is in this answer only.

@@ -66,30 +66,32 @@ impl From<crate::store::StoreError> for PortalError {
     }
 }
 
-/// Checks the bearer token (RFC 6750 errors); the caller's claims.
+/// Checks the bearer token (RFC 6750 errors) and that its client is live; the caller's claims.
 fn authenticate(state: &AppState, headers: &HeaderMap) -> Result<identity::Claims, PortalError> {
-    let token = headers
-        .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer ").or_else(|| v.strip_prefix("bearer ")));
-    match token.map(|t| identity::validate(&state.tokens, t.trim())) {
-        None | Some(Err(TokenError::Missing)) => Err(PortalError::new(
-            StatusCode::UNAUTHORIZED,
-            "a bearer access token is required",
-        )
-        .with_challenge("Bearer realm=\"kino\"")),
-        Some(Err(TokenError::Invalid)) => Err(PortalError::new(
-            StatusCode::UNAUTHORIZED,
-            "the access token is invalid or expired",
-        )
-        .with_challenge(
-            "Bearer realm=\"kino\", error=\"invalid_token\", error_description=\"the access token is invalid or expired\"",
-        )),
-        Some(Ok(claims)) => Ok(claims),
-    }
+    let result = crate::auth::bearer(headers).map_or(Err(TokenError::Missing), |t| identity::authenticate(state, t));
+    result.map_err(|e| match e {
+        TokenError::Missing => {
+            PortalError::new(StatusCode::UNAUTHORIZED, e.description()).with_challenge("Bearer realm=\"kino\"")
+        }
+        TokenError::Invalid | TokenError::Revoked => {
+            PortalError::new(StatusCode::UNAUTHORIZED, e.description()).with_challenge(invalid_token_challenge(e))
+        }
+        TokenError::Unavailable => PortalError::internal(),
+    })
 }
 
-fn with_quota(mut res: Response, q: Quota) -> Response {
+/// The RFC 6750 challenge of a refused access token.
+pub fn invalid_token_challenge(e: TokenError) -> String {
+    format!("Bearer realm=\"kino\", error=\"invalid_token\", error_description=\"{}\"", e.description())
+}
+
+/// The RFC 6750 challenge of a token that lacks `scope`.
+pub fn insufficient_scope_challenge(scope: &str) -> String {
+    format!("Bearer realm=\"kino\", error=\"insufficient_scope\", scope=\"{scope}\"")
+}
+
+/// Puts the rate-limit headers on an answer (and `Retry-After` on a refusal).
+pub fn with_quota(mut res: Response, q: Quota) -> Response {
     let h = res.headers_mut();
     for (name, value) in [
         ("ratelimit-limit", q.limit.to_string()),
@@ -125,7 +127,10 @@ fn portal(
         Err(e) => return e.into_response(),
     };
     let org = OrgId(claims.org);
-    let quota = state.limiter.hit(org);
+    let quota = match state.limiter.hit(&state.store, org) {
+        Ok(quota) => quota,
+        Err(e) => return PortalError::from(e).into_response(),
+    };
     let res = if !quota.allowed {
         PortalError::new(
             StatusCode::TOO_MANY_REQUESTS,
@@ -134,7 +139,7 @@ fn portal(
         .into_response()
     } else if !claims.has_scope(scope) {
         PortalError::new(StatusCode::FORBIDDEN, format!("the token lacks the scope {scope}"))
-            .with_challenge(format!("Bearer realm=\"kino\", error=\"insufficient_scope\", scope=\"{scope}\""))
+            .with_challenge(insufficient_scope_challenge(scope))
             .into_response()
     } else {
         match f(org) {

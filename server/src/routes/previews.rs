@@ -1,26 +1,99 @@
 //! Previews (`/results/jitpreviews/v2`): clip search through the core's `ClipQuery` parser,
-//! generation, status, clip types, list.
+//! generation, status, clip types, list. A caller with an access token (rather than an API key)
+//! is counted against its organisation's portal rate limit and needs the `read:previews` scope.
 
 use axum::Json;
 use axum::extract::{Path, RawQuery, State};
-use axum::http::HeaderMap;
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
 use kino::{ClipQuery, TextEncoder};
 use serde_json::{Value, json};
 
+use super::portal::{insufficient_scope_challenge, invalid_token_challenge, with_quota};
 use super::results::{item_status, list_product};
 use super::{caller, live_item};
 use crate::auth::{Accept, random_hex};
 use crate::catalog::result_type;
 use crate::error::{AppError, Detail};
+use crate::identity::{self, PREVIEWS_SCOPE, TokenError};
 use crate::query::Params;
+use crate::ratelimit::Quota;
 use crate::state::AppState;
 use crate::store::{NewGeneration, OrgId, Queued};
 
-/// The caller of a previews endpoint: API key or bearer credential, and one of its catalogs.
-fn previews_caller(state: &AppState, raw: Option<&str>, headers: &HeaderMap) -> Result<(OrgId, Params), AppError> {
-    let (org, params) = caller(state, raw, headers, Accept::ApiKeyOrBearer)?;
-    require_catalog(state, org, &params)?;
-    Ok((org, params))
+/// The caller of a previews endpoint: its organisation, the query, and (for an access token) the
+/// request counted against the organisation's rate limit.
+struct Caller {
+    org: OrgId,
+    params: Params,
+    quota: Option<Quota>,
+}
+
+impl Caller {
+    /// The handler's answer, with the rate-limit headers for an access token.
+    fn answer(&self, result: Result<Json<Value>, AppError>) -> Response {
+        let res = result.into_response();
+        match self.quota {
+            Some(q) => with_quota(res, q),
+            None => res,
+        }
+    }
+}
+
+/// A refusal in the previews' error shape (`{"detail": ...}`) with a `WWW-Authenticate` challenge.
+fn refused(status: StatusCode, detail: String, challenge: Option<String>) -> Response {
+    let mut res = (status, Json(json!({ "detail": detail }))).into_response();
+    if let Some(value) = challenge.and_then(|c| HeaderValue::from_str(&c).ok()) {
+        res.headers_mut().insert(header::WWW_AUTHENTICATE, value);
+    }
+    res
+}
+
+/// Authenticates a previews request: an access token (client live, counted against the
+/// organisation's rate limit, scope `read:previews`), else an API key (`?key=`, `X-API-Key` or
+/// bearer); then requires one of the organisation's catalogs. The error is the answer to give.
+fn previews_caller(state: &AppState, raw: Option<&str>, headers: &HeaderMap) -> Result<Caller, Box<Response>> {
+    let Some(token) = crate::auth::bearer(headers).filter(|b| crate::auth::is_access_token(b)) else {
+        let (org, params) = caller(state, raw, headers, Accept::ApiKeyOrBearer).map_err(boxed)?;
+        require_catalog(state, org, &params).map_err(boxed)?;
+        return Ok(Caller { org, params, quota: None });
+    };
+    let claims = identity::authenticate(state, token).map_err(|e| match e {
+        TokenError::Unavailable => boxed(AppError::Internal("client lookup failed".into())),
+        _ => Box::new(refused(StatusCode::UNAUTHORIZED, e.description().into(), Some(invalid_token_challenge(e)))),
+    })?;
+    let org = OrgId(claims.org);
+    let quota = state.limiter.hit(&state.store, org).map_err(|e| boxed(AppError::from(e)))?;
+    let refusal = if !quota.allowed {
+        Some(refused(
+            StatusCode::TOO_MANY_REQUESTS,
+            format!("rate limit of {} requests per hour exceeded", quota.limit),
+            None,
+        ))
+    } else if !claims.has_scope(PREVIEWS_SCOPE) {
+        Some(refused(
+            StatusCode::FORBIDDEN,
+            format!("insufficient_scope: the access token lacks the scope {PREVIEWS_SCOPE}"),
+            Some(insufficient_scope_challenge(PREVIEWS_SCOPE)),
+        ))
+    } else {
+        None
+    };
+    let checked = match refusal {
+        Some(res) => Err(res),
+        None => Params::parse(raw)
+            .and_then(|params| require_catalog(state, org, &params).map(|()| params))
+            .map_err(IntoResponse::into_response),
+    };
+    match checked {
+        Ok(params) => Ok(Caller { org, params, quota: Some(quota) }),
+        Err(res) => Err(Box::new(with_quota(res, quota))),
+    }
+}
+
+/// An error as the (boxed) answer to give.
+fn boxed(e: AppError) -> Box<Response> {
+    Box::new(e.into_response())
 }
 
 fn require_catalog(state: &AppState, org: OrgId, params: &Params) -> Result<(), AppError> {
@@ -38,8 +111,14 @@ pub async fn clips(
     Path(id): Path<String>,
     RawQuery(raw): RawQuery,
     headers: HeaderMap,
-) -> Result<Json<Value>, AppError> {
-    let (org, params) = previews_caller(&state, raw.as_deref(), &headers)?;
+) -> Response {
+    match previews_caller(&state, raw.as_deref(), &headers) {
+        Ok(c) => c.answer(clips_of(state, c.org, &c.params, id)),
+        Err(refusal) => *refusal,
+    }
+}
+
+fn clips_of(state: AppState, org: OrgId, params: &Params, id: String) -> Result<Json<Value>, AppError> {
     let query = ClipQuery::from_pairs(
         params.0.iter().filter(|(k, _)| k != "key" && k != "catalog").map(|(k, v)| (k.as_str(), v.as_str())),
     )?;
@@ -136,8 +215,14 @@ pub async fn generation(
     Path(gen_id): Path<String>,
     RawQuery(raw): RawQuery,
     headers: HeaderMap,
-) -> Result<Json<Value>, AppError> {
-    let (org, _) = previews_caller(&state, raw.as_deref(), &headers)?;
+) -> Response {
+    match previews_caller(&state, raw.as_deref(), &headers) {
+        Ok(c) => c.answer(generation_of(state, c.org, gen_id)),
+        Err(refusal) => *refusal,
+    }
+}
+
+fn generation_of(state: AppState, org: OrgId, gen_id: String) -> Result<Json<Value>, AppError> {
     match state.store.generation(org, &gen_id)? {
         Some(g) if g.state == "SUCCESS" => Ok(Json(json!({"status": "SUCCESS", "error": "", "data": g.data}))),
         Some(g) if g.state == "FAILED" => Ok(Json(json!({"status": "FAILED", "error": g.error, "data": null}))),
@@ -146,14 +231,13 @@ pub async fn generation(
 }
 
 /// `GET /results/jitpreviews/v2/info/clip_types`.
-pub async fn clip_types(
-    State(state): State<AppState>,
-    RawQuery(raw): RawQuery,
-    headers: HeaderMap,
-) -> Result<Json<Value>, AppError> {
-    let (_, params) = previews_caller(&state, raw.as_deref(), &headers)?;
-    let info = kino::clip_types_info(params.get("version"))?;
-    Ok(Json(json!(info)))
+pub async fn clip_types(State(state): State<AppState>, RawQuery(raw): RawQuery, headers: HeaderMap) -> Response {
+    match previews_caller(&state, raw.as_deref(), &headers) {
+        Ok(c) => {
+            c.answer(kino::clip_types_info(c.params.get("version")).map(|info| Json(json!(info))).map_err(Into::into))
+        }
+        Err(refusal) => *refusal,
+    }
 }
 
 /// `GET /results/jitpreviews/v2/status/{inventory_id}`.
@@ -162,17 +246,17 @@ pub async fn status(
     Path(id): Path<String>,
     RawQuery(raw): RawQuery,
     headers: HeaderMap,
-) -> Result<Json<Value>, AppError> {
-    let (org, params) = previews_caller(&state, raw.as_deref(), &headers)?;
-    item_status(&state, org, &params, &id, "jitpreviews").map(Json)
+) -> Response {
+    match previews_caller(&state, raw.as_deref(), &headers) {
+        Ok(c) => c.answer(item_status(&state, c.org, &c.params, &id, "jitpreviews").map(Json)),
+        Err(refusal) => *refusal,
+    }
 }
 
 /// `GET /results/jitpreviews/v2/`: items with updated results.
-pub async fn list(
-    State(state): State<AppState>,
-    RawQuery(raw): RawQuery,
-    headers: HeaderMap,
-) -> Result<Json<Value>, AppError> {
-    let (org, params) = previews_caller(&state, raw.as_deref(), &headers)?;
-    list_product(&state, org, &params, "jitpreviews", 1000, None).map(Json)
+pub async fn list(State(state): State<AppState>, RawQuery(raw): RawQuery, headers: HeaderMap) -> Response {
+    match previews_caller(&state, raw.as_deref(), &headers) {
+        Ok(c) => c.answer(list_product(&state, c.org, &c.params, "jitpreviews", 1000, None).map(Json)),
+        Err(refusal) => *refusal,
+    }
 }

@@ -186,3 +186,10 @@ CREATE TABLE IF NOT EXISTS webhook_deliveries (
 );
 CREATE INDEX IF NOT EXISTS webhook_deliveries_by_state ON webhook_deliveries (state);
 CREATE INDEX IF NOT EXISTS webhook_deliveries_by_webhook ON webhook_deliveries (webhook_id);
+-- Portal request counters, one row per organisation: the count of the current fixed window
+-- (`window_start`, seconds since the epoch). Kept here so a restart does not reset them.
+CREATE TABLE IF NOT EXISTS rate_limits (
+    org_id INTEGER PRIMARY KEY,
+    window_start INTEGER NOT NULL,
+    count INTEGER NOT NULL
+);

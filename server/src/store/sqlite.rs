@@ -804,6 +804,66 @@ fn new_service_id() -> String {
     format!("svc-{}", crate::auth::random_hex(12))
 }
 
+impl Store {
+    // ---- credentials and rate limits ----
+
+    /// The organisation's OAuth clients: (client id, created, revoked), oldest first; never the
+    /// secret (only its hash is stored).
+    pub fn clients(&self, org: OrgId) -> StoreResult<Vec<(String, String, Option<String>)>> {
+        self.with(|c| {
+            let mut st = c.prepare(
+                "SELECT client_id, created_at, revoked_at FROM oauth_clients WHERE org_id = ?1 ORDER BY created_at, client_id",
+            )?;
+            st.query_map([org.0], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?.collect()
+        })
+    }
+
+    /// Revokes the organisation's live client `client_id`; whether there was one.
+    pub fn revoke_client(&self, org: OrgId, client_id: &str) -> StoreResult<bool> {
+        self.with(|c| {
+            let n = c.execute(
+                "UPDATE oauth_clients SET revoked_at = ?3 WHERE org_id = ?1 AND client_id = ?2 AND revoked_at IS NULL",
+                params![org.0, client_id, now()],
+            )?;
+            Ok(n == 1)
+        })
+    }
+
+    /// Whether `client_id` is a live (unrevoked) client of the organisation: one primary-key
+    /// lookup, made for every access token presented, so a revocation (by any process on this
+    /// database) takes effect at once.
+    pub fn client_is_live(&self, org: OrgId, client_id: &str) -> StoreResult<bool> {
+        self.with(|c| {
+            c.query_row(
+                "SELECT 1 FROM oauth_clients WHERE client_id = ?1 AND org_id = ?2 AND revoked_at IS NULL",
+                params![client_id, org.0],
+                |_| Ok(()),
+            )
+            .optional()
+            .map(|found| found.is_some())
+        })
+    }
+
+    /// Counts one request of the organisation in the window starting at `window_start` (seconds
+    /// since the epoch) and returns the window's count including it, capped at `cap` so refused
+    /// requests do not grow it without end. One statement (an upsert), so the count is exact
+    /// under concurrency and across processes, and survives a restart.
+    pub fn count_request(&self, org: OrgId, window_start: i64, cap: i64) -> StoreResult<i64> {
+        self.with(|c| {
+            c.query_row(
+                "INSERT INTO rate_limits (org_id, window_start, count) VALUES (?1, ?2, 1)
+                 ON CONFLICT (org_id) DO UPDATE SET
+                     count = CASE WHEN rate_limits.window_start = excluded.window_start
+                                  THEN MIN(rate_limits.count + 1, ?3) ELSE 1 END,
+                     window_start = excluded.window_start
+                 RETURNING count",
+                params![org.0, window_start, cap],
+                |r| r.get(0),
+            )
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -33,6 +33,7 @@ fn v4_reason(ip: Ipv4Addr, allow_loopback: bool) -> Option<&'static str> {
         (169, 254, _) => "link-local (169.254.0.0/16)",
         (192, 0, 0) => "IETF protocol assignments (192.0.0.0/24)",
         (192, 0, 2) | (198, 51, 100) | (203, 0, 113) => "documentation",
+        (192, 88, 99) => "6to4 relay anycast (192.88.99.0/24)",
         (198, 18..=19, _) => "benchmarking (198.18.0.0/15)",
         (224..=239, _, _) => "multicast",
         (240..=255, _, _) => "reserved or broadcast",
@@ -51,6 +52,8 @@ fn v6_reason(ip: Ipv6Addr, allow_loopback: bool) -> Option<&'static str> {
         _ if ip.is_loopback() => "loopback",
         _ if ip.is_unspecified() => "unspecified",
         [0, 0, 0, 0, 0, 0, _, _] => "IPv4-compatible",
+        [0, 0, 0, 0, 0xffff, 0, _, _] => "IPv4-translated (::ffff:0:0:0/96)",
+        [0x64, 0xff9b, 1, ..] => "local-use NAT64 (64:ff9b:1::/48)",
         [0x64, 0xff9b, 0, 0, 0, 0, hi, lo] => {
             return v4_reason(Ipv4Addr::from((u32::from(hi) << 16) | u32::from(lo)), false);
         }
@@ -182,6 +185,13 @@ mod tests {
             "64:ff9b::a00:1",
             "2002:c0a8:101::1",
             "2001:db8::1",
+            "192.88.99.1",
+            "192.88.99.255",
+            "2002:c058:6301::1",
+            "::ffff:0:808:808",
+            "::ffff:0:a00:1",
+            "64:ff9b:1::808:808",
+            "64:ff9b:1:ffff::1",
         ] {
             assert!(reason(ip).is_some(), "{ip} must be forbidden");
         }
@@ -189,9 +199,27 @@ mod tests {
 
     #[test]
     fn public_addresses_are_allowed() {
-        for ip in ["8.8.8.8", "1.1.1.1", "172.32.0.1", "100.128.0.1", "2606:4700::1111", "::ffff:8.8.8.8"] {
+        for ip in [
+            "8.8.8.8",
+            "1.1.1.1",
+            "172.32.0.1",
+            "100.128.0.1",
+            "2606:4700::1111",
+            "::ffff:8.8.8.8",
+            "192.88.98.1",
+            "192.88.100.1",
+            "64:ff9b::808:808",
+        ] {
             assert_eq!(reason(ip), None, "{ip} must be allowed");
         }
+    }
+
+    #[test]
+    fn each_translation_and_relay_range_is_named() {
+        assert_eq!(reason("64:ff9b:1::808:808"), Some("local-use NAT64 (64:ff9b:1::/48)"));
+        assert_eq!(reason("::ffff:0:808:808"), Some("IPv4-translated (::ffff:0:0:0/96)"));
+        assert_eq!(reason("192.88.99.1"), Some("6to4 relay anycast (192.88.99.0/24)"));
+        assert_eq!(reason("2002:c058:6301::1"), Some("6to4 relay anycast (192.88.99.0/24)"), "6to4 of the relay");
     }
 
     #[test]
