@@ -8,14 +8,15 @@
 # - The first command block starts the service. It runs in the background, in its own process
 #   group, with a temporary data directory (KINO_DATA_DIR) and an ephemeral port (KINO_BIND
 #   127.0.0.1:0); the script waits until it prints "listening on", requires the demo API key on
-#   its output (first start), and stops the whole group at the end, whatever happens.
+#   its output (first start) and checks that the key works, and stops the whole group at the end,
+#   whatever happens. A panic in the service's log fails the check.
 # - The `./scripts/test.sh` block is skipped (it is what runs this script).
 # - Every other block runs, in README order, in one bash process from the repository root, under
 #   `set -euo pipefail`, so variables set by one block (KEY, ADMIN, TOKEN, ...) serve the next, as
 #   in a user's terminal. `curl` gets `--fail-with-body` unless the command already handles HTTP
 #   errors with -f/--fail, so an HTTP error fails the check; it also gets `--silent` (no progress
-#   meter in the log; `--show-error` too where the README does not ask for -f). The whole run is bounded by
-#   README_TIMEOUT seconds (default 1200).
+#   meter in the log) and, where the README does not ask for -f, `--show-error`. A failure names
+#   the README line. The blocks must finish within README_TIMEOUT seconds (default 1200).
 # - Rewritten before running, always: `localhost:8080` to the service's real address,
 #   `kino-data/` to the temporary data directory, `/tmp/` to a temporary directory.
 #   CARGO_INSTALL_ROOT points `cargo install` into the temporary directory (its bin/ is put first
@@ -25,7 +26,8 @@
 #   optimisations: `cargo run --release` becomes `cargo run`, `cargo install` gets `--debug`,
 #   `cargo bench --bench X` becomes `cargo test --bench X` (criterion's test mode: every benchmark
 #   runs once, unmeasured), and `index build --demo 200` builds 20 demo titles. README_FAST=0
-#   runs the commands exactly as written (release builds, full benchmarks: tens of minutes).
+#   runs the commands as written but for the rewrites above (release builds, full benchmarks:
+#   tens of minutes on two cores).
 # - Files the blocks leave in the repository (videos/trailer.mp4, clip.mp4; both git-ignored) are
 #   removed afterwards unless they were there before.
 #
@@ -151,9 +153,13 @@ until grep -q "^listening on " "$work/server.out" 2>/dev/null; do
 done
 port="$(sed -n 's#^listening on http://[^ ]*:\([0-9][0-9]*\).*#\1#p' "$work/server.out" | head -1)"
 [ -n "$port" ] || { echo "error: no port in: $(grep '^listening on' "$work/server.out")" >&2; exit 1; }
-grep -qE 'kino_[0-9a-f]{64}' "$work/server.out" ||
+demo_key="$(grep -oE 'kino_[0-9a-f]{64}' "$work/server.out" | head -1)"
+[ -n "$demo_key" ] ||
     { echo "error: the first start did not print the demo API key" >&2; cat "$work/server.out" >&2; exit 1; }
-echo "   listening on port $port after $(($(date +%s) - started))s; the demo API key was printed"
+curl --silent --show-error --fail-with-body --output /dev/null \
+    "http://127.0.0.1:$port/tasks/catalog-item/tt-demo-001?key=$demo_key" ||
+    { echo "error: the demo API key the service printed is refused" >&2; exit 1; }
+echo "   listening on port $port after $(($(date +%s) - started))s; the demo API key it printed works"
 
 # The other blocks, as one script.
 {
@@ -180,6 +186,14 @@ HEADER
     done
 } >"$work/blocks.sh"
 
-timeout "$limit" bash "$work/blocks.sh"
+status=0
+timeout "$limit" bash "$work/blocks.sh" || status=$?
+[ "$status" -ne 124 ] || echo "error: the README's blocks did not finish within ${limit}s (README_TIMEOUT)" >&2
+[ "$status" -eq 0 ] || exit "$status"
+if grep -q "panicked" "$work/server.err"; then
+    echo "error: the service panicked:" >&2
+    grep -A5 "panicked" "$work/server.err" >&2
+    exit 1
+fi
 echo
 echo "== README command blocks passed in $(($(date +%s) - started))s (fast mode: $fast)"
