@@ -9,6 +9,7 @@
 //! - [`Runtime`]: ONNX Runtime loaded from the `libonnxruntime.so` of the pinned onnxruntime wheel
 //!   (the `ort` crate with `load-dynamic`; nothing is downloaded or linked at build time).
 //! - [`SileroVad`]: voice activity detection on 16 kHz mono audio.
+//! - [`SentenceEncoder`]: all-MiniLM-L6-v2 sentence embeddings, a semantic [`kino::TextEncoder`].
 //!
 //! No runtime type appears in this crate's API, so its users (and the `kino` core) stay free of
 //! them, and a missing model is an ordinary error ([`Error::ModelMissing`]) that says how to fetch
@@ -33,6 +34,7 @@ mod error;
 pub mod fetch;
 pub mod manifest;
 mod runtime;
+mod text;
 mod vad;
 
 pub use dir::{DirSource, MODELS_ENV, ModelStatus, ModelsDir, cache_root, wheel_cache};
@@ -40,4 +42,5 @@ pub use error::{Error, Result};
 pub use fetch::{FetchEvent, FetchOptions, fetch};
 pub use manifest::{MODELS, Model, ModelFile, Package, default_models, model};
 pub use runtime::Runtime;
+pub use text::{MAX_TOKENS, SENTENCE_DIM, SentenceEncoder};
 pub use vad::{CHUNK, SAMPLE_RATE, SileroVad, Speech, VadParams, speech_segments};

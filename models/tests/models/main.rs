@@ -4,4 +4,5 @@
 //! they fail.
 
 mod support;
+mod text;
 mod vad;
