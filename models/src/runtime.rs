@@ -71,17 +71,20 @@ impl Runtime {
             .build()
             .map_err(|e| runtime_error(e.to_string()))?;
         environment.set_log_level(LogLevel::Error);
-        let version = ort::info().to_string();
-        let version = version
-            .split(|c: char| c == ',' || c.is_whitespace())
-            .find_map(|part| part.strip_prefix("git-branch=rel-"))
-            .map_or_else(|| ONNXRUNTIME.version.to_string(), str::to_string);
+        // The build info string does not carry the release (its branch reads `HEAD`); the file
+        // name does: `libonnxruntime.so.1.31.1`.
+        let version = library
+            .file_name()
+            .and_then(|name| name.to_str())
+            .and_then(|name| name.split_once(".so."))
+            .map_or_else(|| "unknown".to_string(), |(_, version)| version.to_string());
         let runtime = Runtime { environment, library, version };
         *loaded = Some(runtime.clone());
         Ok(runtime)
     }
 
-    /// The runtime's version, e.g. `1.31.1`.
+    /// The runtime's version, e.g. `1.31.1`, read from the library's file name (`unknown` when the
+    /// name has none).
     pub fn version(&self) -> &str {
         &self.version
     }

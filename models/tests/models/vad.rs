@@ -147,6 +147,7 @@ fn loads_quickly_and_runs_faster_than_real_time() {
         runtime.library().display(),
         load
     );
+    assert_eq!(runtime.version(), manifest::ONNXRUNTIME.version);
     assert!(speech.segments.is_empty(), "silence is not speech: {:?}", speech.segments);
     assert!(speed > 10.0, "{speed:.1}x real time");
 }
