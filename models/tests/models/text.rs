@@ -1,0 +1,68 @@
+//! The sentence encoder (all-MiniLM-L6-v2): meaning over words, unit vectors, batches, empty text.
+
+use std::time::Instant;
+
+use kino::{LexicalEncoder, TextEncoder, text::dot};
+use kino_models::{SENTENCE_DIM, SentenceEncoder, manifest};
+
+use crate::support::models;
+
+fn encoder(test: &str) -> Option<SentenceEncoder> {
+    let (dir, runtime) = models(test, &[&manifest::MINILM])?;
+    Some(SentenceEncoder::load(&runtime, &dir, 1).unwrap())
+}
+
+#[test]
+fn a_car_chase_is_closer_to_a_pursuit_than_to_a_dinner() {
+    let Some(semantic) = encoder("a_car_chase_is_closer_to_a_pursuit_than_to_a_dinner") else { return };
+    let lexical = LexicalEncoder::default();
+    for (name, enc) in [("semantic", &semantic as &dyn TextEncoder), ("lexical", &lexical)] {
+        let query = enc.encode("car chase").unwrap();
+        let pursuit = dot(&query, &enc.encode("a pursuit through the streets").unwrap());
+        let dinner = dot(&query, &enc.encode("a quiet dinner").unwrap());
+        eprintln!("{name} ({}): car chase vs pursuit {pursuit:.3}, vs quiet dinner {dinner:.3}", enc.version());
+        if name == "semantic" {
+            assert!(pursuit > dinner + 0.1, "pursuit {pursuit}, dinner {dinner}");
+        }
+    }
+}
+
+#[test]
+fn vectors_are_unit_length_and_batches_agree_with_single_texts() {
+    let Some(enc) = encoder("vectors_are_unit_length_and_batches_agree_with_single_texts") else { return };
+    let texts = ["an explosion on the bridge", "two friends laugh at a joke in a small kitchen late at night", "rain"];
+    let batch = enc.encode_batch(&texts).unwrap();
+    for (text, b) in texts.iter().zip(&batch) {
+        let single = enc.encode(text).unwrap();
+        assert_eq!(single.len(), SENTENCE_DIM);
+        assert!((dot(&single, &single) - 1.0).abs() < 1e-5);
+        let agreement = dot(&single, b);
+        assert!(agreement > 0.99, "{text}: cosine {agreement} between the batched and the single vector");
+    }
+    assert_eq!(enc.encode("car chase").unwrap(), enc.encode("car chase").unwrap(), "deterministic");
+    assert!(matches!(enc.encode("  ?! "), Err(kino::Error::EmptyText)));
+    assert_eq!(enc.version(), "all-minilm-l6-v2 1.0.0");
+}
+
+#[test]
+fn long_texts_are_truncated_and_queries_are_fast() {
+    let Some(enc) = encoder("long_texts_are_truncated_and_queries_are_fast") else { return };
+    let long = "the detective follows the suspect through the crowded market ".repeat(100);
+    assert_eq!(enc.encode(&long).unwrap().len(), SENTENCE_DIM);
+    let queries =
+        ["car chase", "a romantic walk on the beach at sunset", "explosions", "a scary scene in a dark house"];
+    let started = Instant::now();
+    let rounds = 25;
+    for _ in 0..rounds {
+        for q in queries {
+            enc.encode(q).unwrap();
+        }
+    }
+    let per_query = started.elapsed().as_secs_f64() / (rounds * queries.len()) as f64;
+    eprintln!(
+        "all-minilm-l6-v2: load {:.3} s, {:.2} ms per short query (one thread)",
+        enc.load_seconds(),
+        per_query * 1e3
+    );
+    assert!(per_query < 0.2, "{per_query} s per query");
+}
