@@ -4,8 +4,8 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use kino::Signals;
 use kino::signals::{Analysis, FORMAT, MAX_SAMPLES, Timelines as DocTimelines, Vertical, sample_count};
+use kino::{Signals, report};
 
 use crate::error::{Error, Result};
 use crate::frame::Frame;
@@ -176,7 +176,9 @@ pub fn analyze(
     };
     progress(duration, duration);
 
-    let to_time = |f: usize| f as f64 / rate;
+    // Times on the millisecond grid every result is reported on (`kino::report`), so clips that
+    // snap to these cuts and avoid this speech report exactly the times the rules were checked on.
+    let to_time = |f: usize| report::time(f as f64 / rate);
     let runs = fades.finish();
     let boundaries = merge_boundaries(&content.finish(), &runs, min_shot_frames);
     let shots: Vec<f64> = boundaries.iter().map(|&f| to_time(f)).filter(|&t| t > 0.0 && t < duration).collect();
@@ -290,7 +292,7 @@ impl AudioJob {
         let speech = speech
             .into_iter()
             .filter_map(|[a, b]| {
-                let (a, b) = (a.max(0.0), b.min(duration));
+                let (a, b) = (report::time(a).max(0.0), report::time(b).min(duration));
                 (a < b).then_some([a, b])
             })
             .collect();
