@@ -119,18 +119,27 @@ pub fn run_analyze(args: AnalyzeArgs) -> CliResult {
     bar.finish_and_clear();
     let seconds = started.elapsed().as_secs_f64();
     eprintln!(
-        "analysed {:.1} s of video in {seconds:.2} s ({:.1}x real time): {} shots, {} scenes, {} speech intervals",
+        "analysed {:.1} s of video in {seconds:.2} s ({:.1}x real time): {}, {}, {}",
         doc.duration,
         doc.duration / seconds.max(1e-9),
-        doc.shots.len(),
-        doc.scenes.len(),
-        doc.speech.len()
+        shot_summary(doc.shots.len()),
+        count(doc.scenes.len(), "scene", "scenes"),
+        count(doc.speech.len(), "speech interval", "speech intervals"),
     );
     match args.out {
         Some(path) => doc.save(&path)?,
         None => println!("{}", doc.to_json_pretty()),
     }
     Ok(())
+}
+
+/// `shots` in a signals document are the cuts between shots: n cuts make n + 1 shots.
+fn shot_summary(cuts: usize) -> String {
+    format!("{} ({})", count(cuts + 1, "shot", "shots"), count(cuts, "cut", "cuts"))
+}
+
+fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 /// Runs `kino render ...`.

@@ -1,5 +1,7 @@
-//! The `kino` binary end to end: build a demo scene index, inspect it, search it by text.
+//! The `kino` binary end to end: build a demo scene index, inspect it, search it by text; analyse
+//! and render generated videos.
 
+use std::path::Path;
 use std::process::Command;
 
 fn kino(args: &[&str]) -> (bool, String, String) {
@@ -87,4 +89,31 @@ fn analyzes_a_video_and_renders_a_thumbnail() {
     let args = ["render", "thumbnail", video, "--signals", doc.to_str().unwrap(), "--start", "0", "--stop", "3"];
     let (ok, _, err) = kino(&[&args[..], &["-o", thumb.to_str().unwrap(), "--width", "160"]].concat());
     assert!(ok && err.contains("160x90"), "{err}");
+}
+
+/// Runs ffmpeg with `args` then the output path; panics when it fails.
+fn ffmpeg(args: &[&str], out: &Path) {
+    let status = Command::new("ffmpeg").args(["-v", "error", "-nostdin", "-y"]).args(args).arg(out).status().unwrap();
+    assert!(status.success(), "ffmpeg {args:?} failed");
+}
+
+#[test]
+fn analyze_counts_shots_not_cuts() {
+    if !ffmpeg_present() {
+        return;
+    }
+    // Three shots of 2 s (three unlike sources) joined by two hard cuts.
+    let dir = tempfile::tempdir().unwrap();
+    let video = dir.path().join("three.mp4");
+    let source = |s: &str| format!("{s}size=160x90:rate=25:duration=2");
+    let (a, b, c) = (source("testsrc2="), source("smptebars="), source("color=c=0x3060a0:"));
+    let concat = "[0:v][1:v][2:v]concat=n=3:v=1:a=0[v]";
+    let args = ["-f", "lavfi", "-i", &a, "-f", "lavfi", "-i", &b, "-f", "lavfi", "-i", &c];
+    ffmpeg(&[&args[..], &["-filter_complex", concat, "-map", "[v]", "-pix_fmt", "yuv420p"]].concat(), &video);
+    let doc = dir.path().join("three.json");
+    let (ok, _, err) = kino(&["analyze", video.to_str().unwrap(), "-o", doc.to_str().unwrap()]);
+    assert!(ok, "{err}");
+    let signals = kino::Signals::load(&doc).unwrap();
+    assert_eq!(signals.shots.len(), 2, "the document lists the cuts: {:?}", signals.shots);
+    assert!(err.contains(": 3 shots (2 cuts), "), "{err}");
 }
