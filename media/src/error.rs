@@ -34,6 +34,14 @@ pub enum Error {
         /// The last lines of its standard error.
         stderr_tail: String,
     },
+    /// An output path cannot be written (checked before any work is done).
+    #[error("cannot write {path}: {rule}")]
+    OutputPath {
+        /// The output path given.
+        path: PathBuf,
+        /// What is wrong with it, e.g. "the directory out/ does not exist".
+        rule: String,
+    },
     /// ffprobe's description of a file lacks something analysis needs, or holds a bad value.
     #[error("unusable media {path}: `{field}` {rule}")]
     Probe {

@@ -18,6 +18,7 @@
 mod analyze;
 mod error;
 pub mod frame;
+mod output;
 mod probe;
 pub mod relevance;
 pub mod render;
@@ -29,5 +30,6 @@ mod tool;
 
 pub use analyze::{AnalyzeOptions, MEASURED_CHANNELS, analyze};
 pub use error::{Error, Result};
+pub use output::OutputFile;
 pub use probe::{MediaInfo, keyframes, probe};
 pub use sidecar::learned_channels;
