@@ -28,7 +28,7 @@ pub mod speech;
 pub mod timeline;
 mod tool;
 
-pub use analyze::{AnalyzeOptions, MEASURED_CHANNELS, analyze};
+pub use analyze::{AnalyzeOptions, MEASURED_CHANNELS, analyze, analyze_interruptible};
 pub use error::{Error, Result};
 pub use output::OutputFile;
 pub use probe::{MediaInfo, keyframes, probe};
