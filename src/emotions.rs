@@ -11,7 +11,8 @@
 //! end of the title, and the last sample may reach past it (signals.md allows
 //! `ceil(duration / step)` samples). Windows start at 0, are consecutive, cover the analysed span
 //! exactly, and the last one ends with it (so it may be shorter than the others). A document
-//! without emotion samples gives no windows.
+//! without emotion samples gives no windows. Window times and means are reported rounded
+//! ([`crate::report`]: milliseconds, six decimals).
 //!
 //! ```
 //! let signals = kino::synth::demo_signals("tt-emotions", 600.0, 1.0, 3);
@@ -27,6 +28,7 @@ use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 
 use crate::error::{Error, Result};
+use crate::report;
 use crate::signals::{Emotions, Signals};
 
 /// The default window length in seconds.
@@ -145,7 +147,7 @@ pub fn windows_of(emotions: &Emotions, duration: f64, window: f64) -> Result<Vec
             acc.add(piece_end - t, row, vad);
             t = piece_end;
             if piece_end >= window_end {
-                out.push(acc.flush(&emotions.names, step, k as f64 * window, window_end));
+                out.push(acc.flush(&emotions.names, step, (k as f64 * window, window_end), end));
                 k += 1;
                 window_end = ((k + 1) as f64 * window).min(end);
             }
@@ -222,10 +224,12 @@ impl Accumulator {
         self.weight += w;
     }
 
-    fn flush(&mut self, names: &[String], step: f64, start: f64, end: f64) -> EmotionWindow {
+    /// The window `[start, end)` of an analysed span ending at `span_end`, rounded as reported.
+    fn flush(&mut self, names: &[String], step: f64, (start, end): (f64, f64), span_end: f64) -> EmotionWindow {
         let total = self.weight + step * self.whole_count as f64;
-        let mean =
-            |weighted: &mut f64, whole: &mut f64| (std::mem::take(weighted) + step * std::mem::take(whole)) / total;
+        let mean = |weighted: &mut f64, whole: &mut f64| {
+            report::score((std::mem::take(weighted) + step * std::mem::take(whole)) / total)
+        };
         let emotions = names
             .iter()
             .zip(self.weighted.iter_mut().zip(&mut self.whole))
@@ -234,7 +238,8 @@ impl Accumulator {
         let [valence, arousal, dominance] = [0, 1, 2].map(|j| mean(&mut self.weighted_vad[j], &mut self.whole_vad[j]));
         self.weight = 0.0;
         self.whole_count = 0;
-        EmotionWindow { start_time: start, end_time: end, emotions, valence, arousal, dominance }
+        let (start_time, end_time) = (report::time_within(start, span_end), report::time_within(end, span_end));
+        EmotionWindow { start_time, end_time, emotions, valence, arousal, dominance }
     }
 }
 
@@ -378,18 +383,20 @@ mod tests {
             let fast = windows_of(&e, duration, window).unwrap();
             let slow = naive(&e, duration, window);
             prop_assert_eq!(fast.len(), slow.len());
+            let end = analysed_end(&e, duration);
             let mut previous_end = 0.0;
             for (w, (a, b, means)) in fast.iter().zip(&slow) {
                 prop_assert_eq!(w.start_time, previous_end, "windows are consecutive");
-                prop_assert!(w.start_time < w.end_time);
-                prop_assert_eq!((w.start_time, w.end_time), (*a, *b));
+                prop_assert!(w.start_time <= w.end_time && w.end_time <= duration);
+                prop_assert_eq!((w.start_time, w.end_time), (report::time_within(*a, end), report::time_within(*b, end)));
                 let got: Vec<f64> = w.emotions.iter().map(|s| s.value).chain([w.valence, w.arousal, w.dominance]).collect();
                 for (x, y) in got.iter().zip(means) {
-                    prop_assert!((x - y).abs() < 1e-9, "{} vs {}", x, y);
+                    prop_assert_eq!(*x, report::score(*x), "reported means are rounded");
+                    prop_assert!((x - y).abs() <= 0.5 / report::SCORE_SCALE + 1e-9, "{} vs {}", x, y);
                 }
                 previous_end = w.end_time;
             }
-            prop_assert_eq!(previous_end, analysed_end(&e, duration).max(0.0));
+            prop_assert_eq!(previous_end, report::time_within(end.max(0.0), end.max(0.0)));
         }
     }
 }

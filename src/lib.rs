@@ -14,6 +14,8 @@
 //! - [`vectors`]: vector search: exact and memory-mapped HNSW indexes, filters, scene search,
 //!   similar titles ([`HnswIndex`], [`ExactIndex`]).
 //! - [`thumbnail`]: the frame-choice rule of thumbnails ([`thumbnail::choose_frame`]).
+//! - [`report`]: how reported numbers are rounded (times to the millisecond, scores to six
+//!   decimals), the one rule every result above follows.
 //! - [`synth`]: deterministic synthetic signals for demos, tests and benchmarks.
 //!
 //! ```
@@ -33,6 +35,7 @@ pub mod clips;
 pub mod emotions;
 mod error;
 pub mod profanity;
+pub mod report;
 pub mod signals;
 pub mod synth;
 pub mod text;

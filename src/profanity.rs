@@ -8,7 +8,9 @@
 //!
 //! **Segments.** Events sorted by start merge into one segment while the next one starts less than
 //! [`ProfanityOptions::merge_gap`] seconds after the segment ends (overlapping events always
-//! merge). A segment spans its events and scores their maximum.
+//! merge). A segment spans its events and scores their maximum. [`profanity()`] reports segments
+//! rounded ([`crate::report`]: times to the millisecond, scores to six decimals); [`merge`]
+//! returns them exact.
 //!
 //! **Label.** With `hours = duration / 3600`, `rate` the events per hour and `severe_rate` the
 //! events scored at least [`ProfanityOptions::severe_score`] per hour (events, not segments: three
@@ -34,6 +36,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
+use crate::report;
 use crate::signals::{ProfanityEvent, Signals};
 
 /// Events per hour from which a title is at least `Moderate`.
@@ -131,7 +134,16 @@ pub fn profanity(signals: &Signals, options: &ProfanityOptions) -> Result<Profan
     };
     events.sort_by(|a, b| a.start.total_cmp(&b.start).then(a.end.total_cmp(&b.end)));
     let label = classify(&events, signals.duration, options);
-    Ok(ProfanityResult { label, segments: merge(&events, options.merge_gap) })
+    let d = signals.duration;
+    let segments = merge(&events, options.merge_gap)
+        .into_iter()
+        .map(|g| ProfanitySegment {
+            start: report::time_within(g.start, d),
+            end: report::time_within(g.end, d),
+            score: report::score(g.score),
+        })
+        .collect();
+    Ok(ProfanityResult { label, segments })
 }
 
 /// The label of a title of `duration` seconds with these (already filtered) events.
@@ -251,8 +263,8 @@ mod tests {
         assert_eq!(
             r.segments,
             vec![
-                ProfanitySegment { start: 1.0, end: 3.0, score: 0.9f32 as f64 },
-                ProfanitySegment { start: 8.0, end: 10.0, score: 0.6f32 as f64 }
+                ProfanitySegment { start: 1.0, end: 3.0, score: 0.9 },
+                ProfanitySegment { start: 8.0, end: 10.0, score: 0.6 }
             ]
         );
         assert_eq!(r.label, ProfanityLabel::Strong, "2 events in 10 s is a high rate");
@@ -277,19 +289,24 @@ mod tests {
             let s = doc(600.0, Some(events.clone()));
             let o = ProfanityOptions { merge_gap: gap, ..Default::default() };
             let r = profanity(&s, &o).unwrap();
-            for pair in r.segments.windows(2) {
+            let mut kept: Vec<_> = events.iter().filter(|e| e.score >= o.min_score).cloned().collect();
+            kept.sort_by(|a, b| a.start.total_cmp(&b.start).then(a.end.total_cmp(&b.end)));
+            let exact = merge(&kept, gap);
+            for pair in exact.windows(2) {
                 prop_assert!(pair[1].start - pair[0].end >= gap && pair[1].start > pair[0].end);
             }
-            let kept: Vec<_> = events.iter().filter(|e| e.score >= o.min_score).collect();
             for e in &kept {
-                let seg = r.segments.iter().find(|g| g.start <= e.start && e.end <= g.end);
+                let seg = exact.iter().find(|g| g.start <= e.start && e.end <= g.end);
                 prop_assert!(seg.is_some_and(|g| g.score >= e.score));
             }
-            for g in &r.segments {
+            for g in &exact {
                 let best = kept.iter().filter(|e| g.start <= e.start && e.end <= g.end).map(|e| e.score).fold(f64::NAN, f64::max);
                 prop_assert_eq!(g.score, best);
             }
             prop_assert_eq!(r.label == ProfanityLabel::None, kept.is_empty());
+            // Reported: the exact segments rounded, each number its own rounding.
+            let rounded: Vec<_> = exact.iter().map(|g| (report::time(g.start), report::time(g.end), report::score(g.score))).collect();
+            prop_assert_eq!(r.segments.iter().map(|g| (g.start, g.end, g.score)).collect::<Vec<_>>(), rounded);
         }
     }
 }

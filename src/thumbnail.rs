@@ -15,10 +15,12 @@
 //! those that pass, the one with the highest relevance wins (the earliest on a tie).
 //! When none passes, the rules are relaxed from the last to the first (main character, then cuts,
 //! then brightness; safety last), and the choice records which rules it had to relax, so an editor
-//! can see why a thumbnail is what it is. The chosen time is the middle of its frame.
+//! can see why a thumbnail is what it is. The chosen time is the middle of its frame. Times and
+//! scores of the choice are rounded as reported ([`crate::report`]).
 
 use serde::Serialize;
 
+use crate::report;
 use crate::signals::Signals;
 
 /// The thresholds of the frame-choice rule.
@@ -75,6 +77,18 @@ pub struct FrameChoice {
     pub relaxed: Vec<&'static str>,
 }
 
+impl FrameChoice {
+    /// Rounds the times (to the millisecond: the middle of a frame stays inside its frame below
+    /// 1000 fps) and the scores (to six decimals) as every result is reported ([`crate::report`]).
+    fn round_for_report(&mut self, duration: f64) {
+        self.time = report::time_within(self.time, duration);
+        self.shot_distance = self.shot_distance.map(report::time);
+        for v in [&mut self.relevance, &mut self.brightness, &mut self.nudity, &mut self.blood_gore] {
+            *v = report::score(*v);
+        }
+    }
+}
+
 const RULES: [&str; 4] = ["main_character", "shot_margin", "brightness", "safety"];
 
 /// Candidate frames lie this far apart (or one timeline step, when smaller).
@@ -116,6 +130,7 @@ pub fn choose_frame(signals: &Signals, start: f64, stop: f64, rule: &FrameRule) 
         if let Some(best) = best {
             let mut choice = best.choice.clone();
             choice.relaxed = RULES[..relaxed].iter().zip(&best.passes).filter(|(_, p)| !**p).map(|(r, _)| *r).collect();
+            choice.round_for_report(signals.duration);
             return Some(choice);
         }
     }
@@ -193,7 +208,7 @@ mod tests {
         let mut s = doc();
         let c = choose_frame(&s, 20.0, 30.0, &FrameRule::default()).unwrap();
         assert!((29.0..29.3).contains(&c.time) && c.relaxed.is_empty(), "{c:?}");
-        assert_eq!(c.relevance as f32, 0.9);
+        assert_eq!(c.relevance, 0.9, "reported rounded, not 0.8999999761581421");
         assert_eq!(c.frame, (c.time * s.fps).floor() as i64, "the time is the middle of its frame");
         s.timelines.nudity[29] = 0.9;
         s.timelines.brightness[28] = 0.99;

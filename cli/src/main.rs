@@ -4,6 +4,7 @@
 //! listing the pretrained models (`kino models fetch|list`).
 
 mod index;
+mod interrupt;
 mod media;
 mod models;
 
@@ -38,15 +39,27 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Index(command) => index::run(command),
-        Command::Analyze(args) => media::run_analyze(args),
-        Command::Render(command) => media::run_render(command),
+        Command::Analyze(args) => {
+            interrupt::install();
+            media::run_analyze(args)
+        }
+        Command::Render(command) => {
+            interrupt::install();
+            media::run_render(command)
+        }
         Command::Models(command) => models::run(command),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("error: {e}");
-            ExitCode::FAILURE
-        }
+        Err(e) => match interrupt::exit_status(&*e) {
+            Some(status) => {
+                eprintln!("interrupted: stopped before the end, nothing written");
+                ExitCode::from(status)
+            }
+            None => {
+                eprintln!("error: {e}");
+                ExitCode::FAILURE
+            }
+        },
     }
 }

@@ -9,7 +9,9 @@ use clap::{Args, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 use kino::Signals;
 use kino_media::render::{self, RenderOptions, SubjectTrack};
-use kino_media::{AnalyzeOptions, analyze};
+use kino_media::{AnalyzeOptions, OutputFile, analyze_interruptible};
+
+use crate::interrupt;
 
 type CliResult = Result<(), Box<dyn std::error::Error>>;
 
@@ -19,6 +21,7 @@ pub struct AnalyzeArgs {
     /// The video file.
     video: PathBuf,
     /// Write the document here (`.json`: JSON, anything else: binary); stdout (JSON) when absent.
+    /// Checked before the analysis starts; written whole or not at all.
     #[arg(long, short)]
     out: Option<PathBuf>,
     /// Sidecar signals document with the learned channels (default: `<video>.signals.json` when present).
@@ -95,6 +98,8 @@ pub struct ThumbnailArgs {
 
 /// Runs `kino analyze`.
 pub fn run_analyze(args: AnalyzeArgs) -> CliResult {
+    // Before any analysis: an output that cannot be written fails now, not after the work.
+    let output = args.out.as_deref().map(OutputFile::create).transpose()?;
     let options = AnalyzeOptions {
         inventory_id: args.id,
         step: args.step,
@@ -102,7 +107,8 @@ pub fn run_analyze(args: AnalyzeArgs) -> CliResult {
         threads: args.threads,
         ..AnalyzeOptions::default()
     };
-    let bar = if std::io::stderr().is_terminal() {
+    let terminal = std::io::stderr().is_terminal();
+    let bar = if terminal {
         ProgressBar::new(0).with_style(
             ProgressStyle::with_template("{spinner} analysing [{bar:40}] {pos}/{len} s ({eta} left)")
                 .expect("valid template")
@@ -112,25 +118,44 @@ pub fn run_analyze(args: AnalyzeArgs) -> CliResult {
         ProgressBar::hidden()
     };
     let started = Instant::now();
-    let doc = analyze(&args.video, &options, |done, total| {
+    let mut announced = terminal;
+    let progress = |done: f64, total: f64| {
+        if !announced {
+            // Without a terminal (logs, pipes) one line says the analysis is under way.
+            eprintln!("analysing {} ({total:.1} s of video)", args.video.display());
+            announced = true;
+        }
         bar.set_length(total.ceil() as u64);
         bar.set_position(done.floor() as u64);
-    })?;
+    };
+    let doc = analyze_interruptible(&args.video, &options, progress, &interrupt::INTERRUPTED)?;
     bar.finish_and_clear();
     let seconds = started.elapsed().as_secs_f64();
     eprintln!(
-        "analysed {:.1} s of video in {seconds:.2} s ({:.1}x real time): {} shots, {} scenes, {} speech intervals",
+        "analysed {:.1} s of video in {seconds:.2} s ({:.1}x real time): {}, {}, {}",
         doc.duration,
         doc.duration / seconds.max(1e-9),
-        doc.shots.len(),
-        doc.scenes.len(),
-        doc.speech.len()
+        shot_summary(doc.shots.len()),
+        count(doc.scenes.len(), "scene", "scenes"),
+        count(doc.speech.len(), "speech interval", "speech intervals"),
     );
-    match args.out {
-        Some(path) => doc.save(&path)?,
+    match output {
+        Some(output) => {
+            doc.save(output.path()).map_err(|e| format!("cannot write {}: {e}", output.target().display()))?;
+            output.persist()?;
+        }
         None => println!("{}", doc.to_json_pretty()),
     }
     Ok(())
+}
+
+/// `shots` in a signals document are the cuts between shots: n cuts make n + 1 shots.
+fn shot_summary(cuts: usize) -> String {
+    format!("{} ({})", count(cuts + 1, "shot", "shots"), count(cuts, "cut", "cuts"))
+}
+
+fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 /// Runs `kino render ...`.

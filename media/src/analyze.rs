@@ -3,9 +3,11 @@
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
-use kino::Signals;
 use kino::signals::{Analysis, FORMAT, MAX_SAMPLES, Timelines as DocTimelines, Vertical, sample_count};
+use kino::{Signals, report};
 
 use crate::error::{Error, Result};
 use crate::frame::Frame;
@@ -109,12 +111,22 @@ fn analysis_size(info: &MediaInfo, width: u32) -> (usize, usize) {
 /// Analyses the video at `path` into a signals document (see `docs/media.md`). `progress` is called
 /// with (processed seconds, total seconds) as frames are read. Memory stays bounded by the
 /// analysis frame size and the timeline length, whatever the video's length.
-pub fn analyze(
+pub fn analyze(path: impl AsRef<Path>, options: &AnalyzeOptions, progress: impl FnMut(f64, f64)) -> Result<Signals> {
+    analyze_interruptible(path, options, progress, &AtomicBool::new(false))
+}
+
+/// [`analyze`], stopping with [`Error::Interrupted`] soon after `interrupted` is set (it is read
+/// between frames; a signal handler can set it): the ffmpeg processes are killed and nothing is
+/// returned. A signal that reaches ffmpeg itself (Ctrl-C in a terminal reaches the whole
+/// process group) gives the same error.
+pub fn analyze_interruptible(
     path: impl AsRef<Path>,
     options: &AnalyzeOptions,
     mut progress: impl FnMut(f64, f64),
+    interrupted: &AtomicBool,
 ) -> Result<Signals> {
     let path = path.as_ref();
+    let stop = || Error::Interrupted { path: path.to_path_buf(), signal: None };
     check(options)?;
     tool::require_media(path)?;
     let sidecar_path = find_sidecar(path, options.sidecar.as_deref());
@@ -148,6 +160,9 @@ pub fn analyze(
     let mut frames = 0usize;
     let mut reported = f64::NEG_INFINITY;
     while tool::read_chunk(&mut stdout, &mut buf).map_err(|e| Error::io(path, e))? {
+        if interrupted.load(Ordering::Relaxed) {
+            return Err(stop()); // dropping the streams kills both ffmpeg processes
+        }
         let time = frames as f64 / rate;
         let frame = Frame::from_rgb24(w, h, &buf);
         fades.push(frames, frame.mean_luma());
@@ -162,7 +177,11 @@ pub fn analyze(
         }
     }
     drop(stdout);
-    stream.finish()?;
+    let finished = stream.finish();
+    if interrupted.load(Ordering::Relaxed) {
+        return Err(stop());
+    }
+    finished?;
     if frames == 0 {
         return Err(Error::Probe {
             path: path.into(),
@@ -171,12 +190,14 @@ pub fn analyze(
         });
     }
     let (speech, loudness) = match audio {
-        Some(handle) => handle.join(path, duration)?,
+        Some(handle) => handle.join(path, duration, interrupted)?,
         None => (Vec::new(), vec![-100.0; n]),
     };
     progress(duration, duration);
 
-    let to_time = |f: usize| f as f64 / rate;
+    // Times on the millisecond grid every result is reported on (`kino::report`), so clips that
+    // snap to these cuts and avoid this speech report exactly the times the rules were checked on.
+    let to_time = |f: usize| report::time(f as f64 / rate);
     let runs = fades.finish();
     let boundaries = merge_boundaries(&content.finish(), &runs, min_shot_frames);
     let shots: Vec<f64> = boundaries.iter().map(|&f| to_time(f)).filter(|&t| t > 0.0 && t < duration).collect();
@@ -246,7 +267,10 @@ fn spawn_audio(path: &Path, options: &AnalyzeOptions, n: usize) -> Result<AudioJ
     let (stream, mut stdout) = Stream::spawn("ffmpeg", cmd, path)?;
     let params = options.speech.clone();
     let step = options.step;
+    let waiter = std::thread::current();
     let thread = std::thread::spawn(move || {
+        // Wakes `AudioJob::join` at once, whatever the outcome.
+        let _wake = Unpark(waiter);
         let mut detector = SpeechDetector::new(params);
         let mut energy = vec![(0.0f64, 0u64); n.max(1)];
         let per_sample = step * f64::from(SAMPLE_RATE);
@@ -282,15 +306,36 @@ fn spawn_audio(path: &Path, options: &AnalyzeOptions, n: usize) -> Result<AudioJ
     Ok(AudioJob { stream, thread })
 }
 
+/// Unparks a thread when dropped.
+struct Unpark(std::thread::Thread);
+
+impl Drop for Unpark {
+    fn drop(&mut self) {
+        self.0.unpark();
+    }
+}
+
+/// How often a wait for the audio thread looks at the interrupt flag (a signal handler cannot
+/// wake a thread; the audio thread itself wakes the waiter when it ends).
+const INTERRUPT_POLL: Duration = Duration::from_millis(50);
+
 impl AudioJob {
-    fn join(self, path: &Path, duration: f64) -> Result<AudioResult> {
+    /// Waits for the audio side (on the thread that spawned it); dropping the job on an interrupt
+    /// kills its ffmpeg.
+    fn join(self, path: &Path, duration: f64, interrupted: &AtomicBool) -> Result<AudioResult> {
+        while !self.thread.is_finished() {
+            if interrupted.load(Ordering::Relaxed) {
+                return Err(Error::Interrupted { path: path.to_path_buf(), signal: None });
+            }
+            std::thread::park_timeout(INTERRUPT_POLL);
+        }
         let result = self.thread.join().map_err(|_| Error::io(path, std::io::Error::other("audio reader panicked")))?;
         self.stream.finish()?;
         let (speech, loudness) = result.map_err(|e| Error::io(path, e))?;
         let speech = speech
             .into_iter()
             .filter_map(|[a, b]| {
-                let (a, b) = (a.max(0.0), b.min(duration));
+                let (a, b) = (report::time(a).max(0.0), report::time(b).min(duration));
                 (a < b).then_some([a, b])
             })
             .collect();

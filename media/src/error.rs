@@ -34,6 +34,24 @@ pub enum Error {
         /// The last lines of its standard error.
         stderr_tail: String,
     },
+    /// The work was stopped by a signal (Ctrl-C, `kill`): ffmpeg or ffprobe was terminated by
+    /// one (ffmpeg exits with status 255 after SIGINT or SIGTERM), or the caller's interrupt flag
+    /// was set ([`crate::analyze_interruptible`]).
+    #[error("interrupted while processing {path}{}", signal.map(|s| format!(" (signal {s})")).unwrap_or_default())]
+    Interrupted {
+        /// The media file being processed.
+        path: PathBuf,
+        /// The signal that terminated the tool, when it died of one.
+        signal: Option<i32>,
+    },
+    /// An output path cannot be written (checked before any work is done).
+    #[error("cannot write {path}: {rule}")]
+    OutputPath {
+        /// The output path given.
+        path: PathBuf,
+        /// What is wrong with it, e.g. "the directory out/ does not exist".
+        rule: String,
+    },
     /// ffprobe's description of a file lacks something analysis needs, or holds a bad value.
     #[error("unusable media {path}: `{field}` {rule}")]
     Probe {

@@ -18,6 +18,7 @@
 mod analyze;
 mod error;
 pub mod frame;
+mod output;
 mod probe;
 pub mod relevance;
 pub mod render;
@@ -27,7 +28,8 @@ pub mod speech;
 pub mod timeline;
 mod tool;
 
-pub use analyze::{AnalyzeOptions, MEASURED_CHANNELS, analyze};
+pub use analyze::{AnalyzeOptions, MEASURED_CHANNELS, analyze, analyze_interruptible};
 pub use error::{Error, Result};
+pub use output::OutputFile;
 pub use probe::{MediaInfo, keyframes, probe};
 pub use sidecar::learned_channels;

@@ -37,11 +37,38 @@ fn tail(bytes: &[u8]) -> String {
     if text.is_empty() { "(no message on stderr)".to_string() } else { text }
 }
 
-fn failed(tool: &'static str, path: &Path, status: ExitStatus, stderr: &[u8]) -> Error {
-    Error::ToolFailed { tool, path: path.to_path_buf(), status: status.to_string(), stderr_tail: tail(stderr) }
+/// ffmpeg's exit status after it caught SIGINT or SIGTERM (it stops cleanly and exits with 255;
+/// its errors exit with 1).
+const FFMPEG_SIGNALLED: i32 = 255;
+
+/// Signals that stop a process on request: SIGHUP, SIGINT, SIGQUIT, SIGKILL, SIGTERM (the same
+/// numbers on every Unix). Other signals (SIGSEGV, SIGABRT...) are crashes, reported as failures.
+const STOP_SIGNALS: [i32; 5] = [1, 2, 3, 9, 15];
+
+/// Whether `status` means the tool was stopped by a signal rather than failing: `Some(signal)`
+/// when it died of a stop signal, `Some(None)` for ffmpeg's exit status after catching one.
+fn interruption(tool: &'static str, status: ExitStatus) -> Option<Option<i32>> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        if let Some(signal) = status.signal() {
+            return STOP_SIGNALS.contains(&signal).then_some(Some(signal));
+        }
+    }
+    (tool == "ffmpeg" && status.code() == Some(FFMPEG_SIGNALLED)).then_some(None)
 }
 
-/// Runs `cmd` to completion and returns its stdout; a non-zero exit is [`Error::ToolFailed`].
+fn failed(tool: &'static str, path: &Path, status: ExitStatus, stderr: &[u8]) -> Error {
+    match interruption(tool, status) {
+        Some(signal) => Error::Interrupted { path: path.to_path_buf(), signal },
+        None => {
+            Error::ToolFailed { tool, path: path.to_path_buf(), status: status.to_string(), stderr_tail: tail(stderr) }
+        }
+    }
+}
+
+/// Runs `cmd` to completion and returns its stdout; a non-zero exit is [`Error::ToolFailed`], or
+/// [`Error::Interrupted`] when a signal stopped the tool.
 pub(crate) fn output(tool: &'static str, mut cmd: Command, path: &Path) -> Result<Vec<u8>> {
     let out = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).output().map_err(|e| spawn_error(tool, e, path))?;
     if out.status.success() { Ok(out.stdout) } else { Err(failed(tool, path, out.status, &out.stderr)) }
@@ -81,7 +108,8 @@ impl Stream {
         Ok((Stream { tool, path: path.to_path_buf(), child, stderr }, stdout))
     }
 
-    /// Waits for the tool to exit; a non-zero exit is [`Error::ToolFailed`] with its stderr tail.
+    /// Waits for the tool to exit; a non-zero exit is [`Error::ToolFailed`] with its stderr tail
+    /// ([`Error::Interrupted`] when a signal stopped it).
     pub(crate) fn finish(mut self) -> Result<()> {
         let status = self.child.wait().map_err(|e| Error::io(&self.path, e))?;
         let stderr = self.stderr.take().and_then(|h| h.join().ok()).unwrap_or_default();
@@ -112,4 +140,25 @@ pub(crate) fn read_chunk(reader: &mut impl Read, buf: &mut [u8]) -> io::Result<b
         }
     }
     Ok(true)
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use std::os::unix::process::ExitStatusExt;
+
+    use super::*;
+
+    #[test]
+    fn signals_are_interruptions_and_crashes_are_failures() {
+        let path = Path::new("v.mp4");
+        let by_signal = |raw| failed("ffmpeg", path, ExitStatus::from_raw(raw), b"");
+        assert!(matches!(by_signal(2), Error::Interrupted { signal: Some(2), .. }), "SIGINT");
+        assert!(matches!(by_signal(15), Error::Interrupted { signal: Some(15), .. }), "SIGTERM");
+        assert!(matches!(by_signal(255 << 8), Error::Interrupted { signal: None, .. }), "ffmpeg after a signal");
+        assert!(matches!(by_signal(1 << 8), Error::ToolFailed { .. }), "an ffmpeg error");
+        assert!(matches!(by_signal(11), Error::ToolFailed { .. }), "a crash (SIGSEGV)");
+        let ffprobe = failed("ffprobe", path, ExitStatus::from_raw(255 << 8), b"");
+        assert!(matches!(ffprobe, Error::ToolFailed { .. }), "255 is ffmpeg's convention only");
+        assert_eq!(by_signal(2).to_string(), "interrupted while processing v.mp4 (signal 2)");
+    }
 }

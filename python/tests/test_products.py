@@ -24,9 +24,9 @@ def test_emotion_windows_are_numpy_means(titles, window):
             means = e["probs"][rows].astype(np.float64).mean(axis=0)
             got = [next(iter(d.items())) for d in w["emotions"]]
             assert [name for name, _ in got] == e["names"]
-            np.testing.assert_allclose([v for _, v in got], means, atol=1e-9)
+            np.testing.assert_allclose([v for _, v in got], means, atol=1e-6)  # reported means have six decimals
             for field in ("valence", "arousal", "dominance"):
-                assert w[field] == pytest.approx(e[field][rows].astype(np.float64).mean(), abs=1e-9)
+                assert w[field] == pytest.approx(e[field][rows].astype(np.float64).mean(), abs=1e-6)
 
 
 def test_emotion_windows_weight_partial_samples():
@@ -36,7 +36,7 @@ def test_emotion_windows_weight_partial_samples():
     w = kino.emotion_windows(s, window=2.5)
     assert [(x["start_time"], x["end_time"]) for x in w] == [(0.0, 2.5), (2.5, 5.0), (5.0, 7.0)]
     v = e["valence"].astype(np.float64)
-    assert w[1]["valence"] == pytest.approx((0.5 * v[2] + v[3] + v[4]) / 2.5, abs=1e-9)
+    assert w[1]["valence"] == pytest.approx((0.5 * v[2] + v[3] + v[4]) / 2.5, abs=1e-6)
 
 
 def test_profanity_shape_and_rules(titles):

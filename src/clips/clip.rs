@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::types::ClipType;
+use crate::report;
 
 /// A tag name with its best score inside a clip.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -119,4 +120,44 @@ pub struct Clip {
     pub source_frame_width: u32,
     /// Source frame height in pixels.
     pub source_frame_height: u32,
+}
+
+impl TagScore {
+    fn round_for_report(&mut self) {
+        self.score = report::score(self.score);
+    }
+}
+
+impl Clip {
+    /// Rounds the clip's times and scores as every result is reported ([`crate::report`]): edges
+    /// to the millisecond (never past `duration`), the speech-avoidance shifts as the difference
+    /// of the rounded edges (so `start_time == snapped_start + start_speech_avoidance` holds for
+    /// the reported digits), frames from the rounded edges (`round(start_time * fps)`), scores to
+    /// six decimals. `fps` and the frame sizes are the document's and stay as they are.
+    pub(crate) fn round_for_report(&mut self, duration: f64) {
+        let within = |t: f64| report::time_within(t, duration);
+        (self.start_time, self.stop_time) = (within(self.start_time), within(self.stop_time));
+        (self.snapped_start, self.snapped_stop) = (within(self.snapped_start), within(self.snapped_stop));
+        self.start_speech_avoidance = report::time(self.start_time - self.snapped_start);
+        self.end_speech_avoidance = report::time(self.stop_time - self.snapped_stop);
+        self.start_frame = (self.start_time * self.fps).round() as i64;
+        self.stop_frame = (self.stop_time * self.fps).round() as i64;
+        for v in [
+            &mut self.relevance,
+            &mut self.query_relevance,
+            &mut self.nudity,
+            &mut self.blood_gore,
+            &mut self.profanity,
+            &mut self.brightness,
+            &mut self.type_score,
+        ] {
+            *v = report::score(*v);
+        }
+        let tags = [&mut self.environment, &mut self.keywords, &mut self.mood];
+        tags.into_iter()
+            .flatten()
+            .chain(&mut self.keyword)
+            .chain(&mut self.mood_tag)
+            .for_each(TagScore::round_for_report);
+    }
 }

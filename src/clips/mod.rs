@@ -38,8 +38,13 @@ use refine::{SpeechZones, snap};
 /// Selects preview clips for one item. `query_embedding` is the text embedding of
 /// `query.search_query` (1024 floats, from a [`TextEncoder`](crate::TextEncoder)); both or
 /// neither must be given. A query that no clip satisfies gives an empty list, not an error.
+/// Times and scores are rounded as [`crate::report`] says.
 pub fn select(p: &Prepared, q: &ClipQuery, query_embedding: Option<&[f32]>) -> Result<Vec<Clip>> {
-    Ok(select_traced(p, q, query_embedding)?.into_iter().map(|t| t.clip).collect())
+    let mut clips: Vec<Clip> = select_exact(p, q, query_embedding)?.into_iter().map(|(_, clip)| clip).collect();
+    for clip in &mut clips {
+        clip.round_for_report(p.duration());
+    }
+    Ok(clips)
 }
 
 /// A selected clip with the grid candidate it grew from, for explaining a choice.
@@ -47,12 +52,25 @@ pub fn select(p: &Prepared, q: &ClipQuery, query_embedding: Option<&[f32]>) -> R
 pub struct TracedClip {
     /// The candidate `[start, start + clip_length]` as accepted, before refinement.
     pub candidate: (f64, f64),
-    /// The clip as returned.
+    /// The clip as returned by [`select`].
     pub clip: Clip,
+    /// The same clip before its times and scores were rounded for reporting: the exact interval
+    /// the selection rules (thresholds, character preference, snap, speech) were checked on.
+    pub exact: Clip,
 }
 
-/// [`select`], also returning each clip's candidate before refinement.
+/// [`select`], also returning each clip's candidate before refinement and its exact form.
 pub fn select_traced(p: &Prepared, q: &ClipQuery, query_embedding: Option<&[f32]>) -> Result<Vec<TracedClip>> {
+    let traced = select_exact(p, q, query_embedding)?.into_iter().map(|(candidate, exact)| {
+        let mut clip = exact.clone();
+        clip.round_for_report(p.duration());
+        TracedClip { candidate, clip, exact }
+    });
+    Ok(traced.collect())
+}
+
+/// The selection itself: each clip with its candidate, times and scores not yet rounded.
+fn select_exact(p: &Prepared, q: &ClipQuery, query_embedding: Option<&[f32]>) -> Result<Vec<((f64, f64), Clip)>> {
     q.validate()?;
     let scenes = scene_scores(p, q, query_embedding)?;
     if q.aspect_ratio == AspectRatio::Vertical9x16 && p.signals().vertical.is_none() {
@@ -72,7 +90,7 @@ pub fn select_traced(p: &Prepared, q: &ClipQuery, query_embedding: Option<&[f32]
             });
         }
         let clip = describe(p, q, scenes.as_ref(), Refined::unchanged(start, stop), 0);
-        return Ok(vec![TracedClip { candidate: (start, stop), clip }]);
+        return Ok(vec![((start, stop), clip)]);
     }
     let ranking = ranking_for(p, q, scenes.as_ref());
     let starts = select_starts(p, q, &ranking);
@@ -82,7 +100,7 @@ pub fn select_traced(p: &Prepared, q: &ClipQuery, query_embedding: Option<&[f32]
         .map(|(index, i)| {
             let s = grid_time(i, p.step());
             let refined = refine(p, q, s, s + q.clip_length);
-            TracedClip { candidate: (s, s + q.clip_length), clip: describe(p, q, scenes.as_ref(), refined, index) }
+            ((s, s + q.clip_length), describe(p, q, scenes.as_ref(), refined, index))
         })
         .collect();
     Ok(clips)

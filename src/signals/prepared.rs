@@ -51,11 +51,12 @@ impl Prefix {
 /// Aggregates are reported (and compared with thresholds) rounded to this many parts of one:
 /// six decimals, far finer than any analyser's accuracy and coarser than the fixed-point grid,
 /// so `0.02` in a timeline reads back as `0.02`, not `0.019999980926513672`.
-pub const REPORT_SCALE: f64 = 1e6;
+/// The same rule as every other reported score ([`crate::report::score`]).
+pub const REPORT_SCALE: f64 = crate::report::SCORE_SCALE;
 
 #[inline]
 fn report(v: f64) -> f64 {
-    (v * REPORT_SCALE).round() / REPORT_SCALE
+    crate::report::score(v)
 }
 
 /// Mean of `count` fixed-point samples summing to `sum`, as reported: in `[0, 1]`, six decimals.

@@ -39,7 +39,8 @@ pub struct SimilarItem {
     pub score: f64,
 }
 
-/// Maps a distance to a score in `[0, 1]`.
+/// Maps a distance to a score in `[0, 1]`, rounded as reported ([`crate::report::score`]); the
+/// `max_score` bound compares that reported value.
 fn score(metric: Metric, distance: f32) -> f64 {
     let d = f64::from(distance);
     let s = match metric {
@@ -47,7 +48,7 @@ fn score(metric: Metric, distance: f32) -> f64 {
         Metric::Dot => (1.0 - d) / 2.0,
         Metric::L2 => 1.0 / (1.0 + d.max(0.0)),
     };
-    s.clamp(0.0, 1.0)
+    crate::report::score(s.clamp(0.0, 1.0))
 }
 
 /// The items most similar to `inventory_id`, best first, after `skip`, at most `count`.

@@ -3,7 +3,7 @@
 
 use kino::clips::{CharacterPreference, ClipType};
 use kino::synth::{SynthOptions, generate};
-use kino::{ClipQuery, LexicalEncoder, Prepared, TextEncoder, select, select_traced};
+use kino::{ClipQuery, LexicalEncoder, Prepared, TextEncoder, report, select, select_traced};
 use proptest::prelude::*;
 
 use crate::reference::{key_of, max_key, preference_ok, present, reference_select, safe};
@@ -125,7 +125,8 @@ proptest! {
         let slow = reference_select(&p, &case.query, emb.as_deref());
         prop_assert_eq!(fast.len(), slow.len(), "fast {:?}\nslow {:?}", fast.iter().map(|t| t.candidate).collect::<Vec<_>>(), slow.iter().map(|r| r.candidate).collect::<Vec<_>>());
         for (f, r) in fast.iter().zip(&slow) {
-            let c = &f.clip;
+            // Exactly equal before rounding, and so after.
+            let c = &f.exact;
             prop_assert_eq!(f.candidate, r.candidate);
             prop_assert_eq!((c.start_time, c.stop_time), (r.start, r.stop));
             prop_assert_eq!((c.snapped_start, c.snapped_stop), r.snapped);
@@ -135,6 +136,16 @@ proptest! {
             prop_assert_eq!(c.query_relevance, r.query_relevance);
             prop_assert_eq!((c.nudity, c.blood_gore, c.profanity), r.maxima);
             prop_assert_eq!(c.brightness, r.brightness);
+            let (d, shown) = (p.duration(), &f.clip);
+            let edges = [r.start, r.stop, r.snapped.0, r.snapped.1].map(|t| report::time_within(t, d));
+            prop_assert_eq!([shown.start_time, shown.stop_time, shown.snapped_start, shown.snapped_stop], edges);
+            let shifts = (report::time(edges[0] - edges[2]), report::time(edges[1] - edges[3]));
+            prop_assert_eq!((shown.start_speech_avoidance, shown.end_speech_avoidance), shifts);
+            let scores = [r.relevance, r.type_score, r.query_relevance, r.maxima.0, r.maxima.1, r.maxima.2, r.brightness];
+            prop_assert_eq!(
+                [shown.relevance, shown.type_score, shown.query_relevance, shown.nudity, shown.blood_gore, shown.profanity, shown.brightness],
+                scores.map(report::score)
+            );
         }
     }
 
@@ -154,7 +165,15 @@ proptest! {
         let shots = &p.signals().shots;
         prop_assert!(traced.len() <= q.number_of_top_candidates);
         for (i, t) in traced.iter().enumerate() {
-            let c = &t.clip;
+            // As reported: rounded, inside the title, frames from the rounded edges.
+            let shown = &t.clip;
+            prop_assert!(0.0 <= shown.start_time && shown.start_time <= shown.stop_time && shown.stop_time <= d);
+            prop_assert_eq!(shown.start_frame, (shown.start_time * shown.fps).round() as i64);
+            prop_assert_eq!(shown.stop_frame, (shown.stop_time * shown.fps).round() as i64);
+            let unrounded = crate::reported::unrounded(&serde_json::to_value(shown).unwrap());
+            prop_assert!(unrounded.is_empty(), "not rounded: {:?}", unrounded);
+            // The rules hold exactly for the interval selection decided on.
+            let c = &t.exact;
             prop_assert_eq!(c.clip_index, i);
             prop_assert!(0.0 <= c.start_time && c.start_time < c.stop_time && c.stop_time <= d);
             for (v, lo, hi) in [
@@ -228,8 +247,8 @@ fn generated_cases_exercise_every_step() {
         searched += usize::from(emb.is_some() && !traced.is_empty());
         filtered += usize::from(case.query.max_nudity < 1.0 && !traced.is_empty());
         for t in &traced {
-            snapped += usize::from(t.clip.snapped_start != t.candidate.0 || t.clip.snapped_stop != t.candidate.1);
-            moved += usize::from(t.clip.start_speech_avoidance != 0.0 || t.clip.end_speech_avoidance != 0.0);
+            snapped += usize::from(t.exact.snapped_start != t.candidate.0 || t.exact.snapped_stop != t.candidate.1);
+            moved += usize::from(t.exact.start_speech_avoidance != 0.0 || t.exact.end_speech_avoidance != 0.0);
         }
     }
     assert!(with_clips > 100, "only {with_clips} of 300 cases returned clips");

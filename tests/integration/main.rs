@@ -6,6 +6,7 @@ mod clips_rules;
 mod demo_data;
 mod query_rules;
 mod reference;
+mod reported;
 mod signals_rules;
 mod support;
 mod vectors;

@@ -1,6 +1,8 @@
 //! Rendering with ffmpeg: clips (stream copy when both cut points sit on keyframes, otherwise
 //! re-encoded with libx264 + AAC), vertical 9:16 clips that follow the subject, JPEG thumbnails,
-//! and the choice of a thumbnail frame ([`best_frame`]).
+//! and the choice of a thumbnail frame ([`best_frame`]). Every output is written whole or not at
+//! all ([`crate::OutputFile`]): an output path that cannot be written is refused before ffmpeg
+//! runs, and a failed or interrupted render leaves nothing at it.
 
 mod frame_choice;
 
@@ -9,6 +11,7 @@ use std::path::Path;
 pub use frame_choice::best_frame;
 
 use crate::error::{Error, Result};
+use crate::output::OutputFile;
 use crate::probe::{keyframes, probe};
 use crate::tool;
 
@@ -90,8 +93,9 @@ pub fn cut_clip(
     out: impl AsRef<Path>,
     o: &RenderOptions,
 ) -> Result<CutMethod> {
-    let (video, out) = (video.as_ref(), out.as_ref());
+    let video = video.as_ref();
     check_span(start, stop)?;
+    let out = OutputFile::create(out)?;
     let info = probe(video)?;
     let stop = stop.min(info.duration);
     check_span(start, stop)?;
@@ -111,8 +115,9 @@ pub fn cut_clip(
         }
         CutMethod::Reencode => encode_args(&mut cmd, o),
     }
-    output_args(&mut cmd, out);
+    output_args(&mut cmd, out.path());
     tool::output("ffmpeg", cmd, video)?;
+    out.persist()?;
     Ok(method)
 }
 
@@ -143,7 +148,7 @@ pub fn cut_vertical(
     out: impl AsRef<Path>,
     o: &RenderOptions,
 ) -> Result<()> {
-    let (video, out) = (video.as_ref(), out.as_ref());
+    let video = video.as_ref();
     check_span(start, stop)?;
     if !(track.step.is_finite() && track.step > 0.0) {
         return Err(Error::argument("track.step", format!("must be finite and > 0 (got {})", track.step)));
@@ -151,6 +156,7 @@ pub fn cut_vertical(
     if track.x_center.is_empty() {
         return Err(Error::argument("track.x_center", "must hold at least one sample"));
     }
+    let out = OutputFile::create(out)?;
     let info = probe(video)?;
     let [top, bottom] = track.blackbars;
     let picture = u64::from(info.height).saturating_sub(u64::from(top) + u64::from(bottom));
@@ -171,9 +177,9 @@ pub fn cut_vertical(
     let mut cmd = span_input(video, start, stop, o);
     cmd.args(["-vf", &filter]);
     encode_args(&mut cmd, o);
-    output_args(&mut cmd, out);
+    output_args(&mut cmd, out.path());
     tool::output("ffmpeg", cmd, video)?;
-    Ok(())
+    out.persist()
 }
 
 /// The crop's left edge as an ffmpeg expression of the clip time `t`: piecewise linear through
@@ -203,13 +209,14 @@ fn crop_x_expression(track: &SubjectTrack<'_>, start: f64, stop: f64, width: f64
 /// Writes the frame at `time` seconds of `video` as a JPEG `width` pixels wide (height by aspect
 /// ratio, even) at `out`; returns its `(width, height)` as read back by ffprobe.
 pub fn thumbnail(video: impl AsRef<Path>, time: f64, out: impl AsRef<Path>, width: u32) -> Result<(u32, u32)> {
-    let (video, out) = (video.as_ref(), out.as_ref());
+    let video = video.as_ref();
     if !(time.is_finite() && time >= 0.0) {
         return Err(Error::argument("time", format!("must be finite and >= 0 (got {time})")));
     }
     if !(16..=8192).contains(&width) || width % 2 == 1 {
         return Err(Error::argument("width", format!("must be even and in [16, 8192] (got {width})")));
     }
+    let out = OutputFile::create(out)?;
     let info = probe(video)?;
     // Seeking at or past the end yields no frame: stay a frame inside.
     let time = time.min((info.duration - 1.0 / info.fps).max(0.0));
@@ -229,9 +236,10 @@ pub fn thumbnail(video: impl AsRef<Path>, time: f64, out: impl AsRef<Path>, widt
             "mjpeg",
             "-y",
         ])
-        .arg(out);
+        .arg(out.path());
     tool::output("ffmpeg", cmd, video)?;
-    let written = probe_image(out)?;
+    let written = probe_image(out.path())?;
+    out.persist()?;
     Ok(written)
 }
 
@@ -268,5 +276,20 @@ mod tests {
         assert!(err.to_string().contains("`stop`: must be finite and > start"), "{err}");
         let err = cut_clip("/nope.mp4", 1.0, 2.0, "/tmp/x.mp4", &RenderOptions::default()).unwrap_err();
         assert!(matches!(err, Error::MissingMedia { .. }), "{err}");
+    }
+
+    #[test]
+    fn an_unwritable_output_is_refused_before_ffmpeg_runs() {
+        // The input does not exist either: the output is checked first, so no ffmpeg ever starts.
+        let track = SubjectTrack { step: 1.0, x_center: &[0.5], blackbars: [0, 0] };
+        let errors = [
+            cut_clip("/nope.mp4", 1.0, 2.0, "/no/such/dir/x.mp4", &RenderOptions::default()).unwrap_err(),
+            cut_vertical("/nope.mp4", 1.0, 2.0, track, "/no/such/dir/x.mp4", &RenderOptions::default()).unwrap_err(),
+            thumbnail("/nope.mp4", 1.0, "/no/such/dir/x.jpg", 320).unwrap_err(),
+        ];
+        for err in errors {
+            assert!(matches!(err, Error::OutputPath { .. }), "{err}");
+            assert!(err.to_string().contains("/no/such/dir/x.") && err.to_string().contains("does not exist"), "{err}");
+        }
     }
 }
