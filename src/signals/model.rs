@@ -17,11 +17,24 @@ pub const ITEM_EMBEDDING_DIM: usize = 256;
 /// A time interval `[start, end]` in seconds, written as a two-element JSON array.
 pub type Interval = [f64; 2];
 
+/// The OpenAPI schema of a list of [`Interval`]s.
+#[cfg(feature = "openapi")]
+fn interval_list() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+    use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, Type};
+    let interval = ArrayBuilder::new()
+        .items(ObjectBuilder::new().schema_type(Type::Number))
+        .min_items(Some(2))
+        .max_items(Some(2))
+        .description(Some("`[start, end]` in seconds"));
+    ArrayBuilder::new().items(interval).into()
+}
+
 /// The per-item analysis data every result is computed from (see `signals.md`).
 ///
 /// Build one from JSON with [`Signals::from_json`], check it with [`Signals::validate`], and turn
 /// it into the query-ready [`Prepared`](crate::Prepared) form once per item.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Encode, Decode)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Signals {
     /// Always [`FORMAT`].
@@ -45,6 +58,7 @@ pub struct Signals {
     pub shots: Vec<f64>,
     /// Speech intervals, sorted and non-overlapping.
     #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(schema_with = interval_list))]
     pub speech: Vec<Interval>,
     /// Characters with the spans in which they are on screen.
     #[serde(default)]
@@ -79,6 +93,7 @@ pub struct Signals {
 
 /// The per-sample timelines of a document; each has `ceil(duration / step)` values in `[0, 1]`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Encode, Decode)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Timelines {
     /// How well a moment would serve in a preview.
@@ -98,16 +113,19 @@ pub struct Timelines {
 
 /// A character and the spans in which it is on screen.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Encode, Decode)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Character {
     /// Importance rank, unique; 0 is the main character.
     pub rank: u32,
     /// Sorted, non-overlapping on-screen spans.
+    #[cfg_attr(feature = "openapi", schema(schema_with = interval_list))]
     pub spans: Vec<Interval>,
 }
 
 /// The kind of a [`Tag`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, Encode, Decode)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum TagKind {
     /// A keyword describing what is shown.
@@ -120,6 +138,7 @@ pub enum TagKind {
 
 /// A descriptive tag over a time span.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Encode, Decode)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Tag {
     /// Keyword, mood or environment.
@@ -136,6 +155,7 @@ pub struct Tag {
 
 /// A scene span.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, Encode, Decode)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Scene {
     /// Start in seconds.
@@ -146,6 +166,7 @@ pub struct Scene {
 
 /// Emotion samples on their own time grid.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Encode, Decode)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Emotions {
     /// Seconds between emotion samples.
@@ -164,6 +185,7 @@ pub struct Emotions {
 
 /// One spoken profanity event.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Encode, Decode)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ProfanityEvent {
     /// Start in seconds.
@@ -179,6 +201,7 @@ pub struct ProfanityEvent {
 
 /// Subject position and black bars, for vertical (9:16) conversion.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Encode, Decode)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Vertical {
     /// Seconds between `x_center` samples.
@@ -213,6 +236,7 @@ pub const ANALYSIS_CHANNELS: &[&str] = &[
 /// Provenance of a document: who produced it, what was measured, what is absent (zero or empty
 /// only because nothing measured it).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Encode, Decode)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Analysis {
     /// The analyser and its version, e.g. `kino-media 0.1.0`; non-empty.
