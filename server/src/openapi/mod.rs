@@ -196,7 +196,7 @@ pub fn error_responses(codes: &[u16]) -> BTreeMap<String, RefOr<Response>> {
         .iter()
         .map(|&code| {
             let (what, schema) = match code {
-                400 => ("Bad request", ErrorDetail::NAME),
+                400 => ("Bad request: a path segment that is not UTF-8, an unreadable body, a reset of a task that is not failed", ErrorDetail::NAME),
                 401 => ("No, unknown or revoked credential", ErrorDetail::NAME),
                 404 => ("Not found (another organisation's items look missing too)", ErrorDetail::NAME),
                 413 => ("The body is too large", ErrorDetail::NAME),
@@ -267,7 +267,7 @@ macro_rules! error_set {
     };
 }
 
-error_set!(PreviewsErrors, error_responses, [401, 404, 422], "The errors of the previews endpoints.");
+error_set!(PreviewsErrors, error_responses, [400, 401, 404, 422], "The errors of the previews endpoints.");
 error_set!(PortalErrors, portal_error_responses, [400, 401, 403, 404, 429], "The errors of the portal endpoints.");
 error_set!(AdminErrors, portal_error_responses, [400, 401, 404, 409], "The errors of the admin API.");
 

@@ -35,7 +35,7 @@ pub struct CatalogErrors;
 
 impl utoipa::IntoResponses for CatalogErrors {
     fn responses() -> std::collections::BTreeMap<String, utoipa::openapi::RefOr<utoipa::openapi::response::Response>> {
-        crate::openapi::error_responses(&[401, 404, 422])
+        crate::openapi::error_responses(&[400, 401, 404, 422])
     }
 }
 

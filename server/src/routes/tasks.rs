@@ -21,7 +21,6 @@ use utoipa::ToSchema;
 
 use super::{caller, live_item};
 use crate::auth::Accept;
-use crate::error::ErrorDetail;
 use crate::error::{AppError, Detail};
 use crate::openapi::schemas::Empty;
 use crate::products::PRODUCTS;
@@ -173,7 +172,7 @@ pub struct TaskErrors;
 
 impl utoipa::IntoResponses for TaskErrors {
     fn responses() -> std::collections::BTreeMap<String, utoipa::openapi::RefOr<utoipa::openapi::response::Response>> {
-        crate::openapi::error_responses(&[401, 404, 422])
+        crate::openapi::error_responses(&[400, 401, 404, 422])
     }
 }
 
@@ -309,8 +308,7 @@ pub async fn delete(
     tag = "tasks",
     params(crate::openapi::InventoryId, crate::openapi::ProductPath, crate::openapi::ProductVersion),
     responses(
-        (status = 200, description = "Reset", body = Empty),
-        (status = 400, description = "The task is not failed", body = ErrorDetail),
+        (status = 200, description = "Reset (400 when the task is not failed)", body = Empty),
         TaskErrors,
     ),
     security(("api_key" = []), ("api_key_header" = [])),
