@@ -117,31 +117,27 @@ pub struct EpisodesQuery {
 }
 
 /// `type` of the emotions list.
-#[derive(Debug, Deserialize, IntoParams)]
-#[into_params(parameter_in = Query)]
-pub struct EmotionsTypeQuery {
-    /// Which items: `all`, or one result type (`movie` or `standalone`, `episode`, `series`, `season`).
-    #[serde(rename = "type")]
-    #[param(inline, default = "all")]
-    pub kind: Option<EmotionsType>,
-}
+#[derive(Debug)]
+pub struct EmotionsTypeQuery;
 
-/// The item types the emotions list filters by.
-#[derive(Debug, Deserialize, utoipa::ToSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum EmotionsType {
-    /// Every item.
-    All,
-    /// Standalone items.
-    Movie,
-    /// Standalone items (the ingestion name).
-    Standalone,
-    /// Episodes.
-    Episode,
-    /// Series.
-    Series,
-    /// Seasons.
-    Season,
+impl IntoParams for EmotionsTypeQuery {
+    fn into_params(_: impl Fn() -> Option<ParameterIn>) -> Vec<Parameter> {
+        // What `results::emotions_list` accepts.
+        let names = ["all", "movie", "standalone", "episode", "series", "season"];
+        let schema =
+            ObjectBuilder::new().schema_type(Type::String).enum_values(Some(names)).default(Some("all".into()));
+        vec![
+            ParameterBuilder::new()
+                .name("type")
+                .parameter_in(ParameterIn::Query)
+                .required(Required::False)
+                .description(Some(
+                    "Which items: `all`, or one type (`movie` or `standalone`, `episode`, `series`, `season`).",
+                ))
+                .schema(Some(schema))
+                .build(),
+        ]
+    }
 }
 
 /// The query of the text embedding.

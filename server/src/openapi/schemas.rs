@@ -299,6 +299,22 @@ impl utoipa::PartialSchema for Null {
 
 impl ToSchema for Null {}
 
+/// The bytes of a file (a clip or an image).
+#[derive(Debug, Clone, Copy)]
+pub struct Binary;
+
+impl utoipa::PartialSchema for Binary {
+    fn schema() -> RefOr<Schema> {
+        use utoipa::openapi::{KnownFormat, SchemaFormat};
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .format(Some(SchemaFormat::KnownFormat(KnownFormat::Binary)))
+            .into()
+    }
+}
+
+impl ToSchema for Binary {}
+
 /// An empty JSON object (the answer of a task reset).
 #[derive(Debug, Clone, Copy, Serialize, ToSchema)]
 pub struct Empty {}

@@ -18,11 +18,14 @@ fn every_operation_is_typed_described_and_secured() {
     assert_eq!(doc["openapi"], "3.1.0");
     let ops = operations(&doc);
     assert!(ops.len() >= 83, "{} operations", ops.len());
+    let mut ids = std::collections::HashSet::new();
     for (method, path, op) in &ops {
         let id = format!("{method} {path}");
         assert!(op["summary"].as_str().is_some_and(|s| !s.is_empty()), "{id} has no summary");
         assert!(op["tags"].as_array().is_some_and(|t| t.len() == 1), "{id} has no tag");
         assert!(op["security"].is_array(), "{id} states no security");
+        let op_id = op["operationId"].as_str().unwrap_or_else(|| panic!("{id} has no operationId"));
+        assert!(ids.insert(op_id.to_string()), "{id}: operationId {op_id} is not unique");
         let responses = op["responses"].as_object().unwrap();
         assert!(responses.keys().any(|s| s.starts_with('2')), "{id} has no success answer");
         for (status, r) in responses {

@@ -43,6 +43,7 @@ impl utoipa::IntoResponses for CatalogErrors {
 /// seasons become virtual items) and applies `operations`. Answers `null`.
 #[utoipa::path(
     put,
+    operation_id = "upsert_item",
     path = "/catalog/v1/item",
     tag = "catalog",
     request_body = CatalogItem,
@@ -143,6 +144,7 @@ fn delete_items(state: &AppState, org: OrgId, id: &str) -> Result<(), AppError> 
 /// One item as last stored (deleted items only with `allow_deleted=true`).
 #[utoipa::path(
     get,
+    operation_id = "get_item",
     path = "/catalog/v1/item/{item_type}/{id}",
     tag = "catalog",
     params(crate::openapi::TypedItem, ItemGetQuery),
@@ -214,6 +216,7 @@ pub struct ItemListEntry {
 /// A page of the organisation's items, in creation order.
 #[utoipa::path(
     get,
+    operation_id = "list_items",
     path = "/catalog/v1/item",
     tag = "catalog",
     params(ItemListQuery),
@@ -244,6 +247,7 @@ pub async fn list(
 /// its episodes). Answers `null`.
 #[utoipa::path(
     put,
+    operation_id = "delete_item",
     path = "/catalog/v1/delete/{item_type}/{id}",
     tag = "catalog",
     params(crate::openapi::TypedItem),

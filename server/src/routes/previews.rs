@@ -37,6 +37,7 @@ fn require_catalog(state: &AppState, org: OrgId, params: &Params) -> Result<(), 
 /// `trigger_generation=true` also renders them in the background.
 #[utoipa::path(
     get,
+    operation_id = "search_clips",
     path = "/results/jitpreviews/v2/{inventory_id}",
     tag = "previews",
     params(crate::openapi::InventoryId, crate::openapi::params::ClipSearch, crate::openapi::params::CatalogQuery),
@@ -148,6 +149,7 @@ fn queue_generation(
 /// `FAILED` with `data: null`.
 #[utoipa::path(
     get,
+    operation_id = "generation_status",
     path = "/results/jitpreviews/v2/gen/{gen_id}/status",
     tag = "previews",
     params(("gen_id" = String, Path, description = "The `gen_id` of a clip search"), crate::openapi::params::CatalogQuery),
@@ -171,6 +173,7 @@ pub async fn generation(
 /// The clip types a previews version accepts.
 #[utoipa::path(
     get,
+    operation_id = "clip_types",
     path = "/results/jitpreviews/v2/info/clip_types",
     tag = "previews",
     params(("version" = Option<String>, Query, description = "A previews version code; the newest when absent"), crate::openapi::params::CatalogQuery),
@@ -190,6 +193,7 @@ pub async fn clip_types(
 /// The status of the item's previews result (its signals were processed).
 #[utoipa::path(
     get,
+    operation_id = "previews_status",
     path = "/results/jitpreviews/v2/status/{inventory_id}",
     tag = "previews",
     params(crate::openapi::InventoryId, crate::openapi::params::VersionQuery, crate::openapi::params::CatalogQuery),
@@ -209,6 +213,7 @@ pub async fn status(
 /// Items with previews results, oldest update first.
 #[utoipa::path(
     get,
+    operation_id = "list_previews",
     path = "/results/jitpreviews/v2/",
     tag = "previews",
     params(crate::openapi::params::PreviewsListQuery, crate::openapi::params::CatalogQuery),

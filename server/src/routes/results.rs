@@ -130,13 +130,13 @@ macro_rules! item_endpoint {
     ($name:ident, $product:literal, $part:expr, $path:literal, $body:ty, $tag:literal, $summary:literal) => {
         #[doc = $summary]
         #[utoipa::path(
-                            get,
-                            path = $path,
-                            tag = $tag,
-                            params(crate::openapi::InventoryId, VersionQuery),
-                            responses((status = 200, description = "The result", body = $body), ItemErrors),
-                            security(("api_key" = []), ("api_key_header" = [])),
-                        )]
+                                    get,
+                                    path = $path,
+                                    tag = $tag,
+                                    params(crate::openapi::InventoryId, VersionQuery),
+                                    responses((status = 200, description = "The result", body = $body), ItemErrors),
+                                    security(("api_key" = []), ("api_key_header" = [])),
+                                )]
         pub async fn $name(
             State(state): State<AppState>,
             Path(id): Path<String>,

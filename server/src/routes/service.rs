@@ -115,8 +115,8 @@ pub async fn smartlist_docs_any() -> Html<String> {
     ),
     responses(
         (status = 200, description = "The file", content(
-            (Vec<u8> = "video/mp4"),
-            (Vec<u8> = "image/jpeg"),
+            (crate::openapi::schemas::Binary = "video/mp4"),
+            (crate::openapi::schemas::Binary = "image/jpeg"),
         )),
         (status = 404, description = "No such file (yet)", body = crate::error::ErrorDetail),
     ),
@@ -135,8 +135,8 @@ pub async fn media_generation_file() {}
     ),
     responses(
         (status = 200, description = "The file", content(
-            (Vec<u8> = "video/mp4"),
-            (Vec<u8> = "image/jpeg"),
+            (crate::openapi::schemas::Binary = "video/mp4"),
+            (crate::openapi::schemas::Binary = "image/jpeg"),
         )),
         (status = 404, description = "No such file", body = crate::error::ErrorDetail),
     ),

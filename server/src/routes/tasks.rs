@@ -189,6 +189,7 @@ fn not_found(id: &str, product: &str, version: &str) -> AppError {
 /// The status of a task (404 when neither a task nor a result is known).
 #[utoipa::path(
     get,
+    operation_id = "get_task",
     path = "/tasks/catalog-item/{inventory_id}/product/{product}/version/{version}",
     tag = "tasks",
     params(crate::openapi::InventoryId, crate::openapi::ProductPath, crate::openapi::ProductVersion),
@@ -209,6 +210,7 @@ pub async fn get(
 /// Creates or updates a task (idempotent; reactivates it); a job is queued unless a result exists.
 #[utoipa::path(
     post,
+    operation_id = "create_task",
     path = "/tasks/catalog-item/{inventory_id}/product/{product}/version/{version}",
     tag = "tasks",
     params(crate::openapi::InventoryId, crate::openapi::ProductPath, crate::openapi::ProductVersion),
@@ -279,6 +281,7 @@ pub async fn post(
 /// Deactivates a task (its queued job is dropped); answers its status.
 #[utoipa::path(
     delete,
+    operation_id = "deactivate_task",
     path = "/tasks/catalog-item/{inventory_id}/product/{product}/version/{version}",
     tag = "tasks",
     params(crate::openapi::InventoryId, crate::openapi::ProductPath, crate::openapi::ProductVersion),
@@ -304,6 +307,7 @@ pub async fn delete(
 /// Resets a failed task: its result is dropped and the job queued again (400 unless failed).
 #[utoipa::path(
     put,
+    operation_id = "reset_task",
     path = "/tasks/catalog-item/{inventory_id}/product/{product}/version/{version}/reset",
     tag = "tasks",
     params(crate::openapi::InventoryId, crate::openapi::ProductPath, crate::openapi::ProductVersion),
@@ -334,6 +338,7 @@ pub async fn reset(
 /// Every task of an item, with its status.
 #[utoipa::path(
     get,
+    operation_id = "list_tasks",
     path = "/tasks/catalog-item/{inventory_id}",
     tag = "tasks",
     params(crate::openapi::InventoryId),
