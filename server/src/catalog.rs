@@ -26,7 +26,7 @@ use crate::store::ItemRow;
 /// Item types.
 pub const ITEM_TYPES: [&str; 4] = ["standalone", "series", "season", "episode"];
 
-/// The type of a catalog item ([`ITEM_TYPES`]).
+/// The type of a catalog item (one of `ITEM_TYPES`).
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum ItemType {

@@ -143,3 +143,49 @@ fn the_contract_refuses_answers_that_do_not_match() {
     assert!(!refused("GET", "/no/such/path", 404, "application/json", r#"{"detail": "no such endpoint"}"#));
     assert!(refused("GET", "/catalogs/", 401, "application/json", r#"{"detail": "wrong body"}"#), "portal body");
 }
+
+/// The routes `app()` declares, read from its source: `(METHOD, OpenAPI path)`.
+fn routes_in_app_source() -> Vec<(String, String)> {
+    let source = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/src/app.rs")).unwrap();
+    let task = source
+        .split("let task = \"")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .expect("app.rs names the task path `task`")
+        .to_string();
+    let mut out = Vec::new();
+    for call in source.split(".route(").skip(1) {
+        let call = call.split("\n        .").next().unwrap();
+        let path = if call.starts_with("task,") {
+            task.clone()
+        } else if call.starts_with("&format!(\"{task}") {
+            format!("{task}{}", call.trim_start_matches("&format!(\"{task}").split('"').next().unwrap())
+        } else {
+            call.split('"').nth(1).expect("a route path literal").to_string()
+        };
+        let path = path.replace("{*", "{");
+        for method in ["get", "post", "put", "delete", "patch"] {
+            let needle = format!("{method}(");
+            let mut calls = call
+                .match_indices(&needle)
+                .filter(|(i, _)| call[..*i].chars().next_back().is_none_or(|c| !(c.is_alphanumeric() || c == '_')));
+            if calls.next().is_some() {
+                out.push((method.to_string(), path.clone()));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn every_route_of_the_app_is_documented() {
+    let doc = kino_server::openapi::document();
+    let routes = routes_in_app_source();
+    assert!(routes.len() >= 80, "{} routes read from app.rs", routes.len());
+    let missing: Vec<String> = routes
+        .iter()
+        .filter(|(method, path)| !doc["paths"][path.as_str()][method.as_str()].is_object())
+        .map(|(method, path)| format!("{} {path}", method.to_uppercase()))
+        .collect();
+    assert!(missing.is_empty(), "routes without #[utoipa::path] in openapi::ApiDoc: {missing:?}");
+}

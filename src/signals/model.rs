@@ -36,8 +36,14 @@ fn interval_list() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Encode, Decode)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
+#[cfg_attr(
+    feature = "openapi",
+    schema(description = "A signals document (`kino.signals/1`, docs/signals.md): the per-item analysis data every \
+        result is computed from. Every rule is validated; errors name the field and the rule.")
+)]
 pub struct Signals {
-    /// Always [`FORMAT`].
+    /// Always `kino.signals/1` (the constant `FORMAT`).
+    #[cfg_attr(feature = "openapi", schema(examples("kino.signals/1")))]
     pub format: String,
     /// The customer's identifier of the item.
     pub inventory_id: String,
@@ -127,6 +133,7 @@ pub struct Character {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, Encode, Decode)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "lowercase")]
+#[cfg_attr(feature = "openapi", schema(description = "The kind of a tag."))]
 pub enum TagKind {
     /// A keyword describing what is shown.
     Keyword,
@@ -241,10 +248,11 @@ pub const ANALYSIS_CHANNELS: &[&str] = &[
 pub struct Analysis {
     /// The analyser and its version, e.g. `kino-media 0.1.0`; non-empty.
     pub analyzer: String,
-    /// Channels (names of [`ANALYSIS_CHANNELS`]) that hold measurements.
+    /// Channels (names of `ANALYSIS_CHANNELS`: document paths such as `shots`, `timelines.nudity`)
+    /// that hold measurements.
     #[serde(default)]
     pub measured: Vec<String>,
-    /// Channels (names of [`ANALYSIS_CHANNELS`]) that hold no measurement: their timelines are
+    /// Channels (names of `ANALYSIS_CHANNELS`) that hold no measurement: their timelines are
     /// zero and their lists empty or missing.
     #[serde(default)]
     pub absent: Vec<String>,

@@ -33,6 +33,8 @@ pub struct SignalsAccepted {
     put,
     path = "/analysis/v1/item/{item_type}/{id}",
     tag = "catalog",
+    description = "The credential and the item are checked before the body is read; the body is parsed as it \
+        streams in, a limited number of uploads at once (503 with `Retry-After` beyond).",
     params(crate::openapi::TypedItem),
     request_body = kino::Signals,
     responses(

@@ -45,6 +45,7 @@ pub const MAX_LIST: usize = 1000;
 
 /// A webhook as shown to its organisation (the signing secret is shown once, by [`create`]).
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+#[schema(description = "A webhook (its signing secret is shown once, when it is created).")]
 pub struct WebhookView {
     /// UUID v4.
     pub id: String,
