@@ -38,8 +38,16 @@ fn interval_list() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
 #[serde(deny_unknown_fields)]
 #[cfg_attr(
     feature = "openapi",
-    schema(description = "A signals document (`kino.signals/1`, docs/signals.md): the per-item analysis data every \
-        result is computed from. Every rule is validated; errors name the field and the rule.")
+    schema(
+        description = "A signals document (`kino.signals/1`, docs/signals.md): the per-item analysis data every \
+            result is computed from. Every rule is validated; errors name the field and the rule.",
+        examples(json!({"format": "kino.signals/1", "inventory_id": "tt1", "duration": 4.0, "fps": 24.0,
+            "frame_width": 1920, "frame_height": 1080, "step": 1.0,
+            "timelines": {"relevance": [0.1, 0.8, 0.9, 0.2], "nudity": [0.0, 0.0, 0.0, 0.0],
+                "blood_gore": [0.0, 0.0, 0.0, 0.0], "profanity": [0.0, 0.0, 0.0, 0.0],
+                "brightness": [0.5, 0.6, 0.6, 0.4], "clip_types": {"Exciting": [0.2, 0.9, 0.8, 0.1]}},
+            "shots": [2.0], "speech": [[0.5, 1.5]], "characters": [{"rank": 0, "spans": [[0.0, 4.0]]}]}))
+    )
 )]
 pub struct Signals {
     /// Always `kino.signals/1` (the constant `FORMAT`).

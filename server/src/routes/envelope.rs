@@ -213,6 +213,7 @@ product_result!("emotions", EmotionsEnvelope, EmotionsData, EmotionsList, Emotio
 
 /// The answer of a clip search: the clips, computed for this request.
 #[derive(Debug, Clone, Serialize, ToSchema)]
+#[schema(examples(clips_example))]
 pub struct ClipsEnvelope {
     /// `success`.
     #[schema(value_type = ResultStatus)]
@@ -267,4 +268,28 @@ pub enum GenerationState {
     Success,
     /// Rendering failed (media missing, ffmpeg failed, interrupted by a restart).
     Failed,
+}
+
+/// An answer of the demo catalog, for the document.
+fn clips_example() -> serde_json::Value {
+    serde_json::from_str(
+        r#"{
+    "status": "success", "error": "", "updated": "2026-11-24T15:37:37.957Z", "version_id": "27",
+    "inventory_id": "tt-demo-001", "type": "movie",
+    "data": {"inventory_id": "tt-demo-001", "type": "movie", "service_id": "svc-13bb0795c0dfe43e92622c06",
+        "version_id": "27", "jitpreview": [{
+            "start_time": 4253.0, "stop_time": 4270.632, "relevance": 1.0, "query_relevance": 0.0,
+            "search_query": "", "start_frame": 102072, "stop_frame": 102495, "characters": [0, 1, 3],
+            "nudity": 0.02, "blood_gore": 0.02, "profanity": 0.0, "brightness": 0.509556, "clip_index": 0,
+            "snapped_start": 4253.0, "snapped_stop": 4273.0, "clip_type": "High-octane action",
+            "environment": [{"name": "hospital", "score": 0.8291}],
+            "keywords": [{"name": "sword fight", "score": 0.9383}, {"name": "party", "score": 0.7235}],
+            "keyword": {"name": "sword fight", "score": 0.9383},
+            "mood": [{"name": "romantic", "score": 0.62}], "mood_tag": {"name": "romantic", "score": 0.62},
+            "start_speech_avoidance": 0.0, "end_speech_avoidance": -2.368, "type_score": 1.0,
+            "service_id": "svc-13bb0795c0dfe43e92622c06", "inventory_id": "tt-demo-001", "fps": 24.0,
+            "source_frame_width": 1920, "source_frame_height": 1080}]}
+}"#,
+    )
+    .expect("the example is JSON")
 }
