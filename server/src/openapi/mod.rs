@@ -8,6 +8,7 @@
 //! contract test in `server/tests/support` validates every answer of the integration tests against
 //! this document.
 
+pub mod admin_bodies;
 pub mod params;
 pub mod schemas;
 
