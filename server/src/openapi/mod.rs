@@ -126,11 +126,15 @@ impl Modify for Security {
                     .build(),
             ),
         );
-        let scopes = Scopes::from_iter([
-            (crate::identity::SCOPES[0], "Read published smartlists and the catalogs"),
-            (crate::identity::SCOPES[1], "Read published recipes"),
-            (crate::identity::SCOPES[2], "Read creative assets of published recipes"),
-        ]);
+        let scopes = Scopes::from_iter(crate::identity::SCOPES.iter().map(|&scope| {
+            let grants = match scope {
+                "read:smartlist:published" => "Read published smartlists and the catalogs",
+                "read:recipe:published" => "Read published recipes",
+                "read:creative-asset:published" => "Read creative assets of published recipes",
+                other => other,
+            };
+            (scope, grants)
+        }));
         components.add_security_scheme(
             "oauth2",
             SecurityScheme::OAuth2(OAuth2::with_description(
