@@ -45,8 +45,11 @@ if [ -x scripts/test-python.sh ]; then
   scripts/test-python.sh
 fi
 
-echo "== API fuzzing (schemathesis against /openapi.json; no 5xx allowed)"
+echo "== API fuzzing (schemathesis against /openapi.json: no 5xx, answers match the document, every operation reaches 2xx)"
 scripts/fuzz-api.sh
+
+echo "== Generated client (openapi-python-client from /openapi.json, validated as OpenAPI 3.1)"
+scripts/test-client.sh
 
 echo "== README command blocks (run in order against a freshly started service; fast mode reuses the debug build)"
 scripts/check-readme.sh

@@ -39,6 +39,7 @@ pub const MAX_WINDOWS: usize = 10_000_000;
 
 /// One window of the interface's emotion result (`data.emotion[]`).
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct EmotionWindow {
     /// Window start in seconds.
     pub start_time: f64,
@@ -71,6 +72,25 @@ impl Serialize for EmotionScore {
         map.end()
     }
 }
+
+#[cfg(feature = "openapi")]
+impl utoipa::PartialSchema for EmotionScore {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::schema::{AdditionalProperties, ObjectBuilder, Type};
+        let probability = ObjectBuilder::new().schema_type(Type::Number).minimum(Some(0.0)).maximum(Some(1.0));
+        ObjectBuilder::new()
+            .schema_type(Type::Object)
+            .additional_properties(Some(AdditionalProperties::RefOr(probability.into())))
+            .min_properties(Some(1))
+            .max_properties(Some(1))
+            .description(Some("One emotion and its mean probability over the window, as a single-entry object."))
+            .examples([serde_json::json!({"sadness": 0.12})])
+            .into()
+    }
+}
+
+#[cfg(feature = "openapi")]
+impl utoipa::ToSchema for EmotionScore {}
 
 /// The emotion windows of one document (see the module documentation for the exact rule).
 ///

@@ -82,6 +82,7 @@ impl ProfanityOptions {
 
 /// The classification of a title's spoken profanity.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub enum ProfanityLabel {
     /// No profanity.
     None,
@@ -107,6 +108,7 @@ impl ProfanityLabel {
 
 /// A span of speech containing profanity (`data.profanity.segments[]`).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ProfanitySegment {
     /// Start in seconds.
     pub start: f64,
@@ -118,6 +120,7 @@ pub struct ProfanitySegment {
 
 /// The interface's `data.profanity`: the label and the segments, in time order.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ProfanityResult {
     /// The classification.
     pub label: ProfanityLabel,

@@ -4,7 +4,7 @@ use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::routing::{get, post, put};
 
-use crate::routes::{admin, analysis, catalog, portal, previews, results, tasks};
+use crate::routes::{admin, analysis, catalog, portal, previews, results, service, tasks};
 use crate::state::AppState;
 
 /// Whether a path belongs to the portal interface or the admin API, whose errors have the portal
@@ -35,17 +35,13 @@ async fn method_not_allowed(uri: axum::http::Uri) -> axum::response::Response {
     }
 }
 
-async fn docs() -> axum::response::Html<String> {
-    axum::response::Html(crate::openapi::docs_page())
-}
-
 /// The service's router over `state`; tests call it without a socket.
 pub fn app(state: AppState) -> Router {
     let task = "/tasks/catalog-item/{inventory_id}/product/{product}/version/{version}";
     Router::new()
-        .route("/health", get(|| async { "ok" }))
-        .route("/openapi.json", get(|| async { axum::Json(crate::openapi::document()) }))
-        .route("/docs", get(|| async { axum::response::Html(crate::openapi::docs_page()) }))
+        .route("/health", get(service::health))
+        .route("/openapi.json", get(service::openapi_json))
+        .route("/docs", get(service::docs))
         // identity and portal
         .route("/oauth/token", post(crate::identity::token))
         .route("/catalogs/", get(portal::catalogs))
@@ -57,11 +53,11 @@ pub fn app(state: AppState) -> Router {
         .route("/recipes/{id}", get(portal::recipe))
         .route("/creative-assets/", get(portal::creative_assets))
         .route("/creative-assets/{id}", get(portal::creative_asset))
-        .route("/smartlists/openapi.json", get(|| async { axum::Json(crate::openapi::document()) }))
-        .route("/smartlists/docs", get(docs))
-        .route("/smartlists/docs/{*rest}", get(docs))
-        .route("/portal/docs", get(docs))
-        .route("/portal/docs/{*rest}", get(docs))
+        .route("/smartlists/openapi.json", get(service::portal_openapi_json))
+        .route("/smartlists/docs", get(service::smartlist_docs))
+        .route("/smartlists/docs/{*rest}", get(service::smartlist_docs_any))
+        .route("/portal/docs", get(service::portal_docs))
+        .route("/portal/docs/{*rest}", get(service::portal_docs_any))
         // the web application's management (admin API)
         .route("/admin/v1/orgs", get(admin::list_orgs).post(admin::create_org))
         .route("/admin/v1/orgs/{org}/catalogs", get(admin::list_catalogs).post(admin::create_catalog))

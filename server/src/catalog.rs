@@ -26,14 +26,28 @@ use crate::store::ItemRow;
 /// Item types.
 pub const ITEM_TYPES: [&str; 4] = ["standalone", "series", "season", "episode"];
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+/// The type of a catalog item (one of `ITEM_TYPES`).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ItemType {
+    /// Non-episodic content such as a movie.
+    Standalone,
+    /// A series.
+    Series,
+    /// A season of a series.
+    Season,
+    /// An episode of a season.
+    Episode,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
 #[allow(missing_docs)]
 pub struct ExternalId {
     pub provider: String,
     pub id: String,
 }
 
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::ToSchema)]
 #[allow(missing_docs)]
 pub struct Metadata {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -54,28 +68,28 @@ pub struct Metadata {
     pub long_description: Option<String>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
 #[allow(missing_docs)]
 pub struct CategorizedKeyword {
     pub category: String,
     pub keyword: String,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
 #[allow(missing_docs)]
 pub struct Crew {
     pub crew_member: String,
     pub role: String,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
 #[allow(missing_docs)]
 pub struct Rating {
     pub scheme: String,
     pub rating: String,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
 #[allow(missing_docs)]
 pub struct WindowInfo {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -84,7 +98,7 @@ pub struct WindowInfo {
     pub end: Option<String>,
 }
 
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::ToSchema)]
 #[allow(missing_docs)]
 pub struct EpisodicInfo {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -97,7 +111,7 @@ pub struct EpisodicInfo {
     pub episode_number: Option<i64>,
 }
 
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::ToSchema)]
 #[allow(missing_docs)]
 pub struct ExtendedEpisodicInfo {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -114,7 +128,7 @@ pub struct ExtendedEpisodicInfo {
     pub episode_number: Option<i64>,
 }
 
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::ToSchema)]
 #[allow(missing_docs)]
 pub struct AssetInfo {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -127,7 +141,7 @@ pub struct AssetInfo {
     pub asset_params: Option<serde_json::Map<String, Value>>,
 }
 
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::ToSchema)]
 #[allow(missing_docs)]
 pub struct Operations {
     #[serde(default)]
@@ -137,14 +151,20 @@ pub struct Operations {
 }
 
 /// A catalog item as the ingestion interface describes it.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
 #[allow(missing_docs)]
+#[schema(examples(json!({"id": "tt1", "type": "standalone", "title": "A film", "release_year": 2001,
+    "metadata": {"genres": ["drama"]}, "asset_info": {"file_uri": "videos/a-film.mp4"}})))]
 pub struct CatalogItem {
+    /// The customer's id, unique across every type.
+    #[schema(min_length = 1)]
     pub id: String,
     #[serde(rename = "type")]
+    #[schema(value_type = ItemType)]
     pub item_type: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
+    /// A title without content; needs an IMDB id in `external_ids`.
     #[serde(default, rename = "virtual")]
     pub is_virtual: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -161,7 +181,9 @@ pub struct CatalogItem {
     pub ratings: Option<Vec<Rating>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub window_info: Option<WindowInfo>,
+    /// 1900 < year < 2050.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(exclusive_minimum = 1900, exclusive_maximum = 2050)]
     pub release_year: Option<i64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub logo_urls: Option<BTreeMap<String, String>>,

@@ -5,7 +5,9 @@ use axum::Json;
 use axum::body::Body;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use serde::Serialize;
 use serde_json::{Value, json};
+use utoipa::ToSchema;
 
 /// One validation problem, in pydantic's shape.
 #[derive(Debug, Clone)]
@@ -28,27 +30,74 @@ impl Detail {
         Detail { kind: kind.into(), loc: vec!["query".into(), name.into()], msg: msg.into(), input, ctx }
     }
 
-    fn to_json(&self) -> Value {
-        let loc: Vec<Value> = self.loc.iter().flat_map(|segment| loc_parts(segment)).collect();
-        let mut v = json!({"type": self.kind, "loc": loc, "msg": self.msg, "input": self.input});
-        if !self.ctx.is_null() {
-            v["ctx"] = self.ctx.clone();
+    fn to_issue(&self) -> ValidationIssue {
+        ValidationIssue {
+            kind: self.kind.clone(),
+            loc: self.loc.iter().flat_map(|segment| loc_parts(segment)).collect(),
+            msg: self.msg.clone(),
+            input: self.input.clone(),
+            ctx: self.ctx.clone(),
         }
-        v
     }
 }
 
+/// The body of a 422 answer: every problem with the request, FastAPI's `HTTPValidationError`.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[schema(examples(json!({"detail": [{"type": "less_than_equal", "loc": ["query", "max_nudity"],
+    "msg": "Input should be less than or equal to 1", "input": "2", "ctx": {"le": 1.0}}]})))]
+pub struct ValidationError {
+    /// The problems, in parameter order.
+    pub detail: Vec<ValidationIssue>,
+}
+
+/// One validation problem, in pydantic's shape.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct ValidationIssue {
+    /// pydantic's error type (`missing`, `int_parsing`, `less_than_equal`, `value_error`, ...).
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// Where: `["query", "page_size"]`, `["path", "product"]`, `["body", "genres", 0]`.
+    pub loc: Vec<LocSegment>,
+    /// What is wrong, naming the rule.
+    pub msg: String,
+    /// The offending input (`null` when there is none to show).
+    pub input: Value,
+    /// The rule's values (`{"le": 1.0}`, `{"expected": "..."}`), when it has any.
+    #[serde(skip_serializing_if = "Value::is_null")]
+    #[schema(value_type = Object)]
+    pub ctx: Value,
+}
+
+/// A segment of a location: a field name, or an index into a list.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+#[serde(untagged)]
+pub enum LocSegment {
+    /// A name (`query`, `body`, a field).
+    Name(String),
+    /// A list index.
+    Index(u64),
+}
+
+/// The body of the other errors of the processing and results interfaces (400, 401, 404, 405,
+/// 413, 429, 500, 503).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[schema(examples(json!({"detail": "item \"tt-missing\" not found"})))]
+pub struct ErrorDetail {
+    /// What went wrong.
+    pub detail: String,
+}
+
 /// A location segment as FastAPI writes it: `genres[0]` is `"genres", 0`.
-fn loc_parts(segment: &str) -> Vec<Value> {
+fn loc_parts(segment: &str) -> Vec<LocSegment> {
     let (name, mut rest) = segment.split_once('[').map_or((segment, ""), |(n, r)| (n, r));
     let mut out = Vec::new();
     if !name.is_empty() || rest.is_empty() {
-        out.push(Value::from(name));
+        out.push(LocSegment::Name(name.into()));
     }
     while let Some((index, tail)) = rest.split_once(']') {
         match index.parse::<u64>() {
-            Ok(i) => out.push(Value::from(i)),
-            Err(_) => out.push(Value::from(index)),
+            Ok(i) => out.push(LocSegment::Index(i)),
+            Err(_) => out.push(LocSegment::Name(index.into())),
         }
         rest = tail.strip_prefix('[').unwrap_or(tail);
     }
@@ -155,27 +204,32 @@ impl From<kino::Error> for AppError {
 
 impl IntoResponse for AppError {
     fn into_response(self) -> Response {
+        let detail = |m: &str| json!(ErrorDetail { detail: m.to_string() });
         let (status, body) = match &self {
             AppError::Validation(details) => (
                 StatusCode::UNPROCESSABLE_ENTITY,
-                json!({"detail": details.iter().map(Detail::to_json).collect::<Vec<_>>()}),
+                json!(ValidationError { detail: details.iter().map(Detail::to_issue).collect() }),
             ),
-            AppError::NotFound(m) => (StatusCode::NOT_FOUND, json!({"detail": m})),
-            AppError::BadRequest(m) => (StatusCode::BAD_REQUEST, json!({"detail": m})),
-            AppError::Unauthorized(m) => (StatusCode::UNAUTHORIZED, json!({"detail": m})),
-            AppError::PayloadTooLarge(m) => (StatusCode::PAYLOAD_TOO_LARGE, json!({"detail": m})),
+            AppError::NotFound(m) => (StatusCode::NOT_FOUND, detail(m)),
+            AppError::BadRequest(m) => (StatusCode::BAD_REQUEST, detail(m)),
+            AppError::Unauthorized(m) => (StatusCode::UNAUTHORIZED, detail(m)),
+            AppError::PayloadTooLarge(m) => (StatusCode::PAYLOAD_TOO_LARGE, detail(m)),
             AppError::TooManyRequests { detail, retry_after } | AppError::Unavailable { detail, retry_after } => {
                 let status = if matches!(self, AppError::TooManyRequests { .. }) {
                     StatusCode::TOO_MANY_REQUESTS
                 } else {
                     StatusCode::SERVICE_UNAVAILABLE
                 };
-                return (status, [(header::RETRY_AFTER, retry_after.to_string())], Json(json!({"detail": detail})))
+                return (
+                    status,
+                    [(header::RETRY_AFTER, retry_after.to_string())],
+                    Json(ErrorDetail { detail: detail.clone() }),
+                )
                     .into_response();
             }
             AppError::Internal(m) => {
                 tracing::error!(error = %m, "internal error");
-                (StatusCode::INTERNAL_SERVER_ERROR, json!({"detail": "internal server error"}))
+                (StatusCode::INTERNAL_SERVER_ERROR, detail("internal server error"))
             }
         };
         (status, Json(body)).into_response()
@@ -204,7 +258,7 @@ pub async fn json_errors(res: Response) -> Response {
         .unwrap_or_else(|| status.canonical_reason().unwrap_or("Error").to_string());
     parts.headers.remove(header::CONTENT_LENGTH);
     parts.headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
-    Response::from_parts(parts, Body::from(json!({ "detail": text }).to_string()))
+    Response::from_parts(parts, Body::from(json!(ErrorDetail { detail: text }).to_string()))
 }
 
 #[cfg(test)]
@@ -214,9 +268,10 @@ mod tests {
 
     #[test]
     fn indexes_become_numbers() {
-        assert_eq!(loc_parts("genres[0]"), vec![json!("genres"), json!(0)]);
-        assert_eq!(loc_parts("probs[3][1]"), vec![json!("probs"), json!(3), json!(1)]);
-        assert_eq!(loc_parts("min_nudity"), vec![json!("min_nudity")]);
-        assert_eq!(loc_parts(""), vec![json!("")]);
+        let parts = |s: &str| json!(loc_parts(s));
+        assert_eq!(parts("genres[0]"), json!(["genres", 0]));
+        assert_eq!(parts("probs[3][1]"), json!(["probs", 3, 1]));
+        assert_eq!(parts("min_nudity"), json!(["min_nudity"]));
+        assert_eq!(parts(""), json!([""]));
     }
 }

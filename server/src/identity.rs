@@ -323,6 +323,25 @@ fn client_credentials(headers: &HeaderMap, req: &TokenRequest) -> Result<(String
 
 /// `POST /oauth/token`: JSON or form-encoded body; the client authenticates with HTTP Basic or
 /// with `client_id` and `client_secret` in the body.
+#[utoipa::path(
+    post,
+    path = "/oauth/token",
+    tag = "identity",
+    summary = "Issues an access token (OAuth 2.0 client credentials, RFC 6749 4.4)",
+    request_body(
+        description = "Client credentials",
+        content(
+            (crate::openapi::schemas::TokenRequest = "application/json"),
+            (crate::openapi::schemas::TokenRequest = "application/x-www-form-urlencoded"),
+        ),
+    ),
+    responses(
+        (status = 200, description = "An access token (`Cache-Control: no-store`)", body = crate::openapi::schemas::Token),
+        (status = 400, description = "`invalid_request`, `unsupported_grant_type` or `invalid_scope`", body = crate::openapi::schemas::OAuthError),
+        (status = 401, description = "`invalid_client` (with `WWW-Authenticate: Basic`)", body = crate::openapi::schemas::OAuthError),
+    ),
+    security((), ("client_basic" = [])),
+)]
 pub async fn token(State(state): State<AppState>, headers: HeaderMap, body: Bytes) -> Response {
     let form = headers
         .get(header::CONTENT_TYPE)

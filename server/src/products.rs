@@ -1,7 +1,10 @@
 //! The products: which exist, which this deployment processes, and each one's stored payload.
 
 use kino::signals::Signals;
-use serde_json::{Value, json};
+use kino::{EmotionWindow, ProfanityLabel, ProfanityResult, ProfanitySegment};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use utoipa::ToSchema;
 
 /// Every product name of the tasks interface.
 pub const PRODUCTS: [&str; 16] = [
@@ -30,40 +33,152 @@ pub const PROCESSED: [&str; 7] =
 /// The error of a task for a product this deployment does not compute.
 pub const NOT_AVAILABLE: &str = "product not available in this deployment";
 
+/// The product fields of a `jitpreviews` result (previews themselves are computed per request).
+#[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema)]
+pub struct JitpreviewsPayload {
+    /// The item's duration in seconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration: Option<f64>,
+    /// The clip types the item's signals have timelines for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clip_types: Option<Vec<String>>,
+}
+
+/// The product fields of a `semantic` (and `similar`) result: the item embedding.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema)]
+pub struct EmbeddingPayload {
+    /// 256 floats describing the whole item.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub embedding: Option<Vec<f32>>,
+}
+
+/// The product fields of a `semantic_scenes` result.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema)]
+pub struct SceneEmbeddingsPayload {
+    /// One embedding per scene, in time order.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scene_embeddings: Option<Vec<SceneEmbedding>>,
+}
+
+/// The embedding of one scene.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct SceneEmbedding {
+    /// Scene start in seconds.
+    pub start_ts: f64,
+    /// Scene end in seconds.
+    pub end_ts: f64,
+    /// 1024 floats.
+    pub embedding: Vec<f32>,
+}
+
+/// The product fields of a `profanity` result: label and segments.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema)]
+pub struct ProfanityPayload {
+    /// Label and segments.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profanity: Option<ProfanityResult>,
+}
+
+/// The fields of the profanity classification endpoint: the label only.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema)]
+pub struct ProfanityLabelPayload {
+    /// The label.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profanity: Option<ProfanityLabelOnly>,
+}
+
+/// `data.profanity` of the classification endpoint.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct ProfanityLabelOnly {
+    /// `None`, `Mild`, `Moderate` or `Strong`.
+    pub label: ProfanityLabel,
+}
+
+/// The fields of the profanity segments endpoint: the segments only.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema)]
+pub struct ProfanitySegmentsPayload {
+    /// The segments.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profanity: Option<ProfanitySegmentsOnly>,
+}
+
+/// `data.profanity` of the segments endpoint.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct ProfanitySegmentsOnly {
+    /// Spans of speech with profanity, in time order.
+    pub segments: Vec<ProfanitySegment>,
+}
+
+/// The product fields of an `emotions` result.
+#[derive(Debug, Clone, Default, Serialize, ToSchema)]
+pub struct EmotionsPayload {
+    /// Consecutive windows of the title.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub emotion: Option<Vec<EmotionWindow>>,
+}
+
+/// The product fields of a `vertical_conversion` result.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema)]
+pub struct VerticalPayload {
+    /// A summary of the item's vertical track.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vertical: Option<VerticalSummary>,
+}
+
+/// A summary of an item's vertical (9:16) track.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct VerticalSummary {
+    /// Seconds between subject positions.
+    pub step: f64,
+    /// Black bar rows at the top and bottom, in source pixels.
+    pub blackbars: [u32; 2],
+    /// Number of subject positions.
+    pub samples: usize,
+}
+
 /// Computes a product's payload (the product fields of `data`) from an item's signals; the error
 /// says what the signals lack.
 pub fn compute(product: &str, s: &Signals) -> Result<Value, String> {
-    match product {
-        "jitpreviews" => Ok(json!({
-            "duration": s.duration,
-            "clip_types": s.timelines.clip_types.keys().collect::<Vec<_>>(),
-        })),
+    let payload = match product {
+        "jitpreviews" => to_value(JitpreviewsPayload {
+            duration: Some(s.duration),
+            clip_types: Some(s.timelines.clip_types.keys().cloned().collect()),
+        }),
         "semantic" | "similar" => match &s.item_embedding {
-            Some(e) => Ok(json!({ "embedding": e })),
-            None => Err("the item's signals have no item_embedding".into()),
+            Some(e) => to_value(EmbeddingPayload { embedding: Some(e.clone()) }),
+            None => return Err("the item's signals have no item_embedding".into()),
         },
         "semantic_scenes" => match &s.scene_embeddings {
-            Some(embeddings) => Ok(json!({
-                "scene_embeddings": s.scenes.iter().zip(embeddings).map(|(sc, e)| json!({
-                    "start_ts": sc.start, "end_ts": sc.end, "embedding": e,
-                })).collect::<Vec<_>>()
-            })),
-            None => Err("the item's signals have no scene_embeddings".into()),
+            Some(embeddings) => to_value(SceneEmbeddingsPayload {
+                scene_embeddings: Some(
+                    s.scenes
+                        .iter()
+                        .zip(embeddings)
+                        .map(|(sc, e)| SceneEmbedding { start_ts: sc.start, end_ts: sc.end, embedding: e.clone() })
+                        .collect(),
+                ),
+            }),
+            None => return Err("the item's signals have no scene_embeddings".into()),
         },
         "profanity" => {
             let r = kino::profanity(s, &kino::ProfanityOptions::default()).map_err(|e| e.to_string())?;
-            Ok(json!({ "profanity": r }))
+            to_value(ProfanityPayload { profanity: Some(r) })
         }
         "emotions" => {
             let windows = kino::emotion_windows(s, kino::emotions::DEFAULT_WINDOW).map_err(|e| e.to_string())?;
-            Ok(json!({ "emotion": windows }))
+            to_value(EmotionsPayload { emotion: Some(windows) })
         }
         "vertical_conversion" => match &s.vertical {
-            Some(v) => {
-                Ok(json!({ "vertical": { "step": v.step, "blackbars": v.blackbars, "samples": v.x_center.len() } }))
-            }
-            None => Err("the item's signals have no vertical track".into()),
+            Some(v) => to_value(VerticalPayload {
+                vertical: Some(VerticalSummary { step: v.step, blackbars: v.blackbars, samples: v.x_center.len() }),
+            }),
+            None => return Err("the item's signals have no vertical track".into()),
         },
-        _ => Err(NOT_AVAILABLE.into()),
-    }
+        _ => return Err(NOT_AVAILABLE.into()),
+    };
+    payload.map_err(|e| e.to_string())
+}
+
+fn to_value(payload: impl Serialize) -> serde_json::Result<Value> {
+    serde_json::to_value(payload)
 }

@@ -174,8 +174,68 @@ pub struct GenerationRequest {
     pub version: String,
 }
 
+/// `data` of a finished generation: the rendered files of each clip.
+#[derive(Debug, Clone, serde::Serialize, utoipa::ToSchema)]
+pub struct GenerationData {
+    /// The customer's item id.
+    pub inventory_id: String,
+    /// The item's result type.
+    #[serde(rename = "type")]
+    #[schema(value_type = crate::routes::envelope::ResultType)]
+    pub item_type: &'static str,
+    /// The service's own item id.
+    pub service_id: String,
+    /// The previews version of the answer that triggered it.
+    pub version_id: String,
+    /// The generation.
+    pub gen_id: String,
+    /// What was rendered.
+    pub context: GenerationContext,
+    /// The clips, best first.
+    pub jitpreview: Vec<GeneratedClip>,
+}
+
+/// What a generation rendered.
+#[derive(Debug, Clone, serde::Serialize, utoipa::ToSchema)]
+pub struct GenerationContext {
+    /// `None` (the source's frame) or `9:16`.
+    pub aspect_ratio: &'static str,
+    /// Number of clips.
+    pub clips: usize,
+}
+
+/// A rendered clip.
+#[derive(Debug, Clone, serde::Serialize, utoipa::ToSchema)]
+pub struct GeneratedClip {
+    /// The clip's span.
+    #[serde(flatten)]
+    pub span: ClipSpan,
+    /// Its files.
+    #[serde(rename = "gen")]
+    pub generated: GeneratedFiles,
+}
+
+/// The files of a rendered clip, relative to the bucket (served under `/media`).
+#[derive(Debug, Clone, serde::Serialize, utoipa::ToSchema)]
+pub struct GeneratedFiles {
+    /// The clip.
+    pub clip_path: String,
+    /// The large thumbnail.
+    pub large_image_path: String,
+    /// The small thumbnail.
+    pub small_image_path: String,
+    /// Large thumbnail width in pixels.
+    pub large_image_width: u32,
+    /// Large thumbnail height in pixels.
+    pub large_image_height: u32,
+    /// Small thumbnail width in pixels.
+    pub small_image_width: u32,
+    /// Small thumbnail height in pixels.
+    pub small_image_height: u32,
+}
+
 /// The span of one clip to render.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, utoipa::ToSchema)]
 pub struct ClipSpan {
     /// Start in seconds.
     pub start_time: f64,
@@ -231,31 +291,32 @@ pub fn render_generation(state: &AppState, g: &ClaimedGeneration) {
             let time = frame_in(s, clip.start_time, clip.stop_time);
             let files = (paths.large_image_path.as_str(), paths.small_image_path.as_str());
             let [(lw, lh), (sw, sh)] = thumbnails(state, &video, s, time, request.vertical, files)?;
-            out.push(json!({
-                "start_time": clip.start_time,
-                "stop_time": clip.stop_time,
-                "start_frame": clip.start_frame,
-                "stop_frame": clip.stop_frame,
-                "gen": {
-                    "clip_path": paths.clip_path,
-                    "large_image_path": paths.large_image_path,
-                    "small_image_path": paths.small_image_path,
-                    "large_image_width": lw,
-                    "large_image_height": lh,
-                    "small_image_width": sw,
-                    "small_image_height": sh,
+            out.push(GeneratedClip {
+                span: clip.clone(),
+                generated: GeneratedFiles {
+                    clip_path: paths.clip_path,
+                    large_image_path: paths.large_image_path,
+                    small_image_path: paths.small_image_path,
+                    large_image_width: lw,
+                    large_image_height: lh,
+                    small_image_width: sw,
+                    small_image_height: sh,
                 },
-            }));
+            });
         }
-        Ok(json!({
-            "inventory_id": item.id,
-            "type": crate::catalog::result_type(&item.item_type),
-            "service_id": item.service_id,
-            "version_id": request.version,
-            "gen_id": g.id,
-            "context": {"aspect_ratio": if request.vertical { "9:16" } else { "None" }, "clips": request.clips.len()},
-            "jitpreview": out,
-        }))
+        let data = GenerationData {
+            inventory_id: item.id,
+            item_type: crate::catalog::result_type(&item.item_type),
+            service_id: item.service_id,
+            version_id: request.version.clone(),
+            gen_id: g.id.clone(),
+            context: GenerationContext {
+                aspect_ratio: if request.vertical { "9:16" } else { "None" },
+                clips: request.clips.len(),
+            },
+            jitpreview: out,
+        };
+        serde_json::to_value(data).map_err(|e| e.to_string())
     })();
     let row = match outcome {
         Ok(data) => GenerationRow { state: "SUCCESS".into(), error: String::new(), data: Some(data) },

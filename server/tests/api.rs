@@ -1,5 +1,8 @@
-//! End-to-end tests of the HTTP interface, in process (`app(state).oneshot(request)`), plus one
-//! over a real socket, with a temporary data directory each.
+//! End-to-end tests of the HTTP interface, in process (`app(state).oneshot(request)` through
+//! `support::send`, which checks every answer against the OpenAPI document), plus one over a real
+//! socket, with a temporary data directory each.
+
+mod support;
 
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
@@ -8,7 +11,6 @@ use kino_server::auth::{generate_key, hash_key, key_prefix};
 use kino_server::store::{JobState, Store};
 use kino_server::{AppState, Config, app, worker};
 use serde_json::{Value, json};
-use tower::ServiceExt;
 
 struct TestApp {
     state: AppState,
@@ -66,7 +68,7 @@ impl TestApp {
             .header("content-type", "application/json")
             .body(body.map(Body::from).unwrap_or_else(Body::empty))
             .unwrap();
-        let res = app(self.state.clone()).oneshot(req).await.unwrap();
+        let res = support::send(app(self.state.clone()), req).await;
         let status = res.status();
         let bytes = res.into_body().collect().await.unwrap().to_bytes();
         let value =
@@ -722,7 +724,7 @@ async fn token(t: &TestApp, id: &str, secret: &str, scope: &str) -> String {
 async fn portal_get(t: &TestApp, uri: &str, token: &str) -> axum::response::Response {
     let req =
         Request::builder().uri(uri).header("authorization", format!("Bearer {token}")).body(Body::empty()).unwrap();
-    app(t.state.clone()).oneshot(req).await.unwrap()
+    support::send(app(t.state.clone()), req).await
 }
 
 async fn json_of(res: axum::response::Response) -> Value {
@@ -752,7 +754,7 @@ async fn token_endpoint_follows_rfc_6749() {
             json!({"client_id": id, "client_secret": secret, "grant_type": "client_credentials"}).to_string(),
         ))
         .unwrap();
-    let res = app(t.state.clone()).oneshot(req).await.unwrap();
+    let res = support::send(app(t.state.clone()), req).await;
     assert_eq!(res.headers()["cache-control"], "no-store");
     for (body, status, error) in [
         (json!({"client_id": id, "grant_type": "client_credentials"}), StatusCode::BAD_REQUEST, "invalid_request"),
@@ -831,7 +833,7 @@ async fn portal_catalogs_with_tokens_scopes_and_errors() {
     assert!(res.headers().contains_key("ratelimit-remaining"), "a valid token's answers all carry the rate limit");
     // missing, tampered, alg none, wrong key, expired
     let req = Request::builder().uri("/catalogs/").body(Body::empty()).unwrap();
-    let res = app(t.state.clone()).oneshot(req).await.unwrap();
+    let res = support::send(app(t.state.clone()), req).await;
     assert_eq!(res.status(), StatusCode::UNAUTHORIZED);
     assert!(res.headers()["www-authenticate"].to_str().unwrap().starts_with("Bearer"));
     let parts: Vec<&str> = tok.split('.').collect();
@@ -899,7 +901,7 @@ async fn rate_limit_is_exact_under_concurrency() {
                 .header("authorization", format!("Bearer {tok}"))
                 .body(Body::empty())
                 .unwrap();
-            let res = app(state).oneshot(req).await.unwrap();
+            let res = support::send(app(state), req).await;
             (res.status(), res.headers().get("retry-after").is_some())
         }));
     }

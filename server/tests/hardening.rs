@@ -14,7 +14,6 @@ use kino_server::store::Store;
 use kino_server::{AppState, Config, app, worker};
 use serde_json::{Value, json};
 use support::{DEADLINE, until};
-use tower::ServiceExt;
 
 mod support;
 
@@ -37,7 +36,7 @@ fn start(config: impl FnOnce(Config) -> Config) -> T {
 }
 
 async fn send(state: &AppState, req: Request<Body>) -> (StatusCode, axum::http::HeaderMap, Value) {
-    let res = app(state.clone()).oneshot(req).await.unwrap();
+    let res = support::send(app(state.clone()), req).await;
     let (parts, body) = res.into_parts();
     let bytes = body.collect().await.unwrap().to_bytes();
     (parts.status, parts.headers, serde_json::from_slice(&bytes).unwrap_or(Value::Null))

@@ -3,6 +3,8 @@
 //! real speech, trigger generation and find playable files. Needs ffmpeg and espeak-ng; skips
 //! loudly without them unless `KINO_REQUIRE_FFMPEG` is set (the test command sets it).
 
+mod support;
+
 use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
@@ -14,7 +16,6 @@ use kino_server::auth::{generate_key, hash_key, key_prefix};
 use kino_server::store::Store;
 use kino_server::{AppState, Config, app, worker};
 use serde_json::{Value, json};
-use tower::ServiceExt;
 
 fn tools_present() -> bool {
     let ok = |t: &str| Command::new(t).arg("-version").output().is_ok_and(|o| o.status.success());
@@ -102,7 +103,7 @@ fn signals_absent(state: &AppState, org: kino_server::store::OrgId) -> Vec<Strin
 
 async fn get(state: &AppState, uri: &str) -> (StatusCode, Value) {
     let req = Request::builder().uri(uri).body(Body::empty()).unwrap();
-    let res = app(state.clone()).oneshot(req).await.unwrap();
+    let res = support::send(app(state.clone()), req).await;
     let status = res.status();
     let bytes = res.into_body().collect().await.unwrap().to_bytes();
     (status, serde_json::from_slice(&bytes).unwrap_or(Value::Null))
@@ -130,7 +131,7 @@ async fn real_video_to_snapped_clips_and_rendered_files() {
         .header("content-type", "application/json")
         .body(Body::from(item.to_string()))
         .unwrap();
-    assert_eq!(app(state.clone()).oneshot(req).await.unwrap().status(), StatusCode::OK);
+    assert_eq!(support::send(app(state.clone()), req).await.status(), StatusCode::OK);
     let task = format!("/tasks/catalog-item/film/product/jitpreviews/version/1.0.0?key={key}");
     let req = Request::builder()
         .method("POST")
@@ -138,7 +139,7 @@ async fn real_video_to_snapped_clips_and_rendered_files() {
         .header("content-type", "application/json")
         .body(Body::from("{}"))
         .unwrap();
-    assert_eq!(app(state.clone()).oneshot(req).await.unwrap().status(), StatusCode::OK);
+    assert_eq!(support::send(app(state.clone()), req).await.status(), StatusCode::OK);
     // a second product of the same item: it waits for the one analysis instead of running its own
     let emotions = format!("/tasks/catalog-item/film/product/emotions/version/1.0.0?key={key}");
     let req = Request::builder()
@@ -147,7 +148,7 @@ async fn real_video_to_snapped_clips_and_rendered_files() {
         .header("content-type", "application/json")
         .body(Body::from("{}"))
         .unwrap();
-    assert_eq!(app(state.clone()).oneshot(req).await.unwrap().status(), StatusCode::OK);
+    assert_eq!(support::send(app(state.clone()), req).await.status(), StatusCode::OK);
     let (s1, s2) = (state.clone(), state.clone());
     let second = tokio::task::spawn_blocking(move || {
         std::thread::sleep(Duration::from_millis(300));

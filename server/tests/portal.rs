@@ -11,7 +11,6 @@ use kino_server::{AppState, Config, app, webhooks};
 use serde_json::{Value, json};
 use support::{Hit, Receiver, header, hmac_hex, until};
 use tokio::sync::watch;
-use tower::ServiceExt;
 
 mod support;
 
@@ -40,7 +39,7 @@ async fn call(
         req = req.header("authorization", format!("Bearer {a}"));
     }
     let req = req.body(body.map(|b| Body::from(b.to_string())).unwrap_or_else(Body::empty)).unwrap();
-    let res = app(state.clone()).oneshot(req).await.unwrap();
+    let res = support::send(app(state.clone()), req).await;
     let status = res.status();
     let bytes = res.into_body().collect().await.unwrap().to_bytes();
     (status, serde_json::from_slice(&bytes).unwrap_or(Value::Null))
@@ -427,7 +426,7 @@ async fn signals(p: &Portal, id: &str, seed: u64) {
         .header("content-type", "application/json")
         .body(Body::from(s.to_json()))
         .unwrap();
-    assert_eq!(app(p.state.clone()).oneshot(req).await.unwrap().status(), StatusCode::OK);
+    assert_eq!(support::send(app(p.state.clone()), req).await.status(), StatusCode::OK);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -7,6 +7,7 @@ use crate::report;
 
 /// A tag name with its best score inside a clip.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct TagScore {
     /// Tag name.
     pub name: String,
@@ -16,6 +17,7 @@ pub struct TagScore {
 
 /// A crop window in source pixels.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct CropWindow {
     /// Left edge.
     pub x: u32,
@@ -29,6 +31,7 @@ pub struct CropWindow {
 
 /// Vertical (9:16) conversion of a clip.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct VerticalConversion {
     /// The crop window centred on the median subject position over the clip.
     pub coordinates: CropWindow,
@@ -42,6 +45,7 @@ pub struct VerticalConversion {
 
 /// Paths of generated media, relative to the configured bucket (filled by the service).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct GenPaths {
     /// The clip file.
     pub clip_path: String,
@@ -53,6 +57,7 @@ pub struct GenPaths {
 
 /// One preview clip; serializes to exactly the interface's `data.jitpreview[]` field names.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Clip {
     /// Start in seconds, after refinement.
     pub start_time: f64,

@@ -17,6 +17,7 @@ mod candidates;
 mod clip;
 mod describe;
 mod geometry;
+mod parameters;
 mod query;
 mod refine;
 mod types;
@@ -25,6 +26,7 @@ use rayon::prelude::*;
 use serde_json::json;
 
 pub use clip::{Clip, CropWindow, GenPaths, TagScore, VerticalConversion};
+pub use parameters::{ParameterKind, ParameterSpec};
 pub use query::ClipQuery;
 pub use types::{AspectRatio, CharacterPreference, ClipType, ClipTypesInfo, PreviewsVersion, clip_types_info};
 

@@ -130,16 +130,27 @@ impl Default for ClipQuery {
 
 /// A numeric parameter's accepted range.
 #[derive(Clone, Copy)]
-enum Range {
+pub(super) enum Range {
     Unit,
     Percent,
     NonNegative,
 }
 
-/// The float parameters, their ranges and accessors, in the interface's order.
-type FloatField = (&'static str, Range, fn(&mut ClipQuery) -> &mut f64);
+impl Range {
+    /// The inclusive bounds: minimum, and maximum when there is one.
+    pub(super) fn bounds(self) -> (f64, Option<f64>) {
+        match self {
+            Range::Unit => (0.0, Some(1.0)),
+            Range::Percent => (0.0, Some(100.0)),
+            Range::NonNegative => (0.0, None),
+        }
+    }
+}
 
-const FLOAT_FIELDS: [FloatField; 24] = [
+/// The float parameters, their ranges and accessors, in the interface's order.
+pub(super) type FloatField = (&'static str, Range, fn(&mut ClipQuery) -> &mut f64);
+
+pub(super) const FLOAT_FIELDS: [FloatField; 24] = [
     ("min_nudity", Range::Unit, |q| &mut q.min_nudity),
     ("max_nudity", Range::Unit, |q| &mut q.max_nudity),
     ("min_blood_gore", Range::Unit, |q| &mut q.min_blood_gore),
@@ -167,7 +178,7 @@ const FLOAT_FIELDS: [FloatField; 24] = [
 ];
 
 /// The (min, max) bound pairs and the version that first accepts non-default values.
-const BOUND_PAIRS: [(&str, &str, u32); 4] = [
+pub(super) const BOUND_PAIRS: [(&str, &str, u32); 4] = [
     ("min_nudity", "max_nudity", PreviewsVersion::NUDITY_PROFANITY_BOUNDS),
     ("min_blood_gore", "max_blood_gore", PreviewsVersion::BLOOD_GORE_BOUNDS),
     ("min_profanity", "max_profanity", PreviewsVersion::NUDITY_PROFANITY_BOUNDS),
@@ -418,11 +429,7 @@ fn check_range(name: &str, value: f64, range: Range) -> Option<QueryIssue> {
     if !value.is_finite() {
         return Some(finite_issue(name, &text));
     }
-    let (lo, hi) = match range {
-        Range::Unit => (0.0, Some(1.0)),
-        Range::Percent => (0.0, Some(100.0)),
-        Range::NonNegative => (0.0, None),
-    };
+    let (lo, hi) = range.bounds();
     if value < lo {
         return Some(bound_issue(name, &text, IssueKind::GreaterThanEqual, lo));
     }

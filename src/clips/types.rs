@@ -99,6 +99,20 @@ impl<'de> Deserialize<'de> for ClipType {
     }
 }
 
+#[cfg(feature = "openapi")]
+impl utoipa::PartialSchema for ClipType {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        utoipa::openapi::schema::ObjectBuilder::new()
+            .schema_type(utoipa::openapi::schema::Type::String)
+            .enum_values(Some(ClipType::ALL.map(ClipType::as_str)))
+            .description(Some("A clip type of the interface; `ANY` means no type preference."))
+            .into()
+    }
+}
+
+#[cfg(feature = "openapi")]
+impl utoipa::ToSchema for ClipType {}
+
 /// Which characters a clip must (or must not) show (`character_preference`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum CharacterPreference {
@@ -225,6 +239,7 @@ impl fmt::Display for PreviewsVersion {
 
 /// The clip types info response: `{version, clip_types}`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ClipTypesInfo {
     /// The version code described.
     pub version: String,

@@ -17,14 +17,41 @@ pub const ITEM_EMBEDDING_DIM: usize = 256;
 /// A time interval `[start, end]` in seconds, written as a two-element JSON array.
 pub type Interval = [f64; 2];
 
+/// The OpenAPI schema of a list of [`Interval`]s.
+#[cfg(feature = "openapi")]
+fn interval_list() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+    use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, Type};
+    let interval = ArrayBuilder::new()
+        .items(ObjectBuilder::new().schema_type(Type::Number))
+        .min_items(Some(2))
+        .max_items(Some(2))
+        .description(Some("`[start, end]` in seconds"));
+    ArrayBuilder::new().items(interval).into()
+}
+
 /// The per-item analysis data every result is computed from (see `signals.md`).
 ///
 /// Build one from JSON with [`Signals::from_json`], check it with [`Signals::validate`], and turn
 /// it into the query-ready [`Prepared`](crate::Prepared) form once per item.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Encode, Decode)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
+#[cfg_attr(
+    feature = "openapi",
+    schema(
+        description = "A signals document (`kino.signals/1`, docs/signals.md): the per-item analysis data every \
+            result is computed from. Every rule is validated; errors name the field and the rule.",
+        examples(json!({"format": "kino.signals/1", "inventory_id": "tt1", "duration": 4.0, "fps": 24.0,
+            "frame_width": 1920, "frame_height": 1080, "step": 1.0,
+            "timelines": {"relevance": [0.1, 0.8, 0.9, 0.2], "nudity": [0.0, 0.0, 0.0, 0.0],
+                "blood_gore": [0.0, 0.0, 0.0, 0.0], "profanity": [0.0, 0.0, 0.0, 0.0],
+                "brightness": [0.5, 0.6, 0.6, 0.4], "clip_types": {"Exciting": [0.2, 0.9, 0.8, 0.1]}},
+            "shots": [2.0], "speech": [[0.5, 1.5]], "characters": [{"rank": 0, "spans": [[0.0, 4.0]]}]}))
+    )
+)]
 pub struct Signals {
-    /// Always [`FORMAT`].
+    /// Always `kino.signals/1` (the constant `FORMAT`).
+    #[cfg_attr(feature = "openapi", schema(examples("kino.signals/1")))]
     pub format: String,
     /// The customer's identifier of the item.
     pub inventory_id: String,
@@ -45,6 +72,7 @@ pub struct Signals {
     pub shots: Vec<f64>,
     /// Speech intervals, sorted and non-overlapping.
     #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(schema_with = interval_list))]
     pub speech: Vec<Interval>,
     /// Characters with the spans in which they are on screen.
     #[serde(default)]
@@ -79,6 +107,7 @@ pub struct Signals {
 
 /// The per-sample timelines of a document; each has `ceil(duration / step)` values in `[0, 1]`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Encode, Decode)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Timelines {
     /// How well a moment would serve in a preview.
@@ -98,17 +127,21 @@ pub struct Timelines {
 
 /// A character and the spans in which it is on screen.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Encode, Decode)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Character {
     /// Importance rank, unique; 0 is the main character.
     pub rank: u32,
     /// Sorted, non-overlapping on-screen spans.
+    #[cfg_attr(feature = "openapi", schema(schema_with = interval_list))]
     pub spans: Vec<Interval>,
 }
 
 /// The kind of a [`Tag`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, Encode, Decode)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "lowercase")]
+#[cfg_attr(feature = "openapi", schema(description = "The kind of a tag."))]
 pub enum TagKind {
     /// A keyword describing what is shown.
     Keyword,
@@ -120,6 +153,7 @@ pub enum TagKind {
 
 /// A descriptive tag over a time span.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Encode, Decode)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Tag {
     /// Keyword, mood or environment.
@@ -136,6 +170,7 @@ pub struct Tag {
 
 /// A scene span.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, Encode, Decode)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Scene {
     /// Start in seconds.
@@ -146,6 +181,7 @@ pub struct Scene {
 
 /// Emotion samples on their own time grid.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Encode, Decode)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Emotions {
     /// Seconds between emotion samples.
@@ -164,6 +200,7 @@ pub struct Emotions {
 
 /// One spoken profanity event.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Encode, Decode)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ProfanityEvent {
     /// Start in seconds.
@@ -179,6 +216,7 @@ pub struct ProfanityEvent {
 
 /// Subject position and black bars, for vertical (9:16) conversion.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Encode, Decode)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Vertical {
     /// Seconds between `x_center` samples.
@@ -213,14 +251,16 @@ pub const ANALYSIS_CHANNELS: &[&str] = &[
 /// Provenance of a document: who produced it, what was measured, what is absent (zero or empty
 /// only because nothing measured it).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Encode, Decode)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Analysis {
     /// The analyser and its version, e.g. `kino-media 0.1.0`; non-empty.
     pub analyzer: String,
-    /// Channels (names of [`ANALYSIS_CHANNELS`]) that hold measurements.
+    /// Channels (names of `ANALYSIS_CHANNELS`: document paths such as `shots`, `timelines.nudity`)
+    /// that hold measurements.
     #[serde(default)]
     pub measured: Vec<String>,
-    /// Channels (names of [`ANALYSIS_CHANNELS`]) that hold no measurement: their timelines are
+    /// Channels (names of `ANALYSIS_CHANNELS`) that hold no measurement: their timelines are
     /// zero and their lists empty or missing.
     #[serde(default)]
     pub absent: Vec<String>,

@@ -1,97 +1,360 @@
-//! The JSON the portal interface shows for each resource (list and detail views).
+//! The JSON the portal interface shows for each resource (list and detail views), as types: the
+//! handlers serialise these, and the OpenAPI document describes them.
 
+use serde::Serialize;
 use serde_json::{Value, json};
+use utoipa::ToSchema;
 
+use crate::openapi::schemas::{RecipeConfig, SmartlistFilter};
 use crate::store::{CreativeAssetRow, RecipeRow, SmartlistRow};
 
-/// A smartlist; the detail view adds `catalog` and `filter`.
-pub fn smartlist(s: &SmartlistRow, detail: bool) -> Value {
-    let mut v = json!({
-        "id": s.id,
-        "title": s.title,
-        "description": s.description,
-        "type": s.kind,
-        "publishing_state": if s.published_at.is_some() { "published" } else { "draft" },
-        "purpose": s.purpose,
-        "is_ai_generated": s.is_ai_generated,
-        "creator": s.creator,
-        "item_count": s.item_count,
-        "published_at": s.published_at,
-        "created_at": s.created_at,
-        "updated_at": s.updated_at,
-        "_links": {"self": format!("/smartlists/{}", s.id), "assets": format!("/smartlists/{}/assets", s.id)},
-    });
-    if detail {
-        v["catalog"] = json!(s.catalog_name);
-        v["filter"] = s.filter.clone();
-    }
-    v
+/// A smartlist as portal lists show it.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct Smartlist {
+    /// UUID.
+    #[schema(format = "uuid")]
+    pub id: String,
+    /// Title.
+    pub title: String,
+    /// Description.
+    pub description: String,
+    /// `dynamic`: membership follows the filter.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// `published` or `draft`.
+    #[schema(value_type = PublishingState)]
+    pub publishing_state: &'static str,
+    /// Purposes (`editorial`, `creative-lab`, `review-filter`).
+    #[schema(value_type = Vec<crate::openapi::schemas::Purpose>)]
+    pub purpose: Vec<String>,
+    /// Whether a model generated it.
+    pub is_ai_generated: bool,
+    /// Creator's email address.
+    #[schema(format = Email)]
+    pub creator: String,
+    /// Current number of members.
+    pub item_count: i64,
+    /// When published (RFC 3339); `null` while a draft.
+    #[schema(format = DateTime)]
+    pub published_at: Option<String>,
+    /// Created (RFC 3339).
+    #[schema(format = DateTime)]
+    pub created_at: String,
+    /// Last changed (RFC 3339).
+    #[schema(format = DateTime)]
+    pub updated_at: String,
+    /// The smartlist and its members.
+    pub _links: SmartlistLinks,
+}
+
+/// Whether a smartlist is visible to the portal.
+#[derive(Debug, Clone, Copy, Serialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum PublishingState {
+    /// Visible.
+    Published,
+    /// Not visible (kept current silently).
+    Draft,
+}
+
+/// Links of a smartlist.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct SmartlistLinks {
+    /// This smartlist.
+    #[serde(rename = "self")]
+    pub self_: String,
+    /// Its members.
+    pub assets: String,
+}
+
+/// A smartlist with its catalog and filter (detail view).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct SmartlistDetail {
+    /// The list view's fields.
+    #[serde(flatten)]
+    pub smartlist: Smartlist,
+    /// The catalog's name.
+    pub catalog: String,
+    /// The membership filter.
+    #[schema(value_type = SmartlistFilter)]
+    pub filter: Value,
 }
 
 /// A member of a smartlist.
-pub fn smartlist_asset(inventory_id: &str, title: &str, position: usize) -> Value {
-    json!({"inventory_id": inventory_id, "title": title, "position": position})
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct SmartlistAsset {
+    /// The customer's item id.
+    pub inventory_id: String,
+    /// The item's title.
+    pub title: String,
+    /// Position in the smartlist, from 1.
+    pub position: usize,
 }
 
-/// A recipe; the detail view adds `config` and `version`.
-pub fn recipe(r: &RecipeRow, detail: bool) -> Value {
-    let mut v = json!({
-        "id": r.id,
-        "title": r.title,
-        "description": r.description,
-        "status": r.status,
-        "type": r.kind,
-        "creator": r.creator,
-        "catalog": r.catalog_name,
-        "test_runs_count": r.test_runs_count,
-        "published_at": r.published_at,
-        "created_at": r.created_at,
-        "updated_at": r.updated_at,
-        "_links": {"self": format!("/recipes/{}", r.id)},
-    });
-    if detail {
-        v["config"] = r.config.clone();
-        v["version"] = json!(r.version);
+/// A recipe as portal lists show it.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct Recipe {
+    /// UUID.
+    #[schema(format = "uuid")]
+    pub id: String,
+    /// Title.
+    pub title: String,
+    /// Description.
+    pub description: String,
+    /// `draft`, `published`, `running`, `completed` or `failed`.
+    #[schema(value_type = RecipeStatus)]
+    pub status: String,
+    /// `thumbnails` or `preview-clips`.
+    #[serde(rename = "type")]
+    #[schema(value_type = crate::openapi::schemas::RecipeType)]
+    pub kind: String,
+    /// Creator's email address.
+    #[schema(format = Email)]
+    pub creator: String,
+    /// The catalog's name.
+    pub catalog: String,
+    /// Runs while unpublished.
+    pub test_runs_count: i64,
+    /// When published (RFC 3339); `null` while a draft.
+    #[schema(format = DateTime)]
+    pub published_at: Option<String>,
+    /// Created (RFC 3339).
+    #[schema(format = DateTime)]
+    pub created_at: String,
+    /// Last changed (RFC 3339).
+    #[schema(format = DateTime)]
+    pub updated_at: String,
+    /// This recipe.
+    pub _links: SelfLink,
+}
+
+/// Where a recipe stands.
+#[derive(Debug, Clone, Copy, Serialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum RecipeStatus {
+    /// Not published.
+    Draft,
+    /// Published, not running.
+    Published,
+    /// A run is in progress.
+    Running,
+    /// The last run made at least one asset.
+    Completed,
+    /// The last run made none.
+    Failed,
+}
+
+/// A link to the resource itself.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct SelfLink {
+    /// The resource.
+    #[serde(rename = "self")]
+    pub self_: String,
+}
+
+/// A recipe with its config and version (detail view).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct RecipeDetail {
+    /// The list view's fields.
+    #[serde(flatten)]
+    pub recipe: Recipe,
+    /// What the recipe makes and how.
+    #[schema(value_type = RecipeConfig)]
+    pub config: Value,
+    /// Bumped on every config change.
+    pub version: i64,
+}
+
+/// A creative asset as portal lists show it.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct CreativeAsset {
+    /// UUID.
+    #[schema(format = "uuid")]
+    pub id: String,
+    /// Title.
+    pub title: String,
+    /// `thumbnail`, `preview`, `thumbnail-vertical` or `preview-vertical`.
+    #[serde(rename = "type")]
+    #[schema(value_type = crate::openapi::schemas::CreativeAssetType)]
+    pub kind: String,
+    /// `pending`, `completed` or `failed`.
+    #[schema(value_type = CreativeAssetStatus)]
+    pub status: String,
+    /// The recipe that made it.
+    #[schema(format = "uuid")]
+    pub recipe_id: String,
+    /// The recipe's title.
+    pub recipe_title: String,
+    /// The customer's item id.
+    pub inventory_id: String,
+    /// The item's title.
+    pub asset_title: String,
+    /// Large image, relative to the bucket.
+    pub image_uri: Option<String>,
+    /// Large image URL.
+    pub image_url: Option<String>,
+    /// Small image, relative to the bucket.
+    pub small_image_uri: Option<String>,
+    /// Small image URL.
+    pub small_image_url: Option<String>,
+    /// Video, relative to the bucket.
+    pub video_uri: Option<String>,
+    /// Video URL.
+    pub video_url: Option<String>,
+    /// Start in seconds.
+    pub start_time: f64,
+    /// End in seconds (equal to the start for a thumbnail).
+    pub stop_time: f64,
+    /// The scores that justified the choice (`clip`, `frame`, `vertical`).
+    #[schema(value_type = Object)]
+    pub metadata: Value,
+    /// Where the item's logo goes, when it has one.
+    #[schema(value_type = Option<crate::openapi::schemas::LogoData>)]
+    pub logo_data: Option<Value>,
+    /// Created (RFC 3339).
+    #[schema(format = DateTime)]
+    pub created_at: String,
+    /// Last changed (RFC 3339).
+    #[schema(format = DateTime)]
+    pub updated_at: String,
+    /// The asset and its recipe.
+    pub _links: CreativeAssetLinks,
+}
+
+/// How far a creative asset got.
+#[derive(Debug, Clone, Copy, Serialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum CreativeAssetStatus {
+    /// Being made.
+    Pending,
+    /// Made (files rendered, or data only).
+    Completed,
+    /// Not made; the admin view's `error` says why.
+    Failed,
+}
+
+/// Links of a creative asset.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct CreativeAssetLinks {
+    /// This asset.
+    #[serde(rename = "self")]
+    pub self_: String,
+    /// Its recipe.
+    pub recipe: String,
+}
+
+/// A creative asset with its run number and index (detail view).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct CreativeAssetDetail {
+    /// The list view's fields.
+    #[serde(flatten)]
+    pub asset: CreativeAsset,
+    /// Which run of the recipe made it, from 1.
+    pub run_number: i64,
+    /// Its index within the run, from 0.
+    pub asset_index: i64,
+}
+
+fn smartlist_view(s: &SmartlistRow) -> Smartlist {
+    Smartlist {
+        id: s.id.clone(),
+        title: s.title.clone(),
+        description: s.description.clone(),
+        kind: s.kind.clone(),
+        publishing_state: if s.published_at.is_some() { "published" } else { "draft" },
+        purpose: s.purpose.clone(),
+        is_ai_generated: s.is_ai_generated,
+        creator: s.creator.clone(),
+        item_count: s.item_count,
+        published_at: s.published_at.clone(),
+        created_at: s.created_at.clone(),
+        updated_at: s.updated_at.clone(),
+        _links: SmartlistLinks {
+            self_: format!("/smartlists/{}", s.id),
+            assets: format!("/smartlists/{}/assets", s.id),
+        },
     }
-    v
+}
+
+/// A smartlist ([`Smartlist`]); the detail view ([`SmartlistDetail`]) adds `catalog` and `filter`.
+pub fn smartlist(s: &SmartlistRow, detail: bool) -> Value {
+    let view = smartlist_view(s);
+    if detail {
+        json!(SmartlistDetail { smartlist: view, catalog: s.catalog_name.clone(), filter: s.filter.clone() })
+    } else {
+        json!(view)
+    }
+}
+
+/// A member of a smartlist ([`SmartlistAsset`]).
+pub fn smartlist_asset(inventory_id: &str, title: &str, position: usize) -> Value {
+    json!(SmartlistAsset { inventory_id: inventory_id.into(), title: title.into(), position })
+}
+
+/// A recipe ([`Recipe`]); the detail view ([`RecipeDetail`]) adds `config` and `version`.
+pub fn recipe(r: &RecipeRow, detail: bool) -> Value {
+    let view = Recipe {
+        id: r.id.clone(),
+        title: r.title.clone(),
+        description: r.description.clone(),
+        status: r.status.clone(),
+        kind: r.kind.clone(),
+        creator: r.creator.clone(),
+        catalog: r.catalog_name.clone(),
+        test_runs_count: r.test_runs_count,
+        published_at: r.published_at.clone(),
+        created_at: r.created_at.clone(),
+        updated_at: r.updated_at.clone(),
+        _links: SelfLink { self_: format!("/recipes/{}", r.id) },
+    };
+    if detail {
+        json!(RecipeDetail { recipe: view, config: r.config.clone(), version: r.version })
+    } else {
+        json!(view)
+    }
 }
 
 /// Where a stored file is served: the configured public base joined with its bucket path.
 pub fn file_url(base: &str, uri: Option<&String>) -> Value {
-    match uri {
-        Some(u) => json!(format!("{}/{}", base.trim_end_matches('/'), u.trim_start_matches('/'))),
-        None => Value::Null,
-    }
+    json!(url_of(base, uri))
 }
 
-/// A creative asset; the detail view adds `run_number` and `asset_index`.
+fn url_of(base: &str, uri: Option<&String>) -> Option<String> {
+    uri.map(|u| format!("{}/{}", base.trim_end_matches('/'), u.trim_start_matches('/')))
+}
+
+/// A creative asset ([`CreativeAsset`]); the detail view ([`CreativeAssetDetail`]) adds
+/// `run_number` and `asset_index`.
 pub fn creative_asset(a: &CreativeAssetRow, media_base: &str, detail: bool) -> Value {
-    let mut v = json!({
-        "id": a.id,
-        "title": a.title,
-        "type": a.kind,
-        "status": a.status,
-        "recipe_id": a.recipe_id,
-        "recipe_title": a.recipe_title,
-        "inventory_id": a.item_id,
-        "asset_title": a.asset_title,
-        "image_uri": a.image_uri,
-        "image_url": file_url(media_base, a.image_uri.as_ref()),
-        "small_image_uri": a.small_image_uri,
-        "small_image_url": file_url(media_base, a.small_image_uri.as_ref()),
-        "video_uri": a.video_uri,
-        "video_url": file_url(media_base, a.video_uri.as_ref()),
-        "start_time": a.start_time,
-        "stop_time": a.stop_time,
-        "metadata": a.metadata,
-        "logo_data": a.logo_data,
-        "created_at": a.created_at,
-        "updated_at": a.updated_at,
-        "_links": {"self": format!("/creative-assets/{}", a.id), "recipe": format!("/recipes/{}", a.recipe_id)},
-    });
+    let view = CreativeAsset {
+        id: a.id.clone(),
+        title: a.title.clone(),
+        kind: a.kind.clone(),
+        status: a.status.clone(),
+        recipe_id: a.recipe_id.clone(),
+        recipe_title: a.recipe_title.clone(),
+        inventory_id: a.item_id.clone(),
+        asset_title: a.asset_title.clone(),
+        image_uri: a.image_uri.clone(),
+        image_url: url_of(media_base, a.image_uri.as_ref()),
+        small_image_uri: a.small_image_uri.clone(),
+        small_image_url: url_of(media_base, a.small_image_uri.as_ref()),
+        video_uri: a.video_uri.clone(),
+        video_url: url_of(media_base, a.video_uri.as_ref()),
+        start_time: a.start_time,
+        stop_time: a.stop_time,
+        metadata: a.metadata.clone(),
+        logo_data: a.logo_data.clone(),
+        created_at: a.created_at.clone(),
+        updated_at: a.updated_at.clone(),
+        _links: CreativeAssetLinks {
+            self_: format!("/creative-assets/{}", a.id),
+            recipe: format!("/recipes/{}", a.recipe_id),
+        },
+    };
     if detail {
-        v["run_number"] = json!(a.run_number);
-        v["asset_index"] = json!(a.asset_index);
+        json!(CreativeAssetDetail { asset: view, run_number: a.run_number, asset_index: a.asset_index })
+    } else {
+        json!(view)
     }
-    v
 }

@@ -140,11 +140,28 @@ async fn blocking(f: impl FnOnce() -> Answer + Send + 'static) -> Answer {
 // ---- organisations, catalogs, credentials ----
 
 /// `GET /admin/v1/orgs`.
+#[utoipa::path(
+    get,
+    path = "/admin/v1/orgs",
+    tag = "admin",
+    summary = "The organisations",
+    responses((status = 200, description = "The organisations", body = Vec<crate::openapi::schemas::Organisation>), crate::openapi::AdminErrors),
+    security(("admin_token" = [])),
+)]
 pub async fn list_orgs(State(state): State<AppState>, _: Admin) -> Answer {
     ok(state.store.orgs()?.into_iter().map(|(id, name)| json!({"id": id.0, "name": name})).collect::<Vec<_>>())
 }
 
 /// `POST /admin/v1/orgs` `{name}`: an organisation with a catalog of the same name.
+#[utoipa::path(
+    post,
+    path = "/admin/v1/orgs",
+    tag = "admin",
+    summary = "Creates an organisation with a catalog of its name",
+    request_body = crate::openapi::schemas::NameInput,
+    responses((status = 201, description = "Created", body = crate::openapi::schemas::OrganisationCreated), (status = 200, description = "It existed already", body = crate::openapi::schemas::OrganisationCreated), crate::openapi::AdminErrors),
+    security(("admin_token" = [])),
+)]
 pub async fn create_org(State(state): State<AppState>, _: Admin, bytes: Bytes) -> Answer {
     let name = text("name", body(&bytes)?.get("name"), true, 100)?.unwrap_or_default();
     let (id, new) = state.store.ensure_org(&name)?;
@@ -154,6 +171,15 @@ pub async fn create_org(State(state): State<AppState>, _: Admin, bytes: Bytes) -
 }
 
 /// `GET /admin/v1/orgs/{org}/catalogs`.
+#[utoipa::path(
+    get,
+    path = "/admin/v1/orgs/{org}/catalogs",
+    tag = "admin",
+    summary = "The organisation's catalogs",
+    params(crate::openapi::OrgPath),
+    responses((status = 200, description = "The catalogs", body = Vec<crate::openapi::schemas::AdminCatalog>), crate::openapi::AdminErrors),
+    security(("admin_token" = [])),
+)]
 pub async fn list_catalogs(State(state): State<AppState>, s: Scope) -> Answer {
     let mut out = Vec::new();
     for (id, name, created_at) in state.store.catalogs(s.org)? {
@@ -164,6 +190,16 @@ pub async fn list_catalogs(State(state): State<AppState>, s: Scope) -> Answer {
 }
 
 /// `POST /admin/v1/orgs/{org}/catalogs` `{name}`.
+#[utoipa::path(
+    post,
+    path = "/admin/v1/orgs/{org}/catalogs",
+    tag = "admin",
+    summary = "Creates a catalog (or finds it)",
+    params(crate::openapi::OrgPath),
+    request_body = crate::openapi::schemas::NameInput,
+    responses((status = 201, description = "Created", body = crate::openapi::schemas::CatalogCreated), crate::openapi::AdminErrors),
+    security(("admin_token" = [])),
+)]
 pub async fn create_catalog(State(state): State<AppState>, s: Scope, bytes: Bytes) -> Answer {
     let name = text("name", body(&bytes)?.get("name"), true, 200)?.unwrap_or_default();
     let id = state.store.ensure_catalog(s.org, &name)?;
@@ -172,6 +208,16 @@ pub async fn create_catalog(State(state): State<AppState>, s: Scope, bytes: Byte
 
 /// `PATCH /admin/v1/orgs/{org}/catalogs/{name}` `{"media_generation": true}`: turns media asset
 /// generation (`trigger_generation`) on or off for the catalog (off by default).
+#[utoipa::path(
+    patch,
+    path = "/admin/v1/orgs/{org}/catalogs/{name}",
+    tag = "admin",
+    summary = "Turns media asset generation (`trigger_generation`) on or off for a catalog",
+    params(crate::openapi::OrgPath, crate::openapi::CatalogName),
+    request_body = crate::openapi::schemas::CatalogSettings,
+    responses((status = 200, description = "Changed", body = crate::openapi::schemas::CatalogSettingsChanged), crate::openapi::AdminErrors),
+    security(("admin_token" = [])),
+)]
 pub async fn update_catalog(State(state): State<AppState>, s: Scope, bytes: Bytes) -> Answer {
     let Some(Value::Bool(enabled)) = body(&bytes)?.get("media_generation").cloned() else {
         return Err(PortalError::new(StatusCode::BAD_REQUEST, "media_generation: must be true or false"));
@@ -183,29 +229,74 @@ pub async fn update_catalog(State(state): State<AppState>, s: Scope, bytes: Byte
 }
 
 /// `GET /admin/v1/orgs/{org}/api-keys`: prefixes and times only, revoked keys too.
+#[utoipa::path(
+    get,
+    path = "/admin/v1/orgs/{org}/api-keys",
+    tag = "admin",
+    summary = "The organisation's API keys (prefixes only)",
+    params(crate::openapi::OrgPath),
+    responses((status = 200, description = "The keys", body = Vec<crate::openapi::schemas::ApiKeyListing>), crate::openapi::AdminErrors),
+    security(("admin_token" = [])),
+)]
 pub async fn list_keys(State(state): State<AppState>, s: Scope) -> Answer {
     ok(crate::auth::keys(&state.store, s.org)?)
 }
 
 /// `DELETE /admin/v1/orgs/{org}/api-keys/{id}`: revokes the live key with this prefix (as listed);
 /// 404 when none, 409 when the prefix is ambiguous (nothing revoked). Effective at once.
+#[utoipa::path(
+    delete,
+    path = "/admin/v1/orgs/{org}/api-keys/{id}",
+    tag = "admin",
+    summary = "Revokes an API key, given by its prefix (effective at the next request)",
+    params(crate::openapi::OrgPath, ("id" = String, Path, description = "The key's prefix, as listed")),
+    responses((status = 200, description = "Revoked", body = crate::openapi::admin_bodies::Revoked), crate::openapi::AdminErrors),
+    security(("admin_token" = [])),
+)]
 pub async fn revoke_key(State(state): State<AppState>, s: Scope) -> Answer {
     ok(json!({"revoked": crate::auth::revoke_key(&state.store, s.org, &s.id)?}))
 }
 
 /// `GET /admin/v1/orgs/{org}/clients`: client ids and times only, revoked clients too.
+#[utoipa::path(
+    get,
+    path = "/admin/v1/orgs/{org}/clients",
+    tag = "admin",
+    summary = "The organisation's OAuth clients (ids only; secrets are never shown)",
+    params(crate::openapi::OrgPath),
+    responses((status = 200, description = "The clients", body = Vec<crate::openapi::admin_bodies::ClientListing>), crate::openapi::AdminErrors),
+    security(("admin_token" = [])),
+)]
 pub async fn list_clients(State(state): State<AppState>, s: Scope) -> Answer {
     ok(crate::identity::clients(&state.store, s.org)?)
 }
 
 /// `DELETE /admin/v1/orgs/{org}/clients/{id}`: revokes the client; it gets no new token and the
 /// tokens it holds are refused from the next request on. 404 when it is not a live client.
+#[utoipa::path(
+    delete,
+    path = "/admin/v1/orgs/{org}/clients/{id}",
+    tag = "admin",
+    summary = "Revokes an OAuth client and every token it holds (effective at the next request)",
+    params(crate::openapi::OrgPath, ("id" = String, Path, description = "The client id")),
+    responses((status = 200, description = "Revoked", body = crate::openapi::admin_bodies::Revoked), crate::openapi::AdminErrors),
+    security(("admin_token" = [])),
+)]
 pub async fn revoke_client(State(state): State<AppState>, s: Scope) -> Answer {
     crate::identity::revoke_client(&state.store, s.org, &s.id)?;
     ok(json!({"revoked": s.id.trim()}))
 }
 
 /// `POST /admin/v1/orgs/{org}/api-keys`: the key is in this answer only.
+#[utoipa::path(
+    post,
+    path = "/admin/v1/orgs/{org}/api-keys",
+    tag = "admin",
+    summary = "Creates an API key, shown in this answer only",
+    params(crate::openapi::OrgPath),
+    responses((status = 201, description = "Created", body = crate::openapi::schemas::ApiKeyCreated), crate::openapi::AdminErrors),
+    security(("admin_token" = [])),
+)]
 pub async fn create_key(State(state): State<AppState>, s: Scope) -> Answer {
     let key = generate_key();
     state.store.add_key(s.org, &hash_key(&key), &key_prefix(&key))?;
@@ -213,6 +304,15 @@ pub async fn create_key(State(state): State<AppState>, s: Scope) -> Answer {
 }
 
 /// `POST /admin/v1/orgs/{org}/clients`: OAuth client credentials; the secret is in this answer only.
+#[utoipa::path(
+    post,
+    path = "/admin/v1/orgs/{org}/clients",
+    tag = "admin",
+    summary = "Creates OAuth client credentials; the secret is shown in this answer only",
+    params(crate::openapi::OrgPath),
+    responses((status = 201, description = "Created", body = crate::openapi::schemas::ClientCreated), crate::openapi::AdminErrors),
+    security(("admin_token" = [])),
+)]
 pub async fn create_client(State(state): State<AppState>, s: Scope) -> Answer {
     let (client_id, secret) = crate::identity::new_client();
     state.store.add_client(s.org, &client_id, &hash_key(&secret))?;
@@ -224,42 +324,116 @@ pub async fn create_client(State(state): State<AppState>, s: Scope) -> Answer {
 // ---- smartlists ----
 
 /// `GET /admin/v1/orgs/{org}/smartlists`: drafts included.
+#[utoipa::path(
+    get,
+    path = "/admin/v1/orgs/{org}/smartlists",
+    tag = "admin",
+    summary = "The organisation's smartlists, drafts included",
+    params(crate::openapi::OrgPath),
+    responses((status = 200, description = "The smartlists", body = Vec<crate::portal::views::SmartlistDetail>), crate::openapi::AdminErrors),
+    security(("admin_token" = [])),
+)]
 pub async fn list_smartlists(State(state): State<AppState>, s: Scope) -> Answer {
     ok(state.store.smartlists(s.org)?.iter().map(|l| views::smartlist(l, true)).collect::<Vec<_>>())
 }
 
 /// `POST /admin/v1/orgs/{org}/smartlists`.
+#[utoipa::path(
+    post,
+    path = "/admin/v1/orgs/{org}/smartlists",
+    tag = "admin",
+    summary = "Creates a smartlist and computes its membership",
+    params(crate::openapi::OrgPath),
+    request_body = crate::openapi::schemas::SmartlistInput,
+    responses((status = 201, description = "Created", body = crate::portal::views::SmartlistDetail), crate::openapi::AdminErrors),
+    security(("admin_token" = [])),
+)]
 pub async fn create_smartlist(State(state): State<AppState>, s: Scope, bytes: Bytes) -> Answer {
     created(views::smartlist(&smartlists::create(&state, s.org, &body(&bytes)?)?, true))
 }
 
 /// `GET /admin/v1/orgs/{org}/smartlists/{id}`.
+#[utoipa::path(
+    get,
+    path = "/admin/v1/orgs/{org}/smartlists/{id}",
+    tag = "admin",
+    summary = "One smartlist",
+    params(crate::openapi::OrgPath, crate::openapi::ResourceId),
+    responses((status = 200, description = "The smartlist", body = crate::portal::views::SmartlistDetail), crate::openapi::AdminErrors),
+    security(("admin_token" = [])),
+)]
 pub async fn get_smartlist(State(state): State<AppState>, s: Scope) -> Answer {
     ok(views::smartlist(&smartlists::get(&state, s.org, &s.id)?, true))
 }
 
 /// `PATCH /admin/v1/orgs/{org}/smartlists/{id}`: the fields given.
+#[utoipa::path(
+    patch,
+    path = "/admin/v1/orgs/{org}/smartlists/{id}",
+    tag = "admin",
+    summary = "Changes the fields given; a new filter recomputes the membership",
+    params(crate::openapi::OrgPath, crate::openapi::ResourceId),
+    request_body = crate::openapi::schemas::SmartlistInput,
+    responses((status = 200, description = "Changed", body = crate::portal::views::SmartlistDetail), crate::openapi::AdminErrors),
+    security(("admin_token" = [])),
+)]
 pub async fn update_smartlist(State(state): State<AppState>, s: Scope, bytes: Bytes) -> Answer {
     ok(views::smartlist(&smartlists::update(&state, s.org, &s.id, &body(&bytes)?)?, true))
 }
 
 /// `DELETE /admin/v1/orgs/{org}/smartlists/{id}`.
+#[utoipa::path(
+    delete,
+    path = "/admin/v1/orgs/{org}/smartlists/{id}",
+    tag = "admin",
+    summary = "Deletes a smartlist",
+    params(crate::openapi::OrgPath, crate::openapi::ResourceId),
+    responses((status = 200, description = "Deleted", body = crate::openapi::schemas::Deleted), crate::openapi::AdminErrors),
+    security(("admin_token" = [])),
+)]
 pub async fn delete_smartlist(State(state): State<AppState>, s: Scope) -> Answer {
     smartlists::delete(&state, s.org, &s.id)?;
     ok(json!({"deleted": s.id}))
 }
 
 /// `POST /admin/v1/orgs/{org}/smartlists/{id}/publish`.
+#[utoipa::path(
+    post,
+    path = "/admin/v1/orgs/{org}/smartlists/{id}/publish",
+    tag = "admin",
+    summary = "Publishes a smartlist",
+    params(crate::openapi::OrgPath, crate::openapi::ResourceId),
+    responses((status = 200, description = "Published", body = crate::portal::views::SmartlistDetail), crate::openapi::AdminErrors),
+    security(("admin_token" = [])),
+)]
 pub async fn publish_smartlist(State(state): State<AppState>, s: Scope) -> Answer {
     ok(views::smartlist(&smartlists::set_published(&state, s.org, &s.id, true)?, true))
 }
 
 /// `POST /admin/v1/orgs/{org}/smartlists/{id}/unpublish`.
+#[utoipa::path(
+    post,
+    path = "/admin/v1/orgs/{org}/smartlists/{id}/unpublish",
+    tag = "admin",
+    summary = "Makes a smartlist a draft",
+    params(crate::openapi::OrgPath, crate::openapi::ResourceId),
+    responses((status = 200, description = "A draft", body = crate::portal::views::SmartlistDetail), crate::openapi::AdminErrors),
+    security(("admin_token" = [])),
+)]
 pub async fn unpublish_smartlist(State(state): State<AppState>, s: Scope) -> Answer {
     ok(views::smartlist(&smartlists::set_published(&state, s.org, &s.id, false)?, true))
 }
 
 /// `GET /admin/v1/orgs/{org}/smartlists/{id}/assets`: the members (drafts too).
+#[utoipa::path(
+    get,
+    path = "/admin/v1/orgs/{org}/smartlists/{id}/assets",
+    tag = "admin",
+    summary = "A smartlist's members, drafts too",
+    params(crate::openapi::OrgPath, crate::openapi::ResourceId),
+    responses((status = 200, description = "The members", body = Vec<crate::portal::views::SmartlistAsset>), crate::openapi::AdminErrors),
+    security(("admin_token" = [])),
+)]
 pub async fn smartlist_members(State(state): State<AppState>, s: Scope) -> Answer {
     let list = smartlists::get(&state, s.org, &s.id)?;
     let mut out = Vec::new();
@@ -271,6 +445,15 @@ pub async fn smartlist_members(State(state): State<AppState>, s: Scope) -> Answe
 }
 
 /// `POST /admin/v1/orgs/{org}/smartlists/refresh`: recompute every smartlist of the organisation now.
+#[utoipa::path(
+    post,
+    path = "/admin/v1/orgs/{org}/smartlists/refresh",
+    tag = "admin",
+    summary = "Recomputes every smartlist of the organisation now",
+    params(crate::openapi::OrgPath),
+    responses((status = 200, description = "The changes", body = crate::openapi::schemas::RefreshOutcome), crate::openapi::AdminErrors),
+    security(("admin_token" = [])),
+)]
 pub async fn refresh_smartlists(State(state): State<AppState>, s: Scope) -> Answer {
     blocking(move || {
         let changes = smartlists::refresh(&state, s.org, None, chrono::Utc::now())?;
@@ -289,42 +472,116 @@ fn recipe_json(r: &RecipeRow) -> Value {
 }
 
 /// `GET /admin/v1/orgs/{org}/recipes`: drafts included.
+#[utoipa::path(
+    get,
+    path = "/admin/v1/orgs/{org}/recipes",
+    tag = "admin",
+    summary = "The organisation's recipes, drafts included",
+    params(crate::openapi::OrgPath),
+    responses((status = 200, description = "The recipes", body = Vec<crate::openapi::schemas::AdminRecipe>), crate::openapi::AdminErrors),
+    security(("admin_token" = [])),
+)]
 pub async fn list_recipes(State(state): State<AppState>, s: Scope) -> Answer {
     ok(state.store.recipes(s.org)?.iter().map(recipe_json).collect::<Vec<_>>())
 }
 
 /// `POST /admin/v1/orgs/{org}/recipes`; a published recipe starts running.
+#[utoipa::path(
+    post,
+    path = "/admin/v1/orgs/{org}/recipes",
+    tag = "admin",
+    summary = "Creates a recipe; a published one starts running",
+    params(crate::openapi::OrgPath),
+    request_body = crate::openapi::schemas::RecipeInput,
+    responses((status = 201, description = "Created", body = crate::openapi::schemas::AdminRecipe), crate::openapi::AdminErrors),
+    security(("admin_token" = [])),
+)]
 pub async fn create_recipe(State(state): State<AppState>, s: Scope, bytes: Bytes) -> Answer {
     created(recipe_json(&recipes::create(&state, s.org, &body(&bytes)?)?))
 }
 
 /// `GET /admin/v1/orgs/{org}/recipes/{id}`.
+#[utoipa::path(
+    get,
+    path = "/admin/v1/orgs/{org}/recipes/{id}",
+    tag = "admin",
+    summary = "One recipe",
+    params(crate::openapi::OrgPath, crate::openapi::ResourceId),
+    responses((status = 200, description = "The recipe", body = crate::openapi::schemas::AdminRecipe), crate::openapi::AdminErrors),
+    security(("admin_token" = [])),
+)]
 pub async fn get_recipe(State(state): State<AppState>, s: Scope) -> Answer {
     ok(recipe_json(&recipes::get(&state, s.org, &s.id)?))
 }
 
 /// `PATCH /admin/v1/orgs/{org}/recipes/{id}`.
+#[utoipa::path(
+    patch,
+    path = "/admin/v1/orgs/{org}/recipes/{id}",
+    tag = "admin",
+    summary = "Changes the fields given (a new config bumps `version`)",
+    params(crate::openapi::OrgPath, crate::openapi::ResourceId),
+    request_body = crate::openapi::schemas::RecipeInput,
+    responses((status = 200, description = "Changed", body = crate::openapi::schemas::AdminRecipe), crate::openapi::AdminErrors),
+    security(("admin_token" = [])),
+)]
 pub async fn update_recipe(State(state): State<AppState>, s: Scope, bytes: Bytes) -> Answer {
     ok(recipe_json(&recipes::update(&state, s.org, &s.id, &body(&bytes)?)?))
 }
 
 /// `POST /admin/v1/orgs/{org}/recipes/{id}/publish` (runs it).
+#[utoipa::path(
+    post,
+    path = "/admin/v1/orgs/{org}/recipes/{id}/publish",
+    tag = "admin",
+    summary = "Publishes a recipe, which runs it",
+    params(crate::openapi::OrgPath, crate::openapi::ResourceId),
+    responses((status = 200, description = "Published", body = crate::openapi::schemas::AdminRecipe), crate::openapi::AdminErrors),
+    security(("admin_token" = [])),
+)]
 pub async fn publish_recipe(State(state): State<AppState>, s: Scope) -> Answer {
     ok(recipe_json(&recipes::set_published(&state, s.org, &s.id, true)?))
 }
 
 /// `POST /admin/v1/orgs/{org}/recipes/{id}/unpublish`.
+#[utoipa::path(
+    post,
+    path = "/admin/v1/orgs/{org}/recipes/{id}/unpublish",
+    tag = "admin",
+    summary = "Makes a recipe a draft",
+    params(crate::openapi::OrgPath, crate::openapi::ResourceId),
+    responses((status = 200, description = "A draft", body = crate::openapi::schemas::AdminRecipe), crate::openapi::AdminErrors),
+    security(("admin_token" = [])),
+)]
 pub async fn unpublish_recipe(State(state): State<AppState>, s: Scope) -> Answer {
     ok(recipe_json(&recipes::set_published(&state, s.org, &s.id, false)?))
 }
 
 /// `POST /admin/v1/orgs/{org}/recipes/{id}/run`: 202 with the run number.
+#[utoipa::path(
+    post,
+    path = "/admin/v1/orgs/{org}/recipes/{id}/run",
+    tag = "admin",
+    summary = "Runs a recipe again (409 while a run is in progress)",
+    params(crate::openapi::OrgPath, crate::openapi::ResourceId),
+    responses((status = 202, description = "Started", body = crate::openapi::schemas::RunStarted), crate::openapi::AdminErrors),
+    security(("admin_token" = [])),
+)]
 pub async fn run_recipe(State(state): State<AppState>, s: Scope) -> Answer {
     let run = recipes::start(&state, s.org, &s.id)?;
     accepted(json!({"recipe_id": s.id, "run_number": run, "status": "running"}))
 }
 
 /// `GET /admin/v1/orgs/{org}/recipes/{id}/creative-assets`: every asset of every run.
+#[utoipa::path(
+    get,
+    path = "/admin/v1/orgs/{org}/recipes/{id}/creative-assets",
+    tag = "admin",
+    summary = "Every creative asset of every run of a recipe, with its error",
+    params(crate::openapi::OrgPath, crate::openapi::ResourceId),
+    responses((status = 200, description = "The assets", body = Vec<crate::openapi::schemas::AdminCreativeAsset>), crate::openapi::AdminErrors),
+    security(("admin_token" = [])),
+)]
 pub async fn recipe_assets(State(state): State<AppState>, s: Scope) -> Answer {
     let r = recipes::get(&state, s.org, &s.id)?;
     let mut out = Vec::new();
@@ -339,12 +596,31 @@ pub async fn recipe_assets(State(state): State<AppState>, s: Scope) -> Answer {
 // ---- webhooks ----
 
 /// `GET /admin/v1/orgs/{org}/webhooks`.
+#[utoipa::path(
+    get,
+    path = "/admin/v1/orgs/{org}/webhooks",
+    tag = "admin",
+    summary = "The organisation's webhooks",
+    params(crate::openapi::OrgPath),
+    responses((status = 200, description = "The webhooks", body = Vec<crate::webhooks::WebhookView>), crate::openapi::AdminErrors),
+    security(("admin_token" = [])),
+)]
 pub async fn list_webhooks(State(state): State<AppState>, s: Scope) -> Answer {
     ok(webhooks::list(&state, s.org)?)
 }
 
 /// `POST /admin/v1/orgs/{org}/webhooks` `{url, events, enabled}`: the signing secret is in this
 /// answer only. Created disabled unless `enabled` is true; `events` defaults to every event.
+#[utoipa::path(
+    post,
+    path = "/admin/v1/orgs/{org}/webhooks",
+    tag = "admin",
+    summary = "Creates a webhook; its signing secret is shown in this answer only",
+    params(crate::openapi::OrgPath),
+    request_body = crate::openapi::schemas::WebhookInput,
+    responses((status = 201, description = "Created", body = crate::openapi::schemas::WebhookCreated), crate::openapi::AdminErrors),
+    security(("admin_token" = [])),
+)]
 pub async fn create_webhook(State(state): State<AppState>, s: Scope, bytes: Bytes) -> Answer {
     let b = body(&bytes)?;
     let url = text("url", b.get("url"), true, 2048)?.unwrap_or_default();
@@ -373,32 +649,86 @@ pub async fn create_webhook(State(state): State<AppState>, s: Scope, bytes: Byte
 }
 
 /// `DELETE /admin/v1/orgs/{org}/webhooks/{id}` (its delivery log too).
+#[utoipa::path(
+    delete,
+    path = "/admin/v1/orgs/{org}/webhooks/{id}",
+    tag = "admin",
+    summary = "Deletes a webhook and its delivery log",
+    params(crate::openapi::OrgPath, crate::openapi::ResourceId),
+    responses((status = 200, description = "Deleted", body = crate::openapi::schemas::Deleted), crate::openapi::AdminErrors),
+    security(("admin_token" = [])),
+)]
 pub async fn delete_webhook(State(state): State<AppState>, s: Scope) -> Answer {
     webhooks::delete(&state, s.org, &s.id)?;
     ok(json!({"deleted": s.id}))
 }
 
 /// `POST /admin/v1/orgs/{org}/webhooks/{id}/enable`.
+#[utoipa::path(
+    post,
+    path = "/admin/v1/orgs/{org}/webhooks/{id}/enable",
+    tag = "admin",
+    summary = "Enables a webhook",
+    params(crate::openapi::OrgPath, crate::openapi::ResourceId),
+    responses((status = 200, description = "Enabled", body = crate::webhooks::WebhookView), crate::openapi::AdminErrors),
+    security(("admin_token" = [])),
+)]
 pub async fn enable_webhook(State(state): State<AppState>, s: Scope) -> Answer {
     ok(webhooks::set_enabled(&state, s.org, &s.id, true)?)
 }
 
 /// `POST /admin/v1/orgs/{org}/webhooks/{id}/disable`.
+#[utoipa::path(
+    post,
+    path = "/admin/v1/orgs/{org}/webhooks/{id}/disable",
+    tag = "admin",
+    summary = "Disables a webhook",
+    params(crate::openapi::OrgPath, crate::openapi::ResourceId),
+    responses((status = 200, description = "Disabled", body = crate::webhooks::WebhookView), crate::openapi::AdminErrors),
+    security(("admin_token" = [])),
+)]
 pub async fn disable_webhook(State(state): State<AppState>, s: Scope) -> Answer {
     ok(webhooks::set_enabled(&state, s.org, &s.id, false)?)
 }
 
 /// `POST /admin/v1/orgs/{org}/webhooks/{id}/test`: queues a Test delivery (202).
+#[utoipa::path(
+    post,
+    path = "/admin/v1/orgs/{org}/webhooks/{id}/test",
+    tag = "admin",
+    summary = "Queues a Test delivery",
+    params(crate::openapi::OrgPath, crate::openapi::ResourceId),
+    responses((status = 202, description = "Queued", body = crate::store::DeliveryRow), crate::openapi::AdminErrors),
+    security(("admin_token" = [])),
+)]
 pub async fn test_webhook(State(state): State<AppState>, s: Scope) -> Answer {
     accepted(webhooks::test(&state, s.org, &s.id)?)
 }
 
 /// `GET /admin/v1/orgs/{org}/webhooks/{id}/deliveries`: the delivery log, newest first.
+#[utoipa::path(
+    get,
+    path = "/admin/v1/orgs/{org}/webhooks/{id}/deliveries",
+    tag = "admin",
+    summary = "A webhook's delivery log, newest first",
+    params(crate::openapi::OrgPath, crate::openapi::ResourceId),
+    responses((status = 200, description = "The deliveries", body = Vec<crate::store::DeliveryRow>), crate::openapi::AdminErrors),
+    security(("admin_token" = [])),
+)]
 pub async fn webhook_deliveries(State(state): State<AppState>, s: Scope) -> Answer {
     ok(webhooks::deliveries(&state, s.org, &s.id, webhooks::MAX_LIST)?)
 }
 
 /// `POST /admin/v1/orgs/{org}/webhook-deliveries/{id}/redeliver`: the same bytes again (202).
+#[utoipa::path(
+    post,
+    path = "/admin/v1/orgs/{org}/webhook-deliveries/{id}/redeliver",
+    tag = "admin",
+    summary = "Sends the same bytes of a delivery again",
+    params(crate::openapi::OrgPath, crate::openapi::ResourceId),
+    responses((status = 202, description = "Queued", body = crate::store::DeliveryRow), crate::openapi::AdminErrors),
+    security(("admin_token" = [])),
+)]
 pub async fn redeliver(State(state): State<AppState>, s: Scope) -> Answer {
     accepted(webhooks::redeliver(&state, s.org, &s.id)?)
 }

@@ -5,7 +5,7 @@ use axum::body::{Body, Bytes};
 use axum::extract::{Path, RawQuery, State};
 use axum::http::HeaderMap;
 use kino::Signals;
-use serde_json::{Value, json};
+use serde_json::json;
 
 use super::{caller, live_item};
 use crate::auth::Accept;
@@ -16,7 +16,38 @@ use crate::state::AppState;
 /// two-hour title with scene embeddings; 64 MiB holds several hours).
 pub const MAX_SIGNALS_BYTES: usize = 64 * 1024 * 1024;
 
-/// Validates and stores an item's signals; jobs waiting for them resume.
+/// The answer to stored signals.
+#[derive(Debug, Clone, serde::Serialize, utoipa::ToSchema)]
+pub struct SignalsAccepted {
+    /// `accepted`.
+    pub status: String,
+    /// The item.
+    pub inventory_id: String,
+    /// Timeline samples in the document.
+    pub samples: usize,
+}
+
+/// Validates and stores an item's signals (a `kino.signals/1` document, docs/signals.md; 422 names
+/// the field and the rule); jobs waiting for them resume.
+#[utoipa::path(
+    put,
+    path = "/analysis/v1/item/{item_type}/{id}",
+    tag = "catalog",
+    description = "The credential and the item are checked before the body is read; the body is parsed as it \
+        streams in, a limited number of uploads at once (503 with `Retry-After` beyond).",
+    params(crate::openapi::TypedItem),
+    request_body = kino::Signals,
+    responses(
+        (status = 200, description = "Stored", body = SignalsAccepted),
+        (status = 400, description = "The body could not be read", body = crate::error::ErrorDetail),
+        (status = 401, description = "No or unknown API key", body = crate::error::ErrorDetail),
+        (status = 404, description = "No such item", body = crate::error::ErrorDetail),
+        (status = 413, description = "Larger than 64 MiB", body = crate::error::ErrorDetail),
+        (status = 422, description = "Invalid signals", body = crate::error::ValidationError),
+        (status = 503, description = "Too many uploads at once; try again after `Retry-After`", body = crate::error::ErrorDetail),
+    ),
+    security(("api_key" = []), ("api_key_header" = [])),
+)]
 ///
 /// The credential and the item are checked before a byte of the body is read; the body is then
 /// parsed as it streams in (never held whole in memory), on a blocking thread, at most
@@ -27,7 +58,7 @@ pub async fn put_signals(
     RawQuery(raw): RawQuery,
     headers: HeaderMap,
     body: Body,
-) -> Result<Json<Value>, AppError> {
+) -> Result<Json<SignalsAccepted>, AppError> {
     let (org, _) = caller(&state, raw.as_deref(), &headers, Accept::ApiKey)?;
     let item = live_item(&state, org, &id)?;
     if item.item_type != item_type {
@@ -69,7 +100,7 @@ pub async fn put_signals(
     tokio::task::spawn_blocking(move || s.put_signals(org, &id2, signals))
         .await
         .map_err(|e| AppError::Internal(e.to_string()))??;
-    Ok(Json(json!({"status": "accepted", "inventory_id": id, "samples": samples})))
+    Ok(Json(SignalsAccepted { status: "accepted".into(), inventory_id: id, samples }))
 }
 
 fn too_large() -> AppError {

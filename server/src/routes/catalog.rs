@@ -10,6 +10,8 @@ use super::caller;
 use crate::auth::Accept;
 use crate::catalog::{CatalogItem, ExtendedEpisodicInfo, ITEM_TYPES};
 use crate::error::{AppError, Detail};
+use crate::openapi::params::{ItemGetQuery, ItemListQuery};
+use crate::openapi::schemas::Null;
 use crate::query::Collect;
 use crate::state::AppState;
 use crate::store::OrgId;
@@ -27,7 +29,31 @@ fn check_type(item_type: &str) -> Result<(), AppError> {
     }))
 }
 
-/// `PUT /catalog/v1/item`: create or replace; `null` on success.
+/// The responses of the catalog endpoints besides success.
+#[derive(Debug)]
+pub struct CatalogErrors;
+
+impl utoipa::IntoResponses for CatalogErrors {
+    fn responses() -> std::collections::BTreeMap<String, utoipa::openapi::RefOr<utoipa::openapi::response::Response>> {
+        crate::openapi::error_responses(&[400, 401, 404, 422])
+    }
+}
+
+/// Creates an item or replaces its data; completes its episodic hierarchy (missing series and
+/// seasons become virtual items) and applies `operations`. Answers `null`.
+#[utoipa::path(
+    put,
+    operation_id = "upsert_item",
+    path = "/catalog/v1/item",
+    tag = "catalog",
+    request_body = CatalogItem,
+    responses(
+        (status = 200, description = "Stored", body = Null),
+        (status = 413, description = "The body is larger than 2 MiB", body = crate::error::ErrorDetail),
+        CatalogErrors,
+    ),
+    security(("api_key" = []), ("api_key_header" = [])),
+)]
 pub async fn upsert(
     State(state): State<AppState>,
     RawQuery(raw): RawQuery,
@@ -115,7 +141,16 @@ fn delete_items(state: &AppState, org: OrgId, id: &str) -> Result<(), AppError> 
     Ok(())
 }
 
-/// `GET /catalog/v1/item/{item_type}/{id}`.
+/// One item as last stored (deleted items only with `allow_deleted=true`).
+#[utoipa::path(
+    get,
+    operation_id = "get_item",
+    path = "/catalog/v1/item/{item_type}/{id}",
+    tag = "catalog",
+    params(crate::openapi::TypedItem, ItemGetQuery),
+    responses((status = 200, description = "The item", body = CatalogItem), CatalogErrors),
+    security(("api_key" = []), ("api_key_header" = [])),
+)]
 pub async fn get(
     State(state): State<AppState>,
     Path((item_type, id)): Path<(String, String)>,
@@ -165,12 +200,34 @@ fn to_asset_model(state: &AppState, org: OrgId, body: Value) -> Result<Value, Ap
     serde_json::to_value(item).map_err(|e| AppError::Internal(e.to_string()))
 }
 
-/// `GET /catalog/v1/item`: a page of `{id, service_id, type}`.
+/// An entry of the item list.
+#[derive(Debug, Clone, serde::Serialize, utoipa::ToSchema)]
+pub struct ItemListEntry {
+    /// The customer's item id.
+    pub id: String,
+    /// The service's own item id.
+    pub service_id: String,
+    /// `standalone`, `series`, `season` or `episode`.
+    #[serde(rename = "type")]
+    #[schema(value_type = crate::catalog::ItemType)]
+    pub item_type: String,
+}
+
+/// A page of the organisation's items, in creation order.
+#[utoipa::path(
+    get,
+    operation_id = "list_items",
+    path = "/catalog/v1/item",
+    tag = "catalog",
+    params(ItemListQuery),
+    responses((status = 200, description = "A page of items", body = Vec<ItemListEntry>), CatalogErrors),
+    security(("api_key" = []), ("api_key_header" = [])),
+)]
 pub async fn list(
     State(state): State<AppState>,
     RawQuery(raw): RawQuery,
     headers: HeaderMap,
-) -> Result<Json<Value>, AppError> {
+) -> Result<Json<Vec<ItemListEntry>>, AppError> {
     let (org, params) = caller(&state, raw.as_deref(), &headers, Accept::ApiKey)?;
     let mut c = Collect::default();
     let page_num = c.take(params.int("page_num", 0, 0), 0);
@@ -178,12 +235,25 @@ pub async fn list(
     let allow_deleted = c.take(params.bool("allow_deleted", false), false);
     c.finish()?;
     let items = state.store.items(org, allow_deleted, page_num.saturating_mul(page_size), page_size)?;
-    Ok(Json(json!(
-        items.iter().map(|i| json!({"id": i.id, "service_id": i.service_id, "type": i.item_type})).collect::<Vec<_>>()
-    )))
+    Ok(Json(
+        items
+            .into_iter()
+            .map(|i| ItemListEntry { id: i.id, service_id: i.service_id, item_type: i.item_type })
+            .collect(),
+    ))
 }
 
-/// `PUT /catalog/v1/delete/{item_type}/{id}`: delete, keeping the data; `null`.
+/// Deletes an item, keeping its data (a series takes its seasons and episodes along, a season
+/// its episodes). Answers `null`.
+#[utoipa::path(
+    put,
+    operation_id = "delete_item",
+    path = "/catalog/v1/delete/{item_type}/{id}",
+    tag = "catalog",
+    params(crate::openapi::TypedItem),
+    responses((status = 200, description = "Deleted", body = Null), CatalogErrors),
+    security(("api_key" = []), ("api_key_header" = [])),
+)]
 pub async fn delete(
     State(state): State<AppState>,
     Path((item_type, id)): Path<(String, String)>,

@@ -3,20 +3,22 @@
 pub mod admin;
 pub mod analysis;
 pub mod catalog;
+pub mod envelope;
 pub mod portal;
 pub mod previews;
 pub mod results;
+pub mod service;
 pub mod tasks;
 
+pub use envelope::{ResultEnvelope, ResultList, StatusEnvelope};
+
 use axum::http::HeaderMap;
-use serde_json::{Value, json};
 
 use crate::auth::{self, Accept};
-use crate::catalog::result_type;
 use crate::error::AppError;
 use crate::query::Params;
 use crate::state::AppState;
-use crate::store::{ItemRow, OrgId, ResultRow};
+use crate::store::{ItemRow, OrgId};
 
 /// The caller's organisation and decoded query.
 pub fn caller(
@@ -61,32 +63,4 @@ pub fn live_item(state: &AppState, org: OrgId, id: &str) -> Result<ItemRow, AppE
         Some(item) if !item.deleted => Ok(item),
         _ => Err(AppError::item_not_found(id)),
     }
-}
-
-/// The status envelope of a stored result.
-pub fn status_envelope(item: &ItemRow, r: &ResultRow) -> Value {
-    json!({
-        "status": r.status,
-        "error": r.error,
-        "updated": r.updated_at,
-        "version_id": r.version,
-        "inventory_id": item.id,
-        "type": result_type(&item.item_type),
-    })
-}
-
-/// The result envelope: the status envelope plus `data` (identity fields and the payload).
-pub fn result_envelope(item: &ItemRow, r: &ResultRow, payload: Option<Value>) -> Value {
-    let mut env = status_envelope(item, r);
-    let mut data = json!({
-        "inventory_id": item.id,
-        "type": result_type(&item.item_type),
-        "service_id": item.service_id,
-        "version_id": r.version,
-    });
-    if let (Some(Value::Object(fields)), Value::Object(d)) = (payload, &mut data) {
-        d.extend(fields);
-    }
-    env["data"] = data;
-    env
 }

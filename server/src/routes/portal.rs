@@ -212,6 +212,16 @@ fn catalogs_of(state: &AppState, org: OrgId) -> Result<Vec<Value>, PortalError> 
 }
 
 /// `GET /catalogs/`.
+#[utoipa::path(
+    get,
+    path = "/catalogs/",
+    tag = "portal",
+    summary = "The organisation's catalogs",
+    description = "Bearer access token with the scope below; rate limited per organisation (`ratelimit-*` headers).",
+    params(crate::openapi::params::PortalPage),
+    responses((status = 200, description = "A page of catalogs", body = crate::openapi::schemas::CatalogPage), crate::openapi::PortalErrors),
+    security(("oauth2" = ["read:smartlist:published"])),
+)]
 pub async fn catalogs(State(state): State<AppState>, RawQuery(raw): RawQuery, headers: HeaderMap) -> Response {
     portal(&state, &headers, identity::SCOPES[0], |org| {
         let (page, limit) = paging(raw.as_deref())?;
@@ -220,6 +230,16 @@ pub async fn catalogs(State(state): State<AppState>, RawQuery(raw): RawQuery, he
 }
 
 /// `GET /catalogs/{id}`.
+#[utoipa::path(
+    get,
+    path = "/catalogs/{id}",
+    tag = "portal",
+    summary = "One catalog",
+    description = "Bearer access token with the scope below; rate limited per organisation (`ratelimit-*` headers).",
+    params(crate::openapi::CatalogId),
+    responses((status = 200, description = "The catalog", body = crate::openapi::schemas::PortalCatalog), crate::openapi::PortalErrors),
+    security(("oauth2" = ["read:smartlist:published"])),
+)]
 pub async fn catalog(State(state): State<AppState>, Path(id): Path<String>, headers: HeaderMap) -> Response {
     portal(&state, &headers, identity::SCOPES[0], |org| {
         let id: i64 = id.parse().ok().filter(|v: &i64| v.abs() <= MAX_SAFE_INTEGER).ok_or_else(|| {
@@ -280,6 +300,16 @@ fn with_links(mut envelope: Value, links: Value) -> Value {
 }
 
 /// `GET /smartlists/`: published smartlists, filtered.
+#[utoipa::path(
+    get,
+    path = "/smartlists/",
+    tag = "portal",
+    summary = "Published smartlists, filtered",
+    description = "Bearer access token with the scope below; rate limited per organisation (`ratelimit-*` headers).",
+    params(crate::openapi::params::PortalPage, crate::openapi::params::SmartlistFilters),
+    responses((status = 200, description = "A page of smartlists", body = crate::openapi::schemas::SmartlistPage), crate::openapi::PortalErrors),
+    security(("oauth2" = ["read:smartlist:published"])),
+)]
 pub async fn smartlists(State(state): State<AppState>, RawQuery(raw): RawQuery, headers: HeaderMap) -> Response {
     portal(&state, &headers, identity::SCOPES[0], |org| {
         let (page, limit) = paging(raw.as_deref())?;
@@ -318,6 +348,16 @@ fn published_smartlist(state: &AppState, org: OrgId, id: &str) -> Result<crate::
 }
 
 /// `GET /smartlists/{id}`.
+#[utoipa::path(
+    get,
+    path = "/smartlists/{id}",
+    tag = "portal",
+    summary = "One published smartlist with its filter",
+    description = "Bearer access token with the scope below; rate limited per organisation (`ratelimit-*` headers).",
+    params(crate::openapi::PortalId),
+    responses((status = 200, description = "The smartlist", body = crate::portal::views::SmartlistDetail), crate::openapi::PortalErrors),
+    security(("oauth2" = ["read:smartlist:published"])),
+)]
 pub async fn smartlist(State(state): State<AppState>, Path(id): Path<String>, headers: HeaderMap) -> Response {
     portal(&state, &headers, identity::SCOPES[0], |org| {
         Ok(views::smartlist(&published_smartlist(&state, org, &id)?, true))
@@ -325,6 +365,16 @@ pub async fn smartlist(State(state): State<AppState>, Path(id): Path<String>, he
 }
 
 /// `GET /smartlists/{id}/assets`: the current members in position order.
+#[utoipa::path(
+    get,
+    path = "/smartlists/{id}/assets",
+    tag = "portal",
+    summary = "The members of a published smartlist, in position order",
+    description = "Bearer access token with the scope below; rate limited per organisation (`ratelimit-*` headers).",
+    params(crate::openapi::PortalId, crate::openapi::params::PortalPage),
+    responses((status = 200, description = "A page of members", body = crate::openapi::schemas::SmartlistAssetPage), crate::openapi::PortalErrors),
+    security(("oauth2" = ["read:smartlist:published"])),
+)]
 pub async fn smartlist_assets(
     State(state): State<AppState>,
     Path(id): Path<String>,
@@ -348,6 +398,16 @@ pub async fn smartlist_assets(
 }
 
 /// `GET /recipes/`: published recipes, filtered.
+#[utoipa::path(
+    get,
+    path = "/recipes/",
+    tag = "portal",
+    summary = "Published recipes, filtered",
+    description = "Bearer access token with the scope below; rate limited per organisation (`ratelimit-*` headers).",
+    params(crate::openapi::params::PortalPage, crate::openapi::params::RecipeFilters),
+    responses((status = 200, description = "A page of recipes", body = crate::openapi::schemas::RecipePage), crate::openapi::PortalErrors),
+    security(("oauth2" = ["read:recipe:published"])),
+)]
 pub async fn recipes(State(state): State<AppState>, RawQuery(raw): RawQuery, headers: HeaderMap) -> Response {
     portal(&state, &headers, identity::SCOPES[1], |org| {
         let (page, limit) = paging(raw.as_deref())?;
@@ -369,6 +429,16 @@ pub async fn recipes(State(state): State<AppState>, RawQuery(raw): RawQuery, hea
 }
 
 /// `GET /recipes/{id}`.
+#[utoipa::path(
+    get,
+    path = "/recipes/{id}",
+    tag = "portal",
+    summary = "One published recipe with its config and version",
+    description = "Bearer access token with the scope below; rate limited per organisation (`ratelimit-*` headers).",
+    params(crate::openapi::PortalId),
+    responses((status = 200, description = "The recipe", body = crate::portal::views::RecipeDetail), crate::openapi::PortalErrors),
+    security(("oauth2" = ["read:recipe:published"])),
+)]
 pub async fn recipe(State(state): State<AppState>, Path(id): Path<String>, headers: HeaderMap) -> Response {
     portal(&state, &headers, identity::SCOPES[1], |org| {
         let id = uuid_path(&id, "recipe")?;
@@ -393,6 +463,16 @@ fn asset_json(state: &AppState, a: &crate::store::CreativeAssetRow, detail: bool
 }
 
 /// `GET /creative-assets/`.
+#[utoipa::path(
+    get,
+    path = "/creative-assets/",
+    tag = "portal",
+    summary = "Creative assets of published recipes, filtered",
+    description = "Bearer access token with the scope below; rate limited per organisation (`ratelimit-*` headers).",
+    params(crate::openapi::params::PortalPage, crate::openapi::params::CreativeAssetFilters),
+    responses((status = 200, description = "A page of creative assets", body = crate::openapi::schemas::CreativeAssetPage), crate::openapi::PortalErrors),
+    security(("oauth2" = ["read:creative-asset:published"])),
+)]
 pub async fn creative_assets(State(state): State<AppState>, RawQuery(raw): RawQuery, headers: HeaderMap) -> Response {
     portal(&state, &headers, identity::SCOPES[2], |org| {
         let (page, limit) = paging(raw.as_deref())?;
@@ -412,6 +492,16 @@ pub async fn creative_assets(State(state): State<AppState>, RawQuery(raw): RawQu
 }
 
 /// `GET /creative-assets/{id}`.
+#[utoipa::path(
+    get,
+    path = "/creative-assets/{id}",
+    tag = "portal",
+    summary = "One creative asset with its run number and index",
+    description = "Bearer access token with the scope below; rate limited per organisation (`ratelimit-*` headers).",
+    params(crate::openapi::PortalId),
+    responses((status = 200, description = "The creative asset", body = crate::portal::views::CreativeAssetDetail), crate::openapi::PortalErrors),
+    security(("oauth2" = ["read:creative-asset:published"])),
+)]
 pub async fn creative_asset(State(state): State<AppState>, Path(id): Path<String>, headers: HeaderMap) -> Response {
     portal(&state, &headers, identity::SCOPES[2], |org| {
         let id = uuid_path(&id, "creative asset")?;

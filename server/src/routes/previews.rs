@@ -9,9 +9,10 @@ use axum::response::{IntoResponse, Response};
 use kino::{ClipQuery, TextEncoder};
 use serde_json::{Value, json};
 
+use super::envelope::{ClipsEnvelope, GenerationStatus, PreviewsList};
 use super::portal::{insufficient_scope_challenge, invalid_token_challenge, with_quota};
 use super::results::{item_status, list_product};
-use super::{caller, live_item};
+use super::{StatusEnvelope, caller, live_item};
 use crate::auth::{Accept, random_hex};
 use crate::catalog::result_type;
 use crate::error::{AppError, Detail};
@@ -31,7 +32,7 @@ struct Caller {
 
 impl Caller {
     /// The handler's answer, with the rate-limit headers for an access token.
-    fn answer(&self, result: Result<Json<Value>, AppError>) -> Response {
+    fn answer<T: serde::Serialize>(&self, result: Result<Json<T>, AppError>) -> Response {
         let res = result.into_response();
         match self.quota {
             Some(q) => with_quota(res, q),
@@ -105,7 +106,21 @@ fn require_catalog(state: &AppState, org: OrgId, params: &Params) -> Result<(), 
     }
 }
 
-/// `GET /results/jitpreviews/v2/{inventory_id}`: the clips of an item.
+/// The best moments of an item as preview clips, chosen by the parameters (docs/clip-selection.md);
+/// `trigger_generation=true` also renders them in the background.
+#[utoipa::path(
+    get,
+    operation_id = "search_clips",
+    path = "/results/jitpreviews/v2/{inventory_id}",
+    tag = "previews",
+    params(crate::openapi::InventoryId, crate::openapi::params::ClipSearch, crate::openapi::params::CatalogQuery),
+    responses(
+        (status = 200, description = "The clips", body = ClipsEnvelope),
+        (status = 429, description = "Too many generations queued; try again after `Retry-After`", body = crate::error::ErrorDetail),
+        crate::openapi::PreviewsErrors,
+    ),
+    security(("api_key" = []), ("api_key_header" = []), ("bearer" = [])),
+)]
 pub async fn clips(
     State(state): State<AppState>,
     Path(id): Path<String>,
@@ -209,7 +224,17 @@ fn queue_generation(
     }
 }
 
-/// `GET /results/jitpreviews/v2/gen/{gen_id}/status`: 404 while running, 200 when finished.
+/// The status of a generation: 404 until it has finished, then 200 with `SUCCESS` and the files, or
+/// `FAILED` with `data: null`.
+#[utoipa::path(
+    get,
+    operation_id = "generation_status",
+    path = "/results/jitpreviews/v2/gen/{gen_id}/status",
+    tag = "previews",
+    params(("gen_id" = String, Path, description = "The `gen_id` of a clip search"), crate::openapi::params::CatalogQuery),
+    responses((status = 200, description = "Finished", body = GenerationStatus), crate::openapi::PreviewsErrors),
+    security(("api_key" = []), ("api_key_header" = []), ("bearer" = [])),
+)]
 pub async fn generation(
     State(state): State<AppState>,
     Path(gen_id): Path<String>,
@@ -230,7 +255,16 @@ fn generation_of(state: AppState, org: OrgId, gen_id: String) -> Result<Json<Val
     }
 }
 
-/// `GET /results/jitpreviews/v2/info/clip_types`.
+/// The clip types a previews version accepts.
+#[utoipa::path(
+    get,
+    operation_id = "clip_types",
+    path = "/results/jitpreviews/v2/info/clip_types",
+    tag = "previews",
+    params(("version" = Option<String>, Query, description = "A previews version code; the newest when absent"), crate::openapi::params::CatalogQuery),
+    responses((status = 200, description = "The clip types", body = kino::clips::ClipTypesInfo), crate::openapi::PreviewsErrors),
+    security(("api_key" = []), ("api_key_header" = []), ("bearer" = [])),
+)]
 pub async fn clip_types(State(state): State<AppState>, RawQuery(raw): RawQuery, headers: HeaderMap) -> Response {
     match previews_caller(&state, raw.as_deref(), &headers) {
         Ok(c) => {
@@ -240,7 +274,16 @@ pub async fn clip_types(State(state): State<AppState>, RawQuery(raw): RawQuery, 
     }
 }
 
-/// `GET /results/jitpreviews/v2/status/{inventory_id}`.
+/// The status of the item's previews result (its signals were processed).
+#[utoipa::path(
+    get,
+    operation_id = "previews_status",
+    path = "/results/jitpreviews/v2/status/{inventory_id}",
+    tag = "previews",
+    params(crate::openapi::InventoryId, crate::openapi::params::VersionQuery, crate::openapi::params::CatalogQuery),
+    responses((status = 200, description = "The result's status", body = StatusEnvelope), crate::openapi::PreviewsErrors),
+    security(("api_key" = []), ("api_key_header" = []), ("bearer" = [])),
+)]
 pub async fn status(
     State(state): State<AppState>,
     Path(id): Path<String>,
@@ -253,7 +296,16 @@ pub async fn status(
     }
 }
 
-/// `GET /results/jitpreviews/v2/`: items with updated results.
+/// Items with previews results, oldest update first.
+#[utoipa::path(
+    get,
+    operation_id = "list_previews",
+    path = "/results/jitpreviews/v2/",
+    tag = "previews",
+    params(crate::openapi::params::PreviewsListQuery, crate::openapi::params::CatalogQuery),
+    responses((status = 200, description = "A page of results", body = PreviewsList), crate::openapi::PreviewsErrors),
+    security(("api_key" = []), ("api_key_header" = []), ("bearer" = [])),
+)]
 pub async fn list(State(state): State<AppState>, RawQuery(raw): RawQuery, headers: HeaderMap) -> Response {
     match previews_caller(&state, raw.as_deref(), &headers) {
         Ok(c) => c.answer(list_product(&state, c.org, &c.params, "jitpreviews", 1000, None).map(Json)),

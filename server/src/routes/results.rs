@@ -8,10 +8,20 @@ use kino::vectors::similar::SimilarQuery;
 use kino::vectors::{ItemKind, VectorIndex};
 use serde_json::{Value, json};
 
-use super::{caller, live_item, result_envelope, status_envelope};
+use super::envelope::{
+    EmotionsEnvelope, EmotionsList, ItemEmbeddingEnvelope, ItemEmbeddingList, ProfanityLabelEnvelope, ProfanityList,
+    ProfanitySegmentsEnvelope, SceneEmbeddingsEnvelope, SceneEmbeddingsList,
+};
+use super::{ResultEnvelope, ResultList, StatusEnvelope, caller, live_item};
 use crate::auth::Accept;
 use crate::catalog::result_type;
 use crate::error::AppError;
+use crate::openapi::params::{
+    EmotionsTypeQuery, EpisodesQuery, ResultListQuery, SimilarQuery as SimilarParams, TextEmbeddingQuery, VersionQuery,
+};
+use crate::products::{
+    ProfanityLabelOnly, ProfanityLabelPayload, ProfanityPayload, ProfanitySegmentsOnly, ProfanitySegmentsPayload,
+};
 use crate::query::{Collect, Params};
 use crate::state::{AppState, Collection};
 use crate::store::OrgId;
@@ -29,10 +39,15 @@ pub enum Part {
 
 fn shape(payload: Option<Value>, part: Part) -> Option<Value> {
     let p = payload?;
+    let profanity = || serde_json::from_value::<ProfanityPayload>(p.clone()).ok().and_then(|p| p.profanity);
     Some(match part {
         Part::All => p,
-        Part::ProfanityLabel => json!({"profanity": {"label": p["profanity"]["label"]}}),
-        Part::ProfanitySegments => json!({"profanity": {"segments": p["profanity"]["segments"]}}),
+        Part::ProfanityLabel => {
+            json!(ProfanityLabelPayload { profanity: profanity().map(|r| ProfanityLabelOnly { label: r.label }) })
+        }
+        Part::ProfanitySegments => json!(ProfanitySegmentsPayload {
+            profanity: profanity().map(|r| ProfanitySegmentsOnly { segments: r.segments }),
+        }),
     })
 }
 
@@ -44,24 +59,30 @@ pub fn item_result(
     id: &str,
     product: &str,
     part: Part,
-) -> Result<Value, AppError> {
+) -> Result<ResultEnvelope, AppError> {
     let item = live_item(state, org, id)?;
     let r = state
         .store
         .result(org, id, product, params.get("version"))?
         .ok_or_else(|| AppError::NotFound(format!("no {product} result for item {id:?}")))?;
     let payload = if r.status == "success" { shape(r.data.clone(), part) } else { None };
-    Ok(result_envelope(&item, &r, payload))
+    Ok(ResultEnvelope::new(&item, &r, payload))
 }
 
 /// A status envelope (404 when the item or result is missing).
-pub fn item_status(state: &AppState, org: OrgId, params: &Params, id: &str, product: &str) -> Result<Value, AppError> {
+pub fn item_status(
+    state: &AppState,
+    org: OrgId,
+    params: &Params,
+    id: &str,
+    product: &str,
+) -> Result<StatusEnvelope, AppError> {
     let item = live_item(state, org, id)?;
     let r = state
         .store
         .result(org, id, product, params.get("version"))?
         .ok_or_else(|| AppError::NotFound(format!("no {product} result for item {id:?}")))?;
-    Ok(status_envelope(&item, &r))
+    Ok(StatusEnvelope::new(&item, &r))
 }
 
 /// A list response of a product's results, with an optional item-type filter.
@@ -72,7 +93,7 @@ pub fn list_product(
     product: &str,
     default_size: i64,
     types: Option<&[&str]>,
-) -> Result<Value, AppError> {
+) -> Result<ResultList, AppError> {
     let mut c = Collect::default();
     let page_num = c.take(params.int("page_num", 0, 0), 0);
     let page_size = c.take(params.int("page_size", default_size, 1), default_size);
@@ -87,23 +108,41 @@ pub fn list_product(
             continue;
         }
         let payload = if r.status == "success" { r.data.clone() } else { None };
-        envelopes.push(result_envelope(&item, &r, payload));
+        envelopes.push(ResultEnvelope::new(&item, &r, payload));
     }
-    let total = envelopes.len();
-    let page: Vec<Value> =
+    let total_count = envelopes.len();
+    let data =
         envelopes.into_iter().skip((page_num.saturating_mul(page_size)) as usize).take(page_size as usize).collect();
-    Ok(json!({"page_num": page_num, "page_size": page_size, "total_count": total, "data": page}))
+    Ok(ResultList { page_num, page_size, total_count, data })
+}
+
+/// The responses every per-item endpoint may give besides success.
+#[derive(Debug)]
+pub struct ItemErrors;
+
+impl utoipa::IntoResponses for ItemErrors {
+    fn responses() -> std::collections::BTreeMap<String, utoipa::openapi::RefOr<utoipa::openapi::response::Response>> {
+        crate::openapi::error_responses(&[400, 401, 404, 422])
+    }
 }
 
 macro_rules! item_endpoint {
-    ($name:ident, $product:literal, $part:expr) => {
-        /// The item's result envelope.
+    ($name:ident, $product:literal, $part:expr, $path:literal, $body:ty, $tag:literal, $summary:literal) => {
+        #[doc = $summary]
+        #[utoipa::path(
+                                    get,
+                                    path = $path,
+                                    tag = $tag,
+                                    params(crate::openapi::InventoryId, VersionQuery),
+                                    responses((status = 200, description = "The result", body = $body), ItemErrors),
+                                    security(("api_key" = []), ("api_key_header" = [])),
+                                )]
         pub async fn $name(
             State(state): State<AppState>,
             Path(id): Path<String>,
             RawQuery(raw): RawQuery,
             headers: HeaderMap,
-        ) -> Result<Json<Value>, AppError> {
+        ) -> Result<Json<ResultEnvelope>, AppError> {
             let (org, params) = caller(&state, raw.as_deref(), &headers, Accept::ApiKey)?;
             item_result(&state, org, &params, &id, $product, $part).map(Json)
         }
@@ -111,46 +150,144 @@ macro_rules! item_endpoint {
 }
 
 macro_rules! status_endpoint {
-    ($name:ident, $product:literal) => {
-        /// The item's status envelope.
+    ($name:ident, $product:literal, $path:literal, $tag:literal, $summary:literal) => {
+        #[doc = $summary]
+        #[utoipa::path(
+                    get,
+                    path = $path,
+                    tag = $tag,
+                    params(crate::openapi::InventoryId, VersionQuery),
+                    responses((status = 200, description = "The result's status", body = StatusEnvelope), ItemErrors),
+                    security(("api_key" = []), ("api_key_header" = [])),
+                )]
         pub async fn $name(
             State(state): State<AppState>,
             Path(id): Path<String>,
             RawQuery(raw): RawQuery,
             headers: HeaderMap,
-        ) -> Result<Json<Value>, AppError> {
+        ) -> Result<Json<StatusEnvelope>, AppError> {
             let (org, params) = caller(&state, raw.as_deref(), &headers, Accept::ApiKey)?;
             item_status(&state, org, &params, &id, $product).map(Json)
         }
     };
 }
 
-item_endpoint!(profanity, "profanity", Part::ProfanityLabel);
-item_endpoint!(profanity_segments, "profanity", Part::ProfanitySegments);
-item_endpoint!(emotions, "emotions", Part::All);
-item_endpoint!(semantic, "semantic", Part::All);
-item_endpoint!(semantic_scenes, "semantic_scenes", Part::All);
-status_endpoint!(profanity_status, "profanity");
-status_endpoint!(emotions_status, "emotions");
-status_endpoint!(semantic_status, "semantic");
-status_endpoint!(semantic_scenes_status, "semantic_scenes");
+item_endpoint!(
+    profanity,
+    "profanity",
+    Part::ProfanityLabel,
+    "/results/profanity/v2/{inventory_id}",
+    ProfanityLabelEnvelope,
+    "profanity",
+    "The item's profanity classification (`data.profanity.label`)."
+);
+item_endpoint!(
+    profanity_segments,
+    "profanity",
+    Part::ProfanitySegments,
+    "/results/profanity/v2/segments/{inventory_id}",
+    ProfanitySegmentsEnvelope,
+    "profanity",
+    "The item's spans of speech with profanity (`data.profanity.segments`)."
+);
+item_endpoint!(
+    emotions,
+    "emotions",
+    Part::All,
+    "/results/emotions/v2/{inventory_id}",
+    EmotionsEnvelope,
+    "emotions",
+    "The item's emotion windows (`data.emotion`)."
+);
+item_endpoint!(
+    semantic,
+    "semantic",
+    Part::All,
+    "/results/semantic/v2/video-embedding/{inventory_id}",
+    ItemEmbeddingEnvelope,
+    "retrieval",
+    "The item's embedding (256 floats, `data.embedding`)."
+);
+item_endpoint!(
+    semantic_scenes,
+    "semantic_scenes",
+    Part::All,
+    "/results/semantic_scenes/v1/video-embedding/{inventory_id}",
+    SceneEmbeddingsEnvelope,
+    "retrieval",
+    "The item's scene embeddings (1024 floats each, `data.scene_embeddings`)."
+);
+status_endpoint!(
+    profanity_status,
+    "profanity",
+    "/results/profanity/v2/status/{inventory_id}",
+    "profanity",
+    "The status of the item's profanity result."
+);
+status_endpoint!(
+    emotions_status,
+    "emotions",
+    "/results/emotions/v2/status/{inventory_id}",
+    "emotions",
+    "The status of the item's emotions result."
+);
+status_endpoint!(
+    semantic_status,
+    "semantic",
+    "/results/semantic/v2/status/{inventory_id}",
+    "retrieval",
+    "The status of the item's embedding."
+);
+status_endpoint!(
+    semantic_scenes_status,
+    "semantic_scenes",
+    "/results/semantic_scenes/v1/status/{inventory_id}",
+    "retrieval",
+    "The status of the item's scene embeddings."
+);
 
-/// `GET /results/profanity/v2/`.
+/// The responses of the lists besides success.
+#[derive(Debug)]
+pub struct ListErrors;
+
+impl utoipa::IntoResponses for ListErrors {
+    fn responses() -> std::collections::BTreeMap<String, utoipa::openapi::RefOr<utoipa::openapi::response::Response>> {
+        crate::openapi::error_responses(&[401, 422])
+    }
+}
+
+/// Items with profanity results, oldest update first.
+#[utoipa::path(
+    get,
+    path = "/results/profanity/v2/",
+    tag = "profanity",
+    params(ResultListQuery),
+    responses((status = 200, description = "A page of results", body = ProfanityList), ListErrors),
+    security(("api_key" = []), ("api_key_header" = [])),
+)]
 pub async fn profanity_list(
     State(state): State<AppState>,
     RawQuery(raw): RawQuery,
     headers: HeaderMap,
-) -> Result<Json<Value>, AppError> {
+) -> Result<Json<ResultList>, AppError> {
     let (org, params) = caller(&state, raw.as_deref(), &headers, Accept::ApiKey)?;
     list_product(&state, org, &params, "profanity", 500, None).map(Json)
 }
 
-/// `GET /results/emotions/v2/` with `type` (`all`, `movie`, `episode`, ...).
+/// Items with emotions results, oldest update first, of one type or all.
+#[utoipa::path(
+    get,
+    path = "/results/emotions/v2/",
+    tag = "emotions",
+    params(ResultListQuery, EmotionsTypeQuery),
+    responses((status = 200, description = "A page of results", body = EmotionsList), ListErrors),
+    security(("api_key" = []), ("api_key_header" = [])),
+)]
 pub async fn emotions_list(
     State(state): State<AppState>,
     RawQuery(raw): RawQuery,
     headers: HeaderMap,
-) -> Result<Json<Value>, AppError> {
+) -> Result<Json<ResultList>, AppError> {
     let (org, params) = caller(&state, raw.as_deref(), &headers, Accept::ApiKey)?;
     let kind = params.get("type").unwrap_or("all");
     let types: Option<&[&str]> = match kind {
@@ -172,7 +309,12 @@ pub async fn emotions_list(
     list_product(&state, org, &params, "emotions", 500, types).map(Json)
 }
 
-fn embedding_list(state: &AppState, raw: Option<&str>, headers: &HeaderMap, product: &str) -> Result<Value, AppError> {
+fn embedding_list(
+    state: &AppState,
+    raw: Option<&str>,
+    headers: &HeaderMap,
+    product: &str,
+) -> Result<ResultList, AppError> {
     let (org, params) = caller(state, raw, headers, Accept::ApiKey)?;
     let include_episodes = params.bool("include_episodes", false).map_err(AppError::invalid)?;
     let types: &[&str] = if include_episodes {
@@ -183,30 +325,54 @@ fn embedding_list(state: &AppState, raw: Option<&str>, headers: &HeaderMap, prod
     list_product(state, org, &params, product, 500, Some(types))
 }
 
-/// `GET /results/semantic/v2/video-embedding`.
+/// Items with item embeddings, oldest update first.
+#[utoipa::path(
+    get,
+    path = "/results/semantic/v2/video-embedding",
+    tag = "retrieval",
+    params(ResultListQuery, EpisodesQuery),
+    responses((status = 200, description = "A page of results", body = ItemEmbeddingList), ListErrors),
+    security(("api_key" = []), ("api_key_header" = [])),
+)]
 pub async fn semantic_list(
     State(state): State<AppState>,
     RawQuery(raw): RawQuery,
     headers: HeaderMap,
-) -> Result<Json<Value>, AppError> {
+) -> Result<Json<ResultList>, AppError> {
     embedding_list(&state, raw.as_deref(), &headers, "semantic").map(Json)
 }
 
-/// `GET /results/semantic_scenes/v1/video-embedding`.
+/// Items with scene embeddings, oldest update first.
+#[utoipa::path(
+    get,
+    path = "/results/semantic_scenes/v1/video-embedding",
+    tag = "retrieval",
+    params(ResultListQuery, EpisodesQuery),
+    responses((status = 200, description = "A page of results", body = SceneEmbeddingsList), ListErrors),
+    security(("api_key" = []), ("api_key_header" = [])),
+)]
 pub async fn semantic_scenes_list(
     State(state): State<AppState>,
     RawQuery(raw): RawQuery,
     headers: HeaderMap,
-) -> Result<Json<Value>, AppError> {
+) -> Result<Json<ResultList>, AppError> {
     embedding_list(&state, raw.as_deref(), &headers, "semantic_scenes").map(Json)
 }
 
-/// `GET /results/semantic_scenes/v1/text-embedding?q=`.
+/// The embedding of a text query (1024 floats), for searching scene embeddings.
+#[utoipa::path(
+    get,
+    path = "/results/semantic_scenes/v1/text-embedding",
+    tag = "retrieval",
+    params(TextEmbeddingQuery),
+    responses((status = 200, description = "The embedding", body = TextEmbedding), ListErrors),
+    security(("api_key" = []), ("api_key_header" = [])),
+)]
 pub async fn text_embedding(
     State(state): State<AppState>,
     RawQuery(raw): RawQuery,
     headers: HeaderMap,
-) -> Result<Json<Value>, AppError> {
+) -> Result<Json<TextEmbedding>, AppError> {
     let (_, params) = caller(&state, raw.as_deref(), &headers, Accept::ApiKey)?;
     let q = params.required("q").map_err(AppError::invalid)?;
     if q.trim().is_empty() {
@@ -219,7 +385,52 @@ pub async fn text_embedding(
         )));
     }
     let embedding = state.encoder.encode(q)?;
-    Ok(Json(json!({"version_id": params.get("version").unwrap_or(state.encoder.version()), "embedding": embedding})))
+    let version_id = params.get("version").unwrap_or(state.encoder.version()).to_string();
+    Ok(Json(TextEmbedding { version_id, embedding }))
+}
+
+/// The embedding of a text query.
+#[derive(Debug, Clone, serde::Serialize, utoipa::ToSchema)]
+pub struct TextEmbedding {
+    /// The encoder version.
+    pub version_id: String,
+    /// 1024 floats, unit length.
+    pub embedding: Vec<f32>,
+}
+
+/// Titles similar to an item (deprecated interface).
+#[derive(Debug, Clone, serde::Serialize, utoipa::ToSchema)]
+pub struct SimilarTitles {
+    /// The customer's item id.
+    pub inventory_id: String,
+    /// The item's result type.
+    #[serde(rename = "type")]
+    #[schema(value_type = super::envelope::ResultType)]
+    pub item_type: &'static str,
+    /// The service's own item id.
+    pub service_id: String,
+    /// When the item's similarity data was computed (RFC 3339).
+    #[schema(format = DateTime)]
+    pub last_updated: String,
+    /// The similarity version.
+    pub version_id: String,
+    /// The similar titles, most similar first.
+    pub similar: Vec<SimilarTitle>,
+}
+
+/// One similar title.
+#[derive(Debug, Clone, serde::Serialize, utoipa::ToSchema)]
+pub struct SimilarTitle {
+    /// The customer's item id.
+    pub inventory_id: String,
+    /// Its result type.
+    #[serde(rename = "type")]
+    #[schema(value_type = super::envelope::ResultType)]
+    pub item_type: &'static str,
+    /// The service's own item id.
+    pub service_id: String,
+    /// `(cos + 1) / 2` of the item embeddings, 0 to 1.
+    pub score: f64,
 }
 
 /// `GET /results/similar/similar/v2/{movies|series|}/{id}`: nearest titles by item embedding.
@@ -229,7 +440,7 @@ pub async fn similar(
     headers: &HeaderMap,
     id: &str,
     only: Option<&'static str>,
-) -> Result<Value, AppError> {
+) -> Result<SimilarTitles, AppError> {
     let (org, params) = caller(state, raw, headers, Accept::ApiKey)?;
     let mut c = Collect::default();
     let skip = c.take(params.int("skip", 0, 0), 0) as usize;
@@ -252,44 +463,73 @@ pub async fn similar(
     let mut similar = Vec::with_capacity(found.len());
     for f in found {
         let Some(other) = state.store.item(org, &f.inventory_id)? else { continue };
-        similar.push(json!({"inventory_id": other.id, "type": result_type(&other.item_type), "service_id": other.service_id, "score": f.score}));
+        similar.push(SimilarTitle {
+            inventory_id: other.id,
+            item_type: result_type(&other.item_type),
+            service_id: other.service_id,
+            score: f.score,
+        });
     }
-    Ok(json!({
-        "inventory_id": item.id,
-        "type": result_type(&item.item_type),
-        "service_id": item.service_id,
-        "last_updated": mine.updated_at,
-        "version_id": params.get("version").unwrap_or(&mine.version),
-        "similar": similar,
-    }))
+    Ok(SimilarTitles {
+        inventory_id: item.id,
+        item_type: result_type(&item.item_type),
+        service_id: item.service_id,
+        last_updated: mine.updated_at,
+        version_id: params.get("version").unwrap_or(&mine.version).to_string(),
+        similar,
+    })
 }
 
-/// `/results/similar/similar/v2/{id}`.
+/// Titles similar to an item, of any type (deprecated).
+#[utoipa::path(
+    get,
+    path = "/results/similar/similar/v2/{inventory_id}",
+    tag = "similar",
+    params(crate::openapi::InventoryId, SimilarParams),
+    responses((status = 200, description = "The similar titles", body = SimilarTitles), ItemErrors),
+    security(("api_key" = []), ("api_key_header" = [])),
+)]
 pub async fn similar_any(
     State(state): State<AppState>,
     Path(id): Path<String>,
     RawQuery(raw): RawQuery,
     headers: HeaderMap,
-) -> Result<Json<Value>, AppError> {
+) -> Result<Json<SimilarTitles>, AppError> {
     similar(&state, raw.as_deref(), &headers, &id, None).await.map(Json)
 }
 
-/// `/results/similar/similar/v2/movies/{id}`.
+/// Movies (standalone items) similar to an item (deprecated).
+#[utoipa::path(
+    get,
+    path = "/results/similar/similar/v2/movies/{inventory_id}",
+    tag = "similar",
+    params(crate::openapi::InventoryId, SimilarParams),
+    responses((status = 200, description = "The similar titles", body = SimilarTitles), ItemErrors),
+    security(("api_key" = []), ("api_key_header" = [])),
+)]
 pub async fn similar_movies(
     State(state): State<AppState>,
     Path(id): Path<String>,
     RawQuery(raw): RawQuery,
     headers: HeaderMap,
-) -> Result<Json<Value>, AppError> {
+) -> Result<Json<SimilarTitles>, AppError> {
     similar(&state, raw.as_deref(), &headers, &id, Some("standalone")).await.map(Json)
 }
 
-/// `/results/similar/similar/v2/series/{id}`.
+/// Series similar to an item (deprecated).
+#[utoipa::path(
+    get,
+    path = "/results/similar/similar/v2/series/{inventory_id}",
+    tag = "similar",
+    params(crate::openapi::InventoryId, SimilarParams),
+    responses((status = 200, description = "The similar titles", body = SimilarTitles), ItemErrors),
+    security(("api_key" = []), ("api_key_header" = [])),
+)]
 pub async fn similar_series(
     State(state): State<AppState>,
     Path(id): Path<String>,
     RawQuery(raw): RawQuery,
     headers: HeaderMap,
-) -> Result<Json<Value>, AppError> {
+) -> Result<Json<SimilarTitles>, AppError> {
     similar(&state, raw.as_deref(), &headers, &id, Some("series")).await.map(Json)
 }

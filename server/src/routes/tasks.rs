@@ -15,11 +15,14 @@ use axum::body::Bytes;
 use axum::extract::{Path, RawQuery, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::IntoResponse;
+use serde::Serialize;
 use serde_json::{Value, json};
+use utoipa::ToSchema;
 
 use super::{caller, live_item};
 use crate::auth::Accept;
 use crate::error::{AppError, Detail};
+use crate::openapi::schemas::Empty;
 use crate::products::PRODUCTS;
 use crate::state::AppState;
 use crate::store::{JobState, OrgId};
@@ -66,22 +69,115 @@ fn status_of(
     Ok(Some(("pending".into(), error)))
 }
 
-fn task_body(id: &str, product: &str, version: &str, status: (String, String)) -> Value {
+/// The status of a task: that of the latest result of (item, product, version).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[schema(examples(json!({"status": "pending", "error": "", "_links": {
+    "self": {"href": "/tasks/catalog-item/tt-demo-001/product/profanity/version/1.0.0", "method": "GET"},
+    "update": {"href": "/tasks/catalog-item/tt-demo-001/product/profanity/version/1.0.0", "method": "POST"},
+    "deactivate": {"href": "/tasks/catalog-item/tt-demo-001/product/profanity/version/1.0.0", "method": "DELETE"},
+    "reset": {"href": "/tasks/catalog-item/tt-demo-001/product/profanity/version/1.0.0/reset", "method": "PUT"}}})))]
+pub struct TaskStatus {
+    /// `pending`, `ready` or `failed`.
+    #[schema(value_type = TaskState)]
+    pub status: String,
+    /// Why it failed, or what a pending task waits for; empty otherwise.
+    pub error: String,
+    /// What can be done with the task.
+    pub _links: TaskLinks,
+}
+
+/// The state of a task.
+#[derive(Debug, Clone, Copy, Serialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum TaskState {
+    /// Not computed yet.
+    Pending,
+    /// The latest result succeeded.
+    Ready,
+    /// The latest result failed.
+    Failed,
+}
+
+/// The operations on a task.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct TaskLinks {
+    /// Its status.
+    #[serde(rename = "self")]
+    pub self_: Link,
+    /// Create or update it.
+    pub update: Link,
+    /// Deactivate it.
+    pub deactivate: Link,
+    /// Reset it when failed.
+    pub reset: Link,
+}
+
+/// An operation: where and how.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct Link {
+    /// The path.
+    pub href: String,
+    /// The HTTP method.
+    pub method: String,
+}
+
+/// One task of an item.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct TaskSummary {
+    /// Its status.
+    pub task_status: TaskSummaryStatus,
+    /// The product.
+    pub product: String,
+    /// The product version.
+    pub version: String,
+}
+
+/// The status of one task of an item.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct TaskSummaryStatus {
+    /// `pending`, `ready` or `failed`.
+    #[schema(value_type = TaskState)]
+    pub status: String,
+    /// Why it failed, or what a pending task waits for; empty otherwise.
+    pub error: String,
+}
+
+/// Options of a task (free-form; `priority` must be a string when given).
+#[derive(Debug, Clone, Serialize, serde::Deserialize, ToSchema)]
+#[schema(examples(json!({"priority": "low"})))]
+pub struct TaskOptions {
+    /// A priority (`low` occurs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub priority: Option<String>,
+}
+
+fn task_body(id: &str, product: &str, version: &str, status: (String, String)) -> TaskStatus {
     let href = format!("/tasks/catalog-item/{id}/product/{product}/version/{version}");
-    json!({
-        "status": status.0,
-        "error": status.1,
-        "_links": {
-            "self": {"href": href, "method": "GET"},
-            "update": {"href": href, "method": "POST"},
-            "deactivate": {"href": href, "method": "DELETE"},
-            "reset": {"href": format!("{href}/reset"), "method": "PUT"},
+    let link = |href: &str, method: &str| Link { href: href.to_string(), method: method.to_string() };
+    TaskStatus {
+        status: status.0,
+        error: status.1,
+        _links: TaskLinks {
+            self_: link(&href, "GET"),
+            update: link(&href, "POST"),
+            deactivate: link(&href, "DELETE"),
+            reset: link(&format!("{href}/reset"), "PUT"),
         },
-    })
+    }
+}
+
+/// The responses of the task endpoints besides success.
+#[derive(Debug)]
+pub struct TaskErrors;
+
+impl utoipa::IntoResponses for TaskErrors {
+    fn responses() -> std::collections::BTreeMap<String, utoipa::openapi::RefOr<utoipa::openapi::response::Response>> {
+        crate::openapi::error_responses(&[400, 401, 404, 422])
+    }
 }
 
 /// The task status body of a tuple, or 404 when neither task nor result is known.
-fn answer(state: &AppState, org: OrgId, id: &str, product: &str, version: &str) -> Result<Json<Value>, AppError> {
+fn answer(state: &AppState, org: OrgId, id: &str, product: &str, version: &str) -> Result<Json<TaskStatus>, AppError> {
     let status = status_of(state, org, id, product, version)?.ok_or_else(|| not_found(id, product, version))?;
     Ok(Json(task_body(id, product, version, status)))
 }
@@ -90,26 +186,45 @@ fn not_found(id: &str, product: &str, version: &str) -> AppError {
     AppError::NotFound(format!("no task and no result for item {id:?}, product {product:?}, version {version:?}"))
 }
 
-/// `GET`: the task's status.
+/// The status of a task (404 when neither a task nor a result is known).
+#[utoipa::path(
+    get,
+    operation_id = "get_task",
+    path = "/tasks/catalog-item/{inventory_id}/product/{product}/version/{version}",
+    tag = "tasks",
+    params(crate::openapi::InventoryId, crate::openapi::ProductPath, crate::openapi::ProductVersion),
+    responses((status = 200, description = "The task's status", body = TaskStatus), TaskErrors),
+    security(("api_key" = []), ("api_key_header" = [])),
+)]
 pub async fn get(
     State(state): State<AppState>,
     Path((id, product, version)): Path<TaskPath>,
     RawQuery(raw): RawQuery,
     headers: HeaderMap,
-) -> Result<Json<Value>, AppError> {
+) -> Result<Json<TaskStatus>, AppError> {
     let (org, _) = caller(&state, raw.as_deref(), &headers, Accept::ApiKey)?;
     check_product(&product)?;
     answer(&state, org, &id, &product, &version)
 }
 
-/// `POST`: create or update (idempotent); reactivates.
+/// Creates or updates a task (idempotent; reactivates it); a job is queued unless a result exists.
+#[utoipa::path(
+    post,
+    operation_id = "create_task",
+    path = "/tasks/catalog-item/{inventory_id}/product/{product}/version/{version}",
+    tag = "tasks",
+    params(crate::openapi::InventoryId, crate::openapi::ProductPath, crate::openapi::ProductVersion),
+    request_body(content = Option<TaskOptions>, description = "Options (an empty body is `{}`)"),
+    responses((status = 200, description = "The task's status", body = TaskStatus), TaskErrors),
+    security(("api_key" = []), ("api_key_header" = [])),
+)]
 pub async fn post(
     State(state): State<AppState>,
     Path((id, product, version)): Path<TaskPath>,
     RawQuery(raw): RawQuery,
     headers: HeaderMap,
     body: Bytes,
-) -> Result<Json<Value>, AppError> {
+) -> Result<Json<TaskStatus>, AppError> {
     let (org, _) = caller(&state, raw.as_deref(), &headers, Accept::ApiKey)?;
     check_product(&product)?;
     if version.is_empty() {
@@ -163,13 +278,22 @@ pub async fn post(
     answer(&state, org, &id, &product, &version)
 }
 
-/// `DELETE`: deactivate.
+/// Deactivates a task (its queued job is dropped); answers its status.
+#[utoipa::path(
+    delete,
+    operation_id = "deactivate_task",
+    path = "/tasks/catalog-item/{inventory_id}/product/{product}/version/{version}",
+    tag = "tasks",
+    params(crate::openapi::InventoryId, crate::openapi::ProductPath, crate::openapi::ProductVersion),
+    responses((status = 200, description = "The task's status", body = TaskStatus), TaskErrors),
+    security(("api_key" = []), ("api_key_header" = [])),
+)]
 pub async fn delete(
     State(state): State<AppState>,
     Path((id, product, version)): Path<TaskPath>,
     RawQuery(raw): RawQuery,
     headers: HeaderMap,
-) -> Result<Json<Value>, AppError> {
+) -> Result<Json<TaskStatus>, AppError> {
     let (org, _) = caller(&state, raw.as_deref(), &headers, Accept::ApiKey)?;
     check_product(&product)?;
     let existed = state.store.deactivate_task(org, &id, &product, &version)?;
@@ -180,7 +304,19 @@ pub async fn delete(
     }
 }
 
-/// `PUT .../reset`: only from `failed`.
+/// Resets a failed task: its result is dropped and the job queued again (400 unless failed).
+#[utoipa::path(
+    put,
+    operation_id = "reset_task",
+    path = "/tasks/catalog-item/{inventory_id}/product/{product}/version/{version}/reset",
+    tag = "tasks",
+    params(crate::openapi::InventoryId, crate::openapi::ProductPath, crate::openapi::ProductVersion),
+    responses(
+        (status = 200, description = "Reset (400 when the task is not failed)", body = Empty),
+        TaskErrors,
+    ),
+    security(("api_key" = []), ("api_key_header" = [])),
+)]
 pub async fn reset(
     State(state): State<AppState>,
     Path((id, product, version)): Path<TaskPath>,
@@ -196,16 +332,25 @@ pub async fn reset(
     }
     state.store.reprocess(org, &id, &product, &version)?;
     state.wake.notify_waiters();
-    Ok((StatusCode::OK, Json(json!({}))))
+    Ok((StatusCode::OK, Json(Empty {})))
 }
 
-/// `GET /tasks/catalog-item/{id}`: every task of an item.
+/// Every task of an item, with its status.
+#[utoipa::path(
+    get,
+    operation_id = "list_tasks",
+    path = "/tasks/catalog-item/{inventory_id}",
+    tag = "tasks",
+    params(crate::openapi::InventoryId),
+    responses((status = 200, description = "The item's tasks", body = Vec<TaskSummary>), TaskErrors),
+    security(("api_key" = []), ("api_key_header" = [])),
+)]
 pub async fn list(
     State(state): State<AppState>,
     Path(id): Path<String>,
     RawQuery(raw): RawQuery,
     headers: HeaderMap,
-) -> Result<Json<Value>, AppError> {
+) -> Result<Json<Vec<TaskSummary>>, AppError> {
     let (org, _) = caller(&state, raw.as_deref(), &headers, Accept::ApiKey)?;
     if state.store.item(org, &id)?.is_none() {
         return Err(AppError::item_not_found(&id));
@@ -214,7 +359,11 @@ pub async fn list(
     for task in state.store.tasks(org, &id)? {
         let (status, error) =
             status_of(&state, org, &id, &task.product, &task.version)?.unwrap_or(("pending".into(), String::new()));
-        out.push(json!({"task_status": {"status": status, "error": error}, "product": task.product, "version": task.version}));
+        out.push(TaskSummary {
+            task_status: TaskSummaryStatus { status, error },
+            product: task.product,
+            version: task.version,
+        });
     }
-    Ok(Json(json!(out)))
+    Ok(Json(out))
 }

@@ -7,7 +7,7 @@ mod webhooks;
 
 pub use portal::{CreativeAssetRow, RecipeRow, SmartlistRow};
 pub use sqlite::{Store, StoreError, StoreResult};
-pub use webhooks::{ClaimedDelivery, DeliveryOutcome, DeliveryRow, Outgoing, WebhookRow};
+pub use webhooks::{ClaimedDelivery, DeliveryOutcome, DeliveryRow, DeliveryState, Outgoing, WebhookRow};
 
 /// An organisation's identity, resolved from a credential.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]

@@ -58,7 +58,8 @@ pub struct WebhookRow {
 }
 
 /// A logged delivery (without its body).
-#[derive(Debug, Clone, serde::Serialize)]
+#[derive(Debug, Clone, serde::Serialize, utoipa::ToSchema)]
+#[schema(as = Delivery)]
 pub struct DeliveryRow {
     /// UUID.
     pub id: String,
@@ -67,6 +68,7 @@ pub struct DeliveryRow {
     /// Event name (`test` for Test deliveries).
     pub event: String,
     /// `pending`, `sending`, `succeeded` or `failed`.
+    #[schema(value_type = DeliveryState)]
     pub state: String,
     /// HTTP status of the answer, when one came.
     pub status_code: Option<u16>,
@@ -80,6 +82,20 @@ pub struct DeliveryRow {
     pub created_at: String,
     /// The delivery this one repeats.
     pub redelivery_of: Option<String>,
+}
+
+/// Where a delivery stands.
+#[derive(Debug, Clone, Copy, serde::Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum DeliveryState {
+    /// Queued.
+    Pending,
+    /// Being sent.
+    Sending,
+    /// Answered 2xx.
+    Succeeded,
+    /// Not answered 2xx (or interrupted).
+    Failed,
 }
 
 /// A delivery claimed for sending: everything needed to send it.

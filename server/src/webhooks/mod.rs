@@ -44,19 +44,23 @@ pub const DEFAULT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(
 pub const MAX_LIST: usize = 1000;
 
 /// A webhook as shown to its organisation (the signing secret is shown once, by [`create`]).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+#[schema(description = "A webhook (its signing secret is shown once, when it is created).")]
 pub struct WebhookView {
     /// UUID v4.
     pub id: String,
     /// The receiving URL.
     pub url: String,
     /// Subscribed events.
+    #[schema(value_type = Vec<crate::openapi::schemas::WebhookEvent>)]
     pub events: Vec<String>,
     /// Whether events are delivered.
     pub enabled: bool,
     /// RFC 3339 creation time.
+    #[schema(format = DateTime)]
     pub created_at: String,
     /// RFC 3339 time of the last change.
+    #[schema(format = DateTime)]
     pub updated_at: String,
 }
 

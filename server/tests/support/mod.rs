@@ -115,3 +115,158 @@ pub fn hmac_hex(secret: &str, body: &[u8]) -> String {
 pub fn header<'a>(hit: &'a Hit, name: &str) -> Option<&'a str> {
     hit.headers.get(name).map(|v| v.to_str().unwrap())
 }
+
+// ---- the contract: every answer matches the OpenAPI document ----
+
+/// Sends `req` to `router` and checks the answer against the service's OpenAPI document (see
+/// [`check_contract`]); the answer is returned with its body intact.
+pub async fn send(router: axum::Router, req: axum::http::Request<axum::body::Body>) -> axum::response::Response {
+    use http_body_util::BodyExt;
+    use tower::ServiceExt;
+    let (method, uri) = (req.method().to_string(), req.uri().to_string());
+    let res = router.oneshot(req).await.unwrap();
+    let (parts, body) = res.into_parts();
+    let bytes = body.collect().await.unwrap().to_bytes();
+    let content_type = parts.headers.get("content-type").and_then(|v| v.to_str().ok());
+    check_contract(&method, &uri, parts.status.as_u16(), content_type, &bytes);
+    axum::response::Response::from_parts(parts, axum::body::Body::from(bytes))
+}
+
+/// Panics unless the answer `(status, content_type, body)` to `method uri` is one the OpenAPI
+/// document publishes: the operation exists, the status is among its responses, the content type
+/// is declared for that status, and a JSON body validates against its schema (JSON Schema 2020-12,
+/// formats checked). A path or method the document does not have may only answer 404 or 405
+/// with the service's error body.
+pub fn check_contract(method: &str, uri: &str, status: u16, content_type: Option<&str>, body: &[u8]) {
+    if let Err(problem) = contract().check(method, uri, status, content_type, body) {
+        panic!(
+            "{method} {uri} answered {status} against the OpenAPI document: {problem}\nbody: {}",
+            String::from_utf8_lossy(&body[..body.len().min(2000)])
+        );
+    }
+}
+
+/// The document, its path templates, and the validators compiled so far.
+pub struct Contract {
+    doc: serde_json::Value,
+    templates: Vec<(String, Vec<Option<String>>)>,
+    validators: Mutex<std::collections::HashMap<String, Arc<jsonschema::Validator>>>,
+}
+
+/// The service's document, read once per test binary.
+pub fn contract() -> &'static Contract {
+    static CONTRACT: std::sync::OnceLock<Contract> = std::sync::OnceLock::new();
+    CONTRACT.get_or_init(|| {
+        let doc = kino_server::openapi::document();
+        let templates = doc["paths"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(|t| {
+                let segments = t
+                    .split('/')
+                    .map(|s| if s.starts_with('{') && s.ends_with('}') { None } else { Some(s.to_string()) })
+                    .collect();
+                (t.clone(), segments)
+            })
+            .collect();
+        Contract { doc, templates, validators: Mutex::new(Default::default()) }
+    })
+}
+
+impl Contract {
+    /// The template of `path` with the most literal segments.
+    fn template(&self, path: &str) -> Option<&str> {
+        let parts: Vec<&str> = path.split('/').collect();
+        self.templates
+            .iter()
+            .filter(|(_, segments)| {
+                segments.len() == parts.len()
+                    && segments.iter().zip(&parts).all(|(s, p)| match s {
+                        Some(literal) => literal == p,
+                        None => !p.is_empty(),
+                    })
+            })
+            .max_by_key(|(_, segments)| segments.iter().filter(|s| s.is_some()).count())
+            .map(|(t, _)| t.as_str())
+    }
+
+    fn check(
+        &self,
+        method: &str,
+        uri: &str,
+        status: u16,
+        content_type: Option<&str>,
+        body: &[u8],
+    ) -> Result<(), String> {
+        let path = uri.split('?').next().unwrap_or(uri);
+        let op = self
+            .template(path)
+            .map(|t| (t, &self.doc["paths"][t][method.to_ascii_lowercase()]))
+            .filter(|(_, op)| op.is_object());
+        let Some((template, op)) = op else {
+            // Not an operation of the document: only the service's "no such endpoint" answers.
+            if !matches!(status, 404 | 405) {
+                return Err(format!("{method} {path} is not in the document"));
+            }
+            let error_body = if path.starts_with("/admin/")
+                || ["/catalogs", "/smartlists", "/recipes", "/creative-assets", "/oauth/", "/portal/"]
+                    .iter()
+                    .any(|p| path.starts_with(p))
+            {
+                "PortalError"
+            } else {
+                "ErrorDetail"
+            };
+            let schema = serde_json::json!({"$ref": format!("#/components/schemas/{error_body}")});
+            return self.validate(&format!("fallback {error_body}"), &schema, body);
+        };
+        let responses = &op["responses"];
+        let response = if responses[status.to_string()].is_object() {
+            &responses[status.to_string()]
+        } else if responses["default"].is_object() {
+            &responses["default"]
+        } else {
+            let listed: Vec<&String> = responses.as_object().map(|r| r.keys().collect()).unwrap_or_default();
+            return Err(format!("status {status} is not documented for {method} {template} (documented: {listed:?})"));
+        };
+        let Some(content) = response["content"].as_object() else {
+            return if body.is_empty() { Ok(()) } else { Err("a body where the document declares none".into()) };
+        };
+        let kind = content_type.unwrap_or("").split(';').next().unwrap_or("").trim().to_ascii_lowercase();
+        let Some(media) = content.get(&kind) else {
+            let declared: Vec<&String> = content.keys().collect();
+            return Err(format!("content type {kind:?} is not declared (declared: {declared:?})"));
+        };
+        if kind != "application/json" {
+            return Ok(());
+        }
+        self.validate(&format!("{method} {template} {status}"), &media["schema"], body)
+    }
+
+    fn validate(&self, key: &str, schema: &serde_json::Value, body: &[u8]) -> Result<(), String> {
+        let instance: serde_json::Value =
+            serde_json::from_slice(body).map_err(|e| format!("the body is not JSON: {e}"))?;
+        let validator = {
+            let mut cache = self.validators.lock().unwrap();
+            match cache.get(key) {
+                Some(v) => v.clone(),
+                None => {
+                    let mut root = schema.clone();
+                    root["components"] = self.doc["components"].clone();
+                    let v = jsonschema::options()
+                        .with_draft(jsonschema::Draft::Draft202012)
+                        .should_validate_formats(true)
+                        .build(&root)
+                        .map_err(|e| format!("the document's schema does not compile: {e}"))?;
+                    let v = Arc::new(v);
+                    cache.insert(key.to_string(), v.clone());
+                    v
+                }
+            }
+        };
+        let problems: Vec<String> =
+            validator.iter_errors(&instance).take(5).map(|e| format!("{} at {}", e, e.instance_path())).collect();
+        if problems.is_empty() { Ok(()) } else { Err(problems.join("; ")) }
+    }
+}
