@@ -114,6 +114,8 @@ def seed(base, data_dir, key, admin, client_id, client_secret, out):
 
     hooks = {"main": webhook(), "delete": webhook()}
     _, delivery = call(base, "POST", f"{org}/webhooks/{hooks['main']}/test", headers=adm)
+    # A throwaway API key whose revocation is the example of DELETE .../api-keys/{id} (by prefix).
+    _, throwaway = call(base, "POST", f"{org}/api-keys", headers=adm)
 
     # Files in the bucket, as a render leaves them.
     bucket = Path(data_dir) / "bucket"
@@ -170,6 +172,7 @@ def seed(base, data_dir, key, admin, client_id, client_secret, out):
         ("/admin/v1/orgs/{org}/webhooks/{id}/test", "post"): hooks["main"],
         ("/admin/v1/orgs/{org}/webhooks/{id}/deliveries", "get"): hooks["main"],
         ("/admin/v1/orgs/{org}/webhook-deliveries/{id}/redeliver", "post"): delivery["id"],
+        ("/admin/v1/orgs/{org}/api-keys/{id}", "delete"): throwaway["key"][:13],
     }
     for (path, method), value in admin_ids.items():
         example(path, method, "id", value)
