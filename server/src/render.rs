@@ -347,32 +347,9 @@ pub fn render_one(state: &AppState) -> bool {
 
 /// Runs `count` renderers (each one ffmpeg at a time) over the durable generation queue until
 /// `shutdown` turns true; a render in flight is finished first.
-pub async fn run_renderers(state: AppState, count: usize, mut shutdown: tokio::sync::watch::Receiver<bool>) {
-    let mut handles = Vec::new();
-    for _ in 0..count.max(1) {
-        let state = state.clone();
-        let mut shutdown = shutdown.clone();
-        handles.push(tokio::spawn(async move {
-            loop {
-                if *shutdown.borrow() {
-                    break;
-                }
-                let s = state.clone();
-                let worked = tokio::task::spawn_blocking(move || render_one(&s)).await.unwrap_or(false);
-                if !worked {
-                    tokio::select! {
-                        _ = state.render_wake.notified() => {}
-                        _ = tokio::time::sleep(std::time::Duration::from_millis(500)) => {}
-                        _ = shutdown.changed() => {}
-                    }
-                }
-            }
-        }));
-    }
-    let _ = shutdown.changed().await;
-    for h in handles {
-        let _ = h.await;
-    }
+pub async fn run_renderers(state: AppState, count: usize, shutdown: tokio::sync::watch::Receiver<bool>) {
+    let wake = state.render_wake.clone();
+    crate::worker::run_pool(state, count, shutdown, wake, render_one).await;
 }
 
 /// The default number of concurrent renders: half the cores (ffmpeg itself is multi-threaded),

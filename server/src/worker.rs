@@ -18,10 +18,25 @@ use crate::state::{AppState, Collection};
 use crate::store::{ItemRow, Job, StoreError};
 
 /// Runs `count` workers until `shutdown` turns true; a job in flight is finished first.
-pub async fn run(state: AppState, count: usize, mut shutdown: watch::Receiver<bool>) {
+pub async fn run(state: AppState, count: usize, shutdown: watch::Receiver<bool>) {
+    let wake = state.wake.clone();
+    run_pool(state, count, shutdown, wake, run_one).await;
+}
+
+/// Runs `count` loops over a durable queue until `shutdown` turns true: each claims and does one
+/// piece of work on a blocking thread (`work` says whether there was one) and, when the queue is
+/// empty, sleeps until `wake` is notified (or half a second passes). Work in flight is finished
+/// before this returns. Shared by the processing workers and the renderers.
+pub async fn run_pool(
+    state: AppState,
+    count: usize,
+    mut shutdown: watch::Receiver<bool>,
+    wake: std::sync::Arc<tokio::sync::Notify>,
+    work: fn(&AppState) -> bool,
+) {
     let mut handles = Vec::new();
     for _ in 0..count.max(1) {
-        let state = state.clone();
+        let (state, wake) = (state.clone(), wake.clone());
         let mut shutdown = shutdown.clone();
         handles.push(tokio::spawn(async move {
             loop {
@@ -29,10 +44,10 @@ pub async fn run(state: AppState, count: usize, mut shutdown: watch::Receiver<bo
                     break;
                 }
                 let s = state.clone();
-                let worked = tokio::task::spawn_blocking(move || run_one(&s)).await.unwrap_or(false);
+                let worked = tokio::task::spawn_blocking(move || work(&s)).await.unwrap_or(false);
                 if !worked {
                     tokio::select! {
-                        _ = state.wake.notified() => {}
+                        _ = wake.notified() => {}
                         _ = tokio::time::sleep(Duration::from_millis(500)) => {}
                         _ = shutdown.changed() => {}
                     }
