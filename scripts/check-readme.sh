@@ -42,15 +42,8 @@ start_limit="${README_START_TIMEOUT:-900}"
 
 missing=()
 for tool in jq curl; do command -v "$tool" >/dev/null || missing+=("$tool"); done
-if [ "${#missing[@]}" -gt 0 ]; then
-    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-        echo "installing ${missing[*]} with apt-get"
-        apt-get update -qq && apt-get install -y -qq "${missing[@]}"
-    else
-        echo "error: ${missing[*]} missing; on Debian/Ubuntu: apt-get install ${missing[*]}" >&2
-        exit 1
-    fi
-fi
+. scripts/apt-install.sh
+[ "${#missing[@]}" -eq 0 ] || apt_install "${missing[@]}"
 command -v ffmpeg >/dev/null || { echo "error: ffmpeg missing (apt-get install ffmpeg)" >&2; exit 1; }
 
 work="$(mktemp -d)"
