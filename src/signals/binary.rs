@@ -11,8 +11,9 @@ use crate::error::{Error, Result};
 pub const BINARY_MAGIC: &[u8; 8] = b"KINOSIG\0";
 
 /// Version of the binary layout; bumped whenever [`Signals`] changes shape. Version 2 appended
-/// `analysis`; version 1 files are still read (see [`Signals::from_binary`]).
-pub const BINARY_FORMAT_VERSION: u32 = 2;
+/// `analysis`, version 3 appended `analysis.models` and `analysis.reasons`; versions 1 and 2 are
+/// still read (see [`Signals::from_binary`]).
+pub const BINARY_FORMAT_VERSION: u32 = 3;
 
 /// The oldest binary layout this build reads.
 pub const OLDEST_BINARY_FORMAT_VERSION: u32 = 1;
@@ -46,8 +47,11 @@ impl Signals {
     /// Decodes and validates a binary document. A truncated, corrupted or foreign file is an
     /// error, never a panic.
     ///
-    /// Version 1 differs from version 2 only by lacking the trailing `analysis` option, so a
-    /// version 1 payload is decoded as version 2 followed by bincode's one-byte `None`.
+    /// Older layouts differ from the current one only at the end of the payload, so they are
+    /// decoded by completing that end: version 1 lacks the trailing `analysis` option (completed
+    /// with bincode's one-byte `None`); version 2 lacks the two maps that end `analysis`
+    /// (completed with two empty maps, one byte each, which are left over unread when its
+    /// `analysis` is `None`).
     pub fn from_binary(bytes: &[u8]) -> Result<Signals> {
         if bytes.len() < HEADER_LEN {
             return Err(binary_error(format!("truncated: {} bytes, the header alone is {HEADER_LEN}", bytes.len())));
@@ -75,17 +79,24 @@ impl Signals {
         if crc32fast::hash(payload) != crc {
             return Err(binary_error("checksum mismatch: the file is corrupted"));
         }
+        let (completion, unread): (&[u8], usize) = match version {
+            1 => (&[0], 0),
+            2 => (&[0, 0], 2),
+            _ => (&[], 0),
+        };
         let upgraded;
-        let payload = if version == 1 {
-            upgraded = [payload, &[0u8]].concat();
-            &upgraded[..]
-        } else {
+        let payload = if completion.is_empty() {
             payload
+        } else {
+            upgraded = [payload, completion].concat();
+            &upgraded[..]
         };
         let (signals, used): (Signals, usize) = bincode::decode_from_slice(payload, config())
             .map_err(|e| binary_error(format!("undecodable payload: {e}")))?;
-        if used != payload.len() {
-            return Err(binary_error(format!("{} trailing bytes after the document", payload.len() - used)));
+        let left = payload.len() - used;
+        let completion_unread = left == unread && signals.analysis.is_none();
+        if left != 0 && !completion_unread {
+            return Err(binary_error(format!("{} trailing bytes after the document", left.min(payload.len()))));
         }
         signals.validate()?;
         Ok(signals)

@@ -264,4 +264,13 @@ pub struct Analysis {
     /// zero and their lists empty or missing.
     #[serde(default)]
     pub absent: Vec<String>,
+    /// For measured channels that a pretrained model produced: the channel and the model with
+    /// its version, e.g. `"speech": "silero-vad 6.2.3"`. A measured channel not named here was
+    /// measured by the analyser's own signal processing (or came from a sidecar).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub models: BTreeMap<String, String>,
+    /// For absent channels: why nothing measured them, e.g. `"timelines.clip_types": "model
+    /// yamnet 0.2.1 is not in the models directory: run kino models fetch yamnet"`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub reasons: BTreeMap<String, String>,
 }

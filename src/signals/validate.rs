@@ -345,6 +345,18 @@ fn validate_analysis(a: &Analysis) -> Result<()> {
             }
         }
     }
+    for (map, list, names) in [("models", "measured", &a.measured), ("reasons", "absent", &a.absent)] {
+        let entries = if map == "models" { &a.models } else { &a.reasons };
+        for (channel, text) in entries {
+            let field = format!("analysis.{map}.{channel}");
+            if !names.contains(channel) {
+                return Err(Error::signals(field, format!("must name a channel of analysis.{list}")));
+            }
+            if text.trim().is_empty() {
+                return Err(Error::signals(field, "must be non-empty"));
+            }
+        }
+    }
     Ok(())
 }
 

@@ -178,6 +178,8 @@ fn analysis(measured: &[&str], absent: &[&str]) -> Analysis {
         analyzer: "test 1".into(),
         measured: measured.iter().map(|s| s.to_string()).collect(),
         absent: absent.iter().map(|s| s.to_string()).collect(),
+        models: Default::default(),
+        reasons: Default::default(),
     }
 }
 
@@ -213,6 +215,58 @@ fn version_1_binary_files_still_open() {
     let rewritten = from_old.to_binary();
     assert_eq!(u32::from_le_bytes(rewritten[8..12].try_into().unwrap()), BINARY_FORMAT_VERSION);
     assert_eq!(Signals::from_binary(&rewritten).unwrap(), from_old);
+}
+
+/// Files written by the binary layout version 2 (`analysis` without `models` and `reasons`) keep
+/// opening, with and without an `analysis` block. The pair was written by the version-2 build
+/// (`kino analyze` of a generated 6 s video).
+#[test]
+fn version_2_binary_files_still_open() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let old = std::fs::read(dir.join("signals-v2.bin")).unwrap();
+    assert_eq!(u32::from_le_bytes(old[8..12].try_into().unwrap()), 2);
+    let from_old = Signals::from_binary(&old).unwrap();
+    let twin = Signals::load(dir.join("signals-v2.json")).unwrap();
+    assert_eq!(from_old, twin);
+    let analysis = from_old.analysis.as_ref().expect("the version-2 file has an analysis block");
+    assert!(analysis.models.is_empty() && analysis.reasons.is_empty());
+    assert!(analysis.measured.iter().any(|c| c == "speech"));
+    // The same layout without `analysis`: the document ends with its one-byte `None`.
+    let mut bare = twin.clone();
+    bare.analysis = None;
+    let v3 = bare.to_binary();
+    let mut v2 = v3.clone();
+    v2[8..12].copy_from_slice(&2u32.to_le_bytes());
+    assert_eq!(Signals::from_binary(&v2).unwrap(), bare);
+    // Trailing garbage is still refused in an old layout (as trailing, or as undecodable maps).
+    let mut padded = old[24..].to_vec();
+    padded.push(7);
+    let mut file = old[..24].to_vec();
+    file[12..16].copy_from_slice(&crc32fast::hash(&padded).to_le_bytes());
+    file[16..24].copy_from_slice(&(padded.len() as u64).to_le_bytes());
+    file.extend_from_slice(&padded);
+    assert!(matches!(Signals::from_binary(&file), Err(Error::SignalsBinary { .. })));
+}
+
+/// The provenance maps name channels of their own lists, and survive both forms.
+#[test]
+fn analysis_models_and_reasons_name_their_channels() {
+    let mut with = analysis(&["shots", "speech"], &["emotions"]);
+    with.models.insert("speech".into(), "silero-vad 6.2.3".into());
+    with.reasons.insert("emotions".into(), "model yamnet is not in the models directory".into());
+    let mut s = demo_signals("prov", 30.0, 1.0, 2);
+    s.analysis = Some(with.clone());
+    assert_eq!(Signals::from_json(&s.to_json()).unwrap(), s);
+    assert_eq!(Signals::from_binary(&s.to_binary()).unwrap(), s);
+    let mut bad = with.clone();
+    bad.models.insert("emotions".into(), "x 1".into());
+    rejects(move |s| s.analysis = Some(bad.clone()), "analysis.models.emotions", "analysis.measured");
+    let mut bad = with.clone();
+    bad.reasons.insert("shots".into(), "x".into());
+    rejects(move |s| s.analysis = Some(bad.clone()), "analysis.reasons.shots", "analysis.absent");
+    let mut bad = with;
+    bad.models.insert("shots".into(), " ".into());
+    rejects(move |s| s.analysis = Some(bad.clone()), "analysis.models.shots", "non-empty");
 }
 
 #[test]
