@@ -9,7 +9,7 @@ use crate::error::{Error, Result};
 use crate::signals::SCENE_EMBEDDING_DIM;
 
 /// Turns text into a unit-length vector comparable (by dot product) with scene embeddings.
-pub trait TextEncoder: Send + Sync {
+pub trait TextEncoder: Send + Sync + std::fmt::Debug {
     /// Length of the vectors produced.
     fn dim(&self) -> usize;
     /// Encodes `text`; an error when it holds nothing to encode.

@@ -9,7 +9,8 @@ use clap::{Args, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 use kino::Signals;
 use kino_media::render::{self, RenderOptions, SubjectTrack};
-use kino_media::{AnalyzeOptions, OutputFile, analyze_interruptible};
+use kino_media::{AnalysisModels, AnalyzeOptions, OutputFile, analyze_interruptible, embed};
+use kino_models::ModelsDir;
 
 use crate::interrupt;
 
@@ -36,6 +37,18 @@ pub struct AnalyzeArgs {
     /// ffmpeg decoder threads (0: ffmpeg's choice).
     #[arg(long, default_value_t = 0)]
     threads: u32,
+    /// Models directory (default: $KINO_MODELS, else ~/.cache/kino/models). Missing models leave
+    /// their channels absent, with the reason in `analysis.reasons`.
+    #[arg(long, conflicts_with = "no_models")]
+    models_dir: Option<PathBuf>,
+    /// Analyse without any pretrained model (spectral speech detector, no embeddings or sound
+    /// events).
+    #[arg(long)]
+    no_models: bool,
+    /// The item's catalog entry (JSON, as the service ingests it): its title, genres, keywords
+    /// and description join the content in the item embedding.
+    #[arg(long)]
+    metadata: Option<PathBuf>,
 }
 
 /// `kino render` subcommands.
@@ -100,13 +113,35 @@ pub struct ThumbnailArgs {
 pub fn run_analyze(args: AnalyzeArgs) -> CliResult {
     // Before any analysis: an output that cannot be written fails now, not after the work.
     let output = args.out.as_deref().map(OutputFile::create).transpose()?;
+    let item_text = match &args.metadata {
+        Some(path) => {
+            let text =
+                std::fs::read_to_string(path).map_err(|e| format!("cannot read --metadata {}: {e}", path.display()))?;
+            let item: serde_json::Value =
+                serde_json::from_str(&text).map_err(|e| format!("--metadata {}: not JSON ({e})", path.display()))?;
+            if !item.is_object() {
+                return Err(format!("--metadata {}: must be a JSON object (a catalog item)", path.display()).into());
+            }
+            Some(embed::item_text_from_catalog(&item).ok_or_else(|| {
+                format!("--metadata {}: has no title, genres, keywords or description to embed", path.display())
+            })?)
+        }
+        None => None,
+    };
     let options = AnalyzeOptions {
         inventory_id: args.id,
         step: args.step,
         sidecar: args.sidecar,
         threads: args.threads,
+        item_text,
         ..AnalyzeOptions::default()
     };
+    let models = if args.no_models {
+        AnalysisModels::none()
+    } else {
+        AnalysisModels::load(&ModelsDir::resolve(args.models_dir.as_deref())?, 1)
+    };
+    report_models(&models, args.no_models);
     let terminal = std::io::stderr().is_terminal();
     let bar = if terminal {
         ProgressBar::new(0).with_style(
@@ -128,7 +163,7 @@ pub fn run_analyze(args: AnalyzeArgs) -> CliResult {
         bar.set_length(total.ceil() as u64);
         bar.set_position(done.floor() as u64);
     };
-    let doc = analyze_interruptible(&args.video, &options, progress, &interrupt::INTERRUPTED)?;
+    let doc = analyze_interruptible(&args.video, &options, &models, progress, &interrupt::INTERRUPTED)?;
     bar.finish_and_clear();
     let seconds = started.elapsed().as_secs_f64();
     eprintln!(
@@ -147,6 +182,19 @@ pub fn run_analyze(args: AnalyzeArgs) -> CliResult {
         None => println!("{}", doc.to_json_pretty()),
     }
     Ok(())
+}
+
+/// Says on stderr which models the analysis uses and, for each missing one, why and how to fetch it.
+fn report_models(models: &AnalysisModels, disabled: bool) {
+    if disabled {
+        eprintln!("models: none (--no-models): spectral speech detector, no embeddings or sound events");
+        return;
+    }
+    let loaded = models.loaded();
+    eprintln!("models: {}", if loaded.is_empty() { "none".to_string() } else { loaded.join(", ") });
+    for state in models.states().iter().filter(|s| !s.loaded) {
+        eprintln!("  missing {}: {}", state.label(), state.reason.as_deref().unwrap_or("not loaded"));
+    }
 }
 
 /// `shots` in a signals document are the cuts between shots: n cuts make n + 1 shots.

@@ -6,11 +6,16 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use kino::signals::{Analysis, FORMAT, MAX_SAMPLES, Timelines as DocTimelines, Vertical, sample_count};
-use kino::{Signals, report};
+use std::collections::BTreeMap;
 
+use kino::signals::{Analysis, FORMAT, MAX_SAMPLES, Timelines as DocTimelines, Vertical, sample_count};
+use kino::{Signals, TextEncoder, report};
+use kino_models::SileroVad;
+
+use crate::embed::{SceneFacts, SceneSpace, describe_scene, item_projection, normalise};
 use crate::error::{Error, Result};
 use crate::frame::Frame;
+use crate::models::AnalysisModels;
 use crate::probe::{MediaInfo, probe};
 use crate::relevance::{relevance, scenes};
 use crate::shots::{ContentDetector, ContentParams, FadeDetector, FadeParams, merge_boundaries};
@@ -48,8 +53,11 @@ pub struct AnalyzeOptions {
     pub content: ContentParams,
     /// Fade detector parameters.
     pub fade: FadeParams,
-    /// Voice activity parameters.
+    /// Parameters of the spectral voice activity detector (used when the Silero VAD is absent).
     pub speech: SpeechParams,
+    /// The item's catalog metadata as text ([`crate::embed::item_text`]); with the sentence model,
+    /// the item embedding combines it with the content. `None`: the content alone.
+    pub item_text: Option<String>,
 }
 
 impl Default for AnalyzeOptions {
@@ -66,6 +74,7 @@ impl Default for AnalyzeOptions {
             content: ContentParams::default(),
             fade: FadeParams::default(),
             speech: SpeechParams::default(),
+            item_text: None,
         }
     }
 }
@@ -111,8 +120,17 @@ fn analysis_size(info: &MediaInfo, width: u32) -> (usize, usize) {
 /// Analyses the video at `path` into a signals document (see `docs/media.md`). `progress` is called
 /// with (processed seconds, total seconds) as frames are read. Memory stays bounded by the
 /// analysis frame size and the timeline length, whatever the video's length.
-pub fn analyze(path: impl AsRef<Path>, options: &AnalyzeOptions, progress: impl FnMut(f64, f64)) -> Result<Signals> {
-    analyze_interruptible(path, options, progress, &AtomicBool::new(false))
+///
+/// `models` are the pretrained models to use ([`AnalysisModels::load`]); each missing one leaves
+/// its channels absent (with the reason in `analysis.reasons`) or falls back to signal processing
+/// (speech), and [`AnalysisModels::none`] gives the model-free analysis.
+pub fn analyze(
+    path: impl AsRef<Path>,
+    options: &AnalyzeOptions,
+    models: &AnalysisModels,
+    progress: impl FnMut(f64, f64),
+) -> Result<Signals> {
+    analyze_interruptible(path, options, models, progress, &AtomicBool::new(false))
 }
 
 /// [`analyze`], stopping with [`Error::Interrupted`] soon after `interrupted` is set (it is read
@@ -122,6 +140,7 @@ pub fn analyze(path: impl AsRef<Path>, options: &AnalyzeOptions, progress: impl 
 pub fn analyze_interruptible(
     path: impl AsRef<Path>,
     options: &AnalyzeOptions,
+    models: &AnalysisModels,
     mut progress: impl FnMut(f64, f64),
     interrupted: &AtomicBool,
 ) -> Result<Signals> {
@@ -140,7 +159,12 @@ pub fn analyze_interruptible(
     let rate = info.fps.min(options.max_fps);
     let (w, h) = analysis_size(&info, options.width);
 
-    let audio = if info.has_audio { Some(spawn_audio(path, options, n)?) } else { None };
+    let vad = match models.vad().filter(|_| info.has_audio) {
+        Some(loaded) => Some(loaded.map_err(|source| Error::Model { path: path.into(), source })?),
+        None => None,
+    };
+    let vad_label = vad.as_ref().and_then(|_| models.state("silero-vad")).map(|s| s.label());
+    let audio = if info.has_audio { Some(spawn_audio(path, options, n, vad)?) } else { None };
 
     let mut cmd = tool::command("ffmpeg");
     cmd.args(["-threads", &options.threads.to_string(), "-flags2", "+fast", "-i"])
@@ -193,7 +217,6 @@ pub fn analyze_interruptible(
         Some(handle) => handle.join(path, duration, interrupted)?,
         None => (Vec::new(), vec![-100.0; n]),
     };
-    progress(duration, duration);
 
     // Times on the millisecond grid every result is reported on (`kino::report`), so clips that
     // snap to these cuts and avoid this speech report exactly the times the rules were checked on.
@@ -237,15 +260,122 @@ pub fn analyze_interruptible(
         analysis: None,
     };
     let mut measured: Vec<String> = MEASURED_CHANNELS.iter().map(|s| s.to_string()).collect();
-    let mut from_sidecar = Vec::new();
-    if let (Some(side), Some(side_path)) = (&sidecar, &sidecar_path) {
-        from_sidecar = merge_sidecar(&mut doc, side, side_path)?;
-        measured.extend(from_sidecar.iter().map(|s| s.to_string()));
+    let mut model_of: BTreeMap<String, String> = BTreeMap::new();
+    let mut reasons: BTreeMap<String, String> = BTreeMap::new();
+    if let Some(label) = vad_label {
+        model_of.insert("speech".into(), label);
     }
-    let absent = learned_channels().into_iter().filter(|c| !from_sidecar.contains(c)).map(String::from).collect();
-    doc.analysis = Some(Analysis { analyzer: format!("kino-media {}", env!("CARGO_PKG_VERSION")), measured, absent });
+
+    // Scene descriptions, embedded by the sentence model; the item from its metadata and content.
+    let missing = models.missing();
+    match models.sentence_encoder() {
+        Some(encoder) => {
+            let space = SceneSpace::new(encoder.clone());
+            let facts = scene_facts(&doc, &loudness, info.has_audio);
+            let texts: Vec<String> = facts.iter().map(describe_scene).collect();
+            let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+            let fail = |source| Error::Model { path: path.into(), source };
+            let scene_vectors = space.encode_batch(&refs).map_err(fail)?;
+            let sentence = encoder.encode_batch(&refs).map_err(fail)?;
+            let mut content = vec![0f32; kino_models::SENTENCE_DIM];
+            for (v, scene) in sentence.iter().zip(&doc.scenes) {
+                let weight = (scene.end - scene.start) as f32;
+                content.iter_mut().zip(v).for_each(|(c, x)| *c += weight * x);
+            }
+            normalise(&mut content);
+            let mut item = content;
+            if let Some(text) = options.item_text.as_deref().filter(|t| t.chars().any(char::is_alphanumeric)) {
+                let meta = encoder.encode_batch(&[text]).map_err(fail)?.pop().unwrap_or_default();
+                // Equal parts metadata and content: each is a unit vector.
+                item.iter_mut().zip(&meta).for_each(|(c, m)| *c += m);
+                normalise(&mut item);
+            }
+            let label = encoder.version().to_string();
+            doc.scene_embeddings = Some(scene_vectors);
+            doc.item_embedding = Some(item_projection(&item));
+            model_of.insert("scene_embeddings".into(), format!("{label} (scene descriptions, lift-1024)"));
+            model_of.insert(
+                "item_embedding".into(),
+                format!(
+                    "{label} ({}, {})",
+                    if options.item_text.is_some() { "metadata and content" } else { "content" },
+                    crate::embed::ITEM_PROJECTION
+                ),
+            );
+            measured.extend(["scene_embeddings".to_string(), "item_embedding".to_string()]);
+        }
+        None => {
+            let reason = missing.get("all-minilm-l6-v2").copied().unwrap_or("the sentence model is not loaded");
+            for channel in ["scene_embeddings", "item_embedding"] {
+                reasons.insert(channel.into(), reason.to_string());
+            }
+        }
+    }
+    let sound_reason = missing
+        .get("yamnet")
+        .map(|r| r.to_string())
+        .unwrap_or_else(|| "sound events are not analysed by this build".to_string());
+    for channel in ["timelines.clip_types", "tags", "emotions"] {
+        reasons.insert(channel.into(), sound_reason.clone());
+    }
+
+    if let (Some(side), Some(side_path)) = (&sidecar, &sidecar_path) {
+        let from_sidecar = merge_sidecar(&mut doc, side, side_path)?;
+        for channel in &from_sidecar {
+            // A sidecar channel replaces what was measured here, model included.
+            model_of.remove(*channel);
+            reasons.remove(*channel);
+            if !measured.iter().any(|m| m == channel) {
+                measured.push(channel.to_string());
+            }
+        }
+    }
+    let absent: Vec<String> =
+        learned_channels().into_iter().filter(|c| !measured.iter().any(|m| m == c)).map(String::from).collect();
+    reasons.retain(|channel, _| absent.contains(channel));
+    for channel in &absent {
+        reasons.entry(channel.clone()).or_insert_with(|| "no model of this build measures it".to_string());
+    }
+    doc.analysis = Some(Analysis {
+        analyzer: format!("kino-media {}", env!("CARGO_PKG_VERSION")),
+        measured,
+        absent,
+        models: model_of,
+        reasons,
+    });
     doc.validate().map_err(|source| Error::InvalidOutput { path: path.into(), source })?;
+    progress(duration, duration);
     Ok(doc)
+}
+
+/// What each scene holds, for its description: mean brightness, cuts per minute, the fraction
+/// with speech and the mean loudness.
+fn scene_facts(doc: &Signals, loudness: &[f64], has_audio: bool) -> Vec<SceneFacts> {
+    let step = doc.step;
+    doc.scenes
+        .iter()
+        .map(|scene| {
+            let length = (scene.end - scene.start).max(1e-9);
+            let (a, b) = ((scene.start / step) as usize, ((scene.end / step).ceil() as usize).max(1));
+            let mean = |v: &[f64]| {
+                let part = &v[a.min(v.len())..b.min(v.len())];
+                if part.is_empty() { 0.0 } else { part.iter().sum::<f64>() / part.len() as f64 }
+            };
+            let brightness: Vec<f64> = doc.timelines.brightness.iter().map(|x| f64::from(*x)).collect();
+            let cuts = doc.shots.iter().filter(|&&t| t > scene.start && t < scene.end).count();
+            let speech: f64 =
+                doc.speech.iter().map(|&[s, e]| (e.min(scene.end) - s.max(scene.start)).max(0.0)).sum::<f64>();
+            SceneFacts {
+                brightness: mean(&brightness),
+                cuts_per_minute: cuts as f64 * 60.0 / length,
+                speech: (speech / length).min(1.0),
+                loudness_db: if has_audio { mean(loudness) } else { -100.0 },
+                has_audio,
+                sounds: Vec::new(),
+                mood: None,
+            }
+        })
+        .collect()
 }
 
 /// What the audio thread measures: speech intervals and loudness (dBFS) per timeline sample.
@@ -258,7 +388,7 @@ struct AudioJob {
     thread: std::thread::JoinHandle<std::io::Result<AudioResult>>,
 }
 
-fn spawn_audio(path: &Path, options: &AnalyzeOptions, n: usize) -> Result<AudioJob> {
+fn spawn_audio(path: &Path, options: &AnalyzeOptions, n: usize, mut vad: Option<SileroVad>) -> Result<AudioJob> {
     let mut cmd = tool::command("ffmpeg");
     cmd.arg("-i")
         .arg(path)
@@ -271,8 +401,10 @@ fn spawn_audio(path: &Path, options: &AnalyzeOptions, n: usize) -> Result<AudioJ
     let thread = std::thread::spawn(move || {
         // Wakes `AudioJob::join` at once, whatever the outcome.
         let _wake = Unpark(waiter);
-        let mut detector = SpeechDetector::new(params);
+        // The spectral detector only when the neural one is absent.
+        let mut spectral = vad.is_none().then(|| SpeechDetector::new(params));
         let mut energy = vec![(0.0f64, 0u64); n.max(1)];
+        let mut samples32: Vec<f32> = Vec::with_capacity(4096);
         let per_sample = step * f64::from(SAMPLE_RATE);
         let mut buf = vec![0u8; 8192];
         let mut samples = Vec::with_capacity(4096);
@@ -284,6 +416,7 @@ fn spawn_audio(path: &Path, options: &AnalyzeOptions, n: usize) -> Result<AudioJ
                 break;
             }
             samples.clear();
+            samples32.clear();
             let mut bytes = buf[..got].iter().copied();
             let mut pending = carry.take();
             while let Some(lo) = pending.take().or_else(|| bytes.next()) {
@@ -297,11 +430,21 @@ fn spawn_audio(path: &Path, options: &AnalyzeOptions, n: usize) -> Result<AudioJ
                 energy[i].1 += 1;
                 count += 1;
                 samples.push(x);
+                samples32.push(x as f32);
             }
-            detector.push(&samples);
+            match (&mut spectral, &mut vad) {
+                (Some(detector), _) => detector.push(&samples),
+                (None, Some(vad)) => vad.push(&samples32).map_err(std::io::Error::other)?,
+                (None, None) => {}
+            }
         }
         let loudness = energy.iter().map(|&(sum, k)| 10.0 * (sum / k.max(1) as f64 + 1e-10).log10()).collect();
-        Ok((detector.finish(), loudness))
+        let speech = match (spectral, vad) {
+            (Some(detector), _) => detector.finish(),
+            (None, Some(mut vad)) => vad.finish().map_err(std::io::Error::other)?.segments,
+            (None, None) => Vec::new(),
+        };
+        Ok((speech, loudness))
     });
     Ok(AudioJob { stream, thread })
 }

@@ -86,6 +86,15 @@ pub enum Error {
         /// Why it was rejected (the core's validation message, or the mismatch).
         reason: String,
     },
+    /// A pretrained model failed while analysing (it loaded, so this is not a missing model: those
+    /// are reported in `analysis.absent` and do not fail the analysis).
+    #[error("model failed on {path}: {source}")]
+    Model {
+        /// The media file analysed.
+        path: PathBuf,
+        /// The model's error, naming the model.
+        source: kino_models::Error,
+    },
     /// The document produced by analysis broke a rule of the core (a bug in this crate).
     #[error("analysis of {path} produced invalid signals: {source}")]
     InvalidOutput {

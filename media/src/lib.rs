@@ -3,21 +3,25 @@
 //! subprocesses; the `kino` core stays free of media code.
 //!
 //! ```no_run
-//! use kino_media::{AnalyzeOptions, analyze};
+//! use kino_media::{AnalysisModels, AnalyzeOptions, analyze};
 //!
-//! let signals = analyze("movie.mp4", &AnalyzeOptions::default(), |done, total| {
+//! // The models that were fetched (`kino models fetch`); a missing one leaves its channels absent.
+//! let models = AnalysisModels::load(&kino_models::ModelsDir::resolve(None)?, 1);
+//! let signals = analyze("movie.mp4", &AnalyzeOptions::default(), &models, |done, total| {
 //!     eprintln!("{done:.0}/{total:.0} s");
 //! })?;
 //! let t = kino_media::render::best_frame(&signals, 10.0, 40.0);
 //! kino_media::render::thumbnail("movie.mp4", t, "thumb.jpg", 640)?;
-//! # Ok::<(), kino_media::Error>(())
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
 //! How each detector works, its parameters and what is measured: `docs/media.md`.
 
 mod analyze;
+pub mod embed;
 mod error;
 pub mod frame;
+mod models;
 mod output;
 mod probe;
 pub mod relevance;
@@ -30,6 +34,7 @@ mod tool;
 
 pub use analyze::{AnalyzeOptions, MEASURED_CHANNELS, analyze, analyze_interruptible};
 pub use error::{Error, Result};
+pub use models::{AnalysisModels, ModelState};
 pub use output::OutputFile;
 pub use probe::{MediaInfo, keyframes, probe};
 pub use sidecar::learned_channels;

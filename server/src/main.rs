@@ -20,6 +20,14 @@ struct Cli {
     /// Address to listen on.
     #[arg(long, env = "KINO_BIND", default_value = "127.0.0.1:8080", global = true)]
     bind: SocketAddr,
+    /// The pretrained models' directory (default: $KINO_MODELS, else ~/.cache/kino/models); the
+    /// models found there are used, missing ones are reported on /health and in each analysis.
+    #[arg(long, global = true, conflicts_with = "no_models")]
+    models_dir: Option<PathBuf>,
+    /// Run without pretrained models: spectral speech detection, the lexical text encoder, no
+    /// embeddings or sound events from media.
+    #[arg(long, env = "KINO_NO_MODELS", global = true)]
+    no_models: bool,
     /// Directory for the database and indexes.
     #[arg(long, env = "KINO_DATA_DIR", default_value = "kino-data", global = true)]
     data_dir: PathBuf,
@@ -279,6 +287,16 @@ fn state(cli: &Cli, store: Store) -> Result<AppState, String> {
             max_queued_generations: cli.max_queued_generations,
             max_uploads: cli.max_uploads.max(1),
             private_paths: private_paths(cli)?,
+            models_dir: if cli.no_models {
+                None
+            } else {
+                Some(
+                    kino_models::ModelsDir::resolve(cli.models_dir.as_deref())
+                        .map_err(|e| format!("models directory: {e}"))?
+                        .path()
+                        .to_path_buf(),
+                )
+            },
             webhook_ca_pem: match &cli.webhook_ca_file {
                 Some(path) => {
                     let pem = std::fs::read(path).map_err(|e| format!("--webhook-ca-file {}: {e}", path.display()))?;

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, RwLock};
 
 use kino::vectors::{ExactIndex, ItemKind, Metric, VectorSet};
-use kino::{LexicalEncoder, Prepared, Signals};
+use kino::{Prepared, Signals, TextEncoder};
 use tokio::sync::Notify;
 
 use crate::error::AppError;
@@ -49,6 +49,9 @@ pub struct Config {
     /// The service's own files and directories (database, keys, indexes, the data directory when
     /// it lies under the media root): never read as media, whatever `file_uri` says.
     pub private_paths: Vec<PathBuf>,
+    /// The pretrained models' directory (`kino models fetch`); `None` runs without models (the
+    /// spectral speech detector, the lexical text encoder, no embeddings from media).
+    pub models_dir: Option<PathBuf>,
 }
 
 impl Config {
@@ -83,6 +86,7 @@ impl Config {
             .iter()
             .map(|name| dir.join(name))
             .collect(),
+            models_dir: None,
         }
     }
 }
@@ -108,8 +112,11 @@ pub struct AppState {
     prepared: Arc<PreparedCache>,
     /// Vector indexes, each swapped whole when rebuilt.
     indexes: Arc<IndexCache>,
-    /// The text encoder of search queries.
-    pub encoder: Arc<LexicalEncoder>,
+    /// The pretrained models media analysis uses (each may be missing).
+    pub models: Arc<kino_media::AnalysisModels>,
+    /// The text encoder of search queries: the sentence model in the scene space when it is
+    /// loaded, else the lexical encoder.
+    pub encoder: Arc<dyn TextEncoder>,
     /// Settings.
     pub config: Arc<Config>,
     /// Wakes the workers when work is queued.
@@ -139,14 +146,28 @@ impl AppState {
         let tokens = crate::identity::TokenKeys::load_or_create(&config.token_key)?;
         let secrets = crate::secrets::SecretBox::load_or_create(&config.secrets_key)?;
         seal_plain_secrets(&store, &secrets).map_err(std::io::Error::other)?;
+        let models = Arc::new(match &config.models_dir {
+            Some(dir) => kino_media::AnalysisModels::load(&kino_models::ModelsDir::at(dir), 1),
+            None => kino_media::AnalysisModels::none(),
+        });
+        for state in models.states() {
+            match &state.reason {
+                None => tracing::info!(model = %state.label(), "model loaded"),
+                Some(reason) if config.models_dir.is_some() => {
+                    tracing::warn!(model = %state.label(), %reason, "model missing")
+                }
+                Some(_) => {}
+            }
+        }
         Ok(AppState {
+            encoder: models.scene_text_encoder(),
+            models,
             tokens: Arc::new(tokens),
             secrets: Arc::new(secrets),
             limiter: Arc::new(crate::ratelimit::RateLimiter::new(config.rate_limit_per_hour, 3600)),
             store: Arc::new(store),
             prepared: Arc::default(),
             indexes: Arc::default(),
-            encoder: Arc::new(LexicalEncoder::default()),
             wake: Arc::new(Notify::new()),
             refresher: Arc::default(),
             analysing: Arc::default(),

@@ -181,9 +181,14 @@ fn analyse(
         }
         analysing.insert(key.clone(), 0.0);
     }
-    let options = kino_media::AnalyzeOptions { inventory_id: Some(item.id.clone()), sidecar, ..Default::default() };
+    let options = kino_media::AnalyzeOptions {
+        inventory_id: Some(item.id.clone()),
+        sidecar,
+        item_text: kino_media::embed::item_text_from_catalog(&item.body),
+        ..Default::default()
+    };
     let (mut next_report, mut last_lease) = (0.0, std::time::Instant::now());
-    let analysed = kino_media::analyze(video, &options, |done, total| {
+    let analysed = kino_media::analyze(video, &options, &state.models, |done, total| {
         if total <= 0.0 {
             return;
         }

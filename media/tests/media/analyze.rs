@@ -16,7 +16,7 @@ fn documents_are_valid_and_say_what_was_measured() {
     let video = encode(dir.path(), "boxed.mp4", graph, true, 50);
     let mut seen = Vec::new();
     let options = AnalyzeOptions { step: 0.5, ..AnalyzeOptions::default() };
-    let doc = analyze(&video, &options, |done, total| seen.push((done, total))).unwrap();
+    let doc = analyze(&video, &options, &none(), |done, total| seen.push((done, total))).unwrap();
     doc.validate().unwrap();
     assert_eq!(Signals::from_json(&doc.to_json()).unwrap(), doc);
     assert_eq!(Signals::from_binary(&doc.to_binary()).unwrap(), doc);
@@ -43,7 +43,7 @@ fn a_sidecar_beside_the_video_fills_the_learned_channels() {
     let mut side = kino::synth::demo_signals("film", 10.0, 0.5, 3);
     side.scene_embeddings = None;
     side.save(dir.path().join("film.mp4.signals.json")).unwrap();
-    let doc = analyze(&video, &AnalyzeOptions::default(), |_, _| {}).unwrap();
+    let doc = analyze(&video, &AnalyzeOptions::default(), &none(), |_, _| {}).unwrap();
     let analysis = doc.analysis.as_ref().unwrap();
     for channel in ["timelines.nudity", "timelines.blood_gore", "characters", "tags", "emotions", "profanity"] {
         assert!(analysis.measured.iter().any(|m| m == channel), "{channel} measured: {analysis:?}");
@@ -59,6 +59,6 @@ fn a_sidecar_beside_the_video_fills_the_learned_channels() {
     let wrong = dir.path().join("wrong.json");
     kino::synth::demo_signals("other", 60.0, 1.0, 1).save(&wrong).unwrap();
     let options = AnalyzeOptions { sidecar: Some(wrong), ..AnalyzeOptions::default() };
-    let err = analyze(&video, &options, |_, _| {}).unwrap_err();
+    let err = analyze(&video, &options, &none(), |_, _| {}).unwrap_err();
     assert!(err.to_string().contains("wrong.json") && err.to_string().contains("duration"), "{err}");
 }

@@ -84,7 +84,7 @@ fn missing_or_broken_media_is_a_clear_error() {
         cut_clip(&missing, 0.0, 1.0, &out, &o).unwrap_err(),
         cut_vertical(&missing, 0.0, 1.0, track, &out, &o).unwrap_err(),
         thumbnail(&missing, 0.0, &out, 64).unwrap_err(),
-        kino_media::analyze(&missing, &Default::default(), |_, _| {}).unwrap_err(),
+        kino_media::analyze(&missing, &Default::default(), &none(), |_, _| {}).unwrap_err(),
     ] {
         assert!(matches!(err, Error::MissingMedia { .. }), "{err}");
         assert!(err.to_string().contains("missing.mp4"), "{err}");

@@ -57,7 +57,7 @@ fn hard_cuts_are_found_within_one_frame() {
     }
     graph.push_str(&format!("concat=n={}:v=1:a=0[v]", sources.len()));
     let video = encode(dir.path(), "cuts.mp4", &graph, false, 250);
-    let doc = analyze(&video, &AnalyzeOptions::default(), |_, _| {}).unwrap();
+    let doc = analyze(&video, &AnalyzeOptions::default(), &none(), |_, _| {}).unwrap();
     let score = f1(&doc.shots, &truth, 1.0 / FPS + 1e-6);
     eprintln!("hard cuts F1 {score:.3}: found {:?}, expected {truth:?}", doc.shots);
     assert!(score >= 0.95, "F1 {score}: found {:?}, expected {truth:?}", doc.shots);
@@ -76,7 +76,7 @@ fn a_fade_to_black_and_back_is_one_boundary_at_its_darkest_point() {
         segment("mandelbrot", 125)
     );
     let video = encode(dir.path(), "fade.mp4", &graph, false, 250);
-    let doc = analyze(&video, &AnalyzeOptions::default(), |_, _| {}).unwrap();
+    let doc = analyze(&video, &AnalyzeOptions::default(), &none(), |_, _| {}).unwrap();
     eprintln!("fade boundary {:?} (expected 5.0 +- 0.5)", doc.shots);
     assert_eq!(doc.shots.len(), 1, "{:?}", doc.shots);
     assert!((doc.shots[0] - 5.0).abs() <= 0.5, "{:?}", doc.shots);
@@ -100,6 +100,6 @@ fn one_frame_flashes_are_not_cuts() {
         flash(40)
     );
     let video = encode(dir.path(), "flash.mp4", &graph, false, 250);
-    let doc = analyze(&video, &AnalyzeOptions::default(), |_, _| {}).unwrap();
+    let doc = analyze(&video, &AnalyzeOptions::default(), &none(), |_, _| {}).unwrap();
     assert_eq!(doc.shots, vec![6.0], "only the real cut at frame 150 is a boundary");
 }

@@ -1,11 +1,13 @@
 //! Speech intervals on generated audio: espeak-ng utterances placed at known times over silence and
-//! over background noise; IoU with the placed speech (each WAV's non-silent extent) >= 0.8.
+//! over background noise; IoU with the placed speech (each WAV's non-silent extent) >= 0.8. These
+//! pin down the spectral detector (the fallback without models); `models.rs` runs the same
+//! material through the Silero VAD.
 
-use kino_media::{AnalyzeOptions, analyze};
+use kino_media::{AnalysisModels, AnalyzeOptions, analyze};
 
 use crate::support::*;
 
-fn placed_speech(noise: Option<f64>) -> (Vec<[f64; 2]>, Vec<[f64; 2]>) {
+pub fn placed_speech(noise: Option<f64>, models: &AnalysisModels) -> (Vec<[f64; 2]>, Vec<[f64; 2]>) {
     let dir = tempfile::tempdir().unwrap();
     let utterances = [
         (2.0f64, "Many animals live in the green valley near the river."),
@@ -32,7 +34,7 @@ fn placed_speech(noise: Option<f64>) -> (Vec<[f64; 2]>, Vec<[f64; 2]>) {
     args.extend(["-filter_complex", &graph, "-map", "[v]", "-map", "[a]", "-c:v", "libx264", "-preset", "ultrafast"]);
     args.extend(["-c:a", "aac", "-b:a", "128k", "-t", "20", out.to_str().unwrap()]);
     ffmpeg(&args);
-    let doc = analyze(&out, &AnalyzeOptions::default(), |_, _| {}).unwrap();
+    let doc = analyze(&out, &AnalyzeOptions::default(), models, |_, _| {}).unwrap();
     (doc.speech, truth)
 }
 
@@ -41,7 +43,7 @@ fn speech_over_silence_matches_the_placed_utterances() {
     if !tools("speech_over_silence_matches_the_placed_utterances", true) {
         return;
     }
-    let (found, truth) = placed_speech(None);
+    let (found, truth) = placed_speech(None, &none());
     let score = iou(&found, &truth);
     eprintln!("speech IoU {score:.3}: found {found:?}, placed {truth:?}");
     assert!(score >= 0.8, "IoU {score}: found {found:?}, placed {truth:?}");
@@ -52,7 +54,7 @@ fn speech_over_noise_matches_the_placed_utterances() {
     if !tools("speech_over_noise_matches_the_placed_utterances", true) {
         return;
     }
-    let (found, truth) = placed_speech(Some(0.05));
+    let (found, truth) = placed_speech(Some(0.05), &none());
     let score = iou(&found, &truth);
     eprintln!("speech IoU {score:.3}: found {found:?}, placed {truth:?}");
     assert!(score >= 0.8, "IoU {score}: found {found:?}, placed {truth:?}");

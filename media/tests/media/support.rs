@@ -124,3 +124,32 @@ pub fn iou(a: &[[f64; 2]], b: &[[f64; 2]]) -> f64 {
     }
     inter / (length(a) + length(b) - inter)
 }
+
+/// The model-free analysis (the spectral speech detector): what these tests pin down.
+pub fn none() -> kino_media::AnalysisModels {
+    kino_media::AnalysisModels::none()
+}
+
+/// The default models, loaded once for the whole test binary, when they are present; otherwise a
+/// loud skip (`None`), or a failure when `KINO_REQUIRE_MODELS` is set.
+pub fn models(test: &str) -> Option<&'static kino_media::AnalysisModels> {
+    static MODELS: std::sync::OnceLock<kino_media::AnalysisModels> = std::sync::OnceLock::new();
+    let dir = kino_models::ModelsDir::resolve(None).expect("a models directory");
+    let missing: Vec<&str> =
+        kino_models::default_models().into_iter().filter(|m| !dir.status(m).present()).map(|m| m.id).collect();
+    if !missing.is_empty() {
+        if std::env::var_os("KINO_REQUIRE_MODELS").is_some_and(|v| v != "0") {
+            panic!(
+                "{test}: KINO_REQUIRE_MODELS is set but {missing:?} are missing from {}; run `kino models fetch`",
+                dir.path().display()
+            );
+        }
+        let _ = writeln!(
+            std::io::stderr(),
+            "\n!!! SKIPPED {test}: models {missing:?} not in {} (run `kino models fetch`); set KINO_REQUIRE_MODELS=1 to fail instead\n",
+            dir.path().display()
+        );
+        return None;
+    }
+    Some(MODELS.get_or_init(|| kino_media::AnalysisModels::load(&dir, 1)))
+}

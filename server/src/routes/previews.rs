@@ -6,7 +6,7 @@ use axum::Json;
 use axum::extract::{Path, RawQuery, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use kino::{ClipQuery, TextEncoder};
+use kino::ClipQuery;
 use serde_json::{Value, json};
 
 use super::envelope::{ClipsEnvelope, GenerationStatus, PreviewsList};

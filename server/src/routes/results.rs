@@ -3,7 +3,6 @@
 use axum::Json;
 use axum::extract::{Path, RawQuery, State};
 use axum::http::HeaderMap;
-use kino::TextEncoder;
 use kino::vectors::similar::SimilarQuery;
 use kino::vectors::{ItemKind, VectorIndex};
 use serde_json::{Value, json};

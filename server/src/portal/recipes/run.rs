@@ -1,8 +1,8 @@
 //! A recipe run: the items it applies to, the moments chosen in each, the creative assets made,
 //! rendered and announced.
 
+use kino::Clip;
 use kino::thumbnail::{FrameChoice, FrameRule, choose_frame};
-use kino::{Clip, TextEncoder};
 use serde_json::{Value, json};
 
 use super::{Config, Targets};

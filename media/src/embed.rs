@@ -1,0 +1,335 @@
+//! From the sentence model's 384-float space to the interface's spaces, and the texts that are
+//! embedded.
+//!
+//! - [`SceneSpace`]: 1024 floats for scene embeddings and text queries. The map is the canonical
+//!   injection (the 384 values, then 640 zeros): a linear map with orthonormal columns, so dot
+//!   products and norms are exactly those of the model. Queries and scenes go through the same
+//!   map, so `search_query` ranks scenes exactly as the model does.
+//! - [`item_projection`]: 256 floats for item embeddings. 384 dimensions cannot fit in 256
+//!   without loss; the map is a fixed orthonormal projection (256 orthonormal rows drawn from a
+//!   seeded Gaussian, the same on every machine), scaled and renormalised. A random orthonormal
+//!   projection distorts every direction alike (Johnson–Lindenstrauss), which is the least one can
+//!   promise without a corpus that says which directions matter; `docs/media.md` gives the measured
+//!   agreement of similarities before and after.
+//! - [`describe_scene`]: the sentence a scene is embedded from, built from what was measured in it.
+//! - [`item_text`]: the text of an item's catalog metadata.
+
+use std::sync::{Arc, OnceLock};
+
+use kino::TextEncoder;
+use kino::signals::{ITEM_EMBEDDING_DIM, SCENE_EMBEDDING_DIM};
+use kino_models::{SENTENCE_DIM, SentenceEncoder};
+
+/// The sentence model in the 1024-float scene space (see the module docs). Its `version` names the
+/// model and the map, e.g. `all-minilm-l6-v2 1.0.0 (lift-1024)`.
+#[derive(Debug, Clone)]
+pub struct SceneSpace {
+    encoder: Arc<SentenceEncoder>,
+    version: String,
+}
+
+impl SceneSpace {
+    /// Wraps a loaded sentence encoder.
+    pub fn new(encoder: Arc<SentenceEncoder>) -> SceneSpace {
+        let version = format!("{} (lift-{SCENE_EMBEDDING_DIM})", encoder.version());
+        SceneSpace { encoder, version }
+    }
+
+    /// Encodes several texts in one model call each batch of 32.
+    pub fn encode_batch(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, kino_models::Error> {
+        let mut out = Vec::with_capacity(texts.len());
+        for batch in texts.chunks(32) {
+            out.extend(self.encoder.encode_batch(batch)?.iter().map(|v| lift(v)));
+        }
+        Ok(out)
+    }
+}
+
+impl TextEncoder for SceneSpace {
+    fn dim(&self) -> usize {
+        SCENE_EMBEDDING_DIM
+    }
+
+    fn encode(&self, text: &str) -> kino::Result<Vec<f32>> {
+        self.encoder.encode(text).map(|v| lift(&v))
+    }
+
+    fn version(&self) -> &str {
+        &self.version
+    }
+}
+
+/// The 1024-float vector of a 384-float one: the same values followed by zeros.
+pub fn lift(v: &[f32]) -> Vec<f32> {
+    let mut out = vec![0f32; SCENE_EMBEDDING_DIM.max(v.len())];
+    out[..v.len()].copy_from_slice(v);
+    out
+}
+
+/// Seed of the item projection; changing it changes every item embedding (a new `version_id`).
+const ITEM_PROJECTION_SEED: u64 = 0x6b69_6e6f_6974_656d; // "kinoitem"
+
+/// The name of the item map, reported in versions: `orthoproj-256-v1`.
+pub const ITEM_PROJECTION: &str = "orthoproj-256-v1";
+
+/// The 256-float unit vector of a 384-float one (see the module docs); zero stays zero.
+pub fn item_projection(v: &[f32]) -> Vec<f32> {
+    let rows = projection_rows();
+    let mut out: Vec<f32> = rows
+        .chunks_exact(SENTENCE_DIM)
+        .map(|row| row.iter().zip(v).map(|(a, b)| f64::from(*a) * f64::from(*b)).sum::<f64>() as f32)
+        .collect();
+    normalise(&mut out);
+    out
+}
+
+/// Scales `v` to unit length (a zero vector stays zero).
+pub fn normalise(v: &mut [f32]) {
+    let norm = v.iter().map(|x| f64::from(*x) * f64::from(*x)).sum::<f64>().sqrt();
+    if norm > 0.0 {
+        let scale = (1.0 / norm) as f32;
+        v.iter_mut().for_each(|x| *x *= scale);
+    }
+}
+
+/// The 256 × 384 projection, rows orthonormal, computed once per process: a Gaussian matrix from
+/// SplitMix64 (Box–Muller), orthonormalised row by row with modified Gram–Schmidt.
+fn projection_rows() -> &'static [f32] {
+    static ROWS: OnceLock<Vec<f32>> = OnceLock::new();
+    ROWS.get_or_init(|| {
+        let mut state = ITEM_PROJECTION_SEED;
+        let mut next = move || {
+            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let mut gaussian = move || {
+            let (u, v) = (next().max(f64::MIN_POSITIVE), next());
+            (-2.0 * u.ln()).sqrt() * (2.0 * std::f64::consts::PI * v).cos()
+        };
+        let mut rows: Vec<Vec<f64>> = Vec::with_capacity(ITEM_EMBEDDING_DIM);
+        while rows.len() < ITEM_EMBEDDING_DIM {
+            let mut row: Vec<f64> = (0..SENTENCE_DIM).map(|_| gaussian()).collect();
+            for done in &rows {
+                let dot: f64 = row.iter().zip(done).map(|(a, b)| a * b).sum();
+                row.iter_mut().zip(done).for_each(|(a, b)| *a -= dot * b);
+            }
+            let norm = row.iter().map(|x| x * x).sum::<f64>().sqrt();
+            if norm > 1e-6 {
+                row.iter_mut().for_each(|x| *x /= norm);
+                rows.push(row);
+            }
+        }
+        rows.into_iter().flatten().map(|x| x as f32).collect()
+    })
+}
+
+/// What was measured in one scene, the material of its description.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SceneFacts {
+    /// Mean brightness in `[0, 1]`.
+    pub brightness: f64,
+    /// Cuts per minute inside the scene.
+    pub cuts_per_minute: f64,
+    /// Fraction of the scene with speech, `[0, 1]`.
+    pub speech: f64,
+    /// Mean loudness, dBFS (-100 for silence or no audio).
+    pub loudness_db: f64,
+    /// Whether the item has an audio stream at all.
+    pub has_audio: bool,
+    /// The strongest sound events heard in it, with scores, strongest first.
+    pub sounds: Vec<(String, f32)>,
+    /// The mood of its music, when a music-mood class stands out.
+    pub mood: Option<String>,
+}
+
+/// The sentence a scene is embedded from: light, pace, dialogue, loudness, sounds and mood, in
+/// plain words so that a query such as "a loud dark fight" or "quiet conversation" lands near it.
+pub fn describe_scene(f: &SceneFacts) -> String {
+    let light = match f.brightness {
+        b if b < 0.15 => "a very dark",
+        b if b < 0.3 => "a dark",
+        b if b < 0.6 => "a",
+        b if b < 0.8 => "a bright",
+        _ => "a very bright",
+    };
+    let pace = match f.cuts_per_minute {
+        c if c >= 30.0 => "fast-paced, with rapid cuts",
+        c if c >= 12.0 => "briskly cut",
+        c if c >= 3.0 => "steadily paced",
+        _ => "slow, with long takes",
+    };
+    let mut sentence = format!("{light} scene, {pace}");
+    if !f.has_audio {
+        sentence.push_str(", silent (no soundtrack)");
+    } else {
+        sentence.push_str(match f.speech {
+            s if s >= 0.5 => ", full of dialogue",
+            s if s >= 0.15 => ", with some dialogue",
+            _ => ", with no dialogue",
+        });
+        sentence.push_str(match f.loudness_db {
+            l if l <= -60.0 => ", nearly silent",
+            l if l <= -35.0 => ", quiet",
+            l if l >= -18.0 => ", loud",
+            _ => "",
+        });
+    }
+    sentence.push('.');
+    if !f.sounds.is_empty() {
+        let names: Vec<&str> = f.sounds.iter().map(|(n, _)| n.as_str()).collect();
+        sentence.push_str(&format!(" Sounds: {}.", names.join(", ")));
+    }
+    if let Some(mood) = &f.mood {
+        sentence.push_str(&format!(" The music is {mood}."));
+    }
+    let mut chars = sentence.chars();
+    chars.next().map(|c| c.to_uppercase().chain(chars).collect()).unwrap_or_default()
+}
+
+/// The catalog metadata of an item as one text (title, genres, keywords, description; empty
+/// parts left out), or `None` when it holds no words.
+pub fn item_text(title: &str, genres: &[String], keywords: &[String], description: &str) -> Option<String> {
+    let mut parts = Vec::new();
+    if !title.trim().is_empty() {
+        parts.push(format!("{}.", title.trim()));
+    }
+    let list = |v: &[String]| v.iter().map(|s| s.trim()).filter(|s| !s.is_empty()).collect::<Vec<_>>().join(", ");
+    if !list(genres).is_empty() {
+        parts.push(format!("Genres: {}.", list(genres)));
+    }
+    if !list(keywords).is_empty() {
+        parts.push(format!("Keywords: {}.", list(keywords)));
+    }
+    if !description.trim().is_empty() {
+        parts.push(description.trim().to_string());
+    }
+    let text = parts.join(" ");
+    text.chars().any(char::is_alphanumeric).then_some(text)
+}
+
+/// [`item_text`] of a catalog item as the service ingests it: `title`, `metadata.genres`,
+/// `metadata.keywords` and `metadata.short_description` / `long_description` / `description`.
+pub fn item_text_from_catalog(item: &serde_json::Value) -> Option<String> {
+    let strings = |v: &serde_json::Value| -> Vec<String> {
+        v.as_array().into_iter().flatten().filter_map(|s| s.as_str().map(String::from)).collect()
+    };
+    let meta = &item["metadata"];
+    let description = ["short_description", "long_description", "description"]
+        .iter()
+        .filter_map(|k| meta[*k].as_str())
+        .collect::<Vec<_>>()
+        .join(" ");
+    item_text(
+        item["title"].as_str().unwrap_or_default(),
+        &strings(&meta["genres"]),
+        &strings(&meta["keywords"]),
+        &description,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dot(a: &[f32], b: &[f32]) -> f64 {
+        a.iter().zip(b).map(|(x, y)| f64::from(*x) * f64::from(*y)).sum()
+    }
+
+    #[test]
+    fn the_scene_lift_keeps_inner_products_exactly() {
+        let a: Vec<f32> = (0..SENTENCE_DIM).map(|i| ((i * 7 % 13) as f32 - 6.0) / 10.0).collect();
+        let b: Vec<f32> = (0..SENTENCE_DIM).map(|i| ((i * 5 % 11) as f32 - 5.0) / 10.0).collect();
+        let (la, lb) = (lift(&a), lift(&b));
+        assert_eq!(la.len(), SCENE_EMBEDDING_DIM);
+        assert_eq!(dot(&la, &lb), dot(&a, &b));
+        assert_eq!(dot(&la, &la), dot(&a, &a));
+    }
+
+    #[test]
+    fn the_item_projection_is_orthonormal_fixed_and_unit() {
+        let rows = projection_rows();
+        assert_eq!(rows.len(), ITEM_EMBEDDING_DIM * SENTENCE_DIM);
+        for (i, r) in rows.chunks_exact(SENTENCE_DIM).enumerate().step_by(17) {
+            for (j, s) in rows.chunks_exact(SENTENCE_DIM).enumerate().step_by(23) {
+                let want = if i == j { 1.0 } else { 0.0 };
+                assert!((dot(r, s) - want).abs() < 1e-5, "rows {i} and {j}: {}", dot(r, s));
+            }
+        }
+        // Fixed: the same first values on every machine (a changed generator fails here).
+        let first: Vec<String> = rows[..3].iter().map(|x| format!("{x:.5}")).collect();
+        let again: Vec<String> = projection_rows()[..3].iter().map(|x| format!("{x:.5}")).collect();
+        assert_eq!(first, again);
+        let mut v: Vec<f32> = (0..SENTENCE_DIM).map(|i| (i as f32).sin()).collect();
+        normalise(&mut v);
+        let p = item_projection(&v);
+        assert_eq!(p.len(), ITEM_EMBEDDING_DIM);
+        assert!((dot(&p, &p) - 1.0).abs() < 1e-5);
+        assert!(item_projection(&[0.0; SENTENCE_DIM]).iter().all(|x| *x == 0.0));
+    }
+
+    #[test]
+    fn projections_keep_similar_vectors_similar() {
+        // Pairs at a known cosine keep it approximately after the projection.
+        let mut base: Vec<f32> = (0..SENTENCE_DIM).map(|i| ((i * 31 % 17) as f32 - 8.0).sin()).collect();
+        normalise(&mut base);
+        let mut other: Vec<f32> = (0..SENTENCE_DIM).map(|i| ((i * 13 % 19) as f32 - 9.0).cos()).collect();
+        let along = dot(&other, &base) as f32;
+        other.iter_mut().zip(&base).for_each(|(o, b)| *o -= along * b);
+        normalise(&mut other);
+        for cos in [0.9f32, 0.5, 0.0] {
+            let mut v: Vec<f32> =
+                base.iter().zip(&other).map(|(b, o)| cos * b + (1.0 - cos * cos).sqrt() * o).collect();
+            normalise(&mut v);
+            let projected = dot(&item_projection(&base), &item_projection(&v));
+            assert!((projected - f64::from(cos)).abs() < 0.15, "cos {cos} became {projected}");
+        }
+    }
+
+    #[test]
+    fn descriptions_say_what_was_measured() {
+        let quiet = describe_scene(&SceneFacts {
+            brightness: 0.1,
+            cuts_per_minute: 1.0,
+            speech: 0.8,
+            loudness_db: -40.0,
+            has_audio: true,
+            ..Default::default()
+        });
+        assert_eq!(quiet, "A very dark scene, slow, with long takes, full of dialogue, quiet.");
+        let loud = describe_scene(&SceneFacts {
+            brightness: 0.7,
+            cuts_per_minute: 40.0,
+            speech: 0.0,
+            loudness_db: -10.0,
+            has_audio: true,
+            sounds: vec![("explosion".into(), 0.8), ("gunshots".into(), 0.6)],
+            mood: Some("exciting".into()),
+        });
+        assert_eq!(
+            loud,
+            "A bright scene, fast-paced, with rapid cuts, with no dialogue, loud. Sounds: explosion, gunshots. The music is exciting."
+        );
+        let silent = describe_scene(&SceneFacts { brightness: 0.5, cuts_per_minute: 5.0, ..Default::default() });
+        assert_eq!(silent, "A scene, steadily paced, silent (no soundtrack).");
+    }
+
+    #[test]
+    fn item_text_leaves_out_empty_parts() {
+        let genres = vec!["Drama".to_string(), " ".to_string()];
+        assert_eq!(
+            item_text("Heat", &genres, &[], "A thief and a detective.").as_deref(),
+            Some("Heat. Genres: Drama. A thief and a detective.")
+        );
+        assert_eq!(item_text(" ", &[], &[], "--"), None);
+        let item = serde_json::json!({"title": "Iron Harbor", "metadata": {"genres": ["action"],
+            "keywords": ["car chase", 3], "short_description": "A heist."}});
+        assert_eq!(
+            item_text_from_catalog(&item).as_deref(),
+            Some("Iron Harbor. Genres: action. Keywords: car chase. A heist.")
+        );
+        assert_eq!(item_text_from_catalog(&serde_json::json!({"id": "x"})), None);
+    }
+}

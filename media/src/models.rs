@@ -1,0 +1,195 @@
+//! The pretrained models analysis may use ([`AnalysisModels`]): loaded once, shared by every
+//! analysis of a process, and never required. A model that is missing (not fetched, the runtime
+//! library absent, a file that does not load) is recorded with the reason, the channels it would
+//! have measured are reported absent with that reason, and the model-free path runs instead.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use kino::TextEncoder;
+use kino_models::manifest::{MINILM, ONNXRUNTIME, SILERO_VAD, YAMNET};
+use kino_models::{Model, ModelsDir, Runtime, SentenceEncoder, SileroVad, VadParams};
+
+/// One model as the analysis sees it: loaded (with its `id version` label) or missing (with why).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ModelState {
+    /// The model's short name, e.g. `silero-vad`.
+    pub id: &'static str,
+    /// The pinned version of the package that carries it.
+    pub version: &'static str,
+    /// What it is for, in a few words.
+    pub summary: &'static str,
+    /// Whether analysis uses it.
+    pub loaded: bool,
+    /// Why it is not used, when it is not: a missing file and the command that fetches it, a
+    /// load failure, or models being disabled.
+    pub reason: Option<String>,
+}
+
+impl ModelState {
+    /// `id version`, the form used in provenance and `version_id`s.
+    pub fn label(&self) -> String {
+        format!("{} {}", self.id, self.version)
+    }
+}
+
+/// The models an analysis may use. Build it once with [`AnalysisModels::load`] (or
+/// [`AnalysisModels::none`] for the model-free analysis) and share it (`Arc`) between analyses.
+pub struct AnalysisModels {
+    dir: Option<ModelsDir>,
+    runtime: Option<Runtime>,
+    text: Option<Arc<SentenceEncoder>>,
+    states: Vec<ModelState>,
+}
+
+impl std::fmt::Debug for AnalysisModels {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AnalysisModels").field("dir", &self.dir).field("states", &self.states).finish()
+    }
+}
+
+/// The models analysis knows of, in the order they are reported.
+const KNOWN: [&Model; 4] = [&ONNXRUNTIME, &SILERO_VAD, &YAMNET, &MINILM];
+
+fn state(model: &'static Model, reason: Option<String>) -> ModelState {
+    ModelState { id: model.id, version: model.version, summary: model.summary, loaded: reason.is_none(), reason }
+}
+
+/// The command that fetches `model` (optional models are fetched by name).
+fn fetch_hint(model: &Model) -> String {
+    if model.default { "kino models fetch".to_string() } else { format!("kino models fetch {}", model.id) }
+}
+
+impl AnalysisModels {
+    /// No models: the model-free analysis (spectral speech, lexical text), every learned channel
+    /// absent with the reason "models disabled".
+    pub fn none() -> AnalysisModels {
+        AnalysisModels {
+            dir: None,
+            runtime: None,
+            text: None,
+            states: KNOWN.iter().map(|m| state(m, Some("models are disabled (--no-models)".to_string()))).collect(),
+        }
+    }
+
+    /// Loads what `dir` holds; never fails. The runtime and the sentence encoder are loaded here
+    /// (the encoder is shared); the audio models, which keep per-stream state, are checked here
+    /// (their files present, the model loading once) and loaded again for each analysis.
+    /// `threads` is the sentence encoder's intra-op thread count.
+    pub fn load(dir: &ModelsDir, threads: usize) -> AnalysisModels {
+        let missing = |model: &'static Model| {
+            let status = dir.status(model);
+            (!status.present()).then(|| {
+                format!(
+                    "model {} is not in the models directory {} (missing {}): run `{}`",
+                    model.label(),
+                    dir.path().display(),
+                    status.missing.join(", "),
+                    fetch_hint(model)
+                )
+            })
+        };
+        let mut states = Vec::new();
+        let runtime = match missing(&ONNXRUNTIME) {
+            Some(reason) => {
+                states.push(state(&ONNXRUNTIME, Some(reason)));
+                None
+            }
+            None => match Runtime::load(dir) {
+                Ok(runtime) => {
+                    states.push(state(&ONNXRUNTIME, None));
+                    Some(runtime)
+                }
+                Err(e) => {
+                    states.push(state(&ONNXRUNTIME, Some(format!("the ONNX runtime does not load: {e}"))));
+                    None
+                }
+            },
+        };
+        let mut text = None;
+        for model in [&SILERO_VAD, &YAMNET, &MINILM] {
+            let reason = match (&runtime, missing(model)) {
+                (_, Some(reason)) => Some(reason),
+                (None, None) => Some(format!("the ONNX runtime is not available, so {} cannot run", model.label())),
+                (Some(runtime), None) => {
+                    let loaded = if model.id == MINILM.id {
+                        SentenceEncoder::load(runtime, dir, threads).map(|encoder| text = Some(Arc::new(encoder)))
+                    } else if model.id == SILERO_VAD.id {
+                        SileroVad::load(runtime, dir, VadParams::default()).map(drop)
+                    } else {
+                        Ok(())
+                    };
+                    loaded.err().map(|e| format!("{} does not load: {e}", model.label()))
+                }
+            };
+            states.push(state(model, reason));
+        }
+        AnalysisModels { dir: Some(dir.clone()), runtime, text, states }
+    }
+
+    /// Every known model, loaded or not, with the reason when not.
+    pub fn states(&self) -> &[ModelState] {
+        &self.states
+    }
+
+    /// The state of the model `id`.
+    pub fn state(&self, id: &str) -> Option<&ModelState> {
+        self.states.iter().find(|s| s.id == id)
+    }
+
+    /// Labels (`id version`) of the loaded models, the runtime included.
+    pub fn loaded(&self) -> Vec<String> {
+        self.states.iter().filter(|s| s.loaded).map(ModelState::label).collect()
+    }
+
+    /// The reasons of the models that are not loaded, by model id.
+    pub fn missing(&self) -> BTreeMap<&'static str, &str> {
+        self.states.iter().filter_map(|s| s.reason.as_deref().map(|r| (s.id, r))).collect()
+    }
+
+    /// The sentence encoder, when loaded: 384-float unit vectors (see [`crate::embed`] for the
+    /// 1024- and 256-float spaces of the interface).
+    pub fn sentence_encoder(&self) -> Option<&Arc<SentenceEncoder>> {
+        self.text.as_ref()
+    }
+
+    /// The text encoder of the interface's 1024-float scene space: the sentence model lifted
+    /// ([`crate::embed::SceneSpace`]) when loaded, else the lexical encoder (`lexical-hash-v1`).
+    pub fn scene_text_encoder(&self) -> Arc<dyn TextEncoder> {
+        match &self.text {
+            Some(encoder) => Arc::new(crate::embed::SceneSpace::new(encoder.clone())),
+            None => Arc::new(kino::LexicalEncoder::default()),
+        }
+    }
+
+    /// A fresh voice activity detector (its state is per stream), when the model is usable.
+    pub(crate) fn vad(&self) -> Option<std::result::Result<SileroVad, kino_models::Error>> {
+        let (runtime, dir) = (self.runtime.as_ref()?, self.dir.as_ref()?);
+        self.state(SILERO_VAD.id)?.loaded.then(|| SileroVad::load(runtime, dir, VadParams::default()))
+    }
+
+    /// The runtime and models directory, when the runtime loaded.
+    #[allow(dead_code)]
+    pub(crate) fn runtime(&self) -> Option<(&Runtime, &ModelsDir)> {
+        Some((self.runtime.as_ref()?, self.dir.as_ref()?))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_empty_directory_gives_reasons_that_say_how_to_fetch() {
+        let tmp = tempfile::tempdir().unwrap();
+        let models = AnalysisModels::load(&ModelsDir::at(tmp.path()), 1);
+        assert!(models.loaded().is_empty());
+        assert!(models.sentence_encoder().is_none() && models.vad().is_none());
+        let missing = models.missing();
+        assert!(missing["silero-vad"].contains("kino models fetch`"), "{missing:?}");
+        assert!(missing["yamnet"].contains("kino models fetch yamnet"), "{missing:?}");
+        assert_eq!(models.scene_text_encoder().version(), kino::LexicalEncoder::default().version());
+        let none = AnalysisModels::none();
+        assert!(none.states().iter().all(|s| !s.loaded && s.reason.as_deref().unwrap().contains("disabled")));
+    }
+}

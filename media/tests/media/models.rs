@@ -1,0 +1,110 @@
+//! Analysis with the pretrained models: the Silero VAD as the speech detector, scene and item
+//! embeddings from the sentence model, and provenance that names them. Skipped loudly without the
+//! models, a failure when `KINO_REQUIRE_MODELS` is set (as in `scripts/test.sh`).
+
+use kino_media::{AnalyzeOptions, analyze};
+
+use crate::speech::placed_speech;
+use crate::support::*;
+
+fn dot(a: &[f32], b: &[f32]) -> f32 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
+#[test]
+fn the_neural_vad_finds_the_placed_speech() {
+    let test = "the_neural_vad_finds_the_placed_speech";
+    let Some(models) = models(test) else { return };
+    if !tools(test, true) {
+        return;
+    }
+    for noise in [None, Some(0.05)] {
+        let (found, truth) = placed_speech(noise, models);
+        let score = iou(&found, &truth);
+        eprintln!("silero speech IoU {score:.3} (noise {noise:?}): found {found:?}, placed {truth:?}");
+        assert!(score >= 0.8, "IoU {score} (noise {noise:?}): found {found:?}, placed {truth:?}");
+    }
+}
+
+#[test]
+fn music_is_not_speech_for_the_neural_vad() {
+    let test = "music_is_not_speech_for_the_neural_vad";
+    let Some(models) = models(test) else { return };
+    if !tools(test, false) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    // 20 s of a chord progression with a beat: harmonic, in the speech band, and not speech.
+    let chords = "aevalsrc='0.2*sin(2*PI*(220+110*floor(mod(t,4)))*t)+0.15*sin(2*PI*330*t)*gt(mod(t,0.5),0.25)+0.1*sin(2*PI*660*t)':s=48000:d=20";
+    let graph = format!("color=c=navy:s=320x180:r=25:d=20,format=yuv420p[v];{chords}[a]");
+    let video = encode(dir.path(), "music.mp4", &graph, true, 25);
+    let doc = analyze(&video, &AnalyzeOptions::default(), models, |_, _| {}).unwrap();
+    let seconds: f64 = doc.speech.iter().map(|[a, b]| b - a).sum();
+    let spectral = analyze(&video, &AnalyzeOptions::default(), &none(), |_, _| {}).unwrap();
+    let spectral_seconds: f64 = spectral.speech.iter().map(|[a, b]| b - a).sum();
+    eprintln!("speech on music: silero {seconds:.1} s, spectral {spectral_seconds:.1} s");
+    assert!(seconds <= 2.0, "the VAD heard {seconds} s of speech in music: {:?}", doc.speech);
+}
+
+#[test]
+fn models_measure_embeddings_and_say_so() {
+    let test = "models_measure_embeddings_and_say_so";
+    let Some(models) = models(test) else { return };
+    if !tools(test, false) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    // A dark, still first half and a bright, busy second half: two scenes that read differently.
+    let graph = "color=c=black:s=320x180:r=25:d=10,format=yuv420p[d];testsrc2=r=25:s=320x180:d=10,format=yuv420p[b];[d][b]concat=n=2:v=1:a=0[v]";
+    let video = encode(dir.path(), "two.mp4", graph, false, 25);
+    let options = AnalyzeOptions {
+        min_scene: 4.0,
+        item_text: Some("Iron Harbor. Genres: action, thriller.".into()),
+        ..AnalyzeOptions::default()
+    };
+    let doc = analyze(&video, &options, models, |_, _| {}).unwrap();
+    doc.validate().unwrap();
+    let analysis = doc.analysis.as_ref().unwrap();
+    for channel in ["scene_embeddings", "item_embedding"] {
+        assert!(analysis.measured.iter().any(|c| c == channel), "{channel}: {analysis:?}");
+        assert!(analysis.models[channel].starts_with("all-minilm-l6-v2 1.0.0"), "{analysis:?}");
+    }
+    // No audio stream: speech is measured (nothing), not by a model.
+    assert!(!analysis.models.contains_key("speech"), "{analysis:?}");
+    for channel in ["timelines.clip_types", "tags", "emotions", "timelines.nudity"] {
+        assert!(analysis.absent.iter().any(|c| c == channel), "{channel}: {analysis:?}");
+        assert!(!analysis.reasons[channel].is_empty());
+    }
+    let scenes = doc.scene_embeddings.as_ref().unwrap();
+    assert_eq!(scenes.len(), doc.scenes.len());
+    assert!(doc.scenes.len() >= 2, "{:?}", doc.scenes);
+    assert!(scenes.iter().all(|v| v.len() == 1024 && (dot(v, v) - 1.0).abs() < 1e-4));
+    let item = doc.item_embedding.as_ref().unwrap();
+    assert!(item.len() == 256 && (dot(item, item) - 1.0).abs() < 1e-4);
+    // The query space is the scene space: a query about darkness prefers the dark scene.
+    let encoder = models.scene_text_encoder();
+    assert_eq!(encoder.dim(), 1024);
+    let query = encoder.encode("a pitch black night scene").unwrap();
+    let (first, last) = (dot(&query, &scenes[0]), dot(&query, scenes.last().unwrap()));
+    assert!(first > last, "dark query: dark scene {first}, bright scene {last}");
+    let binary = kino::Signals::from_binary(&doc.to_binary()).unwrap();
+    assert_eq!(binary, doc);
+}
+
+#[test]
+fn without_models_the_analysis_says_why_channels_are_absent() {
+    let test = "without_models_the_analysis_says_why_channels_are_absent";
+    if !tools(test, false) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let video = encode(dir.path(), "plain.mp4", "testsrc2=r=25:s=320x180:d=4,format=yuv420p[v]", false, 25);
+    let empty = tempfile::tempdir().unwrap();
+    let models = kino_media::AnalysisModels::load(&kino_models::ModelsDir::at(empty.path()), 1);
+    let doc = analyze(&video, &AnalyzeOptions::default(), &models, |_, _| {}).unwrap();
+    let analysis = doc.analysis.as_ref().unwrap();
+    assert!(analysis.models.is_empty(), "{analysis:?}");
+    assert!(analysis.reasons["scene_embeddings"].contains("kino models fetch"), "{analysis:?}");
+    assert!(analysis.reasons["tags"].contains("kino models fetch yamnet"), "{analysis:?}");
+    assert!(doc.scene_embeddings.is_none() && doc.item_embedding.is_none());
+}
