@@ -18,6 +18,10 @@ PASS or FAIL against the targets of issue 12:
   detector at 431 s; 5 % is more than ten times the former's rate and a small fraction of the latter's.
 - dialogue: IoU >= 0.85.
 
+Ground truth may list `vocalizations`: voices that are not speech (the yawn in the Big Buck Bunny
+excerpt, checked on its frames). They are scored as neither speech nor non-speech: both interval
+sets are cut outside them before anything is counted.
+
 Exit status: 0 when every target passes, 1 when one fails, 2 on bad input. Standard library only.
 """
 
@@ -50,6 +54,23 @@ def merge(intervals: list[list[float]], lo: float, hi: float) -> list[tuple[floa
         if out and a <= out[-1][1]:
             out[-1] = (out[-1][0], max(out[-1][1], b))
         else:
+            out.append((a, b))
+    return out
+
+
+def subtract(x: list[tuple[float, float]], holes: list[tuple[float, float]]) -> list[tuple[float, float]]:
+    """The parts of the sorted, disjoint intervals `x` outside the sorted, disjoint `holes`."""
+    out: list[tuple[float, float]] = []
+    for a, b in x:
+        for h0, h1 in holes:
+            if h1 <= a or h0 >= b:
+                continue
+            if h0 > a:
+                out.append((a, h0))
+            a = max(a, h1)
+            if a >= b:
+                break
+        if a < b:
             out.append((a, b))
     return out
 
@@ -90,8 +111,11 @@ def evaluate(name: str, truth: dict, signals: dict, signals_path: Path) -> dict:
                          f"wrong video, or the test media changed")
     if "speech" not in signals:
         raise InputError(f"{signals_path}: no `speech` list: not a kino signals document")
-    true = merge(truth["speech"], 0.0, duration)
-    detected = merge(signals["speech"], 0.0, duration)
+    # Voices that are not speech (a yawn, a scream without words) are neither missed nor false
+    # speech: both interval sets are scored outside them.
+    excluded = merge([[v["start"], v["end"]] for v in truth.get("vocalizations", [])], 0.0, duration)
+    true = subtract(merge(truth["speech"], 0.0, duration), excluded)
+    detected = subtract(merge(signals["speech"], 0.0, duration), excluded)
     t, d = total(true), total(detected)
     inter = intersection(true, detected)
     union = t + d - inter

@@ -25,6 +25,10 @@ export KINO_REQUIRE_MODELS=1
 echo "== Rust tests"
 cargo test
 
+echo "== Speech accuracy on real media (pinned PyPI packages, hand-checked ground truth; the Silero VAD must meet the targets)"
+cargo build -q -p kino-cli
+KINO_BIN="${CARGO_TARGET_DIR:-target}/debug/kino" scripts/speech-accuracy.sh
+
 if [ -x scripts/test-python.sh ]; then
   echo "== Python tests"
   scripts/test-python.sh
