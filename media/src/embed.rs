@@ -22,17 +22,94 @@ use kino_models::{SENTENCE_DIM, SentenceEncoder};
 
 /// The sentence model in the 1024-float scene space (see the module docs). Its `version` names the
 /// model and the map, e.g. `all-minilm-l6-v2 1.0.0 (lift-1024)`.
+///
+/// Single queries ([`TextEncoder::encode`], e.g. the service's `/text-embedding`) are batched:
+/// one thread owns the model calls, and each call takes every query waiting at that moment (up to
+/// [`MAX_BATCH`]) into one batch. Under concurrent load this turns N model calls into one (a batch
+/// of 16 short queries costs a few single ones), so latency stays flat as clients are added; a
+/// lone query waits for nothing. `encode` blocks its thread until its batch is done (in async
+/// code, call it from a blocking task).
 #[derive(Debug, Clone)]
 pub struct SceneSpace {
     encoder: Arc<SentenceEncoder>,
     version: String,
+    batcher: Arc<Batcher>,
+}
+
+/// Most queries one model call takes.
+pub const MAX_BATCH: usize = 32;
+
+/// A query waiting for its batch, and where its answer goes.
+struct Job {
+    text: String,
+    reply: std::sync::mpsc::SyncSender<Result<Vec<f32>, kino_models::Error>>,
+}
+
+/// The sending side of the batching thread; the thread ends when this is dropped.
+struct Batcher {
+    queue: std::sync::Mutex<std::sync::mpsc::Sender<Job>>,
+}
+
+impl std::fmt::Debug for Batcher {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Batcher")
+    }
+}
+
+impl Batcher {
+    fn start(encoder: Arc<SentenceEncoder>) -> Batcher {
+        let (tx, rx) = std::sync::mpsc::channel::<Job>();
+        std::thread::Builder::new()
+            .name("kino-text-batcher".into())
+            .spawn(move || {
+                while let Ok(first) = rx.recv() {
+                    let mut jobs = vec![first];
+                    while jobs.len() < MAX_BATCH {
+                        match rx.try_recv() {
+                            Ok(job) => jobs.push(job),
+                            Err(_) => break,
+                        }
+                    }
+                    let texts: Vec<&str> = jobs.iter().map(|j| j.text.as_str()).collect();
+                    match encoder.encode_batch(&texts) {
+                        Ok(vectors) => {
+                            for (job, v) in jobs.iter().zip(vectors) {
+                                let _ = job.reply.send(Ok(v));
+                            }
+                        }
+                        Err(e) => {
+                            let reason = e.to_string();
+                            for job in &jobs {
+                                let _ = job.reply.send(Err(inference_error(&reason)));
+                            }
+                        }
+                    }
+                }
+            })
+            .expect("a thread for the text encoder");
+        Batcher { queue: std::sync::Mutex::new(tx) }
+    }
+
+    fn encode(&self, text: &str) -> Result<Vec<f32>, kino_models::Error> {
+        let (reply, answer) = std::sync::mpsc::sync_channel(1);
+        let job = Job { text: text.to_string(), reply };
+        let sent = self.queue.lock().unwrap_or_else(|e| e.into_inner()).send(job);
+        let gone = || inference_error("the text encoder's thread has stopped");
+        sent.map_err(|_| gone())?;
+        answer.recv().map_err(|_| gone())?
+    }
+}
+
+fn inference_error(reason: &str) -> kino_models::Error {
+    kino_models::Error::Inference { model: kino_models::manifest::MINILM.id.to_string(), reason: reason.to_string() }
 }
 
 impl SceneSpace {
-    /// Wraps a loaded sentence encoder.
+    /// Wraps a loaded sentence encoder (and starts the thread that batches single queries).
     pub fn new(encoder: Arc<SentenceEncoder>) -> SceneSpace {
         let version = format!("{} (lift-{SCENE_EMBEDDING_DIM})", encoder.version());
-        SceneSpace { encoder, version }
+        let batcher = Arc::new(Batcher::start(encoder.clone()));
+        SceneSpace { encoder, version, batcher }
     }
 
     /// Encodes several texts in one model call each batch of 32.
@@ -51,7 +128,13 @@ impl TextEncoder for SceneSpace {
     }
 
     fn encode(&self, text: &str) -> kino::Result<Vec<f32>> {
-        self.encoder.encode(text).map(|v| lift(&v))
+        if !text.chars().any(char::is_alphanumeric) {
+            return Err(kino::Error::EmptyText);
+        }
+        self.batcher
+            .encode(text)
+            .map(|v| lift(&v))
+            .map_err(|e| kino::Error::TextEncoder { encoder: self.version.clone(), reason: e.to_string() })
     }
 
     fn version(&self) -> &str {
@@ -286,6 +369,44 @@ mod tests {
             let projected = dot(&item_projection(&base), &item_projection(&v));
             assert!((projected - f64::from(cos)).abs() < 0.15, "cos {cos} became {projected}");
         }
+    }
+
+    #[test]
+    fn concurrent_queries_share_batches_and_match_single_ones() {
+        let loaded = kino_models::ModelsDir::resolve(None).and_then(|dir| {
+            let runtime = kino_models::Runtime::load(&dir)?;
+            SentenceEncoder::load(&runtime, &dir, 1)
+        });
+        let encoder = match loaded {
+            Ok(encoder) => encoder,
+            Err(e) if std::env::var_os("KINO_REQUIRE_MODELS").is_some_and(|v| v != "0") => {
+                panic!("KINO_REQUIRE_MODELS is set but the sentence model does not load: {e}")
+            }
+            Err(e) => {
+                use std::io::Write;
+                let _ = writeln!(std::io::stderr(), "\n!!! SKIPPED batching test: {e}\n");
+                return;
+            }
+        };
+        let space = SceneSpace::new(Arc::new(encoder));
+        let texts = ["a car chase", "a quiet dinner", "two people talk in a kitchen", "explosions at night"];
+        let alone: Vec<Vec<f32>> = texts.iter().map(|t| space.encode(t).unwrap()).collect();
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..16)
+                .map(|i| {
+                    scope.spawn({
+                        let space = &space;
+                        move || (i % texts.len(), space.encode(texts[i % texts.len()]).unwrap())
+                    })
+                })
+                .collect();
+            for h in handles {
+                let (k, v) = h.join().unwrap();
+                // Batches pad to their longest text; int8 activations move a little with padding.
+                assert!(dot(&v, &alone[k]) > 0.99, "{}: {}", texts[k], dot(&v, &alone[k]));
+            }
+        });
+        assert!(matches!(space.encode(" -- "), Err(kino::Error::EmptyText)));
     }
 
     #[test]
