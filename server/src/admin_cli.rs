@@ -87,7 +87,7 @@ fn parse(json: &str) -> Result<Value, String> {
     serde_json::from_str(json).map_err(|e| format!("the JSON argument does not parse: {e}"))
 }
 
-fn print(v: &Value) {
+fn print(v: &impl serde::Serialize) {
     println!("{}", serde_json::to_string_pretty(v).unwrap_or_default());
 }
 
@@ -106,23 +106,20 @@ pub fn run(state: &AppState, cmd: &PortalCommand) -> Result<(), String> {
             }
             println!("media generation {on} for catalog {catalog:?}");
         }
-        C::CreateSmartlist { org: o, json } => print(&views::smartlist(
+        C::CreateSmartlist { org: o, json } => print(&views::smartlist_detail(
             &smartlists::create(state, org(state, o)?, &parse(json)?).map_err(|x| e(&x))?,
-            true,
         )),
         C::ListSmartlists { org: o } => {
             let lists = state.store.smartlists(org(state, o)?).map_err(|x| e(&x))?;
-            print(&json!(lists.iter().map(|s| views::smartlist(s, true)).collect::<Vec<_>>()));
+            print(&lists.iter().map(views::smartlist_detail).collect::<Vec<_>>());
         }
-        C::UpdateSmartlist { org: o, id, json } => print(&views::smartlist(
+        C::UpdateSmartlist { org: o, id, json } => print(&views::smartlist_detail(
             &smartlists::update(state, org(state, o)?, id, &parse(json)?).map_err(|x| e(&x))?,
-            true,
         )),
         C::PublishSmartlist { org: o, id } | C::UnpublishSmartlist { org: o, id } => {
             let publish = matches!(cmd, C::PublishSmartlist { .. });
-            print(&views::smartlist(
+            print(&views::smartlist_detail(
                 &smartlists::set_published(state, org(state, o)?, id, publish).map_err(|x| e(&x))?,
-                true,
             ))
         }
         C::DeleteSmartlist { org: o, id } => {
@@ -138,32 +135,30 @@ pub fn run(state: &AppState, cmd: &PortalCommand) -> Result<(), String> {
             println!("{n} smartlist(s) changed");
         }
         C::CreateRecipe { org: o, json } => {
-            print(&views::recipe(&recipes::create(state, org(state, o)?, &parse(json)?).map_err(|x| e(&x))?, true))
+            print(&views::recipe_detail(&recipes::create(state, org(state, o)?, &parse(json)?).map_err(|x| e(&x))?))
         }
         C::ListRecipes { org: o } => {
             let list = state.store.recipes(org(state, o)?).map_err(|x| e(&x))?;
-            print(&json!(list.iter().map(|r| views::recipe(r, true)).collect::<Vec<_>>()));
+            print(&list.iter().map(views::recipe_detail).collect::<Vec<_>>());
         }
         C::UpdateRecipe { org: o, id, json } => {
-            print(&views::recipe(&recipes::update(state, org(state, o)?, id, &parse(json)?).map_err(|x| e(&x))?, true))
+            print(&views::recipe_detail(&recipes::update(state, org(state, o)?, id, &parse(json)?).map_err(|x| e(&x))?))
         }
         C::PublishRecipe { org: o, id } | C::UnpublishRecipe { org: o, id } => {
             let publish = matches!(cmd, C::PublishRecipe { .. });
-            print(&views::recipe(&recipes::set_published(state, org(state, o)?, id, publish).map_err(|x| e(&x))?, true))
+            print(&views::recipe_detail(
+                &recipes::set_published(state, org(state, o)?, id, publish).map_err(|x| e(&x))?,
+            ))
         }
         C::RunRecipe { org: o, id } => {
             let org = org(state, o)?;
             let run = recipes::start(state, org, id).map_err(|x| e(&x))?;
             let r = recipes::get(state, org, id).map_err(|x| e(&x))?;
             let assets = state.store.creative_assets(org, Some(id)).map_err(|x| e(&x))?;
-            let this_run: Vec<Value> = assets
+            let this_run: Vec<_> = assets
                 .iter()
                 .filter(|a| a.run_number == run)
-                .map(|a| {
-                    let mut v = views::creative_asset(a, &state.config.media_base_url, true);
-                    v["error"] = json!(a.error);
-                    v
-                })
+                .map(|a| views::admin_creative_asset(a, &state.config.media_base_url))
                 .collect();
             print(
                 &json!({"recipe": r.id, "status": r.status, "error": r.last_error, "run_number": run, "creative_assets": this_run}),

@@ -31,7 +31,8 @@ async fn method_not_allowed(uri: axum::http::Uri) -> axum::response::Response {
     if is_portal(uri.path()) {
         crate::routes::portal::PortalError::new(status, "method not allowed on this endpoint").into_response()
     } else {
-        (status, axum::Json(serde_json::json!({"detail": "Method Not Allowed"}))).into_response()
+        let body = crate::error::ErrorDetail { detail: "Method Not Allowed".into() };
+        (status, axum::Json(body)).into_response()
     }
 }
 

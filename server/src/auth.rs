@@ -71,18 +71,16 @@ pub fn organisation(state: &AppState, params: &Params, headers: &HeaderMap, acce
     state.store.org_of_key(&hash_key(key))?.ok_or(AppError::Unauthorized("Invalid or revoked API key"))
 }
 
-/// An API key or OAuth client as listed: identified by its prefix or client id, never its secret.
-#[derive(Debug, Clone, Serialize)]
-pub struct CredentialView {
-    /// The key's prefix (API keys).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub prefix: Option<String>,
-    /// The client id (OAuth clients).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub client_id: Option<String>,
-    /// When it was created (RFC 3339).
+/// An API key as listed: identified by its prefix, never the key itself.
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+pub struct ApiKeyListing {
+    /// The key's first characters.
+    pub prefix: String,
+    /// Created (RFC 3339).
+    #[schema(format = DateTime)]
     pub created_at: String,
-    /// When it was revoked; `null` while live.
+    /// Revoked (RFC 3339), or `null` while live.
+    #[schema(format = DateTime)]
     pub revoked_at: Option<String>,
 }
 
@@ -115,16 +113,11 @@ pub enum CredentialError {
 }
 
 /// The organisation's API keys, oldest first: prefixes and times only.
-pub fn keys(store: &Store, org: OrgId) -> Result<Vec<CredentialView>, StoreError> {
+pub fn keys(store: &Store, org: OrgId) -> Result<Vec<ApiKeyListing>, StoreError> {
     Ok(store
         .keys(org)?
         .into_iter()
-        .map(|(prefix, created_at, revoked_at)| CredentialView {
-            prefix: Some(prefix),
-            client_id: None,
-            created_at,
-            revoked_at,
-        })
+        .map(|(prefix, created_at, revoked_at)| ApiKeyListing { prefix, created_at, revoked_at })
         .collect())
 }
 

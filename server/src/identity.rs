@@ -13,10 +13,9 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
 use serde::{Deserialize, Serialize};
-use serde_json::json;
 use subtle::ConstantTimeEq;
 
-use crate::auth::{CredentialError, CredentialView, hash_key, random_hex};
+use crate::auth::{CredentialError, hash_key, random_hex};
 use crate::state::AppState;
 use crate::store::{OrgId, Store, StoreError};
 
@@ -174,17 +173,25 @@ pub fn new_client() -> (String, String) {
     (format!("kc_{}", random_hex(12)), format!("kcs_{}", random_hex(32)))
 }
 
+/// An OAuth client as listed (its secret is never shown again).
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+pub struct ClientListing {
+    /// The client id.
+    pub client_id: String,
+    /// Created (RFC 3339).
+    #[schema(format = DateTime)]
+    pub created_at: String,
+    /// Revoked (RFC 3339), or `null` while live.
+    #[schema(format = DateTime)]
+    pub revoked_at: Option<String>,
+}
+
 /// The organisation's OAuth clients, oldest first: ids and times, never secrets.
-pub fn clients(store: &Store, org: OrgId) -> Result<Vec<CredentialView>, StoreError> {
+pub fn clients(store: &Store, org: OrgId) -> Result<Vec<ClientListing>, StoreError> {
     Ok(store
         .clients(org)?
         .into_iter()
-        .map(|(client_id, created_at, revoked_at)| CredentialView {
-            prefix: None,
-            client_id: Some(client_id),
-            created_at,
-            revoked_at,
-        })
+        .map(|(client_id, created_at, revoked_at)| ClientListing { client_id, created_at, revoked_at })
         .collect())
 }
 
@@ -207,8 +214,48 @@ struct TokenRequest {
     scope: Option<String>,
 }
 
-fn oauth_error(status: StatusCode, error: &str, description: &str) -> Response {
-    let mut res = (status, Json(json!({"error": error, "error_description": description}))).into_response();
+/// An access token (RFC 6749 5.1).
+#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct Token {
+    /// A JWT (HS256, `typ: at+jwt`).
+    pub access_token: String,
+    /// Seconds until it expires (3600).
+    pub expires_in: u64,
+    /// `bearer`.
+    pub token_type: String,
+    /// The granted scopes, space-separated.
+    pub scope: String,
+}
+
+/// A token endpoint error (RFC 6749 5.2).
+#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct OAuthError {
+    /// The error code.
+    pub error: OAuthErrorCode,
+    /// What went wrong.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error_description: Option<String>,
+}
+
+/// The error codes of the token endpoint.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum OAuthErrorCode {
+    /// Malformed or missing fields (400).
+    InvalidRequest,
+    /// Unknown client or wrong secret (401).
+    InvalidClient,
+    /// Not `client_credentials` (400).
+    UnsupportedGrantType,
+    /// An unknown scope (400).
+    InvalidScope,
+    /// The server failed (500).
+    ServerError,
+}
+
+fn oauth_error(status: StatusCode, error: OAuthErrorCode, description: &str) -> Response {
+    let body = OAuthError { error, error_description: Some(description.to_string()) };
+    let mut res = (status, Json(body)).into_response();
     no_store(res.headers_mut());
     if status == StatusCode::UNAUTHORIZED {
         res.headers_mut().insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Basic realm=\"kino\""));
@@ -217,11 +264,11 @@ fn oauth_error(status: StatusCode, error: &str, description: &str) -> Response {
 }
 
 fn invalid_request(description: &str) -> Response {
-    oauth_error(StatusCode::BAD_REQUEST, "invalid_request", description)
+    oauth_error(StatusCode::BAD_REQUEST, OAuthErrorCode::InvalidRequest, description)
 }
 
 fn invalid_client(description: &str) -> Response {
-    oauth_error(StatusCode::UNAUTHORIZED, "invalid_client", description)
+    oauth_error(StatusCode::UNAUTHORIZED, OAuthErrorCode::InvalidClient, description)
 }
 
 fn no_store(h: &mut HeaderMap) {
@@ -336,9 +383,9 @@ fn client_credentials(headers: &HeaderMap, req: &TokenRequest) -> Result<(String
         ),
     ),
     responses(
-        (status = 200, description = "An access token (`Cache-Control: no-store`)", body = crate::openapi::schemas::Token),
-        (status = 400, description = "`invalid_request`, `unsupported_grant_type` or `invalid_scope`", body = crate::openapi::schemas::OAuthError),
-        (status = 401, description = "`invalid_client` (with `WWW-Authenticate: Basic`)", body = crate::openapi::schemas::OAuthError),
+        (status = 200, description = "An access token (`Cache-Control: no-store`)", body = Token),
+        (status = 400, description = "`invalid_request`, `unsupported_grant_type` or `invalid_scope`", body = OAuthError),
+        (status = 401, description = "`invalid_client` (with `WWW-Authenticate: Basic`)", body = OAuthError),
     ),
     security((), ("client_basic" = [])),
 )]
@@ -364,7 +411,7 @@ pub async fn token(State(state): State<AppState>, headers: HeaderMap, body: Byte
     if grant != "client_credentials" {
         return oauth_error(
             StatusCode::BAD_REQUEST,
-            "unsupported_grant_type",
+            OAuthErrorCode::UnsupportedGrantType,
             "grant_type: only client_credentials is supported",
         );
     }
@@ -375,7 +422,7 @@ pub async fn token(State(state): State<AppState>, headers: HeaderMap, body: Byte
     if let Some(bad) = requested.iter().find(|s| !SCOPES.contains(s)) {
         return oauth_error(
             StatusCode::BAD_REQUEST,
-            "invalid_scope",
+            OAuthErrorCode::InvalidScope,
             &format!("scope: unknown scope {bad:?} (known: {})", SCOPES.join(" ")),
         );
     }
@@ -383,7 +430,8 @@ pub async fn token(State(state): State<AppState>, headers: HeaderMap, body: Byte
         Ok(c) => c,
         Err(e) => {
             tracing::error!(error = %e, "client lookup failed");
-            return (StatusCode::INTERNAL_SERVER_ERROR, Json(json!({"error": "server_error"}))).into_response();
+            let body = OAuthError { error: OAuthErrorCode::ServerError, error_description: None };
+            return (StatusCode::INTERNAL_SERVER_ERROR, Json(body)).into_response();
         }
     };
     let Some((org, _)) = client.filter(|(_, stored)| bool::from(stored.as_bytes().ct_eq(hash_key(&secret).as_bytes())))
@@ -391,8 +439,13 @@ pub async fn token(State(state): State<AppState>, headers: HeaderMap, body: Byte
         return invalid_client("unknown or revoked client, or wrong secret");
     };
     let token = issue(&state.tokens, &client_id, org, &requested);
-    let mut res = Json(json!({"access_token": token, "expires_in": TOKEN_LIFETIME, "token_type": "bearer", "scope": requested.join(" ")}))
-        .into_response();
+    let mut res = Json(Token {
+        access_token: token,
+        expires_in: TOKEN_LIFETIME,
+        token_type: "bearer".into(),
+        scope: requested.join(" "),
+    })
+    .into_response();
     no_store(res.headers_mut());
     res
 }

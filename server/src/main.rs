@@ -236,13 +236,13 @@ fn admin(store: &Store, cmd: &Admin) -> Result<(), String> {
         Admin::ListKeys { org } => {
             for k in kino_server::auth::keys(store, org_id(store, org)?).map_err(|e| e.to_string())? {
                 let revoked = k.revoked_at.map(|r| format!("  revoked {r}")).unwrap_or_default();
-                println!("{}…  created {}{revoked}", k.prefix.unwrap_or_default(), k.created_at);
+                println!("{}…  created {}{revoked}", k.prefix, k.created_at);
             }
         }
         Admin::ListClients { org } => {
             for c in kino_server::identity::clients(store, org_id(store, org)?).map_err(|e| e.to_string())? {
                 let revoked = c.revoked_at.map(|r| format!("  revoked {r}")).unwrap_or_default();
-                println!("{}  created {}{revoked}", c.client_id.unwrap_or_default(), c.created_at);
+                println!("{}  created {}{revoked}", c.client_id, c.created_at);
             }
         }
         Admin::RevokeClient { org, client_id } => {

@@ -17,7 +17,8 @@ use kino_server::auth::hash_key;
 use kino_server::store::{OrgId, Store};
 use kino_server::{AppState, Config, app};
 use serde_json::{Value, json};
-use tower::ServiceExt;
+
+mod support;
 
 const ADMIN: &str = "identity-admin-token";
 
@@ -39,8 +40,9 @@ fn open(dir: &std::path::Path, rate_limit_per_hour: u32) -> AppState {
     AppState::new(Store::open(&dir.join("kino.sqlite3")).unwrap(), config).unwrap()
 }
 
+/// Sends `req` through `support::send`, which checks the answer against the OpenAPI document.
 async fn send(state: &AppState, req: Request<Body>) -> Answer {
-    let res = app(state.clone()).oneshot(req).await.unwrap();
+    let res = support::send(app(state.clone()), req).await;
     let status = res.status();
     let headers = res.headers().clone();
     let bytes = res.into_body().collect().await.unwrap().to_bytes();
@@ -494,11 +496,19 @@ fn an_admin_token_on_the_command_line_is_warned_about() {
     assert!(!ok && err.contains("--admin-token-file /nonexistent/token"), "{err}");
 }
 
+/// `GET path` over a socket to a started server; the raw answer, checked against the document.
 fn http_get(addr: &str, path: &str, auth: &str) -> String {
     let mut s = TcpStream::connect(addr).unwrap();
     write!(s, "GET {path} HTTP/1.1\r\nHost: x\r\nAuthorization: {auth}\r\nConnection: close\r\n\r\n").unwrap();
     let mut out = String::new();
     s.read_to_string(&mut out).unwrap();
+    let (head, body) = out.split_once("\r\n\r\n").unwrap_or((&out, ""));
+    let status = head.split(' ').nth(1).and_then(|c| c.parse().ok()).unwrap_or(0);
+    let content_type = head
+        .lines()
+        .find_map(|l| l.split_once(':').filter(|(name, _)| name.eq_ignore_ascii_case("content-type")))
+        .map(|(_, v)| v.trim());
+    support::check_contract("GET", path, status, content_type, body.as_bytes());
     out
 }
 

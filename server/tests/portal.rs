@@ -530,7 +530,8 @@ async fn recipes_make_creative_assets_and_announce_them() {
     let mut finished = Value::Null;
     assert!(
         until(|| {
-            finished = kino_server::portal::views::recipe(&p.state.store.recipe(p.org, tid).unwrap().unwrap(), true);
+            let view = kino_server::portal::views::recipe_detail(&p.state.store.recipe(p.org, tid).unwrap().unwrap());
+            finished = serde_json::to_value(view).unwrap();
             finished["status"] != "running"
         })
         .await

@@ -1,16 +1,23 @@
 //! Portal webhook deliveries end to end: a loopback receiver records the raw bytes and headers of
-//! what the dispatcher sends; signatures are checked with an independent HMAC-SHA256.
+//! what the dispatcher sends; signatures are checked with an independent HMAC-SHA256. Webhooks are
+//! managed through the admin API (`support::send`, so every answer is checked against the OpenAPI
+//! document); events are emitted and address rules checked at the domain layer.
 
 use std::time::Duration;
 
+use axum::body::Body;
+use axum::http::{Request, StatusCode};
+use http_body_util::BodyExt;
 use kino_server::store::{OrgId, Store};
 use kino_server::webhooks::{self, DeliveryView, WebhookError, events};
-use kino_server::{AppState, Config};
+use kino_server::{AppState, Config, app};
 use serde_json::{Value, json};
 use support::{Hit, Receiver, header, hmac_hex, until};
 use tokio::sync::watch;
 
 mod support;
+
+const ADMIN: &str = "webhooks-admin-token";
 
 struct Service {
     state: AppState,
@@ -23,7 +30,12 @@ struct Service {
 fn open(dir: &std::path::Path, allow_loopback: bool, timeout: Duration) -> AppState {
     AppState::new(
         Store::open(&dir.join("kino.sqlite3")).unwrap(),
-        Config { webhook_allow_loopback: allow_loopback, webhook_timeout: timeout, ..Config::in_dir(dir) },
+        Config {
+            webhook_allow_loopback: allow_loopback,
+            webhook_timeout: timeout,
+            admin_token: Some(ADMIN.into()),
+            ..Config::in_dir(dir)
+        },
     )
     .unwrap()
 }
@@ -43,13 +55,36 @@ fn start() -> Service {
 }
 
 impl Service {
-    /// An enabled webhook of `org` to `url`; returns (id, secret).
-    fn hook(&self, org: OrgId, url: &str, events: &[&str]) -> (String, String) {
-        let events: Vec<String> = events.iter().map(|e| e.to_string()).collect();
-        let (view, secret) = webhooks::create(&self.state, org, url, &events).unwrap();
-        assert!(!view.enabled, "webhooks are created disabled");
-        webhooks::set_enabled(&self.state, org, &view.id, true).unwrap();
-        (view.id, secret)
+    /// `method /admin/v1/orgs{path}` with an optional JSON body, through `support::send`.
+    async fn admin(&self, method: &str, path: &str, body: Option<Value>) -> (StatusCode, Value) {
+        let req = Request::builder()
+            .method(method)
+            .uri(format!("/admin/v1/orgs{path}"))
+            .header("authorization", format!("Bearer {ADMIN}"))
+            .header("content-type", "application/json")
+            .body(body.map_or_else(Body::empty, |b| Body::from(b.to_string())))
+            .unwrap();
+        let res = support::send(app(self.state.clone()), req).await;
+        let status = res.status();
+        let bytes = res.into_body().collect().await.unwrap().to_bytes();
+        (status, serde_json::from_slice(&bytes).unwrap_or(Value::Null))
+    }
+
+    /// A webhook of organisation `org` to `url`, created disabled; returns (id, secret).
+    async fn create(&self, org: &str, url: &str, events: &[&str]) -> (String, String) {
+        let (status, created) =
+            self.admin("POST", &format!("/{org}/webhooks"), Some(json!({"url": url, "events": events}))).await;
+        assert_eq!(status, StatusCode::CREATED, "{created}");
+        assert_eq!(created["enabled"], false, "webhooks are created disabled");
+        (created["id"].as_str().unwrap().to_string(), created["signing_secret"].as_str().unwrap().to_string())
+    }
+
+    /// An enabled webhook of organisation `org` to `url`; returns (id, secret).
+    async fn hook(&self, org: &str, url: &str, events: &[&str]) -> (String, String) {
+        let (id, secret) = self.create(org, url, events).await;
+        let (status, enabled) = self.admin("POST", &format!("/{org}/webhooks/{id}/enable"), None).await;
+        assert_eq!((status, &enabled["enabled"]), (StatusCode::OK, &json!(true)));
+        (id, secret)
     }
 
     fn log(&self, webhook_id: &str) -> Vec<DeliveryView> {
@@ -65,6 +100,8 @@ impl Service {
         })
         .await;
         assert!(done, "{n} finished deliveries expected, log: {log:#?}");
+        let (status, listed) = self.admin("GET", &format!("/acme/webhooks/{webhook_id}/deliveries"), None).await;
+        assert_eq!((status, listed.as_array().map(Vec::len)), (StatusCode::OK, Some(n)), "{listed}");
         log
     }
 
@@ -178,7 +215,7 @@ fn sample(event: &str) -> Value {
 async fn every_event_is_delivered_signed_with_its_envelope_and_data_shape() {
     let receiver = Receiver::start().await;
     let s = start();
-    let (id, secret) = s.hook(s.org, &receiver.url("/ok"), &webhooks::EVENTS);
+    let (id, secret) = s.hook("acme", &receiver.url("/ok"), &webhooks::EVENTS).await;
     assert_eq!(secret.len(), 64);
     for event in webhooks::EVENTS {
         assert_eq!(webhooks::emit(&s.state, s.org, event, sample(event)).unwrap(), 1);
@@ -212,11 +249,10 @@ async fn every_event_is_delivered_signed_with_its_envelope_and_data_shape() {
 async fn test_deliveries_reach_disabled_webhooks_without_an_event_header() {
     let receiver = Receiver::start().await;
     let s = start();
-    let (view, secret) =
-        webhooks::create(&s.state, s.org, &receiver.url("/ok"), &["recipe.failed".to_string()]).unwrap();
-    let queued = webhooks::test(&s.state, s.org, &view.id).unwrap();
-    assert_eq!((queued.event.as_str(), queued.state.as_str()), ("test", "pending"));
-    let log = s.finished(&view.id, 1).await;
+    let (id, secret) = s.create("acme", &receiver.url("/ok"), &["recipe.failed"]).await;
+    let (status, queued) = s.admin("POST", &format!("/acme/webhooks/{id}/test"), None).await;
+    assert_eq!((status, &queued["event"], &queued["state"]), (StatusCode::ACCEPTED, &json!("test"), &json!("pending")));
+    let log = s.finished(&id, 1).await;
     assert_eq!(log[0].state, "succeeded");
     let hits = receiver.hits();
     assert_eq!(hits.len(), 1);
@@ -233,9 +269,9 @@ async fn test_deliveries_reach_disabled_webhooks_without_an_event_header() {
 async fn non_2xx_answers_and_redirects_are_failures_with_their_status() {
     let receiver = Receiver::start().await;
     let s = start();
-    let (fail, _) = s.hook(s.org, &receiver.url("/fail"), &["recipe.failed"]);
-    let (redirect, _) = s.hook(s.org, &receiver.url("/redirect"), &["recipe.failed"]);
-    let (accepted, _) = s.hook(s.org, &receiver.url("/accepted"), &["recipe.failed"]);
+    let (fail, _) = s.hook("acme", &receiver.url("/fail"), &["recipe.failed"]).await;
+    let (redirect, _) = s.hook("acme", &receiver.url("/redirect"), &["recipe.failed"]).await;
+    let (accepted, _) = s.hook("acme", &receiver.url("/accepted"), &["recipe.failed"]).await;
     assert_eq!(webhooks::emit(&s.state, s.org, "recipe.failed", sample("recipe.failed")).unwrap(), 3);
     let failed = &s.finished(&fail, 1).await[0];
     assert_eq!((failed.state.as_str(), failed.status_code), ("failed", Some(500)));
@@ -253,7 +289,7 @@ async fn non_2xx_answers_and_redirects_are_failures_with_their_status() {
 async fn a_receiver_slower_than_the_timeout_is_a_failure() {
     let receiver = Receiver::start().await;
     let s = start_with_timeout(Duration::from_millis(300));
-    let (id, _) = s.hook(s.org, &receiver.url("/slow"), &["smart_list.updated"]);
+    let (id, _) = s.hook("acme", &receiver.url("/slow"), &["smart_list.updated"]).await;
     webhooks::emit(&s.state, s.org, "smart_list.updated", sample("smart_list.updated")).unwrap();
     let d = &s.finished(&id, 1).await[0];
     assert_eq!((d.state.as_str(), d.status_code), ("failed", None));
@@ -267,14 +303,15 @@ async fn a_receiver_slower_than_the_timeout_is_a_failure() {
 async fn redelivery_sends_the_identical_bytes() {
     let receiver = Receiver::start().await;
     let s = start();
-    let (id, secret) = s.hook(s.org, &receiver.url("/fail"), &["creative_asset.failed"]);
+    let (id, secret) = s.hook("acme", &receiver.url("/fail"), &["creative_asset.failed"]).await;
     webhooks::emit(&s.state, s.org, "creative_asset.failed", sample("creative_asset.failed")).unwrap();
     let first = s.finished(&id, 1).await.remove(0);
-    let again = webhooks::redeliver(&s.state, s.org, &first.id).unwrap();
-    assert_eq!(again.redelivery_of.as_deref(), Some(first.id.as_str()));
-    assert_eq!(again.event, "creative_asset.failed");
+    let (status, again) = s.admin("POST", &format!("/acme/webhook-deliveries/{}/redeliver", first.id), None).await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{again}");
+    assert_eq!(again["redelivery_of"], first.id.as_str());
+    assert_eq!(again["event"], "creative_asset.failed");
     let log = s.finished(&id, 2).await;
-    assert_eq!(log[0].id, again.id, "newest first");
+    assert_eq!(log[0].id, again["id"].as_str().unwrap(), "newest first");
     let hits = receiver.hits();
     assert_eq!(hits.len(), 2);
     assert_eq!(hits[0].body, hits[1].body);
@@ -282,10 +319,10 @@ async fn redelivery_sends_the_identical_bytes() {
         check_delivery(hit, &secret);
         assert_eq!(header(hit, "x-service-event"), Some("creative_asset.failed"));
     }
-    assert!(matches!(
-        webhooks::redeliver(&s.state, s.org, "no-such-delivery"),
-        Err(WebhookError::NotFound { what: "delivery", .. })
-    ));
+    let missing = "00000000-0000-4000-8000-000000000000";
+    let (status, refused) = s.admin("POST", &format!("/acme/webhook-deliveries/{missing}/redeliver"), None).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    assert!(refused["message"].as_str().unwrap().contains("delivery"), "{refused}");
     // retention: finished deliveries older than the cut-off leave the log, newer ones stay
     assert_eq!(s.state.store.prune_deliveries("2000-01-01T00:00:00.000Z").unwrap(), 0);
     assert_eq!(s.state.store.prune_deliveries("2999-01-01T00:00:00.000Z").unwrap(), 2);
@@ -298,24 +335,31 @@ async fn redelivery_sends_the_identical_bytes() {
 async fn disabled_unsubscribed_and_other_organisations_webhooks_get_nothing() {
     let receiver = Receiver::start().await;
     let s = start();
-    let (other, _) = s.state.store.ensure_org("globex").unwrap();
-    let (subscribed, _) = s.hook(s.org, &receiver.url("/subscribed"), &["recipe.failed"]);
-    let (disabled, _) = s.hook(s.org, &receiver.url("/disabled"), &webhooks::EVENTS);
-    webhooks::set_enabled(&s.state, s.org, &disabled, false).unwrap();
-    let (foreign, _) = s.hook(other, &receiver.url("/foreign"), &webhooks::EVENTS);
+    s.state.store.ensure_org("globex").unwrap();
+    let (subscribed, _) = s.hook("acme", &receiver.url("/subscribed"), &["recipe.failed"]).await;
+    let (disabled, _) = s.hook("acme", &receiver.url("/disabled"), &webhooks::EVENTS).await;
+    let (status, _) = s.admin("POST", &format!("/acme/webhooks/{disabled}/disable"), None).await;
+    assert_eq!(status, StatusCode::OK);
+    let (foreign, _) = s.hook("globex", &receiver.url("/foreign"), &webhooks::EVENTS).await;
     assert_eq!(webhooks::emit(&s.state, s.org, "recipe.completed", sample("recipe.completed")).unwrap(), 0);
     assert_eq!(webhooks::emit(&s.state, s.org, "recipe.failed", sample("recipe.failed")).unwrap(), 1);
     s.finished(&subscribed, 1).await;
     assert!(s.log(&disabled).is_empty());
-    assert!(webhooks::deliveries(&s.state, other, &foreign, 10).unwrap().is_empty());
+    let (status, foreign_log) = s.admin("GET", &format!("/globex/webhooks/{foreign}/deliveries"), None).await;
+    assert_eq!((status, foreign_log), (StatusCode::OK, json!([])));
     assert_eq!(receiver.hits().len(), 1);
     assert_eq!(receiver.hits_on("/subscribed").len(), 1);
     // Another organisation's webhook is not found, whatever the operation.
-    assert!(matches!(webhooks::deliveries(&s.state, s.org, &foreign, 10), Err(WebhookError::NotFound { .. })));
-    assert!(matches!(webhooks::set_enabled(&s.state, s.org, &foreign, false), Err(WebhookError::NotFound { .. })));
-    assert!(matches!(webhooks::test(&s.state, s.org, &foreign), Err(WebhookError::NotFound { .. })));
-    assert!(matches!(webhooks::delete(&s.state, s.org, &foreign), Err(WebhookError::NotFound { .. })));
-    assert_eq!(webhooks::list(&s.state, other).unwrap().len(), 1);
+    for (method, path) in [
+        ("GET", format!("/acme/webhooks/{foreign}/deliveries")),
+        ("POST", format!("/acme/webhooks/{foreign}/disable")),
+        ("POST", format!("/acme/webhooks/{foreign}/test")),
+        ("DELETE", format!("/acme/webhooks/{foreign}")),
+    ] {
+        assert_eq!(s.admin(method, &path, None).await.0, StatusCode::NOT_FOUND, "{method} {path}");
+    }
+    let (_, listed) = s.admin("GET", "/globex/webhooks", None).await;
+    assert_eq!(listed.as_array().map(Vec::len), Some(1));
     s.shutdown().await;
     receiver.stop().await;
 }
@@ -324,16 +368,25 @@ async fn disabled_unsubscribed_and_other_organisations_webhooks_get_nothing() {
 async fn list_enable_and_delete() {
     let s = start();
     let url = "http://127.0.0.1:9/hook";
-    let events = ["smart_list.updated".to_string(), "recipe.failed".into(), "recipe.failed".into()];
-    let (view, _) = webhooks::create(&s.state, s.org, url, &events).unwrap();
-    assert_eq!(view.id.len(), 36);
-    assert_eq!(view.events, ["smart_list.updated", "recipe.failed"]);
-    let listed = webhooks::list(&s.state, s.org).unwrap();
-    assert_eq!((listed.len(), listed[0].url.as_str(), listed[0].enabled), (1, url, false));
-    assert!(webhooks::set_enabled(&s.state, s.org, &view.id, true).unwrap().enabled);
-    webhooks::delete(&s.state, s.org, &view.id).unwrap();
-    assert!(webhooks::list(&s.state, s.org).unwrap().is_empty());
-    assert!(matches!(webhooks::delete(&s.state, s.org, &view.id), Err(WebhookError::NotFound { what: "webhook", .. })));
+    let events = ["smart_list.updated", "recipe.failed", "recipe.failed"];
+    let (status, view) = s.admin("POST", "/acme/webhooks", Some(json!({"url": url, "events": events}))).await;
+    assert_eq!(status, StatusCode::CREATED);
+    let id = view["id"].as_str().unwrap();
+    assert_eq!(id.len(), 36);
+    assert_eq!(view["events"], json!(["smart_list.updated", "recipe.failed"]));
+    let (_, listed) = s.admin("GET", "/acme/webhooks", None).await;
+    assert_eq!(listed.as_array().map(Vec::len), Some(1));
+    assert_eq!((&listed[0]["url"], &listed[0]["enabled"]), (&json!(url), &json!(false)));
+    let (_, enabled) = s.admin("POST", &format!("/acme/webhooks/{id}/enable"), None).await;
+    assert_eq!(enabled["enabled"], true);
+    assert_eq!(
+        s.admin("DELETE", &format!("/acme/webhooks/{id}"), None).await,
+        (StatusCode::OK, json!({"deleted": id}))
+    );
+    assert_eq!(s.admin("GET", "/acme/webhooks", None).await, (StatusCode::OK, json!([])));
+    let (status, refused) = s.admin("DELETE", &format!("/acme/webhooks/{id}"), None).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    assert!(refused["message"].as_str().unwrap().contains("no webhook"), "{refused}");
     s.shutdown().await;
 }
 
@@ -436,7 +489,7 @@ async fn a_restart_marks_deliveries_left_sending_as_failed() {
 async fn shutdown_waits_for_deliveries_in_flight() {
     let receiver = Receiver::start().await;
     let s = start();
-    let (id, _) = s.hook(s.org, &receiver.url("/slow"), &["recipe.completed"]);
+    let (id, _) = s.hook("acme", &receiver.url("/slow"), &["recipe.completed"]).await;
     webhooks::emit(&s.state, s.org, "recipe.completed", sample("recipe.completed")).unwrap();
     assert!(until(|| receiver.hits().len() == 1).await);
     let (state, org) = (s.state.clone(), s.org);

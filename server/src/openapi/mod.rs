@@ -3,8 +3,8 @@
 //!
 //! Each handler carries `#[utoipa::path]` (method, path, parameters, request body, responses,
 //! security); [`ApiDoc`] lists them. Query parameters are `IntoParams` types in [`params`] (the
-//! previews parameters come from the core's `ClipQuery::parameter_specs`); bodies are the types the
-//! handlers serialise, or, where a handler writes JSON by hand, the types in [`schemas`]. The
+//! previews parameters come from the core's `ClipQuery::parameter_specs`); answers are the types the
+//! handlers serialise, and request bodies that handlers read field by field are in [`schemas`]. The
 //! contract test in `server/tests/support` validates every answer of the integration tests against
 //! this document.
 
@@ -28,8 +28,8 @@ use utoipa::{IntoParams, Modify, OpenApi};
 pub use docs::docs_page;
 
 use crate::error::{ErrorDetail, ValidationError};
+use crate::routes::portal::PortalErrorBody;
 use crate::routes::{admin, analysis, catalog, portal, previews, results, service, tasks};
-use schemas::PortalError;
 
 /// The document: every operation and the schemas they refer to.
 #[derive(OpenApi)]
@@ -70,7 +70,7 @@ use schemas::PortalError;
         service::health, service::openapi_json, service::docs, service::portal_openapi_json,
         service::smartlist_docs, service::smartlist_docs_any, service::portal_docs, service::portal_docs_any,
     ),
-    components(schemas(ErrorDetail, ValidationError, PortalError)),
+    components(schemas(ErrorDetail, ValidationError, PortalErrorBody)),
     modifiers(&Security, &Conventions),
     tags(
         (name = "identity", description = "OAuth 2.0 client credentials for the portal"),
@@ -245,7 +245,7 @@ pub fn portal_error_responses(codes: &[u16]) -> BTreeMap<String, RefOr<Response>
                 429 => "Rate limit exceeded; try again after `Retry-After`",
                 _ => "Error",
             };
-            (code.to_string(), RefOr::T(json_response(what, PortalError::NAME)))
+            (code.to_string(), RefOr::T(json_response(what, PortalErrorBody::NAME)))
         })
         .collect()
 }
@@ -270,7 +270,7 @@ impl Named for ValidationError {
     const NAME: &'static str = "ValidationError";
 }
 
-impl Named for PortalError {
+impl Named for PortalErrorBody {
     const NAME: &'static str = "PortalError";
 }
 

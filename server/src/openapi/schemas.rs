@@ -1,8 +1,8 @@
-//! Bodies of the OpenAPI document that no handler type carries as such: the portal error and
-//! pagination envelopes, the OAuth 2.0 token endpoint, smartlist filters and recipe configs, and a
-//! few enumerations; the admin API's bodies are in [`super::admin_bodies`] (re-exported here).
-//! Each type here serialises exactly like the JSON its handler writes; the unit tests below tie the
-//! ones whose handler builds JSON by hand to that handler's output, and the contract test
+//! Schemas of the OpenAPI document that no handler type carries as such: request bodies that the
+//! handlers read field by field (to name the field and the rule in an error) or store as given
+//! (smartlist filters, recipe configs, the token request), and the enumerations of fields kept as
+//! text; the admin API's request bodies are in [`super::admin_bodies`] (re-exported here). Every
+//! answer is described by the type its handler serialises, not here; the contract test
 //! (`server/tests/support`) validates every answer of the integration tests against them.
 
 use std::collections::BTreeMap;
@@ -13,116 +13,11 @@ use utoipa::ToSchema;
 use utoipa::openapi::RefOr;
 use utoipa::openapi::schema::{ObjectBuilder, Schema, Type};
 
-use crate::portal::views::{CreativeAsset, Recipe, Smartlist, SmartlistAsset};
-
 pub use super::admin_bodies::*;
 
 /// The interface's UUID pattern of portal path ids: versions 1 to 8 with variant 8, 9, a or b, and
 /// the nil and max UUIDs (case-insensitive).
 pub const UUID_PATTERN: &str = "^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[1-8][0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}|00000000-0000-0000-0000-000000000000|[fF]{8}-[fF]{4}-[fF]{4}-[fF]{4}-[fF]{12})$";
-
-/// The body of every portal and admin error.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
-#[schema(examples(json!({"error": "Not Found", "message": "smartlist 0b9c... not found", "statusCode": 404})))]
-pub struct PortalError {
-    /// The status's reason phrase (`Bad Request`, `Not Found`, ...).
-    pub error: String,
-    /// What went wrong, naming the parameter or field and the rule.
-    pub message: String,
-    /// The HTTP status code.
-    #[serde(rename = "statusCode")]
-    pub status_code: u16,
-}
-
-/// The pagination of a portal list.
-#[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct Pagination {
-    /// This page, from 1.
-    pub page: i64,
-    /// Items per page.
-    pub limit: i64,
-    /// Items on every page.
-    pub total: i64,
-    /// Pages (`ceil(total / limit)`).
-    pub total_pages: i64,
-}
-
-/// Declares a portal page type.
-macro_rules! page {
-    ($name:ident, $item:ty, $what:literal) => {
-        #[doc = concat!("A page of ", $what, ".")]
-        #[derive(Debug, Clone, Serialize, ToSchema)]
-        pub struct $name {
-            /// This page's items.
-            pub data: Vec<$item>,
-            /// Where this page lies.
-            pub pagination: Pagination,
-        }
-    };
-    ($name:ident, $item:ty, $what:literal, $links:ty) => {
-        #[doc = concat!("A page of ", $what, ".")]
-        #[derive(Debug, Clone, Serialize, ToSchema)]
-        pub struct $name {
-            /// This page's items.
-            pub data: Vec<$item>,
-            /// Where this page lies.
-            pub pagination: Pagination,
-            /// Related resources.
-            pub _links: $links,
-        }
-    };
-}
-
-page!(CatalogPage, PortalCatalog, "catalogs");
-page!(SmartlistPage, Smartlist, "published smartlists", CatalogsLink);
-page!(SmartlistAssetPage, SmartlistAsset, "a smartlist's members, in position order", SmartlistLink);
-page!(RecipePage, Recipe, "published recipes");
-page!(CreativeAssetPage, CreativeAsset, "creative assets of published recipes");
-
-/// Where the catalogs are listed.
-#[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct CatalogsLink {
-    /// The catalog list.
-    pub catalogs: String,
-}
-
-/// The smartlist of a member page.
-#[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct SmartlistLink {
-    /// The smartlist.
-    pub smartlist: String,
-}
-
-/// A catalog as the portal shows it.
-#[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct PortalCatalog {
-    /// Catalog id.
-    pub id: i64,
-    /// Name.
-    pub name: String,
-    /// Always `active`.
-    pub status: String,
-    /// The organisation's name.
-    pub account: String,
-    /// Created (RFC 3339).
-    #[schema(format = DateTime)]
-    pub created_at: String,
-    /// Last changed (RFC 3339).
-    #[schema(format = DateTime)]
-    pub updated_at: String,
-    /// The catalog and its smartlists.
-    pub _links: CatalogLinks,
-}
-
-/// Links of a portal catalog.
-#[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct CatalogLinks {
-    /// This catalog.
-    #[serde(rename = "self")]
-    pub self_: String,
-    /// Its smartlists.
-    pub smartlists: String,
-}
 
 /// Smartlist purposes.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, ToSchema)]
@@ -289,18 +184,6 @@ pub struct ThumbnailRule {
     pub main_character: Option<bool>,
 }
 
-/// A JSON `null` (the answer of catalog writes).
-#[derive(Debug, Clone, Copy)]
-pub struct Null;
-
-impl utoipa::PartialSchema for Null {
-    fn schema() -> RefOr<Schema> {
-        ObjectBuilder::new().schema_type(Type::Null).description(Some("`null`")).into()
-    }
-}
-
-impl ToSchema for Null {}
-
 /// The bytes of a file (a clip or an image).
 #[derive(Debug, Clone, Copy)]
 pub struct Binary;
@@ -348,46 +231,6 @@ pub struct TokenRequest {
 pub enum GrantType {
     /// OAuth 2.0 client credentials.
     ClientCredentials,
-}
-
-/// An access token (RFC 6749 5.1).
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
-pub struct Token {
-    /// A JWT (HS256, `typ: at+jwt`).
-    pub access_token: String,
-    /// Seconds until it expires (3600).
-    pub expires_in: u64,
-    /// `bearer`.
-    pub token_type: String,
-    /// The granted scopes, space-separated.
-    pub scope: String,
-}
-
-/// A token endpoint error (RFC 6749 5.2).
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
-pub struct OAuthError {
-    /// The error code.
-    #[schema(value_type = OAuthErrorCode)]
-    pub error: String,
-    /// What went wrong.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error_description: Option<String>,
-}
-
-/// The error codes of the token endpoint.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum OAuthErrorCode {
-    /// Malformed or missing fields (400).
-    InvalidRequest,
-    /// Unknown client or wrong secret (401).
-    InvalidClient,
-    /// Not `client_credentials` (400).
-    UnsupportedGrantType,
-    /// An unknown scope (400).
-    InvalidScope,
-    /// The server failed (500).
-    ServerError,
 }
 
 #[cfg(test)]

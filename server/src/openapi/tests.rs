@@ -42,6 +42,69 @@ fn every_operation_is_typed_described_and_secured() {
     }
 }
 
+/// The keywords that give a schema a shape; a schema with none of them (`{}`, or only a
+/// description) accepts anything, so a client generated from it gets an untyped answer.
+const SHAPING: [&str; 8] = ["$ref", "type", "oneOf", "anyOf", "allOf", "enum", "const", "not"];
+
+/// `schema`, with a `$ref` to a component followed.
+fn resolve<'a>(doc: &'a Value, schema: &'a Value) -> &'a Value {
+    match schema["$ref"].as_str().and_then(|r| r.strip_prefix("#/components/schemas/")) {
+        Some(name) => {
+            let target = &doc["components"]["schemas"][name];
+            assert!(target.is_object(), "{name} is referred to but not among the components");
+            resolve(doc, target)
+        }
+        None => schema,
+    }
+}
+
+/// Where `doc` describes an answer without a shape: a response other than 204 without content, a
+/// content type without a schema or with an empty one, or a property of an answer's object with an
+/// empty schema.
+fn untyped_answers(doc: &Value) -> Vec<String> {
+    let shaped = |s: &Value| s.as_object().is_some_and(|s| SHAPING.iter().any(|k| s.contains_key(*k)));
+    let mut problems = Vec::new();
+    for (method, path, op) in operations(doc) {
+        for (status, response) in op["responses"].as_object().unwrap() {
+            let id = format!("{method} {path} {status}");
+            let content = response["content"].as_object().filter(|c| !c.is_empty());
+            let Some(content) = content else {
+                if status != "204" {
+                    problems.push(format!("{id}: a body is sent but none is described"));
+                }
+                continue;
+            };
+            for (kind, media) in content {
+                let schema = resolve(doc, &media["schema"]);
+                if !shaped(schema) {
+                    problems.push(format!("{id} {kind}: the schema is empty ({schema})"));
+                }
+                for (name, property) in schema["properties"].as_object().into_iter().flatten() {
+                    let property = resolve(doc, property);
+                    if !shaped(property) {
+                        problems.push(format!("{id} {kind}: property {name} has an empty schema ({property})"));
+                    }
+                }
+            }
+        }
+    }
+    problems
+}
+
+#[test]
+fn no_answer_has_an_empty_schema() {
+    let doc = document();
+    assert_eq!(untyped_answers(&doc), Vec::<String>::new());
+    // The check itself: an empty schema, a missing content and an empty property are each caught.
+    let mut broken = doc.clone();
+    broken["paths"]["/health"]["get"]["responses"]["200"]["content"]["application/json"]["schema"] =
+        serde_json::json!({});
+    broken["paths"]["/catalog/v1/item"]["put"]["responses"]["200"]["content"] = Value::Null;
+    broken["components"]["schemas"]["Token"]["properties"]["scope"] = serde_json::json!({"description": "x"});
+    let problems = untyped_answers(&broken);
+    assert_eq!(problems.len(), 3, "{problems:#?}");
+}
+
 #[test]
 fn every_previews_parameter_is_described_with_its_rules() {
     let doc = document();

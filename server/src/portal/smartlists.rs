@@ -31,8 +31,9 @@ pub struct Refresher {
     wake: Notify,
 }
 
-/// A membership change of one smartlist.
-#[derive(Debug, Clone, PartialEq)]
+/// A membership change of one smartlist (the admin API's refresh answers these).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, utoipa::ToSchema)]
+#[schema(as = MembershipChange)]
 pub struct Change {
     /// Smartlist id.
     pub id: String,

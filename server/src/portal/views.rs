@@ -1,8 +1,9 @@
-//! The JSON the portal interface shows for each resource (list and detail views), as types: the
-//! handlers serialise these, and the OpenAPI document describes them.
+//! The JSON the portal interface shows for each resource (list and detail views, and the admin
+//! API's views that add what only the organisation's administrator sees), as types: the handlers
+//! serialise these, and the OpenAPI document describes them.
 
 use serde::Serialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 use utoipa::ToSchema;
 
 use crate::openapi::schemas::{RecipeConfig, SmartlistFilter};
@@ -255,7 +256,30 @@ pub struct CreativeAssetDetail {
     pub asset_index: i64,
 }
 
-fn smartlist_view(s: &SmartlistRow) -> Smartlist {
+/// A recipe as the admin API shows it: the detail view, runs and the last error.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct AdminRecipe {
+    /// The portal's detail view.
+    #[serde(flatten)]
+    pub recipe: RecipeDetail,
+    /// Every run so far.
+    pub runs: i64,
+    /// Why the last run failed, or `null`.
+    pub last_error: Option<String>,
+}
+
+/// A creative asset as the admin API shows it: the detail view and its error.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct AdminCreativeAsset {
+    /// The portal's detail view.
+    #[serde(flatten)]
+    pub asset: CreativeAssetDetail,
+    /// Why it failed, or `null`.
+    pub error: Option<String>,
+}
+
+/// A smartlist as lists show it.
+pub fn smartlist(s: &SmartlistRow) -> Smartlist {
     Smartlist {
         id: s.id.clone(),
         title: s.title.clone(),
@@ -276,24 +300,19 @@ fn smartlist_view(s: &SmartlistRow) -> Smartlist {
     }
 }
 
-/// A smartlist ([`Smartlist`]); the detail view ([`SmartlistDetail`]) adds `catalog` and `filter`.
-pub fn smartlist(s: &SmartlistRow, detail: bool) -> Value {
-    let view = smartlist_view(s);
-    if detail {
-        json!(SmartlistDetail { smartlist: view, catalog: s.catalog_name.clone(), filter: s.filter.clone() })
-    } else {
-        json!(view)
-    }
+/// A smartlist with its catalog and filter.
+pub fn smartlist_detail(s: &SmartlistRow) -> SmartlistDetail {
+    SmartlistDetail { smartlist: smartlist(s), catalog: s.catalog_name.clone(), filter: s.filter.clone() }
 }
 
-/// A member of a smartlist ([`SmartlistAsset`]).
-pub fn smartlist_asset(inventory_id: &str, title: &str, position: usize) -> Value {
-    json!(SmartlistAsset { inventory_id: inventory_id.into(), title: title.into(), position })
+/// A member of a smartlist.
+pub fn smartlist_asset(inventory_id: &str, title: &str, position: usize) -> SmartlistAsset {
+    SmartlistAsset { inventory_id: inventory_id.into(), title: title.into(), position }
 }
 
-/// A recipe ([`Recipe`]); the detail view ([`RecipeDetail`]) adds `config` and `version`.
-pub fn recipe(r: &RecipeRow, detail: bool) -> Value {
-    let view = Recipe {
+/// A recipe as lists show it.
+pub fn recipe(r: &RecipeRow) -> Recipe {
+    Recipe {
         id: r.id.clone(),
         title: r.title.clone(),
         description: r.description.clone(),
@@ -306,27 +325,27 @@ pub fn recipe(r: &RecipeRow, detail: bool) -> Value {
         created_at: r.created_at.clone(),
         updated_at: r.updated_at.clone(),
         _links: SelfLink { self_: format!("/recipes/{}", r.id) },
-    };
-    if detail {
-        json!(RecipeDetail { recipe: view, config: r.config.clone(), version: r.version })
-    } else {
-        json!(view)
     }
 }
 
-/// Where a stored file is served: the configured public base joined with its bucket path.
-pub fn file_url(base: &str, uri: Option<&String>) -> Value {
-    json!(url_of(base, uri))
+/// A recipe with its config and version.
+pub fn recipe_detail(r: &RecipeRow) -> RecipeDetail {
+    RecipeDetail { recipe: recipe(r), config: r.config.clone(), version: r.version }
 }
 
-fn url_of(base: &str, uri: Option<&String>) -> Option<String> {
+/// A recipe as the admin sees it: the detail view, its runs and its last error.
+pub fn admin_recipe(r: &RecipeRow) -> AdminRecipe {
+    AdminRecipe { recipe: recipe_detail(r), runs: r.runs, last_error: r.last_error.clone() }
+}
+
+/// Where a stored file is served: the configured public base joined with its bucket path.
+pub fn file_url(base: &str, uri: Option<&String>) -> Option<String> {
     uri.map(|u| format!("{}/{}", base.trim_end_matches('/'), u.trim_start_matches('/')))
 }
 
-/// A creative asset ([`CreativeAsset`]); the detail view ([`CreativeAssetDetail`]) adds
-/// `run_number` and `asset_index`.
-pub fn creative_asset(a: &CreativeAssetRow, media_base: &str, detail: bool) -> Value {
-    let view = CreativeAsset {
+/// A creative asset as lists show it; its files are served under `media_base`.
+pub fn creative_asset(a: &CreativeAssetRow, media_base: &str) -> CreativeAsset {
+    CreativeAsset {
         id: a.id.clone(),
         title: a.title.clone(),
         kind: a.kind.clone(),
@@ -336,11 +355,11 @@ pub fn creative_asset(a: &CreativeAssetRow, media_base: &str, detail: bool) -> V
         inventory_id: a.item_id.clone(),
         asset_title: a.asset_title.clone(),
         image_uri: a.image_uri.clone(),
-        image_url: url_of(media_base, a.image_uri.as_ref()),
+        image_url: file_url(media_base, a.image_uri.as_ref()),
         small_image_uri: a.small_image_uri.clone(),
-        small_image_url: url_of(media_base, a.small_image_uri.as_ref()),
+        small_image_url: file_url(media_base, a.small_image_uri.as_ref()),
         video_uri: a.video_uri.clone(),
-        video_url: url_of(media_base, a.video_uri.as_ref()),
+        video_url: file_url(media_base, a.video_uri.as_ref()),
         start_time: a.start_time,
         stop_time: a.stop_time,
         metadata: a.metadata.clone(),
@@ -351,10 +370,15 @@ pub fn creative_asset(a: &CreativeAssetRow, media_base: &str, detail: bool) -> V
             self_: format!("/creative-assets/{}", a.id),
             recipe: format!("/recipes/{}", a.recipe_id),
         },
-    };
-    if detail {
-        json!(CreativeAssetDetail { asset: view, run_number: a.run_number, asset_index: a.asset_index })
-    } else {
-        json!(view)
     }
+}
+
+/// A creative asset with its run number and index.
+pub fn creative_asset_detail(a: &CreativeAssetRow, media_base: &str) -> CreativeAssetDetail {
+    CreativeAssetDetail { asset: creative_asset(a, media_base), run_number: a.run_number, asset_index: a.asset_index }
+}
+
+/// A creative asset as the admin sees it: the detail view and its error.
+pub fn admin_creative_asset(a: &CreativeAssetRow, media_base: &str) -> AdminCreativeAsset {
+    AdminCreativeAsset { asset: creative_asset_detail(a, media_base), error: a.error.clone() }
 }

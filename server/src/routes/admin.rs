@@ -10,15 +10,23 @@ use axum::body::Bytes;
 use axum::extract::{FromRequestParts, Path, State};
 use axum::http::request::Parts;
 use axum::http::{StatusCode, header};
-use serde_json::{Value, json};
+use serde_json::Value;
 use subtle::ConstantTimeEq;
 
 use super::portal::PortalError;
 use crate::auth::{CredentialError, generate_key, hash_key, key_prefix};
+use crate::portal::views::{AdminCreativeAsset, AdminRecipe, SmartlistAsset, SmartlistDetail};
 use crate::portal::{ManageError, recipes, smartlists, text, views};
 use crate::state::AppState;
-use crate::store::{OrgId, RecipeRow};
-use crate::webhooks::{self, WebhookError};
+use crate::store::{DeliveryRow, OrgId};
+use crate::webhooks::{self, WebhookError, WebhookView};
+
+mod answers;
+
+pub use answers::{
+    AdminCatalog, ApiKeyCreated, CatalogCreated, CatalogSettingsChanged, ClientCreated, Deleted, Organisation,
+    OrganisationCreated, RefreshOutcome, Revoked, RunStarted, WebhookCreated,
+};
 
 impl From<ManageError> for PortalError {
     fn from(e: ManageError) -> Self {
@@ -54,19 +62,19 @@ impl From<CredentialError> for PortalError {
     }
 }
 
-/// What an admin handler answers.
-type Answer = Result<(StatusCode, Json<Value>), PortalError>;
+/// What an admin handler answers: a status and `T` as JSON.
+type Answer<T> = Result<(StatusCode, Json<T>), PortalError>;
 
-fn ok(v: impl serde::Serialize) -> Answer {
-    Ok((StatusCode::OK, Json(json!(v))))
+fn ok<T>(v: T) -> Answer<T> {
+    Ok((StatusCode::OK, Json(v)))
 }
 
-fn created(v: impl serde::Serialize) -> Answer {
-    Ok((StatusCode::CREATED, Json(json!(v))))
+fn created<T>(v: T) -> Answer<T> {
+    Ok((StatusCode::CREATED, Json(v)))
 }
 
-fn accepted(v: impl serde::Serialize) -> Answer {
-    Ok((StatusCode::ACCEPTED, Json(json!(v))))
+fn accepted<T>(v: T) -> Answer<T> {
+    Ok((StatusCode::ACCEPTED, Json(v)))
 }
 
 /// The admin credential, checked before a handler runs.
@@ -126,14 +134,14 @@ impl FromRequestParts<AppState> for Scope {
 
 fn body(bytes: &Bytes) -> Result<Value, PortalError> {
     if bytes.is_empty() {
-        return Ok(json!({}));
+        return Ok(Value::Object(Default::default()));
     }
     serde_json::from_slice(bytes)
         .map_err(|e| PortalError::new(StatusCode::BAD_REQUEST, format!("the body must be a JSON object: {e}")))
 }
 
 /// Runs blocking work (DNS, a whole-organisation refresh) off the async threads.
-async fn blocking(f: impl FnOnce() -> Answer + Send + 'static) -> Answer {
+async fn blocking<T: Send + 'static>(f: impl FnOnce() -> Answer<T> + Send + 'static) -> Answer<T> {
     tokio::task::spawn_blocking(f).await.unwrap_or_else(|_| Err(PortalError::internal()))
 }
 
@@ -145,11 +153,11 @@ async fn blocking(f: impl FnOnce() -> Answer + Send + 'static) -> Answer {
     path = "/admin/v1/orgs",
     tag = "admin",
     summary = "The organisations",
-    responses((status = 200, description = "The organisations", body = Vec<crate::openapi::schemas::Organisation>), crate::openapi::AdminErrors),
+    responses((status = 200, description = "The organisations", body = Vec<Organisation>), crate::openapi::AdminErrors),
     security(("admin_token" = [])),
 )]
-pub async fn list_orgs(State(state): State<AppState>, _: Admin) -> Answer {
-    ok(state.store.orgs()?.into_iter().map(|(id, name)| json!({"id": id.0, "name": name})).collect::<Vec<_>>())
+pub async fn list_orgs(State(state): State<AppState>, _: Admin) -> Answer<Vec<Organisation>> {
+    ok(state.store.orgs()?.into_iter().map(|(id, name)| Organisation { id: id.0, name }).collect())
 }
 
 /// `POST /admin/v1/orgs` `{name}`: an organisation with a catalog of the same name.
@@ -159,14 +167,14 @@ pub async fn list_orgs(State(state): State<AppState>, _: Admin) -> Answer {
     tag = "admin",
     summary = "Creates an organisation with a catalog of its name",
     request_body = crate::openapi::schemas::NameInput,
-    responses((status = 201, description = "Created", body = crate::openapi::schemas::OrganisationCreated), (status = 200, description = "It existed already", body = crate::openapi::schemas::OrganisationCreated), crate::openapi::AdminErrors),
+    responses((status = 201, description = "Created", body = OrganisationCreated), (status = 200, description = "It existed already", body = OrganisationCreated), crate::openapi::AdminErrors),
     security(("admin_token" = [])),
 )]
-pub async fn create_org(State(state): State<AppState>, _: Admin, bytes: Bytes) -> Answer {
+pub async fn create_org(State(state): State<AppState>, _: Admin, bytes: Bytes) -> Answer<OrganisationCreated> {
     let name = text("name", body(&bytes)?.get("name"), true, 100)?.unwrap_or_default();
     let (id, new) = state.store.ensure_org(&name)?;
     state.store.ensure_catalog(id, &name)?;
-    let answer = json!({"id": id.0, "name": name, "created": new});
+    let answer = OrganisationCreated { id: id.0, name, created: new };
     if new { created(answer) } else { ok(answer) }
 }
 
@@ -177,14 +185,14 @@ pub async fn create_org(State(state): State<AppState>, _: Admin, bytes: Bytes) -
     tag = "admin",
     summary = "The organisation's catalogs",
     params(crate::openapi::OrgPath),
-    responses((status = 200, description = "The catalogs", body = Vec<crate::openapi::schemas::AdminCatalog>), crate::openapi::AdminErrors),
+    responses((status = 200, description = "The catalogs", body = Vec<AdminCatalog>), crate::openapi::AdminErrors),
     security(("admin_token" = [])),
 )]
-pub async fn list_catalogs(State(state): State<AppState>, s: Scope) -> Answer {
+pub async fn list_catalogs(State(state): State<AppState>, s: Scope) -> Answer<Vec<AdminCatalog>> {
     let mut out = Vec::new();
     for (id, name, created_at) in state.store.catalogs(s.org)? {
         let generation = state.store.catalog_generation(s.org, &name)?;
-        out.push(json!({"id": id, "name": name, "created_at": created_at, "media_generation": generation}));
+        out.push(AdminCatalog { id, name, created_at, media_generation: generation });
     }
     ok(out)
 }
@@ -197,13 +205,13 @@ pub async fn list_catalogs(State(state): State<AppState>, s: Scope) -> Answer {
     summary = "Creates a catalog (or finds it)",
     params(crate::openapi::OrgPath),
     request_body = crate::openapi::schemas::NameInput,
-    responses((status = 201, description = "Created", body = crate::openapi::schemas::CatalogCreated), crate::openapi::AdminErrors),
+    responses((status = 201, description = "Created", body = CatalogCreated), crate::openapi::AdminErrors),
     security(("admin_token" = [])),
 )]
-pub async fn create_catalog(State(state): State<AppState>, s: Scope, bytes: Bytes) -> Answer {
+pub async fn create_catalog(State(state): State<AppState>, s: Scope, bytes: Bytes) -> Answer<CatalogCreated> {
     let name = text("name", body(&bytes)?.get("name"), true, 200)?.unwrap_or_default();
     let id = state.store.ensure_catalog(s.org, &name)?;
-    created(json!({"id": id, "name": name}))
+    created(CatalogCreated { id, name })
 }
 
 /// `PATCH /admin/v1/orgs/{org}/catalogs/{name}` `{"media_generation": true}`: turns media asset
@@ -215,17 +223,17 @@ pub async fn create_catalog(State(state): State<AppState>, s: Scope, bytes: Byte
     summary = "Turns media asset generation (`trigger_generation`) on or off for a catalog",
     params(crate::openapi::OrgPath, crate::openapi::CatalogName),
     request_body = crate::openapi::schemas::CatalogSettings,
-    responses((status = 200, description = "Changed", body = crate::openapi::schemas::CatalogSettingsChanged), crate::openapi::AdminErrors),
+    responses((status = 200, description = "Changed", body = CatalogSettingsChanged), crate::openapi::AdminErrors),
     security(("admin_token" = [])),
 )]
-pub async fn update_catalog(State(state): State<AppState>, s: Scope, bytes: Bytes) -> Answer {
+pub async fn update_catalog(State(state): State<AppState>, s: Scope, bytes: Bytes) -> Answer<CatalogSettingsChanged> {
     let Some(Value::Bool(enabled)) = body(&bytes)?.get("media_generation").cloned() else {
         return Err(PortalError::new(StatusCode::BAD_REQUEST, "media_generation: must be true or false"));
     };
     if !state.store.set_catalog_generation(s.org, &s.id, enabled)? {
         return Err(PortalError::new(StatusCode::NOT_FOUND, format!("catalog {:?} not found", s.id)));
     }
-    ok(json!({"name": s.id, "media_generation": enabled}))
+    ok(CatalogSettingsChanged { name: s.id, media_generation: enabled })
 }
 
 /// `GET /admin/v1/orgs/{org}/api-keys`: prefixes and times only, revoked keys too.
@@ -235,10 +243,10 @@ pub async fn update_catalog(State(state): State<AppState>, s: Scope, bytes: Byte
     tag = "admin",
     summary = "The organisation's API keys (prefixes only)",
     params(crate::openapi::OrgPath),
-    responses((status = 200, description = "The keys", body = Vec<crate::openapi::schemas::ApiKeyListing>), crate::openapi::AdminErrors),
+    responses((status = 200, description = "The keys", body = Vec<crate::auth::ApiKeyListing>), crate::openapi::AdminErrors),
     security(("admin_token" = [])),
 )]
-pub async fn list_keys(State(state): State<AppState>, s: Scope) -> Answer {
+pub async fn list_keys(State(state): State<AppState>, s: Scope) -> Answer<Vec<crate::auth::ApiKeyListing>> {
     ok(crate::auth::keys(&state.store, s.org)?)
 }
 
@@ -250,11 +258,11 @@ pub async fn list_keys(State(state): State<AppState>, s: Scope) -> Answer {
     tag = "admin",
     summary = "Revokes an API key, given by its prefix (effective at the next request)",
     params(crate::openapi::OrgPath, ("id" = String, Path, description = "The key's prefix, as listed")),
-    responses((status = 200, description = "Revoked", body = crate::openapi::admin_bodies::Revoked), crate::openapi::AdminErrors),
+    responses((status = 200, description = "Revoked", body = Revoked), crate::openapi::AdminErrors),
     security(("admin_token" = [])),
 )]
-pub async fn revoke_key(State(state): State<AppState>, s: Scope) -> Answer {
-    ok(json!({"revoked": crate::auth::revoke_key(&state.store, s.org, &s.id)?}))
+pub async fn revoke_key(State(state): State<AppState>, s: Scope) -> Answer<Revoked> {
+    ok(Revoked { revoked: crate::auth::revoke_key(&state.store, s.org, &s.id)? })
 }
 
 /// `GET /admin/v1/orgs/{org}/clients`: client ids and times only, revoked clients too.
@@ -264,10 +272,10 @@ pub async fn revoke_key(State(state): State<AppState>, s: Scope) -> Answer {
     tag = "admin",
     summary = "The organisation's OAuth clients (ids only; secrets are never shown)",
     params(crate::openapi::OrgPath),
-    responses((status = 200, description = "The clients", body = Vec<crate::openapi::admin_bodies::ClientListing>), crate::openapi::AdminErrors),
+    responses((status = 200, description = "The clients", body = Vec<crate::identity::ClientListing>), crate::openapi::AdminErrors),
     security(("admin_token" = [])),
 )]
-pub async fn list_clients(State(state): State<AppState>, s: Scope) -> Answer {
+pub async fn list_clients(State(state): State<AppState>, s: Scope) -> Answer<Vec<crate::identity::ClientListing>> {
     ok(crate::identity::clients(&state.store, s.org)?)
 }
 
@@ -279,12 +287,12 @@ pub async fn list_clients(State(state): State<AppState>, s: Scope) -> Answer {
     tag = "admin",
     summary = "Revokes an OAuth client and every token it holds (effective at the next request)",
     params(crate::openapi::OrgPath, ("id" = String, Path, description = "The client id")),
-    responses((status = 200, description = "Revoked", body = crate::openapi::admin_bodies::Revoked), crate::openapi::AdminErrors),
+    responses((status = 200, description = "Revoked", body = Revoked), crate::openapi::AdminErrors),
     security(("admin_token" = [])),
 )]
-pub async fn revoke_client(State(state): State<AppState>, s: Scope) -> Answer {
+pub async fn revoke_client(State(state): State<AppState>, s: Scope) -> Answer<Revoked> {
     crate::identity::revoke_client(&state.store, s.org, &s.id)?;
-    ok(json!({"revoked": s.id.trim()}))
+    ok(Revoked { revoked: s.id.trim().to_string() })
 }
 
 /// `POST /admin/v1/orgs/{org}/api-keys`: the key is in this answer only.
@@ -294,13 +302,14 @@ pub async fn revoke_client(State(state): State<AppState>, s: Scope) -> Answer {
     tag = "admin",
     summary = "Creates an API key, shown in this answer only",
     params(crate::openapi::OrgPath),
-    responses((status = 201, description = "Created", body = crate::openapi::schemas::ApiKeyCreated), crate::openapi::AdminErrors),
+    responses((status = 201, description = "Created", body = ApiKeyCreated), crate::openapi::AdminErrors),
     security(("admin_token" = [])),
 )]
-pub async fn create_key(State(state): State<AppState>, s: Scope) -> Answer {
+pub async fn create_key(State(state): State<AppState>, s: Scope) -> Answer<ApiKeyCreated> {
     let key = generate_key();
     state.store.add_key(s.org, &hash_key(&key), &key_prefix(&key))?;
-    created(json!({"key": key, "prefix": key_prefix(&key), "note": "shown once; stored only as a hash"}))
+    let prefix = key_prefix(&key);
+    created(ApiKeyCreated { key, prefix, note: "shown once; stored only as a hash" })
 }
 
 /// `POST /admin/v1/orgs/{org}/clients`: OAuth client credentials; the secret is in this answer only.
@@ -310,15 +319,13 @@ pub async fn create_key(State(state): State<AppState>, s: Scope) -> Answer {
     tag = "admin",
     summary = "Creates OAuth client credentials; the secret is shown in this answer only",
     params(crate::openapi::OrgPath),
-    responses((status = 201, description = "Created", body = crate::openapi::schemas::ClientCreated), crate::openapi::AdminErrors),
+    responses((status = 201, description = "Created", body = ClientCreated), crate::openapi::AdminErrors),
     security(("admin_token" = [])),
 )]
-pub async fn create_client(State(state): State<AppState>, s: Scope) -> Answer {
+pub async fn create_client(State(state): State<AppState>, s: Scope) -> Answer<ClientCreated> {
     let (client_id, secret) = crate::identity::new_client();
     state.store.add_client(s.org, &client_id, &hash_key(&secret))?;
-    created(
-        json!({"client_id": client_id, "client_secret": secret, "note": "the secret is shown once; stored only as a hash"}),
-    )
+    created(ClientCreated { client_id, client_secret: secret, note: "the secret is shown once; stored only as a hash" })
 }
 
 // ---- smartlists ----
@@ -330,11 +337,11 @@ pub async fn create_client(State(state): State<AppState>, s: Scope) -> Answer {
     tag = "admin",
     summary = "The organisation's smartlists, drafts included",
     params(crate::openapi::OrgPath),
-    responses((status = 200, description = "The smartlists", body = Vec<crate::portal::views::SmartlistDetail>), crate::openapi::AdminErrors),
+    responses((status = 200, description = "The smartlists", body = Vec<SmartlistDetail>), crate::openapi::AdminErrors),
     security(("admin_token" = [])),
 )]
-pub async fn list_smartlists(State(state): State<AppState>, s: Scope) -> Answer {
-    ok(state.store.smartlists(s.org)?.iter().map(|l| views::smartlist(l, true)).collect::<Vec<_>>())
+pub async fn list_smartlists(State(state): State<AppState>, s: Scope) -> Answer<Vec<SmartlistDetail>> {
+    ok(state.store.smartlists(s.org)?.iter().map(views::smartlist_detail).collect())
 }
 
 /// `POST /admin/v1/orgs/{org}/smartlists`.
@@ -345,11 +352,11 @@ pub async fn list_smartlists(State(state): State<AppState>, s: Scope) -> Answer 
     summary = "Creates a smartlist and computes its membership",
     params(crate::openapi::OrgPath),
     request_body = crate::openapi::schemas::SmartlistInput,
-    responses((status = 201, description = "Created", body = crate::portal::views::SmartlistDetail), crate::openapi::AdminErrors),
+    responses((status = 201, description = "Created", body = SmartlistDetail), crate::openapi::AdminErrors),
     security(("admin_token" = [])),
 )]
-pub async fn create_smartlist(State(state): State<AppState>, s: Scope, bytes: Bytes) -> Answer {
-    created(views::smartlist(&smartlists::create(&state, s.org, &body(&bytes)?)?, true))
+pub async fn create_smartlist(State(state): State<AppState>, s: Scope, bytes: Bytes) -> Answer<SmartlistDetail> {
+    created(views::smartlist_detail(&smartlists::create(&state, s.org, &body(&bytes)?)?))
 }
 
 /// `GET /admin/v1/orgs/{org}/smartlists/{id}`.
@@ -359,11 +366,11 @@ pub async fn create_smartlist(State(state): State<AppState>, s: Scope, bytes: By
     tag = "admin",
     summary = "One smartlist",
     params(crate::openapi::OrgPath, crate::openapi::ResourceId),
-    responses((status = 200, description = "The smartlist", body = crate::portal::views::SmartlistDetail), crate::openapi::AdminErrors),
+    responses((status = 200, description = "The smartlist", body = SmartlistDetail), crate::openapi::AdminErrors),
     security(("admin_token" = [])),
 )]
-pub async fn get_smartlist(State(state): State<AppState>, s: Scope) -> Answer {
-    ok(views::smartlist(&smartlists::get(&state, s.org, &s.id)?, true))
+pub async fn get_smartlist(State(state): State<AppState>, s: Scope) -> Answer<SmartlistDetail> {
+    ok(views::smartlist_detail(&smartlists::get(&state, s.org, &s.id)?))
 }
 
 /// `PATCH /admin/v1/orgs/{org}/smartlists/{id}`: the fields given.
@@ -374,11 +381,11 @@ pub async fn get_smartlist(State(state): State<AppState>, s: Scope) -> Answer {
     summary = "Changes the fields given; a new filter recomputes the membership",
     params(crate::openapi::OrgPath, crate::openapi::ResourceId),
     request_body = crate::openapi::schemas::SmartlistInput,
-    responses((status = 200, description = "Changed", body = crate::portal::views::SmartlistDetail), crate::openapi::AdminErrors),
+    responses((status = 200, description = "Changed", body = SmartlistDetail), crate::openapi::AdminErrors),
     security(("admin_token" = [])),
 )]
-pub async fn update_smartlist(State(state): State<AppState>, s: Scope, bytes: Bytes) -> Answer {
-    ok(views::smartlist(&smartlists::update(&state, s.org, &s.id, &body(&bytes)?)?, true))
+pub async fn update_smartlist(State(state): State<AppState>, s: Scope, bytes: Bytes) -> Answer<SmartlistDetail> {
+    ok(views::smartlist_detail(&smartlists::update(&state, s.org, &s.id, &body(&bytes)?)?))
 }
 
 /// `DELETE /admin/v1/orgs/{org}/smartlists/{id}`.
@@ -388,12 +395,12 @@ pub async fn update_smartlist(State(state): State<AppState>, s: Scope, bytes: By
     tag = "admin",
     summary = "Deletes a smartlist",
     params(crate::openapi::OrgPath, crate::openapi::ResourceId),
-    responses((status = 200, description = "Deleted", body = crate::openapi::schemas::Deleted), crate::openapi::AdminErrors),
+    responses((status = 200, description = "Deleted", body = Deleted), crate::openapi::AdminErrors),
     security(("admin_token" = [])),
 )]
-pub async fn delete_smartlist(State(state): State<AppState>, s: Scope) -> Answer {
+pub async fn delete_smartlist(State(state): State<AppState>, s: Scope) -> Answer<Deleted> {
     smartlists::delete(&state, s.org, &s.id)?;
-    ok(json!({"deleted": s.id}))
+    ok(Deleted { deleted: s.id })
 }
 
 /// `POST /admin/v1/orgs/{org}/smartlists/{id}/publish`.
@@ -403,11 +410,11 @@ pub async fn delete_smartlist(State(state): State<AppState>, s: Scope) -> Answer
     tag = "admin",
     summary = "Publishes a smartlist",
     params(crate::openapi::OrgPath, crate::openapi::ResourceId),
-    responses((status = 200, description = "Published", body = crate::portal::views::SmartlistDetail), crate::openapi::AdminErrors),
+    responses((status = 200, description = "Published", body = SmartlistDetail), crate::openapi::AdminErrors),
     security(("admin_token" = [])),
 )]
-pub async fn publish_smartlist(State(state): State<AppState>, s: Scope) -> Answer {
-    ok(views::smartlist(&smartlists::set_published(&state, s.org, &s.id, true)?, true))
+pub async fn publish_smartlist(State(state): State<AppState>, s: Scope) -> Answer<SmartlistDetail> {
+    ok(views::smartlist_detail(&smartlists::set_published(&state, s.org, &s.id, true)?))
 }
 
 /// `POST /admin/v1/orgs/{org}/smartlists/{id}/unpublish`.
@@ -417,11 +424,11 @@ pub async fn publish_smartlist(State(state): State<AppState>, s: Scope) -> Answe
     tag = "admin",
     summary = "Makes a smartlist a draft",
     params(crate::openapi::OrgPath, crate::openapi::ResourceId),
-    responses((status = 200, description = "A draft", body = crate::portal::views::SmartlistDetail), crate::openapi::AdminErrors),
+    responses((status = 200, description = "A draft", body = SmartlistDetail), crate::openapi::AdminErrors),
     security(("admin_token" = [])),
 )]
-pub async fn unpublish_smartlist(State(state): State<AppState>, s: Scope) -> Answer {
-    ok(views::smartlist(&smartlists::set_published(&state, s.org, &s.id, false)?, true))
+pub async fn unpublish_smartlist(State(state): State<AppState>, s: Scope) -> Answer<SmartlistDetail> {
+    ok(views::smartlist_detail(&smartlists::set_published(&state, s.org, &s.id, false)?))
 }
 
 /// `GET /admin/v1/orgs/{org}/smartlists/{id}/assets`: the members (drafts too).
@@ -431,10 +438,10 @@ pub async fn unpublish_smartlist(State(state): State<AppState>, s: Scope) -> Ans
     tag = "admin",
     summary = "A smartlist's members, drafts too",
     params(crate::openapi::OrgPath, crate::openapi::ResourceId),
-    responses((status = 200, description = "The members", body = Vec<crate::portal::views::SmartlistAsset>), crate::openapi::AdminErrors),
+    responses((status = 200, description = "The members", body = Vec<SmartlistAsset>), crate::openapi::AdminErrors),
     security(("admin_token" = [])),
 )]
-pub async fn smartlist_members(State(state): State<AppState>, s: Scope) -> Answer {
+pub async fn smartlist_members(State(state): State<AppState>, s: Scope) -> Answer<Vec<SmartlistAsset>> {
     let list = smartlists::get(&state, s.org, &s.id)?;
     let mut out = Vec::new();
     for (i, item) in state.store.smartlist_members(&list.id)?.iter().enumerate() {
@@ -451,25 +458,15 @@ pub async fn smartlist_members(State(state): State<AppState>, s: Scope) -> Answe
     tag = "admin",
     summary = "Recomputes every smartlist of the organisation now",
     params(crate::openapi::OrgPath),
-    responses((status = 200, description = "The changes", body = crate::openapi::schemas::RefreshOutcome), crate::openapi::AdminErrors),
+    responses((status = 200, description = "The changes", body = RefreshOutcome), crate::openapi::AdminErrors),
     security(("admin_token" = [])),
 )]
-pub async fn refresh_smartlists(State(state): State<AppState>, s: Scope) -> Answer {
-    blocking(move || {
-        let changes = smartlists::refresh(&state, s.org, None, chrono::Utc::now())?;
-        ok(json!({"changed": changes.iter().map(|c| json!({"id": c.id, "added": c.added, "removed": c.removed})).collect::<Vec<_>>()}))
-    })
-    .await
+pub async fn refresh_smartlists(State(state): State<AppState>, s: Scope) -> Answer<RefreshOutcome> {
+    blocking(move || ok(RefreshOutcome { changed: smartlists::refresh(&state, s.org, None, chrono::Utc::now())? }))
+        .await
 }
 
 // ---- recipes ----
-
-fn recipe_json(r: &RecipeRow) -> Value {
-    let mut v = views::recipe(r, true);
-    v["runs"] = json!(r.runs);
-    v["last_error"] = json!(r.last_error);
-    v
-}
 
 /// `GET /admin/v1/orgs/{org}/recipes`: drafts included.
 #[utoipa::path(
@@ -478,11 +475,11 @@ fn recipe_json(r: &RecipeRow) -> Value {
     tag = "admin",
     summary = "The organisation's recipes, drafts included",
     params(crate::openapi::OrgPath),
-    responses((status = 200, description = "The recipes", body = Vec<crate::openapi::schemas::AdminRecipe>), crate::openapi::AdminErrors),
+    responses((status = 200, description = "The recipes", body = Vec<AdminRecipe>), crate::openapi::AdminErrors),
     security(("admin_token" = [])),
 )]
-pub async fn list_recipes(State(state): State<AppState>, s: Scope) -> Answer {
-    ok(state.store.recipes(s.org)?.iter().map(recipe_json).collect::<Vec<_>>())
+pub async fn list_recipes(State(state): State<AppState>, s: Scope) -> Answer<Vec<AdminRecipe>> {
+    ok(state.store.recipes(s.org)?.iter().map(views::admin_recipe).collect())
 }
 
 /// `POST /admin/v1/orgs/{org}/recipes`; a published recipe starts running.
@@ -493,11 +490,11 @@ pub async fn list_recipes(State(state): State<AppState>, s: Scope) -> Answer {
     summary = "Creates a recipe; a published one starts running",
     params(crate::openapi::OrgPath),
     request_body = crate::openapi::schemas::RecipeInput,
-    responses((status = 201, description = "Created", body = crate::openapi::schemas::AdminRecipe), crate::openapi::AdminErrors),
+    responses((status = 201, description = "Created", body = AdminRecipe), crate::openapi::AdminErrors),
     security(("admin_token" = [])),
 )]
-pub async fn create_recipe(State(state): State<AppState>, s: Scope, bytes: Bytes) -> Answer {
-    created(recipe_json(&recipes::create(&state, s.org, &body(&bytes)?)?))
+pub async fn create_recipe(State(state): State<AppState>, s: Scope, bytes: Bytes) -> Answer<AdminRecipe> {
+    created(views::admin_recipe(&recipes::create(&state, s.org, &body(&bytes)?)?))
 }
 
 /// `GET /admin/v1/orgs/{org}/recipes/{id}`.
@@ -507,11 +504,11 @@ pub async fn create_recipe(State(state): State<AppState>, s: Scope, bytes: Bytes
     tag = "admin",
     summary = "One recipe",
     params(crate::openapi::OrgPath, crate::openapi::ResourceId),
-    responses((status = 200, description = "The recipe", body = crate::openapi::schemas::AdminRecipe), crate::openapi::AdminErrors),
+    responses((status = 200, description = "The recipe", body = AdminRecipe), crate::openapi::AdminErrors),
     security(("admin_token" = [])),
 )]
-pub async fn get_recipe(State(state): State<AppState>, s: Scope) -> Answer {
-    ok(recipe_json(&recipes::get(&state, s.org, &s.id)?))
+pub async fn get_recipe(State(state): State<AppState>, s: Scope) -> Answer<AdminRecipe> {
+    ok(views::admin_recipe(&recipes::get(&state, s.org, &s.id)?))
 }
 
 /// `PATCH /admin/v1/orgs/{org}/recipes/{id}`.
@@ -522,11 +519,11 @@ pub async fn get_recipe(State(state): State<AppState>, s: Scope) -> Answer {
     summary = "Changes the fields given (a new config bumps `version`)",
     params(crate::openapi::OrgPath, crate::openapi::ResourceId),
     request_body = crate::openapi::schemas::RecipeInput,
-    responses((status = 200, description = "Changed", body = crate::openapi::schemas::AdminRecipe), crate::openapi::AdminErrors),
+    responses((status = 200, description = "Changed", body = AdminRecipe), crate::openapi::AdminErrors),
     security(("admin_token" = [])),
 )]
-pub async fn update_recipe(State(state): State<AppState>, s: Scope, bytes: Bytes) -> Answer {
-    ok(recipe_json(&recipes::update(&state, s.org, &s.id, &body(&bytes)?)?))
+pub async fn update_recipe(State(state): State<AppState>, s: Scope, bytes: Bytes) -> Answer<AdminRecipe> {
+    ok(views::admin_recipe(&recipes::update(&state, s.org, &s.id, &body(&bytes)?)?))
 }
 
 /// `POST /admin/v1/orgs/{org}/recipes/{id}/publish` (runs it).
@@ -536,11 +533,11 @@ pub async fn update_recipe(State(state): State<AppState>, s: Scope, bytes: Bytes
     tag = "admin",
     summary = "Publishes a recipe, which runs it",
     params(crate::openapi::OrgPath, crate::openapi::ResourceId),
-    responses((status = 200, description = "Published", body = crate::openapi::schemas::AdminRecipe), crate::openapi::AdminErrors),
+    responses((status = 200, description = "Published", body = AdminRecipe), crate::openapi::AdminErrors),
     security(("admin_token" = [])),
 )]
-pub async fn publish_recipe(State(state): State<AppState>, s: Scope) -> Answer {
-    ok(recipe_json(&recipes::set_published(&state, s.org, &s.id, true)?))
+pub async fn publish_recipe(State(state): State<AppState>, s: Scope) -> Answer<AdminRecipe> {
+    ok(views::admin_recipe(&recipes::set_published(&state, s.org, &s.id, true)?))
 }
 
 /// `POST /admin/v1/orgs/{org}/recipes/{id}/unpublish`.
@@ -550,11 +547,11 @@ pub async fn publish_recipe(State(state): State<AppState>, s: Scope) -> Answer {
     tag = "admin",
     summary = "Makes a recipe a draft",
     params(crate::openapi::OrgPath, crate::openapi::ResourceId),
-    responses((status = 200, description = "A draft", body = crate::openapi::schemas::AdminRecipe), crate::openapi::AdminErrors),
+    responses((status = 200, description = "A draft", body = AdminRecipe), crate::openapi::AdminErrors),
     security(("admin_token" = [])),
 )]
-pub async fn unpublish_recipe(State(state): State<AppState>, s: Scope) -> Answer {
-    ok(recipe_json(&recipes::set_published(&state, s.org, &s.id, false)?))
+pub async fn unpublish_recipe(State(state): State<AppState>, s: Scope) -> Answer<AdminRecipe> {
+    ok(views::admin_recipe(&recipes::set_published(&state, s.org, &s.id, false)?))
 }
 
 /// `POST /admin/v1/orgs/{org}/recipes/{id}/run`: 202 with the run number.
@@ -564,12 +561,12 @@ pub async fn unpublish_recipe(State(state): State<AppState>, s: Scope) -> Answer
     tag = "admin",
     summary = "Runs a recipe again (409 while a run is in progress)",
     params(crate::openapi::OrgPath, crate::openapi::ResourceId),
-    responses((status = 202, description = "Started", body = crate::openapi::schemas::RunStarted), crate::openapi::AdminErrors),
+    responses((status = 202, description = "Started", body = RunStarted), crate::openapi::AdminErrors),
     security(("admin_token" = [])),
 )]
-pub async fn run_recipe(State(state): State<AppState>, s: Scope) -> Answer {
+pub async fn run_recipe(State(state): State<AppState>, s: Scope) -> Answer<RunStarted> {
     let run = recipes::start(&state, s.org, &s.id)?;
-    accepted(json!({"recipe_id": s.id, "run_number": run, "status": "running"}))
+    accepted(RunStarted { recipe_id: s.id, run_number: run, status: "running" })
 }
 
 /// `GET /admin/v1/orgs/{org}/recipes/{id}/creative-assets`: every asset of every run.
@@ -579,18 +576,13 @@ pub async fn run_recipe(State(state): State<AppState>, s: Scope) -> Answer {
     tag = "admin",
     summary = "Every creative asset of every run of a recipe, with its error",
     params(crate::openapi::OrgPath, crate::openapi::ResourceId),
-    responses((status = 200, description = "The assets", body = Vec<crate::openapi::schemas::AdminCreativeAsset>), crate::openapi::AdminErrors),
+    responses((status = 200, description = "The assets", body = Vec<AdminCreativeAsset>), crate::openapi::AdminErrors),
     security(("admin_token" = [])),
 )]
-pub async fn recipe_assets(State(state): State<AppState>, s: Scope) -> Answer {
+pub async fn recipe_assets(State(state): State<AppState>, s: Scope) -> Answer<Vec<AdminCreativeAsset>> {
     let r = recipes::get(&state, s.org, &s.id)?;
-    let mut out = Vec::new();
-    for a in state.store.creative_assets(s.org, Some(&r.id))? {
-        let mut v = views::creative_asset(&a, &state.config.media_base_url, true);
-        v["error"] = json!(a.error);
-        out.push(v);
-    }
-    ok(out)
+    let assets = state.store.creative_assets(s.org, Some(&r.id))?;
+    ok(assets.iter().map(|a| views::admin_creative_asset(a, &state.config.media_base_url)).collect())
 }
 
 // ---- webhooks ----
@@ -602,10 +594,10 @@ pub async fn recipe_assets(State(state): State<AppState>, s: Scope) -> Answer {
     tag = "admin",
     summary = "The organisation's webhooks",
     params(crate::openapi::OrgPath),
-    responses((status = 200, description = "The webhooks", body = Vec<crate::webhooks::WebhookView>), crate::openapi::AdminErrors),
+    responses((status = 200, description = "The webhooks", body = Vec<WebhookView>), crate::openapi::AdminErrors),
     security(("admin_token" = [])),
 )]
-pub async fn list_webhooks(State(state): State<AppState>, s: Scope) -> Answer {
+pub async fn list_webhooks(State(state): State<AppState>, s: Scope) -> Answer<Vec<WebhookView>> {
     ok(webhooks::list(&state, s.org)?)
 }
 
@@ -618,10 +610,10 @@ pub async fn list_webhooks(State(state): State<AppState>, s: Scope) -> Answer {
     summary = "Creates a webhook; its signing secret is shown in this answer only",
     params(crate::openapi::OrgPath),
     request_body = crate::openapi::schemas::WebhookInput,
-    responses((status = 201, description = "Created", body = crate::openapi::schemas::WebhookCreated), crate::openapi::AdminErrors),
+    responses((status = 201, description = "Created", body = WebhookCreated), crate::openapi::AdminErrors),
     security(("admin_token" = [])),
 )]
-pub async fn create_webhook(State(state): State<AppState>, s: Scope, bytes: Bytes) -> Answer {
+pub async fn create_webhook(State(state): State<AppState>, s: Scope, bytes: Bytes) -> Answer<WebhookCreated> {
     let b = body(&bytes)?;
     let url = text("url", b.get("url"), true, 2048)?.unwrap_or_default();
     let events: Vec<String> = match b.get("events") {
@@ -640,10 +632,7 @@ pub async fn create_webhook(State(state): State<AppState>, s: Scope, bytes: Byte
         if enable {
             view = webhooks::set_enabled(&state, s.org, &view.id, true)?;
         }
-        let mut v = json!(view);
-        v["signing_secret"] = json!(secret);
-        v["note"] = json!("the signing secret is shown once");
-        created(v)
+        created(WebhookCreated { webhook: view, signing_secret: secret, note: "the signing secret is shown once" })
     })
     .await
 }
@@ -655,12 +644,12 @@ pub async fn create_webhook(State(state): State<AppState>, s: Scope, bytes: Byte
     tag = "admin",
     summary = "Deletes a webhook and its delivery log",
     params(crate::openapi::OrgPath, crate::openapi::ResourceId),
-    responses((status = 200, description = "Deleted", body = crate::openapi::schemas::Deleted), crate::openapi::AdminErrors),
+    responses((status = 200, description = "Deleted", body = Deleted), crate::openapi::AdminErrors),
     security(("admin_token" = [])),
 )]
-pub async fn delete_webhook(State(state): State<AppState>, s: Scope) -> Answer {
+pub async fn delete_webhook(State(state): State<AppState>, s: Scope) -> Answer<Deleted> {
     webhooks::delete(&state, s.org, &s.id)?;
-    ok(json!({"deleted": s.id}))
+    ok(Deleted { deleted: s.id })
 }
 
 /// `POST /admin/v1/orgs/{org}/webhooks/{id}/enable`.
@@ -670,10 +659,10 @@ pub async fn delete_webhook(State(state): State<AppState>, s: Scope) -> Answer {
     tag = "admin",
     summary = "Enables a webhook",
     params(crate::openapi::OrgPath, crate::openapi::ResourceId),
-    responses((status = 200, description = "Enabled", body = crate::webhooks::WebhookView), crate::openapi::AdminErrors),
+    responses((status = 200, description = "Enabled", body = WebhookView), crate::openapi::AdminErrors),
     security(("admin_token" = [])),
 )]
-pub async fn enable_webhook(State(state): State<AppState>, s: Scope) -> Answer {
+pub async fn enable_webhook(State(state): State<AppState>, s: Scope) -> Answer<WebhookView> {
     ok(webhooks::set_enabled(&state, s.org, &s.id, true)?)
 }
 
@@ -684,10 +673,10 @@ pub async fn enable_webhook(State(state): State<AppState>, s: Scope) -> Answer {
     tag = "admin",
     summary = "Disables a webhook",
     params(crate::openapi::OrgPath, crate::openapi::ResourceId),
-    responses((status = 200, description = "Disabled", body = crate::webhooks::WebhookView), crate::openapi::AdminErrors),
+    responses((status = 200, description = "Disabled", body = WebhookView), crate::openapi::AdminErrors),
     security(("admin_token" = [])),
 )]
-pub async fn disable_webhook(State(state): State<AppState>, s: Scope) -> Answer {
+pub async fn disable_webhook(State(state): State<AppState>, s: Scope) -> Answer<WebhookView> {
     ok(webhooks::set_enabled(&state, s.org, &s.id, false)?)
 }
 
@@ -698,10 +687,10 @@ pub async fn disable_webhook(State(state): State<AppState>, s: Scope) -> Answer 
     tag = "admin",
     summary = "Queues a Test delivery",
     params(crate::openapi::OrgPath, crate::openapi::ResourceId),
-    responses((status = 202, description = "Queued", body = crate::store::DeliveryRow), crate::openapi::AdminErrors),
+    responses((status = 202, description = "Queued", body = DeliveryRow), crate::openapi::AdminErrors),
     security(("admin_token" = [])),
 )]
-pub async fn test_webhook(State(state): State<AppState>, s: Scope) -> Answer {
+pub async fn test_webhook(State(state): State<AppState>, s: Scope) -> Answer<DeliveryRow> {
     accepted(webhooks::test(&state, s.org, &s.id)?)
 }
 
@@ -712,10 +701,10 @@ pub async fn test_webhook(State(state): State<AppState>, s: Scope) -> Answer {
     tag = "admin",
     summary = "A webhook's delivery log, newest first",
     params(crate::openapi::OrgPath, crate::openapi::ResourceId),
-    responses((status = 200, description = "The deliveries", body = Vec<crate::store::DeliveryRow>), crate::openapi::AdminErrors),
+    responses((status = 200, description = "The deliveries", body = Vec<DeliveryRow>), crate::openapi::AdminErrors),
     security(("admin_token" = [])),
 )]
-pub async fn webhook_deliveries(State(state): State<AppState>, s: Scope) -> Answer {
+pub async fn webhook_deliveries(State(state): State<AppState>, s: Scope) -> Answer<Vec<DeliveryRow>> {
     ok(webhooks::deliveries(&state, s.org, &s.id, webhooks::MAX_LIST)?)
 }
 
@@ -726,9 +715,9 @@ pub async fn webhook_deliveries(State(state): State<AppState>, s: Scope) -> Answ
     tag = "admin",
     summary = "Sends the same bytes of a delivery again",
     params(crate::openapi::OrgPath, crate::openapi::ResourceId),
-    responses((status = 202, description = "Queued", body = crate::store::DeliveryRow), crate::openapi::AdminErrors),
+    responses((status = 202, description = "Queued", body = DeliveryRow), crate::openapi::AdminErrors),
     security(("admin_token" = [])),
 )]
-pub async fn redeliver(State(state): State<AppState>, s: Scope) -> Answer {
+pub async fn redeliver(State(state): State<AppState>, s: Scope) -> Answer<DeliveryRow> {
     accepted(webhooks::redeliver(&state, s.org, &s.id)?)
 }

@@ -11,7 +11,6 @@ use crate::auth::Accept;
 use crate::catalog::{CatalogItem, ExtendedEpisodicInfo, ITEM_TYPES};
 use crate::error::{AppError, Detail};
 use crate::openapi::params::{ItemGetQuery, ItemListQuery};
-use crate::openapi::schemas::Null;
 use crate::query::Collect;
 use crate::state::AppState;
 use crate::store::OrgId;
@@ -59,7 +58,7 @@ pub async fn upsert(
     RawQuery(raw): RawQuery,
     headers: HeaderMap,
     body: Bytes,
-) -> Result<Json<Value>, AppError> {
+) -> Result<Json<Null>, AppError> {
     let (org, _) = caller(&state, raw.as_deref(), &headers, Accept::ApiKey)?;
     let item = CatalogItem::parse(&body)?;
     let s = state.clone();
@@ -67,7 +66,7 @@ pub async fn upsert(
         .await
         .map_err(|e| AppError::Internal(e.to_string()))??;
     state.wake.notify_waiters();
-    Ok(Json(Value::Null))
+    Ok(Json(Null))
 }
 
 /// Stores an item, completes its episodic hierarchy, applies its operations.
@@ -259,12 +258,31 @@ pub async fn delete(
     Path((item_type, id)): Path<(String, String)>,
     RawQuery(raw): RawQuery,
     headers: HeaderMap,
-) -> Result<Json<Value>, AppError> {
+) -> Result<Json<Null>, AppError> {
     let (org, _) = caller(&state, raw.as_deref(), &headers, Accept::ApiKey)?;
     check_type(&item_type)?;
     match state.store.item(org, &id)? {
         Some(item) if item.item_type == item_type => delete_cascade(&state, org, &id)?,
         _ => return Err(AppError::item_not_found(&id)),
     }
-    Ok(Json(Value::Null))
+    Ok(Json(Null))
 }
+
+/// The answer of the catalog writes: JSON `null`, as the interface answers.
+#[derive(Debug, Clone, Copy)]
+pub struct Null;
+
+impl serde::Serialize for Null {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_unit()
+    }
+}
+
+impl utoipa::PartialSchema for Null {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::schema::{ObjectBuilder, Type};
+        ObjectBuilder::new().schema_type(Type::Null).description(Some("`null`")).into()
+    }
+}
+
+impl utoipa::ToSchema for Null {}

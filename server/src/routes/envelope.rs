@@ -1,5 +1,5 @@
 //! The envelopes of the results interfaces: the status of a stored result, the result with its
-//! `data`, and the list response. The handlers build [`StatusEnvelope`], [`ResultEnvelope`] and
+//! `data`, the list response, the answer of a clip search and the status of a generation. The handlers build [`StatusEnvelope`], [`ResultEnvelope`] and
 //! [`ResultList`]; for the OpenAPI document each product has its own named result, data and list
 //! types ([`product_result!`]) made of the same parts and of the product's payload type (the type
 //! `products::compute` stores), so that generated clients get a typed `data`.
@@ -252,12 +252,12 @@ pub struct ClipsData {
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct GenerationStatus {
     /// `SUCCESS` or `FAILED`.
-    #[schema(value_type = GenerationState)]
-    pub status: String,
+    pub status: GenerationState,
     /// Why it failed; empty on success.
     pub error: String,
-    /// The rendered files; `null` when it failed.
-    pub data: Option<crate::render::GenerationData>,
+    /// The rendered files, as stored when the generation finished; `null` when it failed.
+    #[schema(value_type = Option<crate::render::GenerationData>)]
+    pub data: Option<Value>,
 }
 
 /// How a generation ended.

@@ -7,9 +7,14 @@ use axum::Json;
 use axum::extract::{Path, RawQuery, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
 
 use crate::identity::{self, TokenError};
+use crate::portal::pages::{
+    CatalogPage, CatalogsLink, CreativeAssetPage, Pagination, PortalCatalog, RecipePage, SmartlistAssetPage,
+    SmartlistLink, SmartlistPage, page_of,
+};
 use crate::portal::smartlists::PURPOSES;
 use crate::portal::{is_email, is_uuid, recipes, views};
 use crate::query::Params;
@@ -44,13 +49,27 @@ impl PortalError {
     }
 }
 
+/// The body of every portal and admin error.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[schema(as = PortalError)]
+#[schema(examples(json!({"error": "Not Found", "message": "smartlist 0b9c... not found", "statusCode": 404})))]
+pub struct PortalErrorBody {
+    /// The status's reason phrase (`Bad Request`, `Not Found`, ...).
+    pub error: String,
+    /// What went wrong, naming the parameter or field and the rule.
+    pub message: String,
+    /// The HTTP status code.
+    #[serde(rename = "statusCode")]
+    pub status_code: u16,
+}
+
 impl IntoResponse for PortalError {
     fn into_response(self) -> Response {
-        let body = json!({
-            "error": self.status.canonical_reason().unwrap_or("Error"),
-            "message": self.message,
-            "statusCode": self.status.as_u16(),
-        });
+        let body = PortalErrorBody {
+            error: self.status.canonical_reason().unwrap_or("Error").to_string(),
+            message: self.message,
+            status_code: self.status.as_u16(),
+        };
         let mut res = (self.status, Json(body)).into_response();
         if let Some(value) = self.authenticate.and_then(|v| HeaderValue::from_str(&v).ok()) {
             res.headers_mut().insert(header::WWW_AUTHENTICATE, value);
@@ -116,11 +135,11 @@ pub fn with_quota(mut res: Response, q: Quota) -> Response {
 /// Authenticates, counts the request against the organisation's quota, checks the scope, runs
 /// `f`, and puts the rate-limit headers on whatever it answers (every answer to a valid token; a
 /// request without one has no organisation to count against).
-fn portal(
+fn portal<T: Serialize>(
     state: &AppState,
     headers: &HeaderMap,
     scope: &str,
-    f: impl FnOnce(OrgId) -> Result<Value, PortalError>,
+    f: impl FnOnce(OrgId) -> Result<T, PortalError>,
 ) -> Response {
     let claims = match authenticate(state, headers) {
         Ok(claims) => claims,
@@ -167,47 +186,13 @@ fn paging(raw: Option<&str>) -> Result<(i64, i64), PortalError> {
     Ok((bounded_int(&params, "page", 1, 1, MAX_SAFE_INTEGER)?, bounded_int(&params, "limit", 20, 1, 100)?))
 }
 
-/// The pagination envelope over a full list.
-pub fn envelope(items: Vec<Value>, page: i64, limit: i64) -> Value {
-    let total = items.len() as i64;
-    page_envelope(page_of(items, page, limit), total, page, limit)
-}
-
-/// The rows of page `page` (from 1) of `limit` rows.
-fn page_of<T>(rows: Vec<T>, page: i64, limit: i64) -> Vec<T> {
-    rows.into_iter()
-        .skip((page - 1).saturating_mul(limit).clamp(0, i64::from(u32::MAX)) as usize)
-        .take(limit as usize)
-        .collect()
-}
-
-/// The pagination envelope around one page of `total` items.
-fn page_envelope(data: Vec<Value>, total: i64, page: i64, limit: i64) -> Value {
-    json!({
-        "data": data,
-        "pagination": {"page": page, "limit": limit, "total": total, "total_pages": (total + limit - 1) / limit},
-    })
-}
-
-fn catalog_json(id: i64, name: &str, account: &str, created: &str) -> Value {
-    json!({
-        "id": id,
-        "name": name,
-        "status": "active",
-        "account": account,
-        "created_at": created,
-        "updated_at": created,
-        "_links": {"self": format!("/catalogs/{id}"), "smartlists": format!("/smartlists/?catalogId={id}")},
-    })
-}
-
-fn catalogs_of(state: &AppState, org: OrgId) -> Result<Vec<Value>, PortalError> {
+fn catalogs_of(state: &AppState, org: OrgId) -> Result<Vec<PortalCatalog>, PortalError> {
     let account = state.store.org_name(org)?.unwrap_or_default();
     Ok(state
         .store
         .catalogs(org)?
         .iter()
-        .map(|(id, name, created)| catalog_json(*id, name, &account, created))
+        .map(|(id, name, created)| PortalCatalog::new(*id, name, &account, created))
         .collect())
 }
 
@@ -219,13 +204,13 @@ fn catalogs_of(state: &AppState, org: OrgId) -> Result<Vec<Value>, PortalError> 
     summary = "The organisation's catalogs",
     description = "Bearer access token with the scope below; rate limited per organisation (`ratelimit-*` headers).",
     params(crate::openapi::params::PortalPage),
-    responses((status = 200, description = "A page of catalogs", body = crate::openapi::schemas::CatalogPage), crate::openapi::PortalErrors),
+    responses((status = 200, description = "A page of catalogs", body = CatalogPage), crate::openapi::PortalErrors),
     security(("oauth2" = ["read:smartlist:published"])),
 )]
 pub async fn catalogs(State(state): State<AppState>, RawQuery(raw): RawQuery, headers: HeaderMap) -> Response {
     portal(&state, &headers, identity::SCOPES[0], |org| {
         let (page, limit) = paging(raw.as_deref())?;
-        Ok(envelope(catalogs_of(&state, org)?, page, limit))
+        Ok(CatalogPage::of(catalogs_of(&state, org)?, page, limit))
     })
 }
 
@@ -237,7 +222,7 @@ pub async fn catalogs(State(state): State<AppState>, RawQuery(raw): RawQuery, he
     summary = "One catalog",
     description = "Bearer access token with the scope below; rate limited per organisation (`ratelimit-*` headers).",
     params(crate::openapi::CatalogId),
-    responses((status = 200, description = "The catalog", body = crate::openapi::schemas::PortalCatalog), crate::openapi::PortalErrors),
+    responses((status = 200, description = "The catalog", body = PortalCatalog), crate::openapi::PortalErrors),
     security(("oauth2" = ["read:smartlist:published"])),
 )]
 pub async fn catalog(State(state): State<AppState>, Path(id): Path<String>, headers: HeaderMap) -> Response {
@@ -250,7 +235,7 @@ pub async fn catalog(State(state): State<AppState>, Path(id): Path<String>, head
         })?;
         catalogs_of(&state, org)?
             .into_iter()
-            .find(|c| c["id"] == id)
+            .find(|c| c.id == id)
             .ok_or_else(|| PortalError::new(StatusCode::NOT_FOUND, format!("catalog {id} not found")))
     })
 }
@@ -294,11 +279,6 @@ fn contains_ci(haystack: &str, needle: Option<&str>) -> bool {
     needle.is_none_or(|n| haystack.to_lowercase().contains(&n.to_lowercase()))
 }
 
-fn with_links(mut envelope: Value, links: Value) -> Value {
-    envelope["_links"] = links;
-    envelope
-}
-
 /// `GET /smartlists/`: published smartlists, filtered.
 #[utoipa::path(
     get,
@@ -307,7 +287,7 @@ fn with_links(mut envelope: Value, links: Value) -> Value {
     summary = "Published smartlists, filtered",
     description = "Bearer access token with the scope below; rate limited per organisation (`ratelimit-*` headers).",
     params(crate::openapi::params::PortalPage, crate::openapi::params::SmartlistFilters),
-    responses((status = 200, description = "A page of smartlists", body = crate::openapi::schemas::SmartlistPage), crate::openapi::PortalErrors),
+    responses((status = 200, description = "A page of smartlists", body = SmartlistPage), crate::openapi::PortalErrors),
     security(("oauth2" = ["read:smartlist:published"])),
 )]
 pub async fn smartlists(State(state): State<AppState>, RawQuery(raw): RawQuery, headers: HeaderMap) -> Response {
@@ -321,7 +301,7 @@ pub async fn smartlists(State(state): State<AppState>, RawQuery(raw): RawQuery, 
         let creator = email_param(&params, "creator")?;
         let purpose = one_of(&params, "purpose", &PURPOSES)?;
         let ai = one_of(&params, "is_ai_generated", &["true", "false"])?.map(|v| v == "true");
-        let items: Vec<Value> = state
+        let items: Vec<_> = state
             .store
             .smartlists(org)?
             .iter()
@@ -332,9 +312,14 @@ pub async fn smartlists(State(state): State<AppState>, RawQuery(raw): RawQuery, 
             .filter(|s| purpose.as_ref().is_none_or(|p| s.purpose.contains(p)))
             .filter(|s| ai.is_none_or(|a| s.is_ai_generated == a))
             .filter(|s| contains_ci(&s.title, params.get("search")))
-            .map(|s| views::smartlist(s, false))
+            .map(views::smartlist)
             .collect();
-        Ok(with_links(envelope(items, page, limit), json!({"catalogs": "/catalogs/"})))
+        let total = items.len() as i64;
+        Ok(SmartlistPage {
+            data: page_of(items, page, limit),
+            pagination: Pagination::new(page, limit, total),
+            _links: CatalogsLink { catalogs: "/catalogs/".into() },
+        })
     })
 }
 
@@ -360,7 +345,7 @@ fn published_smartlist(state: &AppState, org: OrgId, id: &str) -> Result<crate::
 )]
 pub async fn smartlist(State(state): State<AppState>, Path(id): Path<String>, headers: HeaderMap) -> Response {
     portal(&state, &headers, identity::SCOPES[0], |org| {
-        Ok(views::smartlist(&published_smartlist(&state, org, &id)?, true))
+        Ok(views::smartlist_detail(&published_smartlist(&state, org, &id)?))
     })
 }
 
@@ -372,7 +357,7 @@ pub async fn smartlist(State(state): State<AppState>, Path(id): Path<String>, he
     summary = "The members of a published smartlist, in position order",
     description = "Bearer access token with the scope below; rate limited per organisation (`ratelimit-*` headers).",
     params(crate::openapi::PortalId, crate::openapi::params::PortalPage),
-    responses((status = 200, description = "A page of members", body = crate::openapi::schemas::SmartlistAssetPage), crate::openapi::PortalErrors),
+    responses((status = 200, description = "A page of members", body = SmartlistAssetPage), crate::openapi::PortalErrors),
     security(("oauth2" = ["read:smartlist:published"])),
 )]
 pub async fn smartlist_assets(
@@ -385,15 +370,17 @@ pub async fn smartlist_assets(
         let s = published_smartlist(&state, org, &id)?;
         let (page, limit) = paging(raw.as_deref())?;
         let offset = (page - 1).saturating_mul(limit);
-        let data: Vec<Value> = state
+        let data = state
             .store
             .smartlist_page(org, &s.id, offset, limit)?
             .iter()
             .map(|(position, item, title)| views::smartlist_asset(item, title, *position as usize))
             .collect();
-        let mut answer = page_envelope(data, s.item_count, page, limit);
-        answer["_links"] = json!({"smartlist": format!("/smartlists/{}", s.id)});
-        Ok(answer)
+        Ok(SmartlistAssetPage {
+            data,
+            pagination: Pagination::new(page, limit, s.item_count),
+            _links: SmartlistLink { smartlist: format!("/smartlists/{}", s.id) },
+        })
     })
 }
 
@@ -405,7 +392,7 @@ pub async fn smartlist_assets(
     summary = "Published recipes, filtered",
     description = "Bearer access token with the scope below; rate limited per organisation (`ratelimit-*` headers).",
     params(crate::openapi::params::PortalPage, crate::openapi::params::RecipeFilters),
-    responses((status = 200, description = "A page of recipes", body = crate::openapi::schemas::RecipePage), crate::openapi::PortalErrors),
+    responses((status = 200, description = "A page of recipes", body = RecipePage), crate::openapi::PortalErrors),
     security(("oauth2" = ["read:recipe:published"])),
 )]
 pub async fn recipes(State(state): State<AppState>, RawQuery(raw): RawQuery, headers: HeaderMap) -> Response {
@@ -414,7 +401,7 @@ pub async fn recipes(State(state): State<AppState>, RawQuery(raw): RawQuery, hea
         let params = query(raw.as_deref())?;
         let kind = one_of(&params, "type", &recipes::TYPES)?;
         let creator = email_param(&params, "creator")?;
-        let items: Vec<Value> = state
+        let items = state
             .store
             .recipes(org)?
             .iter()
@@ -422,9 +409,9 @@ pub async fn recipes(State(state): State<AppState>, RawQuery(raw): RawQuery, hea
             .filter(|r| kind.as_ref().is_none_or(|k| r.kind == *k))
             .filter(|r| creator.as_ref().is_none_or(|c| r.creator.to_lowercase() == *c))
             .filter(|r| contains_ci(&r.title, params.get("search")))
-            .map(|r| views::recipe(r, false))
+            .map(views::recipe)
             .collect();
-        Ok(envelope(items, page, limit))
+        Ok(RecipePage::of(items, page, limit))
     })
 }
 
@@ -446,7 +433,7 @@ pub async fn recipe(State(state): State<AppState>, Path(id): Path<String>, heade
             .store
             .recipe(org, &id)?
             .filter(|r| r.published_at.is_some())
-            .map(|r| views::recipe(&r, true))
+            .map(|r| views::recipe_detail(&r))
             .ok_or_else(|| PortalError::new(StatusCode::NOT_FOUND, format!("recipe {id} not found")))
     })
 }
@@ -458,10 +445,6 @@ fn published_assets(state: &AppState, org: OrgId) -> Result<Vec<crate::store::Cr
     Ok(state.store.creative_assets(org, None)?.into_iter().filter(|a| published.contains(&a.recipe_id)).collect())
 }
 
-fn asset_json(state: &AppState, a: &crate::store::CreativeAssetRow, detail: bool) -> Value {
-    views::creative_asset(a, &state.config.media_base_url, detail)
-}
-
 /// `GET /creative-assets/`.
 #[utoipa::path(
     get,
@@ -470,7 +453,7 @@ fn asset_json(state: &AppState, a: &crate::store::CreativeAssetRow, detail: bool
     summary = "Creative assets of published recipes, filtered",
     description = "Bearer access token with the scope below; rate limited per organisation (`ratelimit-*` headers).",
     params(crate::openapi::params::PortalPage, crate::openapi::params::CreativeAssetFilters),
-    responses((status = 200, description = "A page of creative assets", body = crate::openapi::schemas::CreativeAssetPage), crate::openapi::PortalErrors),
+    responses((status = 200, description = "A page of creative assets", body = CreativeAssetPage), crate::openapi::PortalErrors),
     security(("oauth2" = ["read:creative-asset:published"])),
 )]
 pub async fn creative_assets(State(state): State<AppState>, RawQuery(raw): RawQuery, headers: HeaderMap) -> Response {
@@ -486,8 +469,11 @@ pub async fn creative_assets(State(state): State<AppState>, RawQuery(raw): RawQu
             .filter(|a| kind.as_ref().is_none_or(|k| a.kind == *k))
             .collect();
         let total = matching.len() as i64;
-        let data = page_of(matching, page, limit).iter().map(|a| asset_json(&state, a, false)).collect();
-        Ok(page_envelope(data, total, page, limit))
+        let data = page_of(matching, page, limit)
+            .iter()
+            .map(|a| views::creative_asset(a, &state.config.media_base_url))
+            .collect();
+        Ok(CreativeAssetPage { data, pagination: Pagination::new(page, limit, total) })
     })
 }
 
@@ -509,6 +495,6 @@ pub async fn creative_asset(State(state): State<AppState>, Path(id): Path<String
             .into_iter()
             .find(|a| a.id == id)
             .ok_or_else(|| PortalError::new(StatusCode::NOT_FOUND, format!("creative asset {id} not found")))?;
-        Ok(asset_json(&state, &a, true))
+        Ok(views::creative_asset_detail(&a, &state.config.media_base_url))
     })
 }

@@ -7,15 +7,15 @@ use axum::extract::{Path, RawQuery, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use kino::ClipQuery;
-use serde_json::{Value, json};
+use serde_json::json;
 
-use super::envelope::{ClipsEnvelope, GenerationStatus, PreviewsList};
+use super::envelope::{ClipsData, ClipsEnvelope, GenerationState, GenerationStatus, ItemIdentity, PreviewsList};
 use super::portal::{insufficient_scope_challenge, invalid_token_challenge, with_quota};
 use super::results::{item_status, list_product};
 use super::{StatusEnvelope, caller, live_item};
 use crate::auth::{Accept, random_hex};
 use crate::catalog::result_type;
-use crate::error::{AppError, Detail};
+use crate::error::{AppError, Detail, ErrorDetail};
 use crate::identity::{self, PREVIEWS_SCOPE, TokenError};
 use crate::query::Params;
 use crate::ratelimit::Quota;
@@ -43,7 +43,7 @@ impl Caller {
 
 /// A refusal in the previews' error shape (`{"detail": ...}`) with a `WWW-Authenticate` challenge.
 fn refused(status: StatusCode, detail: String, challenge: Option<String>) -> Response {
-    let mut res = (status, Json(json!({ "detail": detail }))).into_response();
+    let mut res = (status, Json(ErrorDetail { detail })).into_response();
     if let Some(value) = challenge.and_then(|c| HeaderValue::from_str(&c).ok()) {
         res.headers_mut().insert(header::WWW_AUTHENTICATE, value);
     }
@@ -133,7 +133,7 @@ pub async fn clips(
     }
 }
 
-fn clips_of(state: AppState, org: OrgId, params: &Params, id: String) -> Result<Json<Value>, AppError> {
+fn clips_of(state: AppState, org: OrgId, params: &Params, id: String) -> Result<Json<ClipsEnvelope>, AppError> {
     let query = ClipQuery::from_pairs(
         params.0.iter().filter(|(k, _)| k != "key" && k != "catalog").map(|(k, v)| (k.as_str(), v.as_str())),
     )?;
@@ -150,13 +150,7 @@ fn clips_of(state: AppState, org: OrgId, params: &Params, id: String) -> Result<
         clip.service_id = Some(item.service_id.clone());
     }
     let version = query.effective_version().to_string();
-    let mut data = json!({
-        "inventory_id": item.id,
-        "type": result_type(&item.item_type),
-        "service_id": item.service_id,
-        "version_id": version,
-        "jitpreview": clips,
-    });
+    let mut gen_id = None;
     if query.trigger_generation || query.generate {
         let catalog = params.get("catalog").unwrap_or_default();
         if !state.store.catalog_generation(org, catalog)? {
@@ -175,22 +169,30 @@ fn clips_of(state: AppState, org: OrgId, params: &Params, id: String) -> Result<
         // Rendering is queued durably and runs in the background with a bounded number of
         // renders at once; the gen status answers 404 until it has finished.
         let vertical = query.aspect_ratio == kino::clips::AspectRatio::Vertical9x16;
-        let gen_id = queue_generation(&state, org, &id, &clips, vertical, &version)?;
+        let queued = queue_generation(&state, org, &id, &clips, vertical, &version)?;
         for (n, clip) in clips.iter_mut().enumerate() {
-            clip.generated = Some(crate::render::paths(&gen_id, n));
+            clip.generated = Some(crate::render::paths(&queued, n));
         }
-        data["jitpreview"] = json!(clips);
-        data["gen_id"] = json!(gen_id);
+        gen_id = Some(queued);
     }
-    Ok(Json(json!({
-        "status": "success",
-        "error": "",
-        "updated": crate::store::now(),
-        "version_id": version,
-        "inventory_id": item.id,
-        "type": result_type(&item.item_type),
-        "data": data,
-    })))
+    Ok(Json(ClipsEnvelope {
+        status: "success".into(),
+        error: String::new(),
+        updated: crate::store::now(),
+        version_id: version.clone(),
+        inventory_id: item.id.clone(),
+        item_type: result_type(&item.item_type),
+        data: ClipsData {
+            item: ItemIdentity {
+                inventory_id: item.id,
+                item_type: result_type(&item.item_type),
+                service_id: item.service_id,
+                version_id: version,
+            },
+            jitpreview: clips,
+            gen_id,
+        },
+    }))
 }
 
 /// Queues the rendering of `clips`, or finds an identical generation still queued or rendering;
@@ -247,10 +249,14 @@ pub async fn generation(
     }
 }
 
-fn generation_of(state: AppState, org: OrgId, gen_id: String) -> Result<Json<Value>, AppError> {
+fn generation_of(state: AppState, org: OrgId, gen_id: String) -> Result<Json<GenerationStatus>, AppError> {
     match state.store.generation(org, &gen_id)? {
-        Some(g) if g.state == "SUCCESS" => Ok(Json(json!({"status": "SUCCESS", "error": "", "data": g.data}))),
-        Some(g) if g.state == "FAILED" => Ok(Json(json!({"status": "FAILED", "error": g.error, "data": null}))),
+        Some(g) if g.state == "SUCCESS" => {
+            Ok(Json(GenerationStatus { status: GenerationState::Success, error: String::new(), data: g.data }))
+        }
+        Some(g) if g.state == "FAILED" => {
+            Ok(Json(GenerationStatus { status: GenerationState::Failed, error: g.error, data: None }))
+        }
         _ => Err(AppError::NotFound(format!("generation {gen_id:?} is not finished or does not exist"))),
     }
 }
@@ -267,9 +273,7 @@ fn generation_of(state: AppState, org: OrgId, gen_id: String) -> Result<Json<Val
 )]
 pub async fn clip_types(State(state): State<AppState>, RawQuery(raw): RawQuery, headers: HeaderMap) -> Response {
     match previews_caller(&state, raw.as_deref(), &headers) {
-        Ok(c) => {
-            c.answer(kino::clip_types_info(c.params.get("version")).map(|info| Json(json!(info))).map_err(Into::into))
-        }
+        Ok(c) => c.answer(kino::clip_types_info(c.params.get("version")).map(Json).map_err(Into::into)),
         Err(refusal) => *refusal,
     }
 }
