@@ -41,6 +41,7 @@ pub fn app(state: AppState) -> Router {
     let task = "/tasks/catalog-item/{inventory_id}/product/{product}/version/{version}";
     Router::new()
         .route("/health", get(service::health))
+        .route("/version", get(service::version))
         .route("/openapi.json", get(service::openapi_json))
         .route("/docs", get(service::docs))
         // identity and portal

@@ -191,6 +191,8 @@ impl From<kino::Error> for AppError {
                 ctx: Value::Null,
             }),
             kino::Error::Io { .. } => AppError::Internal(e.to_string()),
+            // A model that fails is the service's fault, not the query's.
+            kino::Error::TextEncoder { .. } => AppError::Internal(e.to_string()),
             other => AppError::invalid(Detail {
                 kind: "value_error".into(),
                 loc: vec!["query".into()],

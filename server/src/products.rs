@@ -136,6 +136,36 @@ pub struct VerticalSummary {
     pub samples: usize,
 }
 
+/// The signals channels each product reads (for the models named in its `version_id`).
+fn channels_of(product: &str) -> &'static [&'static str] {
+    match product {
+        "jitpreviews" => &["speech", "timelines.clip_types", "tags", "scene_embeddings", "timelines.nudity", "timelines.blood_gore", "timelines.profanity"],
+        "semantic" | "similar" => &["item_embedding"],
+        "semantic_scenes" => &["scene_embeddings"],
+        "profanity" => &["profanity", "timelines.profanity"],
+        "emotions" => &["emotions"],
+        "vertical_conversion" => &["vertical"],
+        _ => &[],
+    }
+}
+
+/// The pretrained models that produced the channels `product` reads, from the signals'
+/// provenance (`analysis.models`): `id@version` of each, sorted, joined by `+`; empty when none.
+pub fn models_of(product: &str, s: &Signals) -> String {
+    let Some(analysis) = &s.analysis else { return String::new() };
+    let mut models: Vec<String> = channels_of(product)
+        .iter()
+        .filter_map(|c| analysis.models.get(*c))
+        .filter_map(|label| {
+            let mut words = label.split_whitespace();
+            Some(format!("{}@{}", words.next()?, words.next()?))
+        })
+        .collect();
+    models.sort();
+    models.dedup();
+    models.join("+")
+}
+
 /// Computes a product's payload (the product fields of `data`) from an item's signals; the error
 /// says what the signals lack.
 pub fn compute(product: &str, s: &Signals) -> Result<Value, String> {

@@ -67,7 +67,7 @@ use crate::routes::{admin, analysis, catalog, portal, previews, results, service
         results::similar_movies, results::similar_series, results::similar_any,
         results::emotions, results::emotions_status, results::emotions_list,
         service::media_generation_file, service::media_creative_asset_file,
-        service::health, service::openapi_json, service::docs, service::portal_openapi_json,
+        service::health, service::version, service::openapi_json, service::docs, service::portal_openapi_json,
         service::smartlist_docs, service::smartlist_docs_any, service::portal_docs, service::portal_docs_any,
     ),
     components(schemas(ErrorDetail, ValidationError, PortalErrorBody)),
@@ -84,7 +84,7 @@ use crate::routes::{admin, analysis, catalog, portal, previews, results, service
         (name = "similar", description = "Similar titles (deprecated by the interface; API key)"),
         (name = "emotions", description = "Emotion windows (API key)"),
         (name = "media", description = "Rendered clips and thumbnails (the bucket)"),
-        (name = "service", description = "Health and documentation"),
+        (name = "service", description = "Health, version and models, documentation"),
     ),
 )]
 #[derive(Debug)]

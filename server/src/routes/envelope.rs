@@ -82,7 +82,7 @@ impl StatusEnvelope {
             status: r.status.clone(),
             error: r.error.clone(),
             updated: r.updated_at.clone(),
-            version_id: r.version.clone(),
+            version_id: r.version_id(),
             inventory_id: item.id.clone(),
             item_type: result_type(&item.item_type),
         }
@@ -125,7 +125,7 @@ impl ResultEnvelope {
                     inventory_id: item.id.clone(),
                     item_type: result_type(&item.item_type),
                     service_id: item.service_id.clone(),
-                    version_id: r.version.clone(),
+                    version_id: r.version_id(),
                 },
                 payload,
             },

@@ -149,7 +149,9 @@ fn clips_of(state: AppState, org: OrgId, params: &Params, id: String) -> Result<
     for clip in &mut clips {
         clip.service_id = Some(item.service_id.clone());
     }
+    let models = crate::products::models_of("jitpreviews", prepared.signals());
     let version = query.effective_version().to_string();
+    let version_id = if models.is_empty() { version.clone() } else { format!("{version}+{models}") };
     let mut gen_id = None;
     if query.trigger_generation || query.generate {
         let catalog = params.get("catalog").unwrap_or_default();
@@ -179,7 +181,7 @@ fn clips_of(state: AppState, org: OrgId, params: &Params, id: String) -> Result<
         status: "success".into(),
         error: String::new(),
         updated: crate::store::now(),
-        version_id: version.clone(),
+        version_id: version_id.clone(),
         inventory_id: item.id.clone(),
         item_type: result_type(&item.item_type),
         data: ClipsData {
@@ -187,7 +189,7 @@ fn clips_of(state: AppState, org: OrgId, params: &Params, id: String) -> Result<
                 inventory_id: item.id,
                 item_type: result_type(&item.item_type),
                 service_id: item.service_id,
-                version_id: version,
+                version_id,
             },
             jitpreview: clips,
             gen_id,

@@ -383,7 +383,13 @@ pub async fn text_embedding(
             json!({"min_length": 1}),
         )));
     }
-    let embedding = state.encoder.encode(q)?;
+    // The sentence model batches concurrent queries on its own thread: wait for it off the
+    // async workers.
+    let encoder = state.encoder.clone();
+    let text = q.to_string();
+    let embedding = tokio::task::spawn_blocking(move || encoder.encode(&text))
+        .await
+        .map_err(|e| AppError::Internal(format!("the text encoder task failed: {e}")))??;
     let version_id = params.get("version").unwrap_or(state.encoder.version()).to_string();
     Ok(Json(TextEmbedding { version_id, embedding }))
 }
@@ -473,8 +479,8 @@ pub async fn similar(
         inventory_id: item.id,
         item_type: result_type(&item.item_type),
         service_id: item.service_id,
+        version_id: params.get("version").map_or_else(|| mine.version_id(), str::to_string),
         last_updated: mine.updated_at,
-        version_id: params.get("version").unwrap_or(&mine.version).to_string(),
         similar,
     })
 }

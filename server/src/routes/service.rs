@@ -17,6 +17,68 @@ pub async fn health() -> &'static str {
     "ok"
 }
 
+/// What this service runs: its version, the text encoder of queries, and every pretrained model
+/// with whether it is loaded and, when not, why and how to fetch it.
+#[utoipa::path(
+    get,
+    path = "/version",
+    tag = "service",
+    responses((status = 200, description = "The service and its models", body = VersionInfo)),
+    security(()),
+)]
+pub async fn version(axum::extract::State(state): axum::extract::State<crate::AppState>) -> Json<VersionInfo> {
+    Json(VersionInfo {
+        service: format!("kino-server {}", env!("CARGO_PKG_VERSION")),
+        text_encoder: state.encoder.version().to_string(),
+        models_enabled: state.config.models_dir.is_some(),
+        models: state
+            .models
+            .states()
+            .iter()
+            .map(|m| ModelInfo {
+                id: m.id.to_string(),
+                version: m.version.to_string(),
+                summary: m.summary.to_string(),
+                loaded: m.loaded,
+                reason: m.reason.clone(),
+            })
+            .collect(),
+    })
+}
+
+/// The service and the models it runs.
+#[derive(Debug, Clone, serde::Serialize, utoipa::ToSchema)]
+#[schema(example = json!({"service": "kino-server 0.1.0", "text_encoder": "all-minilm-l6-v2 1.0.0 (lift-1024)",
+    "models_enabled": true, "models": [{"id": "silero-vad", "version": "6.2.3",
+    "summary": "voice activity detection", "loaded": true, "reason": null}]}))]
+pub struct VersionInfo {
+    /// `kino-server` and its version.
+    pub service: String,
+    /// The `version_id` of `/text-embedding` answers: the sentence model in the 1024-float scene
+    /// space, or `lexical-hash-v1` without it.
+    pub text_encoder: String,
+    /// Whether the service looks for models at all (`--no-models` turns them off).
+    pub models_enabled: bool,
+    /// Every model analysis may use.
+    pub models: Vec<ModelInfo>,
+}
+
+/// One pretrained model.
+#[derive(Debug, Clone, serde::Serialize, utoipa::ToSchema)]
+pub struct ModelInfo {
+    /// Short name, e.g. `silero-vad`.
+    pub id: String,
+    /// The pinned version of the package that carries it.
+    pub version: String,
+    /// What it is for.
+    pub summary: String,
+    /// Whether analysis uses it.
+    pub loaded: bool,
+    /// Why it is not used (not fetched: the command that fetches it; or a load failure); null
+    /// when loaded.
+    pub reason: Option<String>,
+}
+
 /// This document: OpenAPI 3.1 of every endpoint, generated from the handlers' types.
 #[utoipa::path(
     get,

@@ -54,6 +54,17 @@ pub struct ResultRow {
     pub data: Option<serde_json::Value>,
     /// RFC 3339 time of the result.
     pub updated_at: String,
+    /// The pretrained models whose channels the result was computed from, `id@version` joined by
+    /// `+` (empty: none, e.g. signals from a sidecar or the model-free analysis).
+    pub models: String,
+}
+
+impl ResultRow {
+    /// The `version_id` the interface reports: the product version, then `+` and the models that
+    /// produced the result when there are any, e.g. `1.0.1+silero-vad@6.2.3+all-minilm-l6-v2@1.0.0`.
+    pub fn version_id(&self) -> String {
+        if self.models.is_empty() { self.version.clone() } else { format!("{}+{}", self.version, self.models) }
+    }
 }
 
 /// The state of a job in the processing queue.

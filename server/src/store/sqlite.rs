@@ -37,6 +37,9 @@ fn migrate(conn: &Connection) -> rusqlite::Result<()> {
     if !has("recipes", "followup_items")? {
         conn.execute_batch("ALTER TABLE recipes ADD COLUMN followup_items TEXT NOT NULL DEFAULT '[]'")?;
     }
+    if !has("results", "models")? {
+        conn.execute_batch("ALTER TABLE results ADD COLUMN models TEXT NOT NULL DEFAULT ''")?;
+    }
     if !has("generations", "request")? {
         conn.execute_batch(
             "ALTER TABLE generations ADD COLUMN request TEXT;
@@ -463,7 +466,7 @@ impl Store {
     ) -> StoreResult<Option<ResultRow>> {
         self.with(|c| {
             c.query_row(
-                "SELECT item_id, version, status, error, data, updated_at FROM results
+                "SELECT item_id, version, status, error, data, updated_at, models FROM results
                  WHERE org_id = ?1 AND item_id = ?2 AND product = ?3 AND (?4 IS NULL OR version = ?4)
                  ORDER BY updated_at DESC LIMIT 1",
                 params![org.0, item_id, product, version],
@@ -493,7 +496,7 @@ impl Store {
                 |r| r.get(0),
             )?;
             let mut st = c.prepare(&format!(
-                "SELECT item_id, version, status, error, data, updated_at FROM results WHERE {filter}
+                "SELECT item_id, version, status, error, data, updated_at, models FROM results WHERE {filter}
                  ORDER BY updated_at, item_id LIMIT ?6 OFFSET ?7"
             ))?;
             let rows = st.query_map(params![org.0, product, version, from, to, limit, offset], result_row)?.collect::<rusqlite::Result<_>>()?;
@@ -505,7 +508,7 @@ impl Store {
     pub fn all_results(&self, org: OrgId, product: &str) -> StoreResult<Vec<ResultRow>> {
         self.with(|c| {
             let mut st = c.prepare(
-                "SELECT item_id, version, status, error, data, updated_at FROM results
+                "SELECT item_id, version, status, error, data, updated_at, models FROM results
                  WHERE org_id = ?1 AND product = ?2 AND status = 'success' ORDER BY item_id",
             )?;
             st.query_map(params![org.0, product], result_row)?.collect()
@@ -605,6 +608,19 @@ impl Store {
         error: &str,
         data: Option<&serde_json::Value>,
     ) -> StoreResult<()> {
+        self.finish_job_by(job, status, error, data, "")
+    }
+
+    /// [`Store::finish_job`], recording the pretrained models that produced the result
+    /// (`id@version` joined by `+`, empty when none; see [`ResultRow::version_id`]).
+    pub fn finish_job_by(
+        &self,
+        job: &Job,
+        status: &str,
+        error: &str,
+        data: Option<&serde_json::Value>,
+        models: &str,
+    ) -> StoreResult<()> {
         self.with(|c| {
             let tx = c.transaction()?;
             let rerun = tx
@@ -625,11 +641,22 @@ impl Store {
                 return tx.commit();
             }
             tx.execute(
-                "INSERT INTO results (org_id, item_id, product, version, status, error, data, updated_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+                "INSERT INTO results (org_id, item_id, product, version, status, error, data, updated_at, models)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
                  ON CONFLICT (org_id, item_id, product, version)
-                 DO UPDATE SET status = excluded.status, error = excluded.error, data = excluded.data, updated_at = excluded.updated_at",
-                params![job.org.0, job.item_id, job.product, job.version, status, error, data.map(|d| d.to_string()), now()],
+                 DO UPDATE SET status = excluded.status, error = excluded.error, data = excluded.data,
+                     updated_at = excluded.updated_at, models = excluded.models",
+                params![
+                    job.org.0,
+                    job.item_id,
+                    job.product,
+                    job.version,
+                    status,
+                    error,
+                    data.map(|d| d.to_string()),
+                    now(),
+                    models
+                ],
             )?;
             tx.execute(
                 "DELETE FROM jobs WHERE org_id = ?1 AND item_id = ?2 AND product = ?3 AND version = ?4",
@@ -797,6 +824,7 @@ fn result_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ResultRow> {
         error: r.get(3)?,
         data: data.and_then(|d| serde_json::from_str(&d).ok()),
         updated_at: r.get(5)?,
+        models: r.get(6)?,
     })
 }
 
