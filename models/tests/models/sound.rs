@@ -49,7 +49,7 @@ fn speech_scores_speech_first() {
         "Many animals live in the green valley near the river. Nobody knows where the old man went.",
     );
     let graph = "[0:a]anull[a]";
-    let (_, samples) = decode(&wav, Some((&[wav.clone()], graph)));
+    let (_, samples) = decode(&wav, Some((std::slice::from_ref(&wav), graph)));
     let events = tagger.tag(&samples).unwrap();
     assert_eq!((events.hop, events.window, events.names.len()), (0.48, 0.96, SOUND_CLASSES));
     assert_eq!(events.names[0], "Speech");
