@@ -28,6 +28,7 @@ pub mod relevance;
 pub mod render;
 pub mod shots;
 mod sidecar;
+pub mod sound;
 pub mod speech;
 pub mod timeline;
 mod tool;

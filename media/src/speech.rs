@@ -133,10 +133,10 @@ impl SpeechDetector {
         let f = self.frame;
         if !voiced {
             self.run = 0;
-            if let Some((_, last)) = self.open {
-                if self.seconds(f - last) > self.params.hangover {
-                    self.close();
-                }
+            if let Some((_, last)) = self.open
+                && self.seconds(f - last) > self.params.hangover
+            {
+                self.close();
             }
             return;
         }

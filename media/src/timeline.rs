@@ -57,22 +57,22 @@ impl Timelines {
             return;
         }
         let motion = previous.map(|p| luma_difference(frame, p));
-        if let (Some(m), Some(p)) = (motion, previous) {
-            if m < CUT_LIKE_DIFFERENCE {
-                s.motion += m;
-                if m >= MIN_MOTION {
-                    let (mut weight, mut moment) = (0u64, 0u64);
-                    for (row, prev_row) in frame.luma.chunks_exact(w).zip(p.luma.chunks_exact(w)) {
-                        for (x, (&a, &b)) in row.iter().zip(prev_row).enumerate() {
-                            let d = u64::from(a.abs_diff(b));
-                            weight += d;
-                            moment += d * x as u64;
-                        }
+        if let (Some(m), Some(p)) = (motion, previous)
+            && m < CUT_LIKE_DIFFERENCE
+        {
+            s.motion += m;
+            if m >= MIN_MOTION {
+                let (mut weight, mut moment) = (0u64, 0u64);
+                for (row, prev_row) in frame.luma.chunks_exact(w).zip(p.luma.chunks_exact(w)) {
+                    for (x, (&a, &b)) in row.iter().zip(prev_row).enumerate() {
+                        let d = u64::from(a.abs_diff(b));
+                        weight += d;
+                        moment += d * x as u64;
                     }
-                    // Pixel x covers [x, x + 1): its centre is x + 0.5.
-                    s.motion_weight += weight as f64;
-                    s.motion_x += moment as f64 + 0.5 * weight as f64;
                 }
+                // Pixel x covers [x, x + 1): its centre is x + 0.5.
+                s.motion_weight += weight as f64;
+                s.motion_x += moment as f64 + 0.5 * weight as f64;
             }
         }
         let (mut weight, mut moment) = (0u64, 0u64);

@@ -10,6 +10,8 @@
 //!   (the `ort` crate with `load-dynamic`; nothing is downloaded or linked at build time).
 //! - [`SileroVad`]: voice activity detection on 16 kHz mono audio.
 //! - [`SentenceEncoder`]: all-MiniLM-L6-v2 sentence embeddings, a semantic [`kino::TextEncoder`].
+//! - [`SoundTagger`]: YAMNet AudioSet sound events (521 classes every 0.48 s) on 16 kHz mono audio;
+//!   an optional model (see `docs/models.md` on its license).
 //!
 //! No runtime type appears in this crate's API, so its users (and the `kino` core) stay free of
 //! them, and a missing model is an ordinary error ([`Error::ModelMissing`]) that says how to fetch
@@ -34,6 +36,7 @@ mod error;
 pub mod fetch;
 pub mod manifest;
 mod runtime;
+mod sound;
 mod text;
 mod vad;
 
@@ -42,5 +45,6 @@ pub use error::{Error, Result};
 pub use fetch::{FetchEvent, FetchOptions, fetch};
 pub use manifest::{MODELS, Model, ModelFile, Package, default_models, model};
 pub use runtime::Runtime;
+pub use sound::{SOUND_CLASSES, SOUND_HOP, SOUND_WINDOW, SoundEvents, SoundTagger};
 pub use text::{MAX_TOKENS, SENTENCE_DIM, SentenceEncoder};
 pub use vad::{CHUNK, SAMPLE_RATE, SileroVad, Speech, VadParams, speech_segments};

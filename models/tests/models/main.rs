@@ -3,6 +3,7 @@
 //! unless `KINO_REQUIRE_MODELS` (models) or `KINO_REQUIRE_FFMPEG` (tools) is set, in which case
 //! they fail.
 
+mod sound;
 mod support;
 mod text;
 mod vad;

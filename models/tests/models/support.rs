@@ -18,14 +18,14 @@ pub fn models(test: &str, needed: &[&'static manifest::Model]) -> Option<(Models
     if !missing.is_empty() {
         if std::env::var_os("KINO_REQUIRE_MODELS").is_some_and(|v| v != "0") {
             panic!(
-                "{test}: KINO_REQUIRE_MODELS is set but {missing:?} are missing from {}; run `kino models fetch`",
+                "{test}: KINO_REQUIRE_MODELS is set but {missing:?} are missing from {}; run `kino models fetch` (optional models by name: `kino models fetch yamnet`)",
                 dir.path().display()
             );
         }
         // Written to the process's stderr directly: the harness captures `eprintln!` of passing tests.
         let _ = writeln!(
             std::io::stderr(),
-            "\n!!! SKIPPED {test}: models {missing:?} not in {} (run `kino models fetch`); set KINO_REQUIRE_MODELS=1 to fail instead\n",
+            "\n!!! SKIPPED {test}: models {missing:?} not in {} (run `kino models fetch`, optional ones by name); set KINO_REQUIRE_MODELS=1 to fail instead\n",
             dir.path().display()
         );
         return None;
