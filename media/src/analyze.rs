@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 
 use kino::signals::{Analysis, FORMAT, MAX_SAMPLES, Timelines as DocTimelines, Vertical, sample_count};
 use kino::{Signals, TextEncoder, report};
-use kino_models::SileroVad;
+use kino_models::{SileroVad, SoundEvents, SoundTagger};
 
 use crate::embed::{SceneFacts, SceneSpace, describe_scene, item_projection, normalise};
 use crate::error::{Error, Result};
@@ -164,7 +164,12 @@ pub fn analyze_interruptible(
         None => None,
     };
     let vad_label = vad.as_ref().and_then(|_| models.state("silero-vad")).map(|s| s.label());
-    let audio = if info.has_audio { Some(spawn_audio(path, options, n, vad)?) } else { None };
+    let tagger = match models.sound().filter(|_| info.has_audio) {
+        Some(loaded) => Some(loaded.map_err(|source| Error::Model { path: path.into(), source })?),
+        None => None,
+    };
+    let tagger_label = tagger.as_ref().and_then(|_| models.state("yamnet")).map(|s| s.label());
+    let audio = if info.has_audio { Some(spawn_audio(path, options, n, vad, tagger)?) } else { None };
 
     let mut cmd = tool::command("ffmpeg");
     cmd.args(["-threads", &options.threads.to_string(), "-flags2", "+fast", "-i"])
@@ -213,9 +218,9 @@ pub fn analyze_interruptible(
             rule: "must hold decodable video frames".into(),
         });
     }
-    let (speech, loudness) = match audio {
+    let (speech, loudness, sounds) = match audio {
         Some(handle) => handle.join(path, duration, interrupted)?,
-        None => (Vec::new(), vec![-100.0; n]),
+        None => (Vec::new(), vec![-100.0; n], None),
     };
 
     // Times on the millisecond grid every result is reported on (`kino::report`), so clips that
@@ -266,12 +271,67 @@ pub fn analyze_interruptible(
         model_of.insert("speech".into(), label);
     }
 
-    // Scene descriptions, embedded by the sentence model; the item from its metadata and content.
+    // Sound events: clip types, tags and emotions where the evidence is real.
     let missing = models.missing();
+    let mut scene_sounds = Vec::new();
+    match (&sounds, &tagger_label) {
+        (Some(events), Some(label)) => {
+            let channels = crate::sound::sound_channels(
+                &events.names,
+                events.hop,
+                &events.scores,
+                duration,
+                options.step,
+                &doc.scenes,
+            );
+            doc.timelines.clip_types = channels.clip_types;
+            doc.tags = channels.tags;
+            for channel in ["timelines.clip_types", "tags"] {
+                measured.push(channel.to_string());
+                model_of.insert(channel.to_string(), format!("{label} (AudioSet sound events)"));
+            }
+            match channels.emotions {
+                Some(emotions) => {
+                    doc.emotions = Some(emotions);
+                    measured.push("emotions".to_string());
+                    model_of.insert("emotions".into(), format!("{label} (sound and music-mood classes)"));
+                }
+                None => {
+                    reasons.insert(
+                        "emotions".into(),
+                        format!("{label} heard no sound or music-mood class that is evidence of an emotion"),
+                    );
+                }
+            }
+            scene_sounds = channels.scene_sounds;
+        }
+        _ => {
+            let reason = match missing.get("yamnet") {
+                Some(reason) => reason.to_string(),
+                None if !info.has_audio => "the video has no audio stream".to_string(),
+                None => "the sound-event model is not loaded".to_string(),
+            };
+            for channel in ["timelines.clip_types", "tags", "emotions"] {
+                reasons.insert(channel.into(), reason.clone());
+            }
+        }
+    }
+
+    // Scene descriptions, embedded by the sentence model; the item from its metadata and content.
     match models.sentence_encoder() {
         Some(encoder) => {
             let space = SceneSpace::new(encoder.clone());
-            let facts = scene_facts(&doc, &loudness, info.has_audio);
+            let mut facts = scene_facts(&doc, &loudness, info.has_audio);
+            for (i, f) in facts.iter_mut().enumerate() {
+                f.sounds = scene_sounds.get(i).cloned().unwrap_or_default();
+                let scene = doc.scenes[i];
+                f.mood = doc
+                    .tags
+                    .iter()
+                    .filter(|t| t.kind == kino::signals::TagKind::Mood && t.start == scene.start && t.end == scene.end)
+                    .max_by(|a, b| a.score.total_cmp(&b.score))
+                    .map(|t| t.name.clone());
+            }
             let texts: Vec<String> = facts.iter().map(describe_scene).collect();
             let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
             let fail = |source| Error::Model { path: path.into(), source };
@@ -310,13 +370,6 @@ pub fn analyze_interruptible(
                 reasons.insert(channel.into(), reason.to_string());
             }
         }
-    }
-    let sound_reason = missing
-        .get("yamnet")
-        .map(|r| r.to_string())
-        .unwrap_or_else(|| "sound events are not analysed by this build".to_string());
-    for channel in ["timelines.clip_types", "tags", "emotions"] {
-        reasons.insert(channel.into(), sound_reason.clone());
     }
 
     if let (Some(side), Some(side_path)) = (&sidecar, &sidecar_path) {
@@ -378,8 +431,9 @@ fn scene_facts(doc: &Signals, loudness: &[f64], has_audio: bool) -> Vec<SceneFac
         .collect()
 }
 
-/// What the audio thread measures: speech intervals and loudness (dBFS) per timeline sample.
-type AudioResult = (Vec<[f64; 2]>, Vec<f64>);
+/// What the audio thread measures: speech intervals, loudness (dBFS) per timeline sample, and the
+/// sound events when the tagger ran.
+type AudioResult = (Vec<[f64; 2]>, Vec<f64>, Option<SoundEvents>);
 
 /// The audio side: a second ffmpeg process read on its own thread.
 #[derive(Debug)]
@@ -388,7 +442,13 @@ struct AudioJob {
     thread: std::thread::JoinHandle<std::io::Result<AudioResult>>,
 }
 
-fn spawn_audio(path: &Path, options: &AnalyzeOptions, n: usize, mut vad: Option<SileroVad>) -> Result<AudioJob> {
+fn spawn_audio(
+    path: &Path,
+    options: &AnalyzeOptions,
+    n: usize,
+    mut vad: Option<SileroVad>,
+    mut tagger: Option<SoundTagger>,
+) -> Result<AudioJob> {
     let mut cmd = tool::command("ffmpeg");
     cmd.arg("-i")
         .arg(path)
@@ -437,6 +497,9 @@ fn spawn_audio(path: &Path, options: &AnalyzeOptions, n: usize, mut vad: Option<
                 (None, Some(vad)) => vad.push(&samples32).map_err(std::io::Error::other)?,
                 (None, None) => {}
             }
+            if let Some(tagger) = &mut tagger {
+                tagger.push(&samples32).map_err(std::io::Error::other)?;
+            }
         }
         let loudness = energy.iter().map(|&(sum, k)| 10.0 * (sum / k.max(1) as f64 + 1e-10).log10()).collect();
         let speech = match (spectral, vad) {
@@ -444,7 +507,8 @@ fn spawn_audio(path: &Path, options: &AnalyzeOptions, n: usize, mut vad: Option<
             (None, Some(mut vad)) => vad.finish().map_err(std::io::Error::other)?.segments,
             (None, None) => Vec::new(),
         };
-        Ok((speech, loudness))
+        let sounds = tagger.map(|mut t| t.finish()).transpose().map_err(std::io::Error::other)?;
+        Ok((speech, loudness, sounds))
     });
     Ok(AudioJob { stream, thread })
 }
@@ -474,7 +538,7 @@ impl AudioJob {
         }
         let result = self.thread.join().map_err(|_| Error::io(path, std::io::Error::other("audio reader panicked")))?;
         self.stream.finish()?;
-        let (speech, loudness) = result.map_err(|e| Error::io(path, e))?;
+        let (speech, loudness, sounds) = result.map_err(|e| Error::io(path, e))?;
         let speech = speech
             .into_iter()
             .filter_map(|[a, b]| {
@@ -482,6 +546,6 @@ impl AudioJob {
                 (a < b).then_some([a, b])
             })
             .collect();
-        Ok((speech, loudness))
+        Ok((speech, loudness, sounds))
     }
 }

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use kino::TextEncoder;
 use kino_models::manifest::{MINILM, ONNXRUNTIME, SILERO_VAD, YAMNET};
-use kino_models::{Model, ModelsDir, Runtime, SentenceEncoder, SileroVad, VadParams};
+use kino_models::{Model, ModelsDir, Runtime, SentenceEncoder, SileroVad, SoundTagger, VadParams};
 
 /// One model as the analysis sees it: loaded (with its `id version` label) or missing (with why).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -117,7 +117,7 @@ impl AnalysisModels {
                     } else if model.id == SILERO_VAD.id {
                         SileroVad::load(runtime, dir, VadParams::default()).map(drop)
                     } else {
-                        Ok(())
+                        SoundTagger::load(runtime, dir, 1).map(drop)
                     };
                     loaded.err().map(|e| format!("{} does not load: {e}", model.label()))
                 }
@@ -168,10 +168,10 @@ impl AnalysisModels {
         self.state(SILERO_VAD.id)?.loaded.then(|| SileroVad::load(runtime, dir, VadParams::default()))
     }
 
-    /// The runtime and models directory, when the runtime loaded.
-    #[allow(dead_code)]
-    pub(crate) fn runtime(&self) -> Option<(&Runtime, &ModelsDir)> {
-        Some((self.runtime.as_ref()?, self.dir.as_ref()?))
+    /// A fresh sound-event tagger (its state is per stream), when the model is usable.
+    pub(crate) fn sound(&self) -> Option<std::result::Result<SoundTagger, kino_models::Error>> {
+        let (runtime, dir) = (self.runtime.as_ref()?, self.dir.as_ref()?);
+        self.state(YAMNET.id)?.loaded.then(|| SoundTagger::load(runtime, dir, 1))
     }
 }
 

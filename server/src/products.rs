@@ -139,7 +139,15 @@ pub struct VerticalSummary {
 /// The signals channels each product reads (for the models named in its `version_id`).
 fn channels_of(product: &str) -> &'static [&'static str] {
     match product {
-        "jitpreviews" => &["speech", "timelines.clip_types", "tags", "scene_embeddings", "timelines.nudity", "timelines.blood_gore", "timelines.profanity"],
+        "jitpreviews" => &[
+            "speech",
+            "timelines.clip_types",
+            "tags",
+            "scene_embeddings",
+            "timelines.nudity",
+            "timelines.blood_gore",
+            "timelines.profanity",
+        ],
         "semantic" | "similar" => &["item_embedding"],
         "semantic_scenes" => &["scene_embeddings"],
         "profanity" => &["profanity", "timelines.profanity"],

@@ -107,7 +107,13 @@ fn process(state: &AppState, job: &Job) -> Result<(), StoreError> {
     tracing::debug!(item = %job.item_id, product = %job.product, ok = outcome.is_ok(), elapsed_ms = started.elapsed().as_millis() as u64, "processed");
     match outcome {
         Ok(data) => {
-            store.finish_job_by(job, "success", "", Some(&data), &crate::products::models_of(&job.product, &signals))?;
+            store.finish_job_by(
+                job,
+                "success",
+                "",
+                Some(&data),
+                &crate::products::models_of(&job.product, &signals),
+            )?;
             if let Some(c) = Collection::ALL.into_iter().find(|c| c.product() == job.product) {
                 if let Err(e) = state.rebuild_index(job.org, c) {
                     tracing::error!(error = %e, collection = ?c, "cannot rebuild an index");

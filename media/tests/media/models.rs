@@ -108,3 +108,57 @@ fn without_models_the_analysis_says_why_channels_are_absent() {
     assert!(analysis.reasons["tags"].contains("kino models fetch yamnet"), "{analysis:?}");
     assert!(doc.scene_embeddings.is_none() && doc.item_embedding.is_none());
 }
+
+#[test]
+fn sound_events_become_tags_clip_types_and_descriptions() {
+    let test = "sound_events_become_tags_clip_types_and_descriptions";
+    let Some(models) = models(test) else { return };
+    if !models.state("yamnet").is_some_and(|s| s.loaded) {
+        if std::env::var_os("KINO_REQUIRE_MODELS").is_some_and(|v| v != "0") {
+            panic!("{test}: KINO_REQUIRE_MODELS is set but yamnet is not loaded; run `kino models fetch yamnet`");
+        }
+        eprintln!("!!! SKIPPED {test}: yamnet not fetched (kino models fetch yamnet)");
+        return;
+    }
+    if !tools(test, true) {
+        return;
+    }
+    // Speech over silence: YAMNet hears "Speech", which is evidence of no clip type.
+    let dir = tempfile::tempdir().unwrap();
+    let (wav, _) = speak(dir.path(), "line.wav", "The old lighthouse keeper told us a story about the sea.");
+    let graph = "color=c=gray:s=320x180:r=25:d=6,format=yuv420p[v]";
+    let video = dir.path().join("talk.mp4");
+    ffmpeg(&[
+        "-f",
+        "lavfi",
+        "-i",
+        "anullsrc=r=16000:cl=mono:d=6",
+        "-i",
+        wav.to_str().unwrap(),
+        "-filter_complex",
+        &format!("{graph};[0:a][1:a]amix=inputs=2:normalize=0:duration=first[a]"),
+        "-map",
+        "[v]",
+        "-map",
+        "[a]",
+        "-c:v",
+        "libx264",
+        "-preset",
+        "ultrafast",
+        "-c:a",
+        "aac",
+        "-t",
+        "6",
+        video.to_str().unwrap(),
+    ]);
+    let doc = analyze(&video, &AnalyzeOptions::default(), models, |_, _| {}).unwrap();
+    let analysis = doc.analysis.as_ref().unwrap();
+    for channel in ["timelines.clip_types", "tags"] {
+        assert!(analysis.measured.iter().any(|c| c == channel), "{channel}: {analysis:?}");
+        assert!(analysis.models[channel].starts_with("yamnet 0.2.1"), "{analysis:?}");
+    }
+    // Speech alone is evidence of no clip type and of no emotion: absent, not zero-filled.
+    assert!(doc.timelines.clip_types.is_empty(), "{:?}", doc.timelines.clip_types.keys());
+    assert!(doc.emotions.is_none());
+    assert!(analysis.reasons["emotions"].contains("no sound"), "{analysis:?}");
+}
