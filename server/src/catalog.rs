@@ -297,16 +297,16 @@ impl CatalogItem {
         if matches!(self.item_type.as_str(), "series" | "season") && self.asset_info.is_some() {
             issues.push(value_issue(&["asset_info"], "asset_info is for standalone and episode items only"));
         }
-        if let Some(d) = self.asset_info.as_ref().and_then(|a| a.duration) {
-            if !(d.is_finite() && d >= 0.0) {
-                issues.push(body_issue(
-                    &["asset_info", "duration"],
-                    "greater_than_equal",
-                    "Input should be greater than or equal to 0",
-                    json!(d),
-                    json!({"ge": 0}),
-                ));
-            }
+        if let Some(d) = self.asset_info.as_ref().and_then(|a| a.duration)
+            && !(d.is_finite() && d >= 0.0)
+        {
+            issues.push(body_issue(
+                &["asset_info", "duration"],
+                "greater_than_equal",
+                "Input should be greater than or equal to 0",
+                json!(d),
+                json!({"ge": 0}),
+            ));
         }
         for (part, n) in [
             ("season_number", self.episodic_info.as_ref().and_then(|e| e.season_number)),

@@ -455,10 +455,10 @@ fn admin_token(cli: &Cli) -> Result<String, String> {
         (None, None) => {}
     }
     let path = cli.data_dir.join("admin.token");
-    if let Ok(t) = std::fs::read_to_string(&path) {
-        if !t.trim().is_empty() {
-            return Ok(t.trim().to_string());
-        }
+    if let Ok(t) = std::fs::read_to_string(&path)
+        && !t.trim().is_empty()
+    {
+        return Ok(t.trim().to_string());
     }
     let token = format!("kadm_{}", kino_server::auth::random_hex(32));
     let tmp = path.with_extension("tmp");

@@ -114,10 +114,10 @@ fn process(state: &AppState, job: &Job) -> Result<(), StoreError> {
                 Some(&data),
                 &crate::products::models_of(&job.product, &signals),
             )?;
-            if let Some(c) = Collection::ALL.into_iter().find(|c| c.product() == job.product) {
-                if let Err(e) = state.rebuild_index(job.org, c) {
-                    tracing::error!(error = %e, collection = ?c, "cannot rebuild an index");
-                }
+            if let Some(c) = Collection::ALL.into_iter().find(|c| c.product() == job.product)
+                && let Err(e) = state.rebuild_index(job.org, c)
+            {
+                tracing::error!(error = %e, collection = ?c, "cannot rebuild an index");
             }
             Ok(())
         }

@@ -117,10 +117,10 @@ fn apply(state: &AppState, org: OrgId, s: &mut SmartlistRow, input: &Value, crea
         return Err(ManageError::invalid("catalog", "is required (a catalog name, or catalog_id)"));
     }
     let creator = text("creator", input.get("creator"), creating, 254)?;
-    if let Some(c) = &creator {
-        if !is_email(c) {
-            return Err(ManageError::invalid("creator", "must be an email address"));
-        }
+    if let Some(c) = &creator
+        && !is_email(c)
+    {
+        return Err(ManageError::invalid("creator", "must be an email address"));
     }
     let purpose = input.get("purpose").filter(|v| !v.is_null()).map(purposes).transpose()?;
     let ai = flag(input, "is_ai_generated")?;
@@ -271,10 +271,11 @@ pub fn refresh(
         if event.is_some() {
             crate::webhooks::wake(state);
         }
-        if s.published_at.is_some() && !added.is_empty() {
-            if let Err(e) = super::recipes::follow(state, org, &s.id, &added) {
-                tracing::error!(smartlist = %s.id, error = %e, "cannot queue follow-up recipe runs");
-            }
+        if s.published_at.is_some()
+            && !added.is_empty()
+            && let Err(e) = super::recipes::follow(state, org, &s.id, &added)
+        {
+            tracing::error!(smartlist = %s.id, error = %e, "cannot queue follow-up recipe runs");
         }
         changes.push(Change { id: s.id, added, removed });
     }

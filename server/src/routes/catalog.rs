@@ -73,33 +73,19 @@ pub async fn upsert(
 pub fn apply_upsert(state: &AppState, org: OrgId, item: CatalogItem) -> Result<(), AppError> {
     let store = &state.store;
     item.check_hierarchy(|id| Ok(store.item(org, id)?))?;
-    if matches!(item.item_type.as_str(), "season" | "episode") {
-        if let Some(series) = item.series_id() {
-            if store.item(org, series)?.is_none() {
-                let parent = CatalogItem::virtual_parent(series, "series", None);
-                store.upsert_item(
-                    org,
-                    series,
-                    "series",
-                    &serde_json::to_value(&parent).expect("serializable"),
-                    false,
-                )?;
-            }
-        }
+    if matches!(item.item_type.as_str(), "season" | "episode")
+        && let Some(series) = item.series_id()
+        && store.item(org, series)?.is_none()
+    {
+        let parent = CatalogItem::virtual_parent(series, "series", None);
+        store.upsert_item(org, series, "series", &serde_json::to_value(&parent).expect("serializable"), false)?;
     }
-    if item.item_type == "episode" {
-        if let (Some(season), Some(series)) = (item.season_id(), item.series_id()) {
-            if store.item(org, season)?.is_none() {
-                let parent = CatalogItem::virtual_parent(season, "season", Some(series));
-                store.upsert_item(
-                    org,
-                    season,
-                    "season",
-                    &serde_json::to_value(&parent).expect("serializable"),
-                    false,
-                )?;
-            }
-        }
+    if item.item_type == "episode"
+        && let (Some(season), Some(series)) = (item.season_id(), item.series_id())
+        && store.item(org, season)?.is_none()
+    {
+        let parent = CatalogItem::virtual_parent(season, "season", Some(series));
+        store.upsert_item(org, season, "season", &serde_json::to_value(&parent).expect("serializable"), false)?;
     }
     let body = serde_json::to_value(&item).map_err(|e| AppError::Internal(e.to_string()))?;
     store.upsert_item(org, &item.id, &item.item_type, &body, false)?;

@@ -49,10 +49,11 @@ pub async fn credential_before_body(
             .get(axum::http::header::CONTENT_LENGTH)
             .and_then(|v| v.to_str().ok())
             .is_some_and(|v| v.trim() != "0");
-    if processing && has_body {
-        if let Err(e) = caller(&state, request.uri().query(), headers, Accept::ApiKey) {
-            return e.into_response();
-        }
+    if processing
+        && has_body
+        && let Err(e) = caller(&state, request.uri().query(), headers, Accept::ApiKey)
+    {
+        return e.into_response();
     }
     next.run(request).await
 }

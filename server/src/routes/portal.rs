@@ -124,10 +124,10 @@ pub fn with_quota(mut res: Response, q: Quota) -> Response {
             h.insert(name, v);
         }
     }
-    if !q.allowed {
-        if let Ok(v) = HeaderValue::from_str(&q.reset.to_string()) {
-            h.insert(header::RETRY_AFTER, v);
-        }
+    if !q.allowed
+        && let Ok(v) = HeaderValue::from_str(&q.reset.to_string())
+    {
+        h.insert(header::RETRY_AFTER, v);
     }
     res
 }

@@ -262,16 +262,16 @@ pub async fn post(
             }
         }
     };
-    if let Some(p) = options.get("priority") {
-        if !p.is_string() {
-            return Err(AppError::invalid(Detail {
-                kind: "string_type".into(),
-                loc: vec!["body".into(), "priority".into()],
-                msg: "Input should be a valid string".into(),
-                input: p.clone(),
-                ctx: Value::Null,
-            }));
-        }
+    if let Some(p) = options.get("priority")
+        && !p.is_string()
+    {
+        return Err(AppError::invalid(Detail {
+            kind: "string_type".into(),
+            loc: vec!["body".into(), "priority".into()],
+            msg: "Input should be a valid string".into(),
+            input: p.clone(),
+            ctx: Value::Null,
+        }));
     }
     state.store.upsert_task(org, &id, &product, &version, &options.to_string())?;
     state.wake.notify_waiters();

@@ -82,10 +82,10 @@ pub fn check_url(raw: &str, allow_loopback: bool) -> Result<Url, String> {
         return Err("must have a host".into());
     };
     let literal = host.trim_start_matches('[').trim_end_matches(']').parse::<IpAddr>().ok();
-    if let Some(ip) = literal {
-        if let Some(reason) = forbidden_reason(ip, allow_loopback) {
-            return Err(format!("must not point to a {reason} address"));
-        }
+    if let Some(ip) = literal
+        && let Some(reason) = forbidden_reason(ip, allow_loopback)
+    {
+        return Err(format!("must not point to a {reason} address"));
     }
     match url.scheme() {
         "https" => {}

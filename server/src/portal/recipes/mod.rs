@@ -49,10 +49,10 @@ fn apply(state: &AppState, org: OrgId, r: &mut RecipeRow, input: &Value, creatin
     let title = text("title", input.get("title"), creating, 200)?;
     let description = text("description", input.get("description"), false, 5000)?;
     let kind = text("type", input.get("type"), creating, 40)?;
-    if let Some(k) = &kind {
-        if !TYPES.contains(&k.as_str()) {
-            return Err(ManageError::invalid("type", format!("must be one of {}", TYPES.join(", "))));
-        }
+    if let Some(k) = &kind
+        && !TYPES.contains(&k.as_str())
+    {
+        return Err(ManageError::invalid("type", format!("must be one of {}", TYPES.join(", "))));
     }
     let creator = text("creator", input.get("creator"), creating, 254)?;
     if creator.as_deref().is_some_and(|c| !is_email(c)) {
@@ -67,13 +67,13 @@ fn apply(state: &AppState, org: OrgId, r: &mut RecipeRow, input: &Value, creatin
         None | Some(Value::Null) => None,
         Some(c) => {
             let parsed = Config::parse(c)?;
-            if let Targets::Smartlist(id) = &parsed.targets {
-                if state.store.smartlist(org, id)?.is_none() {
-                    return Err(ManageError::invalid(
-                        "config.smartlist_id",
-                        format!("no smartlist {id} in this organisation"),
-                    ));
-                }
+            if let Targets::Smartlist(id) = &parsed.targets
+                && state.store.smartlist(org, id)?.is_none()
+            {
+                return Err(ManageError::invalid(
+                    "config.smartlist_id",
+                    format!("no smartlist {id} in this organisation"),
+                ));
             }
             Some(c.clone())
         }
@@ -244,16 +244,16 @@ fn follow_up(state: &AppState, org: OrgId, id: &str) {
 pub fn recover(state: &AppState) -> Result<(), ManageError> {
     state.store.fail_interrupted_assets()?;
     for (org, id) in state.store.fail_interrupted_recipes()? {
-        if let Some(r) = state.store.recipe(org, &id)? {
-            if r.published_at.is_some() {
-                let data_only = r.config["data_only"].as_bool().unwrap_or(false);
-                events::emit(
-                    state,
-                    org,
-                    "recipe.failed",
-                    events::recipe_failed(&id, &r.title, data_only, "interrupted by a restart"),
-                );
-            }
+        if let Some(r) = state.store.recipe(org, &id)?
+            && r.published_at.is_some()
+        {
+            let data_only = r.config["data_only"].as_bool().unwrap_or(false);
+            events::emit(
+                state,
+                org,
+                "recipe.failed",
+                events::recipe_failed(&id, &r.title, data_only, "interrupted by a restart"),
+            );
         }
     }
     Ok(())
