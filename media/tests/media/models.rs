@@ -2,6 +2,7 @@
 //! embeddings from the sentence model, and provenance that names them. Skipped loudly without the
 //! models, a failure when `KINO_REQUIRE_MODELS` is set (as in `scripts/test.sh`).
 
+use kino::TextEncoder;
 use kino_media::{AnalyzeOptions, analyze};
 
 use crate::speech::placed_speech;
@@ -161,4 +162,78 @@ fn sound_events_become_tags_clip_types_and_descriptions() {
     assert!(doc.timelines.clip_types.is_empty(), "{:?}", doc.timelines.clip_types.keys());
     assert!(doc.emotions.is_none());
     assert!(analysis.reasons["emotions"].contains("no sound"), "{analysis:?}");
+}
+
+/// Scenes found by meaning: the descriptions of a dark silent scene and a lit scene with dialogue,
+/// queried in words that share none of theirs. The sentence model ranks them right; the lexical
+/// encoder (the fallback) finds nothing. The printed table is the one in `docs/media.md`.
+#[test]
+fn scenes_are_found_by_meaning_not_by_shared_words() {
+    let test = "scenes_are_found_by_meaning_not_by_shared_words";
+    let Some(models) = models(test) else { return };
+    if !tools(test, true) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (wav, _) = speak(
+        dir.path(),
+        "line.wav",
+        "Where were you last night? I waited for hours. I was at the station, I missed the train.",
+    );
+    let video = dir.path().join("two.mp4");
+    ffmpeg(&[
+        "-f",
+        "lavfi",
+        "-i",
+        "color=c=black:s=320x180:r=25:d=10",
+        "-f",
+        "lavfi",
+        "-i",
+        "testsrc2=s=320x180:r=25:d=10",
+        "-f",
+        "lavfi",
+        "-i",
+        "anullsrc=r=16000:cl=mono:d=20",
+        "-i",
+        wav.to_str().unwrap(),
+        "-filter_complex",
+        "[0:v][1:v]concat=n=2:v=1:a=0,format=yuv420p[v];[3:a]adelay=11000:all=1[s];[2:a][s]amix=inputs=2:normalize=0:duration=first[a]",
+        "-map",
+        "[v]",
+        "-map",
+        "[a]",
+        "-c:v",
+        "libx264",
+        "-preset",
+        "ultrafast",
+        "-c:a",
+        "aac",
+        "-t",
+        "20",
+        video.to_str().unwrap(),
+    ]);
+    let options = AnalyzeOptions { min_scene: 4.0, ..AnalyzeOptions::default() };
+    let doc = analyze(&video, &options, models, |_, _| {}).unwrap();
+    let scenes = doc.scene_embeddings.as_ref().unwrap();
+    let (dark, talk) = (0, scenes.len() - 1);
+    let semantic = models.scene_text_encoder();
+    let lexical = kino::LexicalEncoder::default();
+    // The lexical column embeds sentences of the same form (`describe_scene`) with the lexical
+    // encoder: no query word appears in them, so it scores near 0 (hash collisions of character
+    // trigrams) whatever the scene.
+    let facts_dark = "A very dark scene, slow, with long takes, with no dialogue, nearly silent.";
+    let facts_talk = "A scene, slow, with long takes, with some dialogue.";
+    let lexical_scenes = [lexical.encode(facts_dark).unwrap(), lexical.encode(facts_talk).unwrap()];
+    eprintln!("| query | semantic: dark / dialogue scene | lexical: dark / dialogue scene |");
+    for (query, want) in
+        [("people talking", talk), ("a conversation between two people", talk), ("pitch black night", dark)]
+    {
+        let q = semantic.encode(query).unwrap();
+        let (s_dark, s_talk) = (dot(&q, &scenes[dark]), dot(&q, &scenes[talk]));
+        let l = lexical.encode(query).unwrap();
+        let (l_dark, l_talk) = (dot(&l, &lexical_scenes[0]), dot(&l, &lexical_scenes[1]));
+        eprintln!("| {query} | {s_dark:.3} / {s_talk:.3} | {l_dark:.3} / {l_talk:.3} |");
+        let best = if s_talk > s_dark { talk } else { dark };
+        assert_eq!(best, want, "{query}: dark {s_dark}, dialogue {s_talk}");
+    }
 }
