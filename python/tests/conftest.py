@@ -1,7 +1,7 @@
 import os
 import shutil
 import subprocess
-import sys
+import warnings
 
 import pytest
 
@@ -29,10 +29,10 @@ REQUIRED_MODELS = ("silero-vad", "all-minilm-l6-v2")
 
 
 def skip_or_fail(what: str, fix: str, require_env: str) -> None:
-    """Fails when `require_env` is set, else skips with a message on stderr that pytest cannot hide."""
+    """Fails when `require_env` is set, else skips with a warning that pytest's summary always shows."""
     if os.environ.get(require_env):
         pytest.fail(f"{require_env} is set but {what}; {fix}")
-    sys.stderr.write(f"\n!!! SKIPPED: {what}; {fix}; set {require_env}=1 to fail instead\n")
+    warnings.warn(f"!!! SKIPPED: {what}; {fix}; set {require_env}=1 to fail instead", pytest.PytestWarning, stacklevel=2)
     pytest.skip(f"{what} ({fix})")
 
 
