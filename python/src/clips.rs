@@ -29,10 +29,10 @@ fn param_string(name: &str, value: &Bound<'_, PyAny>) -> PyResult<Option<String>
         // numpy scalars and other numbers: their str() is the query-string form.
         return Ok(Some(value.str()?.to_string()));
     }
-    if name == "character_list" {
-        if let Ok(ranks) = value.extract::<Vec<i64>>() {
-            return Ok(Some(ranks.iter().map(i64::to_string).collect::<Vec<_>>().join(",")));
-        }
+    if name == "character_list"
+        && let Ok(ranks) = value.extract::<Vec<i64>>()
+    {
+        return Ok(Some(ranks.iter().map(i64::to_string).collect::<Vec<_>>().join(",")));
     }
     let kind = value.get_type().name()?.to_string();
     Err(PyTypeError::new_err(format!(

@@ -7,14 +7,15 @@
 mod clips;
 mod convert;
 mod errors;
+mod media;
 mod products;
 mod signals;
 mod vectors;
 
 use pyo3::prelude::*;
 
-/// Content intelligence for video catalogs: clip selection, vector search, emotions, profanity,
-/// webhooks.
+/// Content intelligence for video catalogs: media analysis, clip selection, vector search, text
+/// encoders, emotions, profanity, webhooks.
 #[pymodule]
 fn _kino(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
@@ -22,6 +23,8 @@ fn _kino(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<signals::PySignals>()?;
     m.add_class::<products::PyTextEncoder>()?;
     m.add_function(wrap_pyfunction!(signals::synth_signals, m)?)?;
+    m.add_function(wrap_pyfunction!(media::analyze, m)?)?;
+    m.add_function(wrap_pyfunction!(media::models, m)?)?;
     m.add_function(wrap_pyfunction!(clips::select_clips, m)?)?;
     m.add_function(wrap_pyfunction!(clips::select_many, m)?)?;
     m.add_function(wrap_pyfunction!(clips::clip_types, m)?)?;

@@ -1,15 +1,20 @@
 //! The per-item products beside clips (emotions, profanity), webhook signatures and the text
 //! encoder.
 
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use kino::signals::SCENE_EMBEDDING_DIM;
 use kino::thumbnail::FrameRule;
 use kino::{LexicalEncoder, ProfanityOptions, TextEncoder};
+use kino_models::manifest::MINILM;
 use numpy::PyArray1;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyMemoryView};
 
 use crate::convert::to_py;
-use crate::errors::IntoPyResult;
+use crate::errors::{IntoPyResult, ModelError};
 use crate::signals::PySignals;
 
 /// The interface's emotion result (`data.emotion[]`): consecutive windows of `window` seconds
@@ -125,25 +130,59 @@ pub fn verify_webhook(py: Python<'_>, body: &Bound<'_, PyAny>, signature: &str, 
     Ok(py.detach(|| kino::webhook::verify(&body, signature, &secret)))
 }
 
-/// The default text encoder: deterministic feature hashing of words, word pairs and character
-/// trigrams into a unit-length float32 vector comparable (by dot product) with scene embeddings.
-/// Lexical, not semantic: "car chase" finds scenes described with those words.
+/// A text encoder whose unit-length float32 vectors are comparable (by dot product) with scene
+/// embeddings. `kind="lexical"` (the default): deterministic feature hashing of words, word pairs
+/// and character trigrams, so "car chase" finds scenes described with those words; any `dim`.
+/// `kind="semantic"`: the all-MiniLM-L6-v2 sentence model lifted into the 1024-float scene space
+/// (the space `kino.analyze` embeds scenes in when the model is loaded), so "car chase" also finds
+/// "vehicles racing through streets"; it needs the model (`kino models fetch`) in `models_dir`
+/// (default `KINO_MODELS`, else `~/.cache/kino/models`) and raises `ModelError` naming the missing
+/// model otherwise.
 #[derive(Debug)]
 #[pyclass(name = "TextEncoder", module = "kino", frozen)]
 pub struct PyTextEncoder {
-    inner: LexicalEncoder,
+    inner: Arc<dyn TextEncoder>,
+    kind: &'static str,
 }
 
 #[pymethods]
 impl PyTextEncoder {
-    /// An encoder producing `dim`-float vectors (1024 matches scene embeddings).
+    /// A lexical encoder producing `dim`-float vectors (1024 matches scene embeddings), or the
+    /// semantic one (`dim` must then be 1024 or omitted).
     #[new]
-    #[pyo3(signature = (dim=1024))]
-    fn new(py: Python<'_>, dim: usize) -> PyResult<Self> {
-        if dim == 0 {
-            return Err(kino::Error::InvalidArgument { name: "dim", rule: "must be >= 1 (got 0)".into() }).py_err(py);
+    #[pyo3(signature = (dim=None, *, kind="lexical", models_dir=None))]
+    fn new(py: Python<'_>, dim: Option<usize>, kind: &str, models_dir: Option<PathBuf>) -> PyResult<Self> {
+        let invalid = |name: &'static str, rule: String| Err(kino::Error::InvalidArgument { name, rule }).py_err(py);
+        match kind {
+            "lexical" => {
+                let dim = dim.unwrap_or(SCENE_EMBEDDING_DIM);
+                if dim == 0 {
+                    return invalid("dim", "must be >= 1 (got 0)".into());
+                }
+                if models_dir.is_some() {
+                    return invalid(
+                        "models_dir",
+                        "is only for kind=\"semantic\" (the lexical encoder has no model)".into(),
+                    );
+                }
+                Ok(PyTextEncoder { inner: Arc::new(LexicalEncoder::with_dim(dim)), kind: "lexical" })
+            }
+            "semantic" => {
+                if let Some(dim) = dim.filter(|d| *d != SCENE_EMBEDDING_DIM) {
+                    return invalid("dim", format!("must be {SCENE_EMBEDDING_DIM} for kind=\"semantic\" (got {dim})"));
+                }
+                let models = crate::media::shared_models(py, models_dir.as_deref())?;
+                if models.sentence_encoder().is_none() {
+                    let reason = models.state(MINILM.id).and_then(|s| s.reason.clone()).unwrap_or_default();
+                    return Err(ModelError::new_err(format!(
+                        "the semantic text encoder needs {}: {reason}",
+                        MINILM.label()
+                    )));
+                }
+                Ok(PyTextEncoder { inner: models.scene_text_encoder(), kind: "semantic" })
+            }
+            other => invalid("kind", format!("must be \"lexical\" or \"semantic\" (got {other:?})")),
         }
-        Ok(PyTextEncoder { inner: LexicalEncoder::with_dim(dim) })
     }
 
     /// Encodes `text` into a unit-length float32 array of `dim` values; `ValueError` when the
@@ -159,13 +198,20 @@ impl PyTextEncoder {
         self.inner.dim()
     }
 
-    /// Identifier of the model (the service reports it as `version_id`).
+    /// `"lexical"` or `"semantic"`.
+    #[getter]
+    fn kind(&self) -> &'static str {
+        self.kind
+    }
+
+    /// Identifier of the model (the service reports it as `version_id`): `lexical-1`, or the
+    /// sentence model and the map into the scene space, e.g. `all-minilm-l6-v2 1.0.0 (lift-1024)`.
     #[getter]
     fn version(&self) -> &str {
         self.inner.version()
     }
 
     fn __repr__(&self) -> String {
-        format!("TextEncoder(dim={}, version={:?})", self.inner.dim(), self.inner.version())
+        format!("TextEncoder(kind={:?}, dim={}, version={:?})", self.kind, self.inner.dim(), self.inner.version())
     }
 }

@@ -151,6 +151,18 @@ impl PySignals {
         }
     }
 
+    /// Speech intervals as `(start, end)` pairs in seconds, sorted and non-overlapping.
+    #[getter]
+    fn speech(&self) -> Vec<(f64, f64)> {
+        self.signals().speech.iter().map(|&[start, end]| (start, end)).collect()
+    }
+
+    /// Keyword, mood and environment tags: dicts with `kind`, `name`, `start`, `end`, `score`.
+    #[getter]
+    fn tags<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        crate::convert::to_py(py, &self.signals().tags)
+    }
+
     /// Scene spans as `(start, end)` pairs in seconds.
     #[getter]
     fn scenes(&self) -> Vec<(f64, f64)> {
@@ -170,7 +182,8 @@ impl PySignals {
 
     /// Where the document came from, when an analyser recorded it: `{"analyzer": ...,
     /// "measured": [...], "absent": [...]}` (channels listed as absent are zeros, not
-    /// measurements), or `None`.
+    /// measurements), with `"models"` (channel: the model and version that measured it) and
+    /// `"reasons"` (absent channel: why) when there are any, or `None`.
     #[getter]
     fn analysis<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
         self.signals().analysis.as_ref().map(|a| crate::convert::to_py(py, a)).transpose()

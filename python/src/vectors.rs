@@ -33,11 +33,9 @@ impl<'py> Matrix<'py> {
             let [rows, dim] = [a.shape()[0], a.shape()[1]];
             return Ok(Matrix { array: MatrixArray::Two(a), rows, dim, one: false });
         }
-        if allow_1d {
-            if let Ok(a) = obj.extract::<numpy::PyReadonlyArray1<'py, f32>>() {
-                let dim = a.len();
-                return Ok(Matrix { array: MatrixArray::One(a), rows: 1, dim, one: true });
-            }
+        if allow_1d && let Ok(a) = obj.extract::<numpy::PyReadonlyArray1<'py, f32>>() {
+            let dim = a.len();
+            return Ok(Matrix { array: MatrixArray::One(a), rows: 1, dim, one: true });
         }
         let got = crate::convert::describe(obj);
         let shape = if allow_1d { "a (d,) or (m, d)" } else { "an (n, d)" };

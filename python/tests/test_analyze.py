@@ -1,0 +1,163 @@
+"""`kino.analyze` on videos generated with ffmpeg, with and without the pretrained models."""
+
+import os
+import signal
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import kino
+
+LEARNED = "timelines.clip_types"
+
+
+def test_analysis_without_models_measures_shots_and_says_what_is_absent(video):
+    signals = kino.analyze(video, models=False, inventory_id="tt-shots")
+    assert isinstance(signals, kino.Signals)
+    assert signals.inventory_id == "tt-shots"
+    assert signals.duration == pytest.approx(12.0, abs=0.1)
+    assert signals.step == 1.0
+    cuts = [t for t in signals.shots if 0.0 < t < signals.duration]
+    assert any(abs(t - 4.0) < 0.2 for t in cuts) and any(abs(t - 8.0) < 0.2 for t in cuts), signals.shots
+    analysis = signals.analysis
+    assert analysis is not None and analysis["analyzer"].startswith("kino-media")
+    assert "shots" in analysis["measured"] and "speech" in analysis["measured"]
+    assert "speech" not in analysis.get("models", {}), "models=False must not use the VAD"
+    assert LEARNED in analysis["absent"]
+    assert "disabled" in analysis["reasons"][LEARNED]
+    assert len(signals.timeline("brightness")) == 12
+
+
+def test_step_and_inventory_id_default_to_one_second_and_the_file_stem(video):
+    signals = kino.analyze(video, models=False, step=0.5)
+    assert signals.inventory_id == "three-shots"
+    assert signals.step == 0.5 and len(signals.timeline("relevance")) == 24
+
+
+def test_progress_is_called_a_few_times_a_second_monotone_and_ends_at_the_total(video):
+    calls = []
+    started = time.monotonic()
+    kino.analyze(video, models=False, progress=lambda done, total: calls.append((done, total)))
+    elapsed = time.monotonic() - started
+    assert calls, "progress was never called"
+    done = [d for d, _ in calls]
+    assert done == sorted(done), calls
+    assert len({t for _, t in calls}) == 1 and calls[0][1] == pytest.approx(12.0, abs=0.1), calls
+    assert calls[-1][0] == calls[-1][1], "the last call says the work is done"
+    # At most one call per 0.25 s, plus the final one.
+    assert len(calls) <= elapsed / 0.25 + 2, (len(calls), elapsed)
+
+
+def test_an_exception_raised_in_progress_stops_the_analysis_and_is_raised(video):
+    calls = []
+
+    def progress(done, total):
+        calls.append(done)
+        raise RuntimeError("stop here")
+
+    with pytest.raises(RuntimeError, match="stop here"):
+        kino.analyze(video, models=False, progress=progress)
+    assert len(calls) == 1 and calls[0] < 12.0, "the analysis went on after the callback raised"
+
+
+def test_keyboard_interrupt_stops_the_analysis_without_a_callback(long_video):
+    started = time.monotonic()
+    kino.analyze(long_video, models=False)
+    full = time.monotonic() - started
+    # SIGINT to this process only (not to ffmpeg), a fifth of the way in: Python's handler sets a
+    # flag that the analysis checks from its progress path while this thread is in Rust without
+    # the GIL.
+    timer = threading.Timer(full / 5, os.kill, (os.getpid(), signal.SIGINT))
+    started = time.monotonic()
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            kino.analyze(long_video, models=False)
+    finally:
+        timer.cancel()
+    assert time.monotonic() - started < full * 0.8, "the analysis ran to its end"
+
+
+def test_the_gil_is_released_while_analysing(video):
+    ticks = []
+    stop = threading.Event()
+
+    def count():
+        while not stop.is_set():
+            ticks.append(1)
+            time.sleep(0.001)
+
+    thread = threading.Thread(target=count)
+    thread.start()
+    try:
+        kino.analyze(video, models=False)
+    finally:
+        stop.set()
+        thread.join()
+    assert len(ticks) > 20, "another Python thread could not run during the analysis"
+
+
+def test_media_errors_name_the_file_and_the_rule(video, tmp_path, monkeypatch):
+    with pytest.raises(FileNotFoundError) as info:
+        kino.analyze(tmp_path / "nope.mp4", models=False)
+    assert info.value.filename == str(tmp_path / "nope.mp4")
+    not_media = tmp_path / "notes.mp4"
+    not_media.write_text("not a video")
+    with pytest.raises(kino.MediaError) as info:
+        kino.analyze(not_media, models=False)
+    assert isinstance(info.value, OSError) and "notes.mp4" in str(info.value)
+    with pytest.raises(ValueError, match="step"):
+        kino.analyze(video, models=False, step=0.0)
+    with pytest.raises(TypeError, match="metadata must be a dict"):
+        kino.analyze(video, models=False, metadata="Heat")  # type: ignore[arg-type]
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(kino.MediaError, match=r"`ff(mpeg|probe)` was not found on PATH: install ffmpeg"):
+        kino.analyze(video, models=False)
+
+
+def test_models_in_an_empty_directory_are_absent_with_the_command_that_fetches_them(tmp_path):
+    states = kino.models(tmp_path)
+    ids = [m["id"] for m in states]
+    assert "silero-vad" in ids and "all-minilm-l6-v2" in ids
+    for m in states:
+        assert set(m) == {"id", "version", "summary", "loaded", "reason"}
+        assert m["loaded"] is False and "kino models fetch" in m["reason"], m
+
+
+def test_analysis_with_an_empty_models_directory_still_works_and_says_why(video, tmp_path):
+    signals = kino.analyze(video, models_dir=tmp_path)
+    reasons = signals.analysis["reasons"]
+    assert "kino models fetch" in reasons[LEARNED], reasons
+    assert signals.scene_embeddings is None or signals.scene_embeddings.shape[1] == 1024
+
+
+# --- With the pretrained models ---------------------------------------------------------------
+
+
+def test_models_lists_the_vad_and_the_sentence_model_loaded(models_loaded):
+    states = kino.models()
+    loaded = {m["id"]: m for m in states if m["loaded"]}
+    assert {"silero-vad", "all-minilm-l6-v2"} <= set(loaded), states
+    assert all(m["reason"] is None and m["version"] for m in loaded.values())
+
+
+def test_analysis_with_models_uses_the_vad_and_embeds_scenes_and_the_item(models_loaded, video):
+    catalog_item = {
+        "title": "Night Pursuit",
+        "metadata": {"genres": ["Action"], "keywords": ["car chase"], "short_description": "Two drivers race through the city."},
+    }
+    signals = kino.analyze(video, metadata=catalog_item)
+    analysis = signals.analysis
+    assert analysis["models"]["speech"].startswith("silero-vad "), analysis
+    scenes = signals.scene_embeddings
+    assert scenes is not None and scenes.shape == (len(signals.scenes), 1024)
+    assert np.allclose(np.linalg.norm(scenes, axis=1), 1.0, atol=1e-4)
+    item = signals.item_embedding
+    assert item is not None and item.shape == (256,)
+    bare = kino.analyze(video).item_embedding
+    assert bare is not None and not np.allclose(item, bare), "the catalog metadata changes the item embedding"
+    # Scene embeddings live in the semantic encoder's space.
+    query = kino.TextEncoder(kind="semantic").encode("a colourful test pattern")
+    assert np.all(np.abs(scenes @ query) <= 1.0 + 1e-4)
