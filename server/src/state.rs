@@ -147,7 +147,7 @@ impl AppState {
         let secrets = crate::secrets::SecretBox::load_or_create(&config.secrets_key)?;
         seal_plain_secrets(&store, &secrets).map_err(std::io::Error::other)?;
         let models = Arc::new(match &config.models_dir {
-            Some(dir) => kino_media::AnalysisModels::load(&kino_models::ModelsDir::at(dir), 1),
+            Some(dir) => kino_media::AnalysisModels::load(&kino_models::ModelsDir::at(dir), text_threads()),
             None => kino_media::AnalysisModels::none(),
         });
         for state in models.states() {
@@ -361,4 +361,10 @@ impl Collection {
             Collection::Scenes => "semantic_scenes",
         }
     }
+}
+
+/// Intra-op threads of the sentence model: every core, since one call serves a whole batch of
+/// waiting queries (`kino_media::embed::SceneSpace`).
+fn text_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
 }

@@ -1,0 +1,135 @@
+//! The service with the pretrained models: `/version` lists them, `/text-embedding` answers with
+//! the sentence model, an analysed item's results name the models in `version_id`, and a query
+//! finds the scene it means through the API alone. Skips loudly without ffmpeg, espeak-ng or the
+//! models, and fails instead when `KINO_REQUIRE_FFMPEG` / `KINO_REQUIRE_MODELS` is set (as the test
+//! command does).
+
+mod support;
+
+use std::path::Path;
+use std::process::Command;
+
+use axum::body::Body;
+use axum::http::{Request, StatusCode};
+use http_body_util::BodyExt;
+use kino_server::auth::{generate_key, hash_key, key_prefix};
+use kino_server::store::Store;
+use kino_server::{AppState, Config, app, worker};
+use serde_json::{Value, json};
+
+fn ready() -> Option<std::path::PathBuf> {
+    let ok = |t: &str, a: &str| Command::new(t).arg(a).output().is_ok_and(|o| o.status.success());
+    if !(ok("ffmpeg", "-version") && ok("espeak-ng", "--version")) {
+        assert!(std::env::var_os("KINO_REQUIRE_FFMPEG").is_none(), "KINO_REQUIRE_FFMPEG is set but ffmpeg/espeak-ng are missing");
+        eprintln!("\n!!! SKIPPED models: ffmpeg or espeak-ng not installed\n");
+        return None;
+    }
+    let dir = kino_models::ModelsDir::resolve(None).unwrap();
+    let missing: Vec<&str> =
+        kino_models::default_models().into_iter().filter(|m| !dir.status(m).present()).map(|m| m.id).collect();
+    if !missing.is_empty() {
+        assert!(
+            std::env::var_os("KINO_REQUIRE_MODELS").is_none_or(|v| v == "0"),
+            "KINO_REQUIRE_MODELS is set but {missing:?} are missing; run `kino models fetch`"
+        );
+        eprintln!("\n!!! SKIPPED models: {missing:?} not fetched (kino models fetch)\n");
+        return None;
+    }
+    Some(dir.path().to_path_buf())
+}
+
+fn run(cmd: &mut Command) {
+    let out = cmd.output().unwrap();
+    assert!(out.status.success(), "{cmd:?}: {}", String::from_utf8_lossy(&out.stderr));
+}
+
+/// 20 s: a black, silent first half; a lit second half in which two lines are spoken.
+fn make_video(dir: &Path) -> std::path::PathBuf {
+    let wav = dir.join("talk.wav");
+    run(Command::new("espeak-ng").arg("-w").arg(&wav).arg(
+        "Where were you last night? I waited for hours. I was at the station, I missed the last train home.",
+    ));
+    let video = dir.join("talk.mp4");
+    run(Command::new("ffmpeg")
+        .args(["-v", "error", "-y", "-f", "lavfi", "-i", "color=c=black:s=320x180:r=25:d=10"])
+        .args(["-f", "lavfi", "-i", "testsrc2=s=320x180:r=25:d=10", "-f", "lavfi", "-i", "anullsrc=r=16000:cl=mono:d=20"])
+        .arg("-i")
+        .arg(&wav)
+        .args([
+            "-filter_complex",
+            "[0:v][1:v]concat=n=2:v=1:a=0,format=yuv420p[v];[3:a]adelay=11000:all=1[s];[2:a][s]amix=inputs=2:normalize=0:duration=first[a]",
+            "-map", "[v]", "-map", "[a]", "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", "-t", "20",
+        ])
+        .arg(&video));
+    video
+}
+
+async fn call(state: &AppState, method: &str, uri: &str, body: Option<Value>) -> (StatusCode, Value) {
+    let mut req = Request::builder().method(method).uri(uri);
+    if body.is_some() {
+        req = req.header("content-type", "application/json");
+    }
+    let req = req.body(body.map_or_else(Body::empty, |b| Body::from(b.to_string()))).unwrap();
+    let res = support::send(app(state.clone()), req).await;
+    let status = res.status();
+    let bytes = res.into_body().collect().await.unwrap().to_bytes();
+    (status, serde_json::from_slice(&bytes).unwrap_or(Value::Null))
+}
+
+fn dot(a: &Value, b: &Value) -> f64 {
+    let (a, b) = (a.as_array().unwrap(), b.as_array().unwrap());
+    a.iter().zip(b).map(|(x, y)| x.as_f64().unwrap() * y.as_f64().unwrap()).sum()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_service_runs_its_models_and_names_them() {
+    let Some(models_dir) = ready() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let video = make_video(dir.path());
+    let config = Config { models_dir: Some(models_dir), ..Config::in_dir(dir.path()) };
+    let state = AppState::new(Store::open(&dir.path().join("kino.sqlite3")).unwrap(), config).unwrap();
+    let (org, _) = state.store.ensure_org("acme").unwrap();
+    state.store.ensure_catalog(org, "acme").unwrap();
+    let key = generate_key();
+    state.store.add_key(org, &hash_key(&key), &key_prefix(&key)).unwrap();
+
+    let (s, version) = call(&state, "GET", "/version", None).await;
+    assert_eq!(s, StatusCode::OK, "{version}");
+    let loaded = |id: &str| version["models"].as_array().unwrap().iter().any(|m| m["id"] == id && m["loaded"] == true);
+    assert!(loaded("silero-vad") && loaded("all-minilm-l6-v2") && loaded("onnxruntime"), "{version}");
+    assert_eq!(version["text_encoder"], "all-minilm-l6-v2 1.0.0 (lift-1024)");
+
+    let item = json!({"id": "talk", "type": "standalone", "title": "The Last Train",
+        "metadata": {"genres": ["drama"], "short_description": "Two people argue about a missed train."},
+        "asset_info": {"file_uri": "talk.mp4"}});
+    assert_eq!(call(&state, "PUT", &format!("/catalog/v1/item?key={key}"), Some(item)).await.0, StatusCode::OK);
+    for product in ["jitpreviews", "semantic_scenes", "semantic"] {
+        let uri = format!("/tasks/catalog-item/talk/product/{product}/version/1.0.0?key={key}");
+        assert_eq!(call(&state, "POST", &uri, Some(json!({}))).await.0, StatusCode::OK);
+    }
+    let s1 = state.clone();
+    tokio::task::spawn_blocking(move || while worker::run_one(&s1) {}).await.unwrap();
+    assert!(video.exists());
+
+    // The results name the models that produced them.
+    let (s, scenes) = call(&state, "GET", &format!("/results/semantic_scenes/v1/talk?key={key}"), None).await;
+    assert_eq!(s, StatusCode::OK, "{scenes}");
+    assert_eq!(scenes["status"], "success", "{scenes}");
+    assert_eq!(scenes["version_id"], "1.0.0+all-minilm-l6-v2@1.0.0", "{scenes}");
+    let (_, item_vec) = call(&state, "GET", &format!("/results/semantic/v1/talk?key={key}"), None).await;
+    assert_eq!(item_vec["data"]["embedding"].as_array().map(Vec::len), Some(256), "{item_vec}");
+    let uri = format!("/results/jitpreviews/v2/talk?key={key}&catalog=acme&clip_length=4&character_preference=None");
+    let (s, previews) = call(&state, "GET", &uri, None).await;
+    assert_eq!(s, StatusCode::OK, "{previews}");
+    let version_id = previews["version_id"].as_str().unwrap();
+    assert!(version_id.contains("silero-vad@6.2.3") && version_id.contains("all-minilm-l6-v2@1.0.0"), "{version_id}");
+
+    // A query finds the scene it means, through the API alone.
+    let scenes = scenes["data"]["scene_embeddings"].as_array().unwrap();
+    assert!(scenes.len() >= 2, "{scenes:?}");
+    let (s, q) = call(&state, "GET", &format!("/results/semantic_scenes/v1/text-embedding?key={key}&q=people%20talking"), None).await;
+    assert_eq!(s, StatusCode::OK, "{q}");
+    assert_eq!(q["version_id"], "all-minilm-l6-v2 1.0.0 (lift-1024)");
+    let best = scenes.iter().max_by(|a, b| dot(&q["embedding"], &a["embedding"]).total_cmp(&dot(&q["embedding"], &b["embedding"]))).unwrap();
+    assert!(best["start_ts"].as_f64().unwrap() >= 9.0, "the dialogue scene ranks first: {best}");
+}
