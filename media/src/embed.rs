@@ -27,8 +27,9 @@ use kino_models::{SENTENCE_DIM, SentenceEncoder};
 /// one thread owns the model calls, and each call takes every query waiting at that moment (up to
 /// [`MAX_BATCH`]) into one batch. Under concurrent load this turns N model calls into one (a batch
 /// of 16 short queries costs a few single ones), so latency stays flat as clients are added; a
-/// lone query waits for nothing. `encode` blocks its thread until its batch is done (in async
-/// code, call it from a blocking task).
+/// lone query waits for nothing. The vectors of the last [`QUERY_CACHE`] distinct queries are
+/// kept, so a repeated query is a lookup. `encode` blocks its thread until its batch is done (in
+/// async code, call it from a blocking task).
 #[derive(Debug, Clone)]
 pub struct SceneSpace {
     encoder: Arc<SentenceEncoder>,
@@ -48,6 +49,37 @@ struct Job {
 /// The sending side of the batching thread; the thread ends when this is dropped.
 struct Batcher {
     queue: std::sync::Mutex<std::sync::mpsc::Sender<Job>>,
+    recent: std::sync::Mutex<Recent>,
+}
+
+/// Most query vectors kept for repeated queries (384 floats each: about 6 MB).
+pub const QUERY_CACHE: usize = 4096;
+
+/// The vectors of the last [`QUERY_CACHE`] distinct queries, oldest evicted first. Queries to a
+/// catalog repeat ("car chase", a genre, an actor): a repeated one costs a lookup, not a model call.
+#[derive(Default)]
+struct Recent {
+    vectors: std::collections::HashMap<String, Vec<f32>>,
+    order: std::collections::VecDeque<String>,
+}
+
+impl Recent {
+    fn get(&self, text: &str) -> Option<Vec<f32>> {
+        self.vectors.get(text).cloned()
+    }
+
+    fn put(&mut self, text: &str, v: &[f32]) {
+        if self.vectors.contains_key(text) {
+            return;
+        }
+        if self.order.len() >= QUERY_CACHE {
+            if let Some(old) = self.order.pop_front() {
+                self.vectors.remove(&old);
+            }
+        }
+        self.order.push_back(text.to_string());
+        self.vectors.insert(text.to_string(), v.to_vec());
+    }
 }
 
 impl std::fmt::Debug for Batcher {
@@ -87,16 +119,21 @@ impl Batcher {
                 }
             })
             .expect("a thread for the text encoder");
-        Batcher { queue: std::sync::Mutex::new(tx) }
+        Batcher { queue: std::sync::Mutex::new(tx), recent: std::sync::Mutex::default() }
     }
 
     fn encode(&self, text: &str) -> Result<Vec<f32>, kino_models::Error> {
+        if let Some(v) = self.recent.lock().unwrap_or_else(|e| e.into_inner()).get(text) {
+            return Ok(v);
+        }
         let (reply, answer) = std::sync::mpsc::sync_channel(1);
         let job = Job { text: text.to_string(), reply };
         let sent = self.queue.lock().unwrap_or_else(|e| e.into_inner()).send(job);
         let gone = || inference_error("the text encoder's thread has stopped");
         sent.map_err(|_| gone())?;
-        answer.recv().map_err(|_| gone())?
+        let v = answer.recv().map_err(|_| gone())??;
+        self.recent.lock().unwrap_or_else(|e| e.into_inner()).put(text, &v);
+        Ok(v)
     }
 }
 
@@ -407,6 +444,14 @@ mod tests {
             }
         });
         assert!(matches!(space.encode(" -- "), Err(kino::Error::EmptyText)));
+        // The cache answers a repeated query with the same vector.
+        assert_eq!(space.encode(texts[0]).unwrap(), space.encode(texts[0]).unwrap());
+        let mut recent = Recent::default();
+        for i in 0..QUERY_CACHE + 10 {
+            recent.put(&format!("q{i}"), &[i as f32]);
+        }
+        assert_eq!(recent.vectors.len(), QUERY_CACHE);
+        assert!(recent.get("q0").is_none() && recent.get(&format!("q{}", QUERY_CACHE + 9)).is_some());
     }
 
     #[test]

@@ -20,7 +20,10 @@ use serde_json::{Value, json};
 fn ready() -> Option<std::path::PathBuf> {
     let ok = |t: &str, a: &str| Command::new(t).arg(a).output().is_ok_and(|o| o.status.success());
     if !(ok("ffmpeg", "-version") && ok("espeak-ng", "--version")) {
-        assert!(std::env::var_os("KINO_REQUIRE_FFMPEG").is_none(), "KINO_REQUIRE_FFMPEG is set but ffmpeg/espeak-ng are missing");
+        assert!(
+            std::env::var_os("KINO_REQUIRE_FFMPEG").is_none(),
+            "KINO_REQUIRE_FFMPEG is set but ffmpeg/espeak-ng are missing"
+        );
         eprintln!("\n!!! SKIPPED models: ffmpeg or espeak-ng not installed\n");
         return None;
     }
@@ -46,9 +49,10 @@ fn run(cmd: &mut Command) {
 /// 20 s: a black, silent first half; a lit second half in which two lines are spoken.
 fn make_video(dir: &Path) -> std::path::PathBuf {
     let wav = dir.join("talk.wav");
-    run(Command::new("espeak-ng").arg("-w").arg(&wav).arg(
-        "Where were you last night? I waited for hours. I was at the station, I missed the last train home.",
-    ));
+    run(Command::new("espeak-ng")
+        .arg("-w")
+        .arg(&wav)
+        .arg("Where were you last night? I waited for hours. I was at the station, I missed the last train home."));
     let video = dir.join("talk.mp4");
     run(Command::new("ffmpeg")
         .args(["-v", "error", "-y", "-f", "lavfi", "-i", "color=c=black:s=320x180:r=25:d=10"])
@@ -112,11 +116,11 @@ async fn the_service_runs_its_models_and_names_them() {
     assert!(video.exists());
 
     // The results name the models that produced them.
-    let (s, scenes) = call(&state, "GET", &format!("/results/semantic_scenes/v1/talk?key={key}"), None).await;
+    let (s, scenes) = call(&state, "GET", &format!("/results/semantic_scenes/v1/video-embedding/talk?key={key}"), None).await;
     assert_eq!(s, StatusCode::OK, "{scenes}");
     assert_eq!(scenes["status"], "success", "{scenes}");
     assert_eq!(scenes["version_id"], "1.0.0+all-minilm-l6-v2@1.0.0", "{scenes}");
-    let (_, item_vec) = call(&state, "GET", &format!("/results/semantic/v1/talk?key={key}"), None).await;
+    let (_, item_vec) = call(&state, "GET", &format!("/results/semantic/v2/video-embedding/talk?key={key}"), None).await;
     assert_eq!(item_vec["data"]["embedding"].as_array().map(Vec::len), Some(256), "{item_vec}");
     let uri = format!("/results/jitpreviews/v2/talk?key={key}&catalog=acme&clip_length=4&character_preference=None");
     let (s, previews) = call(&state, "GET", &uri, None).await;
@@ -127,9 +131,14 @@ async fn the_service_runs_its_models_and_names_them() {
     // A query finds the scene it means, through the API alone.
     let scenes = scenes["data"]["scene_embeddings"].as_array().unwrap();
     assert!(scenes.len() >= 2, "{scenes:?}");
-    let (s, q) = call(&state, "GET", &format!("/results/semantic_scenes/v1/text-embedding?key={key}&q=people%20talking"), None).await;
+    let (s, q) =
+        call(&state, "GET", &format!("/results/semantic_scenes/v1/text-embedding?key={key}&q=people%20talking"), None)
+            .await;
     assert_eq!(s, StatusCode::OK, "{q}");
     assert_eq!(q["version_id"], "all-minilm-l6-v2 1.0.0 (lift-1024)");
-    let best = scenes.iter().max_by(|a, b| dot(&q["embedding"], &a["embedding"]).total_cmp(&dot(&q["embedding"], &b["embedding"]))).unwrap();
+    let best = scenes
+        .iter()
+        .max_by(|a, b| dot(&q["embedding"], &a["embedding"]).total_cmp(&dot(&q["embedding"], &b["embedding"])))
+        .unwrap();
     assert!(best["start_ts"].as_f64().unwrap() >= 9.0, "the dialogue scene ranks first: {best}");
 }
