@@ -34,6 +34,7 @@
 mod dir;
 mod error;
 pub mod fetch;
+pub mod image;
 pub mod manifest;
 mod runtime;
 mod sound;
@@ -43,6 +44,7 @@ mod vad;
 pub use dir::{DirSource, MODELS_ENV, ModelStatus, ModelsDir, cache_root, wheel_cache};
 pub use error::{Error, Result};
 pub use fetch::{FetchEvent, FetchOptions, fetch};
+pub use image::{RgbFrame, RgbImage, resize_bilinear};
 pub use manifest::{MODELS, Model, ModelFile, Package, default_models, model};
 pub use runtime::Runtime;
 pub use sound::{SOUND_CLASSES, SOUND_HOP, SOUND_WINDOW, SoundEvents, SoundTagger};

@@ -116,11 +116,13 @@ async fn the_service_runs_its_models_and_names_them() {
     assert!(video.exists());
 
     // The results name the models that produced them.
-    let (s, scenes) = call(&state, "GET", &format!("/results/semantic_scenes/v1/video-embedding/talk?key={key}"), None).await;
+    let (s, scenes) =
+        call(&state, "GET", &format!("/results/semantic_scenes/v1/video-embedding/talk?key={key}"), None).await;
     assert_eq!(s, StatusCode::OK, "{scenes}");
     assert_eq!(scenes["status"], "success", "{scenes}");
     assert_eq!(scenes["version_id"], "1.0.0+all-minilm-l6-v2@1.0.0", "{scenes}");
-    let (_, item_vec) = call(&state, "GET", &format!("/results/semantic/v2/video-embedding/talk?key={key}"), None).await;
+    let (_, item_vec) =
+        call(&state, "GET", &format!("/results/semantic/v2/video-embedding/talk?key={key}"), None).await;
     assert_eq!(item_vec["data"]["embedding"].as_array().map(Vec::len), Some(256), "{item_vec}");
     let uri = format!("/results/jitpreviews/v2/talk?key={key}&catalog=acme&clip_length=4&character_preference=None");
     let (s, previews) = call(&state, "GET", &uri, None).await;
