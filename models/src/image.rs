@@ -114,8 +114,10 @@ mod tests {
         let out = resize_bilinear(f, [0.0, 0.0, 2.0, 1.0], 4, 1);
         let reds: Vec<u8> = out.data.chunks(3).map(|p| p[0]).collect();
         assert_eq!(reds, vec![0, 64, 191, 255]);
-        // A crop of the right half is white.
-        let out = resize_bilinear(f, [1.0, 0.0, 1.0, 1.0], 3, 2);
-        assert!(out.data.iter().all(|&v| v == 255));
+        // A crop of the right half at its own size samples the white pixels' centres exactly.
+        let quad = [0u8, 0, 0, 0, 0, 0, 255, 255, 255, 255, 255, 255];
+        let f = RgbFrame::new(4, 1, &quad).unwrap();
+        let out = resize_bilinear(f, [2.0, 0.0, 2.0, 1.0], 2, 1);
+        assert!(out.data.iter().all(|&v| v == 255), "{:?}", out.data);
     }
 }
