@@ -18,11 +18,13 @@ use crate::frame::Frame;
 use crate::models::AnalysisModels;
 use crate::probe::{MediaInfo, probe};
 use crate::relevance::{relevance, scenes};
+use crate::see::Sight;
 use crate::shots::{ContentDetector, ContentParams, FadeDetector, FadeParams, merge_boundaries};
 use crate::sidecar::{learned_channels, load as load_sidecar, merge as merge_sidecar};
 use crate::speech::{SAMPLE_RATE, SpeechDetector, SpeechParams};
 use crate::timeline::{BlackBars, Timelines};
 use crate::tool::{self, Stream};
+use crate::vision;
 
 /// The channels `analyze` measures itself (see `kino::signals::ANALYSIS_CHANNELS`).
 pub const MEASURED_CHANNELS: &[&str] =
@@ -58,6 +60,9 @@ pub struct AnalyzeOptions {
     /// The item's catalog metadata as text ([`crate::embed::item_text`]); with the sentence model,
     /// the item embedding combines it with the content. `None`: the content alone.
     pub item_text: Option<String>,
+    /// Seconds between the frames the vision models see (default 1), decoded at
+    /// [`vision::VISION_WIDTH`] pixels wide from the same pass as the analysis frames.
+    pub vision_interval: f64,
 }
 
 impl Default for AnalyzeOptions {
@@ -75,6 +80,7 @@ impl Default for AnalyzeOptions {
             fade: FadeParams::default(),
             speech: SpeechParams::default(),
             item_text: None,
+            vision_interval: 1.0,
         }
     }
 }
@@ -90,6 +96,7 @@ fn check(options: &AnalyzeOptions) -> Result<()> {
     positive("step", options.step)?;
     positive("max_fps", options.max_fps)?;
     positive("min_scene", options.min_scene)?;
+    positive("vision_interval", options.vision_interval)?;
     if !(options.min_shot.is_finite() && options.min_shot >= 0.0) {
         return Err(Error::argument("min_shot", format!("must be finite and >= 0 (got {})", options.min_shot)));
     }
@@ -108,6 +115,37 @@ fn find_sidecar(video: &Path, explicit: Option<&Path>) -> Option<PathBuf> {
     beside.push(".signals.json");
     let candidates = [PathBuf::from(beside), video.with_extension("signals.json")];
     candidates.into_iter().find(|p| p.is_file())
+}
+
+/// The ffmpeg command of the video pass: the analysis frames (`w x h` at `rate`) on stdout, and
+/// with `sampled`, also frames [`vision::VISION_WIDTH`] wide (at most the source width) every
+/// `options.vision_interval` seconds on descriptor 3, from the same decode; their size.
+fn video_command(
+    path: &Path,
+    options: &AnalyzeOptions,
+    rate: f64,
+    (w, h): (usize, usize),
+    info: &MediaInfo,
+    sampled: bool,
+) -> (std::process::Command, Option<(usize, usize)>) {
+    let mut cmd = tool::command("ffmpeg");
+    cmd.args(["-threads", &options.threads.to_string(), "-flags2", "+fast", "-i"]).arg(path);
+    let small = format!("fps={rate:.6},scale={w}:{h}:flags=area,format=rgb24");
+    if !sampled || !cfg!(unix) {
+        cmd.args(["-map", "0:v:0", "-an", "-sn", "-dn", "-vf"])
+            .arg(small)
+            .args(["-f", "rawvideo", "-pix_fmt", "rgb24", "pipe:1"]);
+        return (cmd, None);
+    }
+    let (vw, vh) = analysis_size(info, vision::VISION_WIDTH);
+    let every = options.vision_interval;
+    cmd.args(["-an", "-sn", "-dn", "-filter_complex"])
+        .arg(format!(
+            "[0:v:0]split=2[a][b];[a]{small}[small];[b]fps=fps=1/{every:.6},scale={vw}:{vh}:flags=area,format=rgb24[big]"
+        ))
+        .args(["-map", "[small]", "-f", "rawvideo", "-pix_fmt", "rgb24", "pipe:1"])
+        .args(["-map", "[big]", "-f", "rawvideo", "-pix_fmt", "rgb24", "pipe:3"]);
+    (cmd, Some((vw, vh)))
 }
 
 /// Analysis frame size: `width` wide (at most the source width), height by aspect ratio, both even.
@@ -171,13 +209,18 @@ pub fn analyze_interruptible(
     let tagger_label = tagger.as_ref().and_then(|_| models.state("yamnet")).map(|s| s.label());
     let audio = if info.has_audio { Some(spawn_audio(path, options, n, vad, tagger)?) } else { None };
 
-    let mut cmd = tool::command("ffmpeg");
-    cmd.args(["-threads", &options.threads.to_string(), "-flags2", "+fast", "-i"])
-        .arg(path)
-        .args(["-map", "0:v:0", "-an", "-sn", "-dn", "-vf"])
-        .arg(format!("fps={rate:.6},scale={w}:{h}:flags=area,format=rgb24"))
-        .args(["-f", "rawvideo", "-pix_fmt", "rgb24", "pipe:1"]);
-    let (stream, mut stdout) = Stream::spawn("ffmpeg", cmd, path)?;
+    let sight = Sight::new(models);
+    let (cmd, vision_size) = video_command(path, options, rate, (w, h), &info, sight.is_some());
+    let (stream, mut stdout, vision) = match (sight, vision_size) {
+        (Some(sight), Some((vw, vh))) => {
+            let (stream, stdout, pipe) = Stream::spawn_with_fd3("ffmpeg", cmd, path)?;
+            (stream, stdout, Some(vision::spawn(pipe, vw, vh, options.vision_interval, sight)))
+        }
+        _ => {
+            let (stream, stdout) = Stream::spawn("ffmpeg", cmd, path)?;
+            (stream, stdout, None)
+        }
+    };
 
     let min_shot_frames = (options.min_shot * rate).round() as usize;
     let mut content = ContentDetector::new(ContentParams { min_shot_frames, ..options.content.clone() });
@@ -211,6 +254,11 @@ pub fn analyze_interruptible(
         return Err(stop());
     }
     finished?;
+    // ffmpeg has exited, so the sampled-frame pipe has ended: the models finish the last frames.
+    let _seen = match vision {
+        Some(job) => Some(job.join().map_err(|e| Error::io(path, e))?.0.seen),
+        None => None,
+    };
     if frames == 0 {
         return Err(Error::Probe {
             path: path.into(),
@@ -547,5 +595,50 @@ impl AudioJob {
             })
             .collect();
         Ok((speech, loudness, sounds))
+    }
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+
+    /// One decode, two streams: the analysis frames at the video's rate and the sampled frames
+    /// every `vision_interval` seconds, read concurrently to the end.
+    #[test]
+    fn the_video_pass_also_writes_sampled_frames() {
+        let ok = std::process::Command::new("ffmpeg").arg("-version").output().is_ok_and(|o| o.status.success());
+        if !ok {
+            assert!(
+                std::env::var_os("KINO_REQUIRE_FFMPEG").is_none(),
+                "KINO_REQUIRE_FFMPEG is set but ffmpeg is missing"
+            );
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let video = dir.path().join("v.mp4");
+        let made = std::process::Command::new("ffmpeg")
+            .args(["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=s=1280x720:r=25:d=6", "-pix_fmt", "yuv420p"])
+            .arg(&video)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let info = probe(&video).unwrap();
+        let options = AnalyzeOptions { vision_interval: 0.5, ..AnalyzeOptions::default() };
+        let (w, h) = analysis_size(&info, options.width);
+        let (cmd, size) = video_command(&video, &options, info.fps, (w, h), &info, true);
+        assert_eq!(size, Some((640, 360)));
+        let (stream, mut stdout, pipe) = Stream::spawn_with_fd3("ffmpeg", cmd, &video).unwrap();
+        let job = vision::spawn(pipe, 640, 360, 0.5, Sight::empty());
+        let mut buf = vec![0u8; w * h * 3];
+        let mut small = 0;
+        while tool::read_chunk(&mut stdout, &mut buf).unwrap() {
+            small += 1;
+        }
+        stream.finish().unwrap();
+        let (sight, big) = job.join().unwrap();
+        assert_eq!(small, 150);
+        assert_eq!(big, 12, "one frame every 0.5 s of 6 s");
+        let times: Vec<f64> = sight.seen.iter().map(|s| s.time).collect();
+        assert_eq!(times, (0..12).map(|i| f64::from(i) * 0.5).collect::<Vec<_>>());
     }
 }

@@ -26,12 +26,14 @@ mod output;
 mod probe;
 pub mod relevance;
 pub mod render;
+mod see;
 pub mod shots;
 mod sidecar;
 pub mod sound;
 pub mod speech;
 pub mod timeline;
 mod tool;
+mod vision;
 
 pub use analyze::{AnalyzeOptions, MEASURED_CHANNELS, analyze, analyze_interruptible};
 pub use error::{Error, Result};

@@ -108,6 +108,49 @@ impl Stream {
         Ok((Stream { tool, path: path.to_path_buf(), child, stderr }, stdout))
     }
 
+    /// Like [`Stream::spawn`], with a second output: a pipe that the tool sees as its file
+    /// descriptor 3 (ffmpeg writes to it with the output `pipe:3`). Both pipes must be read
+    /// concurrently (ffmpeg blocks when either is full). The read end reaches end-of-file when the
+    /// tool exits.
+    #[cfg(unix)]
+    pub(crate) fn spawn_with_fd3(
+        tool: &'static str,
+        mut cmd: Command,
+        path: &Path,
+    ) -> Result<(Stream, ChildStdout, std::fs::File)> {
+        use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+        use std::os::unix::process::CommandExt;
+        let mut fds = [0 as libc::c_int; 2];
+        // SAFETY: `fds` is a valid array of two ints for pipe2 to fill.
+        if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+            return Err(Error::io(path, io::Error::last_os_error()));
+        }
+        // SAFETY: pipe2 succeeded, so both descriptors are open and owned by nobody else.
+        let (read_end, write_end) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+        let write_fd = write_end.as_raw_fd();
+        // SAFETY: between fork and exec only async-signal-safe calls are made: dup2, which also
+        // clears close-on-exec on descriptor 3, so the tool inherits the write end there (and
+        // nothing else of the pipe).
+        unsafe {
+            cmd.pre_exec(move || {
+                if write_fd == 3 {
+                    // Already descriptor 3: only close-on-exec must go.
+                    if libc::fcntl(3, libc::F_SETFD, 0) < 0 {
+                        return Err(io::Error::last_os_error());
+                    }
+                } else if libc::dup2(write_fd, 3) < 0 {
+                    return Err(io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+        let spawned = Stream::spawn(tool, cmd, path);
+        // The parent's copy of the write end must go, or the reader never sees end-of-file.
+        drop(write_end);
+        let (stream, stdout) = spawned?;
+        Ok((stream, stdout, std::fs::File::from(read_end)))
+    }
+
     /// Waits for the tool to exit; a non-zero exit is [`Error::ToolFailed`] with its stderr tail
     /// ([`Error::Interrupted`] when a signal stopped it).
     pub(crate) fn finish(mut self) -> Result<()> {
