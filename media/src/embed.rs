@@ -72,10 +72,10 @@ impl Recent {
         if self.vectors.contains_key(text) {
             return;
         }
-        if self.order.len() >= QUERY_CACHE {
-            if let Some(old) = self.order.pop_front() {
-                self.vectors.remove(&old);
-            }
+        if self.order.len() >= QUERY_CACHE
+            && let Some(old) = self.order.pop_front()
+        {
+            self.vectors.remove(&old);
         }
         self.order.push_back(text.to_string());
         self.vectors.insert(text.to_string(), v.to_vec());

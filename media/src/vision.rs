@@ -17,6 +17,9 @@ pub const VISION_WIDTH: u32 = 640;
 /// Frames in flight between the pipe and the models.
 const IN_FLIGHT: usize = 3;
 
+/// A frame's number in the stream and its pixels.
+type Numbered = (usize, Vec<u8>);
+
 /// What consumes the sampled frames, in order.
 pub(crate) trait FrameSink: Send + 'static {
     /// One frame taken at `time` seconds.
@@ -44,7 +47,7 @@ pub(crate) fn spawn<S: FrameSink>(
     interval: f64,
     mut sink: S,
 ) -> VisionJob<S> {
-    let (full_tx, full_rx): (SyncSender<(usize, Vec<u8>)>, Receiver<(usize, Vec<u8>)>) = sync_channel(IN_FLIGHT);
+    let (full_tx, full_rx): (SyncSender<Numbered>, Receiver<Numbered>) = sync_channel(IN_FLIGHT);
     let (empty_tx, empty_rx) = sync_channel::<Vec<u8>>(IN_FLIGHT);
     for _ in 0..IN_FLIGHT {
         let _ = empty_tx.send(vec![0u8; width * height * 3]);
