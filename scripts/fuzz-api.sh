@@ -22,7 +22,7 @@ dir="$(mktemp -d)"
 port="${PORT:-18282}"
 base="http://127.0.0.1:$port"
 # Webhooks of the seed point at the service itself (loopback), as in development.
-./target/debug/kino-server --data-dir "$dir/data" --bind "127.0.0.1:$port" --rate-limit 1000000 \
+"${CARGO_TARGET_DIR:-target}"/debug/kino-server --data-dir "$dir/data" --bind "127.0.0.1:$port" --rate-limit 1000000 \
     --webhook-allow-loopback >"$dir/out.log" 2>"$dir/err.log" &
 pid=$!
 trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null; rm -rf "$dir"' EXIT

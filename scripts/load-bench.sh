@@ -12,7 +12,7 @@ fi
 cargo build --release -q -p kino-server
 dir="$(mktemp -d)"
 port="${PORT:-18181}"
-./target/release/kino-server --data-dir "$dir" --bind "127.0.0.1:$port" --log-format json --rate-limit 100000000 >"$dir/out.log" 2>"$dir/err.log" &
+"${CARGO_TARGET_DIR:-target}"/release/kino-server --data-dir "$dir" --bind "127.0.0.1:$port" --log-format json --rate-limit 100000000 >"$dir/out.log" 2>"$dir/err.log" &
 pid=$!
 trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null; rm -rf "$dir"' EXIT
 for _ in $(seq 50); do grep -q "API key" "$dir/out.log" 2>/dev/null && break; sleep 0.2; done
@@ -20,7 +20,7 @@ key="$(grep -oE 'kino_[0-9a-f]{64}' "$dir/out.log" | head -1)"
 base="http://127.0.0.1:$port"
 sleep 2   # let the demo catalog finish processing
 admin="$(cat "$dir/admin.token")"
-creds="$(./target/release/kino-server --data-dir "$dir" admin create-client demo 2>/dev/null)"
+creds="$("${CARGO_TARGET_DIR:-target}"/release/kino-server --data-dir "$dir" admin create-client demo 2>/dev/null)"
 client_id="$(echo "$creds" | sed -n 's/^client_id: //p')"
 client_secret="$(echo "$creds" | sed -n 's/^client_secret: //p')"
 token="$(curl -sf "$base/oauth/token" -H 'content-type: application/json' \

@@ -40,7 +40,7 @@ cargo build --release -q -p kino-cli
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
 echo "ffmpeg:  $(ffmpeg -version | head -1 | cut -d' ' -f1-3)"
 start=$(date +%s.%N)
-target/release/kino analyze "$video" -o "$dir/bench.signals.json"
+"${CARGO_TARGET_DIR:-target}"/release/kino analyze "$video" -o "$dir/bench.signals.json"
 end=$(date +%s.%N)
 python3 - "$start" "$end" "$seconds" <<'PY'
 import sys

@@ -16,7 +16,7 @@ cargo build -q -p kino-server
 
 dir="$(mktemp -d)"
 port="${PORT:-18283}"
-./target/debug/kino-server --data-dir "$dir/data" --bind "127.0.0.1:$port" >"$dir/out.log" 2>"$dir/err.log" &
+"${CARGO_TARGET_DIR:-target}"/debug/kino-server --data-dir "$dir/data" --bind "127.0.0.1:$port" >"$dir/out.log" 2>"$dir/err.log" &
 pid=$!
 trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null; rm -rf "$dir"' EXIT
 for _ in $(seq 150); do grep -q "API key" "$dir/out.log" 2>/dev/null && break; sleep 0.2; done

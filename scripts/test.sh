@@ -6,6 +6,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/apt-install.sh
 
+# Builds go to a target directory in the user's cache (unless CARGO_TARGET_DIR says otherwise), so
+# a fresh clone on a machine that ran the tests before compiles only what changed.
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/kino/target}"
+echo "== Build directory: $CARGO_TARGET_DIR"
+
 # Media analysis tests (kino-media, the CLI) generate their videos and speech with ffmpeg and
 # espeak-ng; install them when missing, and make their absence a failure rather than a skip.
 missing=()

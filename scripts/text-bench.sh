@@ -13,7 +13,7 @@ command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk;
 cargo build --release -q -p kino-server
 dir="$(mktemp -d)"
 port="${PORT:-18182}"
-./target/release/kino-server --data-dir "$dir" --bind "127.0.0.1:$port" --rate-limit 100000000 >"$dir/out.log" 2>"$dir/err.log" &
+"${CARGO_TARGET_DIR:-target}"/release/kino-server --data-dir "$dir" --bind "127.0.0.1:$port" --rate-limit 100000000 >"$dir/out.log" 2>"$dir/err.log" &
 pid=$!
 trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null; rm -rf "$dir"' EXIT
 for _ in $(seq 150); do grep -q "API key" "$dir/out.log" 2>/dev/null && break; sleep 0.2; done
