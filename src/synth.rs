@@ -373,6 +373,7 @@ pub fn generate(o: &SynthOptions) -> Signals {
         profanity: profanity_events,
         vertical,
         analysis: None,
+        text: None,
     }
 }
 

@@ -311,6 +311,7 @@ pub fn analyze_interruptible(
         profanity: None,
         vertical: Some(Vertical { step: options.step, x_center: values.x_center, blackbars: bars.finish(info.height) }),
         analysis: None,
+        text: None,
     };
     let mut measured: Vec<String> = MEASURED_CHANNELS.iter().map(|s| s.to_string()).collect();
     let mut model_of: BTreeMap<String, String> = BTreeMap::new();

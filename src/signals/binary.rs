@@ -11,9 +11,9 @@ use crate::error::{Error, Result};
 pub const BINARY_MAGIC: &[u8; 8] = b"KINOSIG\0";
 
 /// Version of the binary layout; bumped whenever [`Signals`] changes shape. Version 2 appended
-/// `analysis`, version 3 appended `analysis.models` and `analysis.reasons`; versions 1 and 2 are
-/// still read (see [`Signals::from_binary`]).
-pub const BINARY_FORMAT_VERSION: u32 = 3;
+/// `analysis`, version 3 appended `analysis.models` and `analysis.reasons`, version 4 appended
+/// `text`; versions 1 to 3 are still read (see [`Signals::from_binary`]).
+pub const BINARY_FORMAT_VERSION: u32 = 4;
 
 /// The oldest binary layout this build reads.
 pub const OLDEST_BINARY_FORMAT_VERSION: u32 = 1;
@@ -47,11 +47,12 @@ impl Signals {
     /// Decodes and validates a binary document. A truncated, corrupted or foreign file is an
     /// error, never a panic.
     ///
-    /// Older layouts differ from the current one only at the end of the payload, so they are
-    /// decoded by completing that end: version 1 lacks the trailing `analysis` option (completed
-    /// with bincode's one-byte `None`); version 2 lacks the two maps that end `analysis`
-    /// (completed with two empty maps, one byte each, which are left over unread when its
-    /// `analysis` is `None`).
+    /// Older layouts differ from the current one only at the end of the payload (fields are
+    /// only ever appended), so they are decoded by completing that end with the encoding of the
+    /// missing fields' empty values, and the completion that decodes to exactly the end is the
+    /// one: version 1 lacks `analysis` and `text` (two one-byte `None`s); version 2 lacks the two
+    /// maps that end `analysis` (two empty maps, one byte each, only when its `analysis` is
+    /// present) and `text`; version 3 lacks `text` (one `None`).
     pub fn from_binary(bytes: &[u8]) -> Result<Signals> {
         if bytes.len() < HEADER_LEN {
             return Err(binary_error(format!("truncated: {} bytes, the header alone is {HEADER_LEN}", bytes.len())));
@@ -79,25 +80,27 @@ impl Signals {
         if crc32fast::hash(payload) != crc {
             return Err(binary_error("checksum mismatch: the file is corrupted"));
         }
-        let (completion, unread): (&[u8], usize) = match version {
-            1 => (&[0], 0),
-            2 => (&[0, 0], 2),
-            _ => (&[], 0),
+        let completions: &[&[u8]] = match version {
+            1 => &[&[0, 0]],
+            2 => &[&[0, 0, 0], &[0]],
+            3 => &[&[0]],
+            _ => &[&[]],
         };
-        let upgraded;
-        let payload = if completion.is_empty() {
-            payload
-        } else {
-            upgraded = [payload, completion].concat();
-            &upgraded[..]
-        };
-        let (signals, used): (Signals, usize) = bincode::decode_from_slice(payload, config())
-            .map_err(|e| binary_error(format!("undecodable payload: {e}")))?;
-        let left = payload.len() - used;
-        let completion_unread = left == unread && signals.analysis.is_none();
-        if left != 0 && !completion_unread {
-            return Err(binary_error(format!("{} trailing bytes after the document", left.min(payload.len()))));
+        let mut outcome = Err(binary_error("no layout matched"));
+        for completion in completions {
+            let completed = [payload, completion].concat();
+            outcome = match bincode::decode_from_slice::<Signals, _>(&completed, config()) {
+                Ok((signals, used)) if used == completed.len() => Ok(signals),
+                Ok((_, used)) => {
+                    Err(binary_error(format!("{} trailing bytes after the document", completed.len() - used)))
+                }
+                Err(e) => Err(binary_error(format!("undecodable payload: {e}"))),
+            };
+            if outcome.is_ok() {
+                break;
+            }
         }
+        let signals = outcome?;
         signals.validate()?;
         Ok(signals)
     }

@@ -99,10 +99,46 @@ pub struct Signals {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub vertical: Option<Vertical>,
     /// Which analyser wrote the document and which channels it measured or left absent, so that a
-    /// zero in an unmeasured timeline is never mistaken for a measurement. Must stay the last
-    /// field: version-1 binary files are read by decoding them with this field absent.
+    /// zero in an unmeasured timeline is never mistaken for a measurement. Older binary layouts
+    /// are read by completing their end (see `binary.rs`): fields are only ever appended.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub analysis: Option<Analysis>,
+    /// Text shown on screen: its density over time, the lines read, where the end credits start.
+    /// A kino addition (binary layout 4).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<OnScreenText>,
+}
+
+/// Text shown on screen, measured on sampled frames.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Encode, Decode)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct OnScreenText {
+    /// Seconds between `density` samples.
+    pub step: f64,
+    /// Per sample, the fraction of the frame covered by detected text, in `[0, 1]`.
+    pub density: Vec<f32>,
+    /// The lines read, each over the span in which it was seen; sorted by start.
+    #[serde(default)]
+    pub lines: Vec<TextSpan>,
+    /// Where the end credits start, when the end of the video carries them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub credits_start: Option<f64>,
+}
+
+/// A line of on-screen text and when it was seen.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Encode, Decode)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct TextSpan {
+    /// Start in seconds.
+    pub start: f64,
+    /// End in seconds.
+    pub end: f64,
+    /// The text as read; non-empty.
+    pub text: String,
+    /// Recognition confidence in `[0, 1]`.
+    pub score: f64,
 }
 
 /// The per-sample timelines of a document; each has `ceil(duration / step)` values in `[0, 1]`.
@@ -246,6 +282,7 @@ pub const ANALYSIS_CHANNELS: &[&str] = &[
     "emotions",
     "profanity",
     "vertical",
+    "text",
 ];
 
 /// Provenance of a document: who produced it, what was measured, what is absent (zero or empty

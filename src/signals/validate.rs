@@ -170,6 +170,44 @@ impl Signals {
         if let Some(a) = &self.analysis {
             validate_analysis(a)?;
         }
+        if let Some(t) = &self.text {
+            self.validate_text(t)?;
+        }
+        Ok(())
+    }
+
+    fn validate_text(&self, t: &OnScreenText) -> Result<()> {
+        positive_finite("text.step", t.step)?;
+        let limit = sample_count(self.duration, t.step);
+        if t.density.len() > limit {
+            return Err(Error::signals(
+                "text.density",
+                format!("must have at most ceil(duration / text.step) = {limit} samples (got {})", t.density.len()),
+            ));
+        }
+        for (i, &d) in t.density.iter().enumerate() {
+            unit(|| format!("text.density[{i}]"), f64::from(d))?;
+        }
+        let mut previous = 0.0;
+        for (i, line) in t.lines.iter().enumerate() {
+            in_duration(&format!("text.lines[{i}]"), [line.start, line.end], self.duration)?;
+            if line.start < previous {
+                return Err(Error::signals(
+                    format!("text.lines[{i}].start"),
+                    "must not precede the previous line's start",
+                ));
+            }
+            previous = line.start;
+            if line.text.trim().is_empty() {
+                return Err(Error::signals(format!("text.lines[{i}].text"), "must be non-empty"));
+            }
+            unit(|| format!("text.lines[{i}].score"), line.score)?;
+        }
+        if let Some(c) = t.credits_start
+            && !(c.is_finite() && (0.0..=self.duration).contains(&c))
+        {
+            return Err(Error::signals("text.credits_start", format!("must be within [0, duration] (got {c})")));
+        }
         Ok(())
     }
 

@@ -231,12 +231,12 @@ fn version_2_binary_files_still_open() {
     let analysis = from_old.analysis.as_ref().expect("the version-2 file has an analysis block");
     assert!(analysis.models.is_empty() && analysis.reasons.is_empty());
     assert!(analysis.measured.iter().any(|c| c == "speech"));
-    // The same layout without `analysis`: the document ends with its one-byte `None`.
+    // The same layout without `analysis`: the document ends with its one-byte `None` (today's
+    // encoding less the `None` of `text`).
     let mut bare = twin.clone();
     bare.analysis = None;
-    let v3 = bare.to_binary();
-    let mut v2 = v3.clone();
-    v2[8..12].copy_from_slice(&2u32.to_le_bytes());
+    let now = bare.to_binary();
+    let v2 = with_layout(&now[..24], &now[24..now.len() - 1], 2);
     assert_eq!(Signals::from_binary(&v2).unwrap(), bare);
     // Trailing garbage is still refused in an old layout (as trailing, or as undecodable maps).
     let mut padded = old[24..].to_vec();
@@ -246,6 +246,66 @@ fn version_2_binary_files_still_open() {
     file[16..24].copy_from_slice(&(padded.len() as u64).to_le_bytes());
     file.extend_from_slice(&padded);
     assert!(matches!(Signals::from_binary(&file), Err(Error::SignalsBinary { .. })));
+}
+
+/// A binary file of layout `version` around `payload` (header fields recomputed).
+fn with_layout(header: &[u8], payload: &[u8], version: u32) -> Vec<u8> {
+    let mut file = header[..24].to_vec();
+    file[8..12].copy_from_slice(&version.to_le_bytes());
+    file[12..16].copy_from_slice(&crc32fast::hash(payload).to_le_bytes());
+    file[16..24].copy_from_slice(&(payload.len() as u64).to_le_bytes());
+    file.extend_from_slice(payload);
+    file
+}
+
+/// Files written by the binary layout version 3 (before `text`) keep opening, meaning the same as
+/// their JSON twin; both were written by the version-3 build with its models (provenance maps
+/// filled).
+#[test]
+fn version_3_binary_files_still_open() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let old = std::fs::read(dir.join("signals-v3.bin")).unwrap();
+    assert_eq!(u32::from_le_bytes(old[8..12].try_into().unwrap()), 3);
+    let from_old = Signals::from_binary(&old).unwrap();
+    assert_eq!(from_old, Signals::load(dir.join("signals-v3.json")).unwrap());
+    assert!(from_old.text.is_none());
+    assert!(!from_old.analysis.as_ref().unwrap().models.is_empty());
+    let rewritten = from_old.to_binary();
+    assert_eq!(u32::from_le_bytes(rewritten[8..12].try_into().unwrap()), BINARY_FORMAT_VERSION);
+    assert_eq!(Signals::from_binary(&rewritten).unwrap(), from_old);
+}
+
+/// On-screen text: its rules, and both forms.
+#[test]
+fn on_screen_text_keeps_its_rules() {
+    use kino::signals::{OnScreenText, TextSpan};
+    let text = OnScreenText {
+        step: 2.0,
+        density: vec![0.0, 0.1, 0.4],
+        lines: vec![TextSpan { start: 2.0, end: 4.0, text: "THE END".into(), score: 0.98 }],
+        credits_start: Some(2.0),
+    };
+    let mut s = demo_signals("text", 30.0, 1.0, 2);
+    s.text = Some(text.clone());
+    assert_eq!(Signals::from_json(&s.to_json()).unwrap(), s);
+    assert_eq!(Signals::from_binary(&s.to_binary()).unwrap(), s);
+    let t = text.clone();
+    rejects(move |s| s.text = Some(OnScreenText { density: vec![1.5], ..t.clone() }), "text.density[0]", "[0, 1]");
+    let t = text.clone();
+    rejects(move |s| s.text = Some(OnScreenText { density: vec![0.0; 200], ..t.clone() }), "text.density", "at most");
+    let t = text.clone();
+    rejects(
+        move |s| s.text = Some(OnScreenText { credits_start: Some(500.0), ..t.clone() }),
+        "text.credits_start",
+        "within",
+    );
+    let t = text;
+    let blank = vec![TextSpan { start: 1.0, end: 2.0, text: " ".into(), score: 0.5 }];
+    rejects(
+        move |s| s.text = Some(OnScreenText { lines: blank.clone(), ..t.clone() }),
+        "text.lines[0].text",
+        "non-empty",
+    );
 }
 
 /// The provenance maps name channels of their own lists, and survive both forms.

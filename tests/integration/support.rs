@@ -33,6 +33,7 @@ pub fn flat_signals(relevance: &[f32]) -> Signals {
         profanity: None,
         vertical: None,
         analysis: None,
+        text: None,
     }
 }
 
