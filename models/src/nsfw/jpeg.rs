@@ -42,7 +42,7 @@ const fn quality_75(basic: &[i32; 64]) -> [i32; 64] {
 /// Replaces the RGB24 `pixels` (`width x height`, both multiples of 16) by what encoding them as a
 /// quality-75 4:2:0 JPEG and decoding it gives.
 pub(super) fn round_trip(pixels: &mut [u8], width: usize, height: usize) {
-    assert!(width % 16 == 0 && height % 16 == 0 && pixels.len() == width * height * 3);
+    assert!(width.is_multiple_of(16) && height.is_multiple_of(16) && pixels.len() == width * height * 3);
     let (cw, ch) = (width / 2, height / 2);
     let mut y = vec![0u8; width * height];
     let mut cb_full = vec![0u8; width * height];
@@ -96,7 +96,7 @@ fn downsample(plane: &[u8], width: usize, height: usize) -> Vec<u8> {
     for oy in 0..ch {
         let (r0, r1) = (&plane[2 * oy * width..], &plane[(2 * oy + 1) * width..]);
         for ox in 0..cw {
-            let bias = if ox % 2 == 0 { 1 } else { 2 };
+            let bias = if ox.is_multiple_of(2) { 1 } else { 2 };
             let sum =
                 u32::from(r0[2 * ox]) + u32::from(r0[2 * ox + 1]) + u32::from(r1[2 * ox]) + u32::from(r1[2 * ox + 1]);
             out[oy * cw + ox] = ((sum + bias) >> 2) as u8;
