@@ -1,5 +1,6 @@
 //! Frames as the vision models take them: packed RGB24 pixels of any size ([`RgbFrame`]), and the
-//! resampling every model's preprocessing starts with ([`resize_bilinear`]).
+//! resampling every model's preprocessing starts with ([`resize_bilinear`], and [`resize_pil`] for
+//! models whose reference pipeline resizes with Pillow).
 
 use crate::error::{Error, Result};
 
@@ -91,6 +92,92 @@ pub fn resize_bilinear(frame: RgbFrame<'_>, region: [f64; 4], out_w: usize, out_
     RgbImage { width: out_w, height: out_h, data }
 }
 
+/// Resizes all of `frame` to `out_w x out_h` exactly as Pillow's `Image.resize(size,
+/// Image.BILINEAR)` does for RGB images (Pillow 10–13, `libImaging/Resample.c`): a triangle filter
+/// whose support widens with the downscaling factor (so a strong reduction averages every source
+/// pixel, unlike [`resize_bilinear`]), coefficients normalised and rounded to 22-bit fixed point,
+/// a horizontal pass into 8-bit rows, then a vertical pass. Bit-exact with Pillow, so models
+/// calibrated on Pillow's output see the same pixels. `out_w` and `out_h` must be at least 1.
+pub fn resize_pil(frame: RgbFrame<'_>, out_w: usize, out_h: usize) -> RgbImage {
+    let (out_w, out_h) = (out_w.max(1), out_h.max(1));
+    let (w, h) = (frame.width, frame.height);
+    let horizontal = pil_coefficients(w, out_w);
+    let vertical = pil_coefficients(h, out_h);
+    // Only the source rows the vertical pass reads are resampled horizontally.
+    let first_row = vertical.first().map_or(0, |(start, _)| *start);
+    let last_row = vertical.last().map_or(0, |(start, k)| start + k.len());
+    let mut rows = vec![0u8; (last_row - first_row) * out_w * 3];
+    if out_w == w {
+        rows.copy_from_slice(&frame.data[first_row * w * 3..last_row * w * 3]);
+    } else {
+        for y in first_row..last_row {
+            let src = &frame.data[y * w * 3..(y + 1) * w * 3];
+            let dst = &mut rows[(y - first_row) * out_w * 3..(y - first_row + 1) * out_w * 3];
+            for (x, (start, k)) in horizontal.iter().enumerate() {
+                for c in 0..3 {
+                    let sum =
+                        k.iter().enumerate().fold(PIL_HALF, |s, (i, &kk)| s + i32::from(src[(start + i) * 3 + c]) * kk);
+                    dst[x * 3 + c] = pil_clip8(sum);
+                }
+            }
+        }
+    }
+    if out_h == h {
+        return RgbImage { width: out_w, height: out_h, data: rows };
+    }
+    let stride = out_w * 3;
+    let mut data = vec![0u8; out_h * stride];
+    for (y, (start, k)) in vertical.iter().enumerate() {
+        let base = start - first_row;
+        for x in 0..stride {
+            let sum =
+                k.iter().enumerate().fold(PIL_HALF, |s, (i, &kk)| s + i32::from(rows[(base + i) * stride + x]) * kk);
+            data[y * stride + x] = pil_clip8(sum);
+        }
+    }
+    RgbImage { width: out_w, height: out_h, data }
+}
+
+/// Pillow's fixed-point precision for 8-bit images (`PRECISION_BITS = 32 - 8 - 2`).
+const PIL_PRECISION: u32 = 22;
+const PIL_HALF: i32 = 1 << (PIL_PRECISION - 1);
+
+fn pil_clip8(sum: i32) -> u8 {
+    (sum >> PIL_PRECISION).clamp(0, 255) as u8
+}
+
+/// Pillow's `precompute_coeffs` + `normalize_coeffs_8bpc` for the bilinear (triangle) filter: for
+/// each output pixel, the first source pixel and the fixed-point weights.
+fn pil_coefficients(in_size: usize, out_size: usize) -> Vec<(usize, Vec<i32>)> {
+    let scale = in_size as f64 / out_size as f64;
+    let filter_scale = scale.max(1.0);
+    let support = filter_scale; // the triangle's support is 1
+    (0..out_size)
+        .map(|xx| {
+            let center = (xx as f64 + 0.5) * scale;
+            // C's `(int)` truncates toward zero; values below 0 are clamped to 0 either way.
+            let xmin = ((center - support + 0.5) as i64).max(0) as usize;
+            let xmax = ((center + support + 0.5) as i64).min(in_size as i64) as usize;
+            let weights: Vec<f64> = (xmin..xmax)
+                .map(|x| {
+                    let t = ((x as f64 - center + 0.5) / filter_scale).abs();
+                    if t < 1.0 { 1.0 - t } else { 0.0 }
+                })
+                .collect();
+            let total: f64 = weights.iter().sum();
+            let fixed = weights
+                .iter()
+                .map(|&w| {
+                    let w = if total != 0.0 { w / total } else { w };
+                    let scaled = w * f64::from(1u32 << PIL_PRECISION);
+                    (if scaled < 0.0 { scaled - 0.5 } else { scaled + 0.5 }) as i32
+                })
+                .collect();
+            (xmin, fixed)
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -119,5 +206,20 @@ mod tests {
         let f = RgbFrame::new(4, 1, &quad).unwrap();
         let out = resize_bilinear(f, [2.0, 0.0, 2.0, 1.0], 2, 1);
         assert!(out.data.iter().all(|&v| v == 255), "{:?}", out.data);
+    }
+
+    #[test]
+    fn pillow_resize_matches_pillow() {
+        // A 5x3 ramp resized by Pillow 13.0.0 (`Image.frombytes("RGB", (5, 3), data).resize((2, 2),
+        // Image.BILINEAR)`): every source pixel contributes when downscaling.
+        let data: Vec<u8> = (0..45u32).map(|i| (i * 37 % 256) as u8).collect();
+        let f = RgbFrame::new(5, 3, &data).unwrap();
+        let out = resize_pil(f, 2, 2);
+        assert_eq!(out.data, [93, 94, 131, 141, 111, 97, 111, 148, 119, 108, 114, 144]);
+        let flat = vec![77u8; 9 * 7 * 3];
+        let out = resize_pil(RgbFrame::new(9, 7, &flat).unwrap(), 4, 11);
+        assert!(out.data.iter().all(|&v| v == 77));
+        let same = resize_pil(f, 5, 3);
+        assert_eq!(same.data, data);
     }
 }

