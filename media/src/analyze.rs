@@ -18,7 +18,7 @@ use crate::frame::Frame;
 use crate::models::AnalysisModels;
 use crate::probe::{MediaInfo, probe};
 use crate::relevance::{relevance, scenes};
-use crate::see::Sight;
+use crate::see::{self, Sight};
 use crate::shots::{ContentDetector, ContentParams, FadeDetector, FadeParams, merge_boundaries};
 use crate::sidecar::{learned_channels, load as load_sidecar, merge as merge_sidecar};
 use crate::speech::{SAMPLE_RATE, SpeechDetector, SpeechParams};
@@ -60,7 +60,7 @@ pub struct AnalyzeOptions {
     /// The item's catalog metadata as text ([`crate::embed::item_text`]); with the sentence model,
     /// the item embedding combines it with the content. `None`: the content alone.
     pub item_text: Option<String>,
-    /// Seconds between the frames the vision models see (default 1), decoded at
+    /// Seconds between the frames the vision models see (default 2), decoded at
     /// [`vision::VISION_WIDTH`] pixels wide from the same pass as the analysis frames.
     pub vision_interval: f64,
 }
@@ -80,7 +80,7 @@ impl Default for AnalyzeOptions {
             fade: FadeParams::default(),
             speech: SpeechParams::default(),
             item_text: None,
-            vision_interval: 1.0,
+            vision_interval: 2.0,
         }
     }
 }
@@ -209,7 +209,7 @@ pub fn analyze_interruptible(
     let tagger_label = tagger.as_ref().and_then(|_| models.state("yamnet")).map(|s| s.label());
     let audio = if info.has_audio { Some(spawn_audio(path, options, n, vad, tagger)?) } else { None };
 
-    let sight = Sight::new(models);
+    let sight = Sight::new(models).map_err(|source| Error::Model { path: path.into(), source })?;
     let (cmd, vision_size) = video_command(path, options, rate, (w, h), &info, sight.is_some());
     let (stream, mut stdout, vision) = match (sight, vision_size) {
         (Some(sight), Some((vw, vh))) => {
@@ -255,8 +255,8 @@ pub fn analyze_interruptible(
     }
     finished?;
     // ffmpeg has exited, so the sampled-frame pipe has ended: the models finish the last frames.
-    let _seen = match vision {
-        Some(job) => Some(job.join().map_err(|e| Error::io(path, e))?.0.seen),
+    let sight = match vision {
+        Some(job) => Some(job.join().map_err(|e| Error::io(path, e))?.0),
         None => None,
     };
     if frames == 0 {
@@ -320,8 +320,43 @@ pub fn analyze_interruptible(
         model_of.insert("speech".into(), label);
     }
 
-    // Sound events: clip types, tags and emotions where the evidence is real.
+    // What the vision models saw in the sampled frames.
     let missing = models.missing();
+    let absent_reason = |id: &str, what: &str| {
+        missing.get(id).map_or_else(|| format!("the {what} model is not loaded"), |r| r.to_string())
+    };
+    match sight.as_ref().filter(|s| s.labels.nsfw.is_some()) {
+        Some(sight) => {
+            if let Some(nudity) = see::nudity_timeline(&sight.seen, options.vision_interval, duration, options.step) {
+                doc.timelines.nudity = nudity;
+                measured.push("timelines.nudity".to_string());
+                let label = sight.labels.nsfw.clone().unwrap_or_default();
+                model_of
+                    .insert("timelines.nudity".into(), format!("{label} (frames every {} s)", options.vision_interval));
+            }
+        }
+        None => {
+            reasons.insert("timelines.nudity".into(), absent_reason("open-nsfw", "nudity"));
+        }
+    }
+    match sight.as_ref().filter(|s| s.labels.ocr.is_some()) {
+        Some(sight) => {
+            doc.text = see::on_screen_text(&sight.seen, options.vision_interval, duration);
+            if doc.text.is_some() {
+                measured.push("text".to_string());
+                let label = sight.labels.ocr.clone().unwrap_or_default();
+                model_of.insert(
+                    "text".into(),
+                    format!("{label} (frames every {} s)", options.vision_interval * see::TEXT_EVERY as f64),
+                );
+            }
+        }
+        None => {
+            reasons.insert("text".into(), absent_reason("ppocr", "text"));
+        }
+    }
+
+    // Sound events: clip types, tags and emotions where the evidence is real.
     let mut scene_sounds = Vec::new();
     match (&sounds, &tagger_label) {
         (Some(events), Some(label)) => {
@@ -374,6 +409,9 @@ pub fn analyze_interruptible(
             for (i, f) in facts.iter_mut().enumerate() {
                 f.sounds = scene_sounds.get(i).cloned().unwrap_or_default();
                 let scene = doc.scenes[i];
+                if let Some(text) = &doc.text {
+                    f.text = see::lines_in(text, scene.start, scene.end, 3);
+                }
                 f.mood = doc
                     .tags
                     .iter()
@@ -475,6 +513,7 @@ fn scene_facts(doc: &Signals, loudness: &[f64], has_audio: bool) -> Vec<SceneFac
                 has_audio,
                 sounds: Vec::new(),
                 mood: None,
+                text: Vec::new(),
             }
         })
         .collect()

@@ -263,6 +263,8 @@ pub struct SceneFacts {
     pub sounds: Vec<(String, f32)>,
     /// The mood of its music, when a music-mood class stands out.
     pub mood: Option<String>,
+    /// Text read on screen in it (a few distinct lines).
+    pub text: Vec<String>,
 }
 
 /// The sentence a scene is embedded from: light, pace, dialogue, loudness, sounds and mood, in
@@ -304,6 +306,10 @@ pub fn describe_scene(f: &SceneFacts) -> String {
     }
     if let Some(mood) = &f.mood {
         sentence.push_str(&format!(" The music is {mood}."));
+    }
+    if !f.text.is_empty() {
+        let quoted: Vec<String> = f.text.iter().map(|t| format!("\"{t}\"")).collect();
+        sentence.push_str(&format!(" On screen: {}.", quoted.join(", ")));
     }
     let mut chars = sentence.chars();
     chars.next().map(|c| c.to_uppercase().chain(chars).collect()).unwrap_or_default()
@@ -473,6 +479,7 @@ mod tests {
             has_audio: true,
             sounds: vec![("explosion".into(), 0.8), ("gunshots".into(), 0.6)],
             mood: Some("exciting".into()),
+            text: Vec::new(),
         });
         assert_eq!(
             loud,

@@ -26,7 +26,7 @@ mod output;
 mod probe;
 pub mod relevance;
 pub mod render;
-mod see;
+pub mod see;
 pub mod shots;
 mod sidecar;
 pub mod sound;

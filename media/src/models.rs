@@ -7,8 +7,10 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use kino::TextEncoder;
-use kino_models::manifest::{MINILM, ONNXRUNTIME, SILERO_VAD, YAMNET};
-use kino_models::{Model, ModelsDir, Runtime, SentenceEncoder, SileroVad, SoundTagger, VadParams};
+use kino_models::manifest::{MINILM, ONNXRUNTIME, OPEN_NSFW, PPOCR, SILERO_VAD, YAMNET};
+use kino_models::{
+    Model, ModelsDir, NsfwClassifier, Runtime, SentenceEncoder, SileroVad, SoundTagger, TextReader, VadParams,
+};
 
 /// One model as the analysis sees it: loaded (with its `id version` label) or missing (with why).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -49,7 +51,7 @@ impl std::fmt::Debug for AnalysisModels {
 }
 
 /// The models analysis knows of, in the order they are reported.
-const KNOWN: [&Model; 4] = [&ONNXRUNTIME, &SILERO_VAD, &YAMNET, &MINILM];
+const KNOWN: [&Model; 6] = [&ONNXRUNTIME, &SILERO_VAD, &YAMNET, &MINILM, &OPEN_NSFW, &PPOCR];
 
 fn state(model: &'static Model, reason: Option<String>) -> ModelState {
     ModelState { id: model.id, version: model.version, summary: model.summary, loaded: reason.is_none(), reason }
@@ -107,7 +109,7 @@ impl AnalysisModels {
             },
         };
         let mut text = None;
-        for model in [&SILERO_VAD, &YAMNET, &MINILM] {
+        for model in [&SILERO_VAD, &YAMNET, &MINILM, &OPEN_NSFW, &PPOCR] {
             let reason = match (&runtime, missing(model)) {
                 (_, Some(reason)) => Some(reason),
                 (None, None) => Some(format!("the ONNX runtime is not available, so {} cannot run", model.label())),
@@ -116,6 +118,10 @@ impl AnalysisModels {
                         SentenceEncoder::load(runtime, dir, threads).map(|encoder| text = Some(Arc::new(encoder)))
                     } else if model.id == SILERO_VAD.id {
                         SileroVad::load(runtime, dir, VadParams::default()).map(drop)
+                    } else if model.id == OPEN_NSFW.id {
+                        NsfwClassifier::load(runtime, dir, 1).map(drop)
+                    } else if model.id == PPOCR.id {
+                        TextReader::load(runtime, dir, 1).map(drop)
                     } else {
                         SoundTagger::load(runtime, dir, 1).map(drop)
                     };
@@ -166,6 +172,18 @@ impl AnalysisModels {
     pub(crate) fn vad(&self) -> Option<std::result::Result<SileroVad, kino_models::Error>> {
         let (runtime, dir) = (self.runtime.as_ref()?, self.dir.as_ref()?);
         self.state(SILERO_VAD.id)?.loaded.then(|| SileroVad::load(runtime, dir, VadParams::default()))
+    }
+
+    /// A fresh nudity classifier for one analysis, when the model is usable.
+    pub(crate) fn nsfw(&self) -> Option<std::result::Result<NsfwClassifier, kino_models::Error>> {
+        let (runtime, dir) = (self.runtime.as_ref()?, self.dir.as_ref()?);
+        self.state(OPEN_NSFW.id)?.loaded.then(|| NsfwClassifier::load(runtime, dir, 1))
+    }
+
+    /// A fresh text reader for one analysis, when the models are usable.
+    pub(crate) fn ocr(&self) -> Option<std::result::Result<TextReader, kino_models::Error>> {
+        let (runtime, dir) = (self.runtime.as_ref()?, self.dir.as_ref()?);
+        self.state(PPOCR.id)?.loaded.then(|| TextReader::load(runtime, dir, 1))
     }
 
     /// A fresh sound-event tagger (its state is per stream), when the model is usable.

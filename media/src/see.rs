@@ -1,45 +1,280 @@
 //! What the vision models see in the sampled frames ([`crate::vision`]): one [`Seen`] per frame,
-//! gathered by the [`Sight`] sink and turned into channels after the pass.
+//! gathered by the [`Sight`] sink, and turned into channels after the pass ([`nudity_timeline`],
+//! [`on_screen_text`]).
 
 use std::io;
 
-use kino_models::RgbFrame;
+use kino::signals::{OnScreenText, TextSpan, sample_count};
+use kino_models::{NsfwClassifier, RgbFrame, TextReader};
 
 use crate::models::AnalysisModels;
 use crate::vision::FrameSink;
+
+/// Text is detected on every this-many sampled frames (with the default sampling of one frame
+/// every 2 s, every 4 s: detection costs about 0.1 s of a core per 640x360 frame).
+pub const TEXT_EVERY: usize = 2;
+
+/// Lines read per frame at most: the largest boxes (reading costs about 45 ms a line).
+pub const MAX_LINES: usize = 3;
 
 /// What the vision models measured in one sampled frame.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Seen {
     /// Seconds into the video.
     pub time: f64,
+    /// open_nsfw's probability, when it ran.
+    pub nsfw: Option<f32>,
+    /// Fraction of the frame covered by detected text, when detection ran on this frame.
+    pub text_area: Option<f32>,
+    /// The lines read, with their confidence.
+    pub lines: Vec<(String, f32)>,
 }
 
 /// The vision models of one analysis and what they saw, frame by frame.
-#[derive(Debug)]
 pub(crate) struct Sight {
+    nsfw: Option<NsfwClassifier>,
+    ocr: Option<TextReader>,
+    frames: usize,
     pub seen: Vec<Seen>,
+    /// `id version` of the models that ran.
+    pub labels: Labels,
+}
+
+impl std::fmt::Debug for Sight {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Sight").field("frames", &self.frames).field("labels", &self.labels).finish()
+    }
+}
+
+/// Which vision models ran, as `id version`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct Labels {
+    pub nsfw: Option<String>,
+    pub ocr: Option<String>,
 }
 
 impl Sight {
     /// The sink for `models`, when at least one vision model is loaded (`None`: no sampled stream
     /// is decoded at all).
-    pub(crate) fn new(models: &AnalysisModels) -> Option<Sight> {
-        let _ = models;
-        None
+    pub(crate) fn new(models: &AnalysisModels) -> Result<Option<Sight>, kino_models::Error> {
+        let nsfw = models.nsfw().transpose()?;
+        let ocr = models.ocr().transpose()?;
+        if nsfw.is_none() && ocr.is_none() {
+            return Ok(None);
+        }
+        let label = |id: &str| models.state(id).map(|s| s.label());
+        let labels = Labels {
+            nsfw: nsfw.as_ref().and_then(|_| label("open-nsfw")),
+            ocr: ocr.as_ref().and_then(|_| label("ppocr")),
+        };
+        Ok(Some(Sight { nsfw, ocr, frames: 0, seen: Vec::new(), labels }))
     }
 
     /// A sink with no model, for tests of the stream itself.
     #[cfg(test)]
     pub(crate) fn empty() -> Sight {
-        Sight { seen: Vec::new() }
+        Sight { nsfw: None, ocr: None, frames: 0, seen: Vec::new(), labels: Labels::default() }
     }
 }
 
 impl FrameSink for Sight {
     fn frame(&mut self, time: f64, frame: RgbFrame<'_>) -> io::Result<()> {
-        let _ = frame;
-        self.seen.push(Seen { time });
+        let mut seen = Seen { time, ..Seen::default() };
+        if let Some(model) = &mut self.nsfw {
+            seen.nsfw = model.classify(&[frame]).map_err(io::Error::other)?.first().copied();
+        }
+        if let Some(reader) = &mut self.ocr
+            && self.frames.is_multiple_of(TEXT_EVERY)
+        {
+            let mut boxes = reader.detect(frame).map_err(io::Error::other)?;
+            let area: f32 = boxes.iter().map(|b| b.w * b.h).sum();
+            seen.text_area = Some(area.clamp(0.0, 1.0));
+            boxes.sort_by(|a, b| (b.w * b.h).total_cmp(&(a.w * a.h)));
+            boxes.truncate(MAX_LINES);
+            // Reading order: top to bottom.
+            boxes.sort_by(|a, b| a.y.total_cmp(&b.y));
+            if !boxes.is_empty() {
+                let lines = reader.recognize(frame, &boxes).map_err(io::Error::other)?;
+                seen.lines = lines.into_iter().map(|l| (l.text, l.score)).collect();
+            }
+        }
+        self.frames += 1;
+        self.seen.push(seen);
         Ok(())
+    }
+}
+
+/// The nudity timeline on the document's grid (`step`, `duration`): each sample takes the
+/// largest probability of the sampled frames inside it, and a sample holding none takes the
+/// frame before it (the frames are `interval` apart; each stands for the time until the next).
+pub fn nudity_timeline(seen: &[Seen], interval: f64, duration: f64, step: f64) -> Option<Vec<f32>> {
+    let points: Vec<(f64, f32)> = seen.iter().filter_map(|s| s.nsfw.map(|p| (s.time, p))).collect();
+    if points.is_empty() {
+        return None;
+    }
+    let n = sample_count(duration, step);
+    let mut out = vec![f32::NAN; n];
+    for &(t, p) in &points {
+        // The frame at t stands for [t, t + interval).
+        let first = ((t / step).floor() as usize).min(n - 1);
+        let last = (((t + interval) / step).ceil() as usize).clamp(first + 1, n);
+        for v in &mut out[first..last] {
+            *v = if v.is_nan() { p } else { v.max(p) };
+        }
+    }
+    let mut held = points[0].1;
+    for v in &mut out {
+        if v.is_nan() {
+            *v = held;
+        } else {
+            held = *v;
+        }
+    }
+    Some(out.into_iter().map(|v| v.clamp(0.0, 1.0)).collect())
+}
+
+/// End credits: a run of wordy text at the end of the video. A frame counts when a line read in
+/// it has at least two words of two letters or more (names and roles; not a clock or a page
+/// number). The run is built backwards from the last such frame, across gaps of at most
+/// [`CREDITS_GAP`] seconds; it counts when it reaches to within [`CREDITS_TAIL`] seconds of the
+/// end, lasts at least [`CREDITS_MIN`] seconds and at most [`CREDITS_MAX_SHARE`] of the video
+/// (text all through a film, such as burnt-in subtitles, is not credits).
+pub const CREDITS_GAP: f64 = 10.0;
+/// See [`CREDITS_GAP`].
+pub const CREDITS_MAX_SHARE: f64 = 0.3;
+/// See [`CREDITS_GAP`].
+pub const CREDITS_TAIL: f64 = 60.0;
+/// See [`CREDITS_GAP`].
+pub const CREDITS_MIN: f64 = 20.0;
+
+/// The on-screen text channel: density per detection, the lines read (consecutive sightings of
+/// the same text merged into one span), and where the end credits start.
+pub fn on_screen_text(seen: &[Seen], interval: f64, duration: f64) -> Option<OnScreenText> {
+    let detected: Vec<&Seen> = seen.iter().filter(|s| s.text_area.is_some()).collect();
+    if detected.is_empty() {
+        return None;
+    }
+    let step = interval * TEXT_EVERY as f64;
+    let limit = sample_count(duration, step);
+    let density: Vec<f32> = detected.iter().take(limit).map(|s| s.text_area.unwrap_or(0.0)).collect();
+    let mut lines: Vec<TextSpan> = Vec::new();
+    let mut open: Vec<(String, f64, f64, f64)> = Vec::new(); // text, start, end, best score
+    for s in &detected {
+        let end = (s.time + step).min(duration);
+        let mut still = Vec::new();
+        for (text, score) in &s.lines {
+            let text = text.trim();
+            if text.is_empty() {
+                continue;
+            }
+            match open.iter().position(|(t, ..)| t == text) {
+                Some(i) => {
+                    let mut line = open.remove(i);
+                    line.2 = end;
+                    line.3 = line.3.max(f64::from(*score));
+                    still.push(line);
+                }
+                None => still.push((text.to_string(), s.time.min(duration), end, f64::from(*score))),
+            }
+        }
+        for (text, start, end, score) in open.drain(..) {
+            lines.push(TextSpan { start, end, text, score: score.clamp(0.0, 1.0) });
+        }
+        open = still;
+    }
+    for (text, start, end, score) in open {
+        lines.push(TextSpan { start, end, text, score: score.clamp(0.0, 1.0) });
+    }
+    lines.retain(|l| l.start < l.end);
+    lines.sort_by(|a, b| a.start.total_cmp(&b.start));
+    let wordy = |line: &str| {
+        line.split_whitespace().filter(|w| w.chars().filter(|c| c.is_alphabetic()).count() >= 2).count() >= 2
+    };
+    let with_text: Vec<f64> =
+        detected.iter().filter(|s| s.lines.iter().any(|(l, _)| wordy(l))).map(|s| s.time).collect();
+    let credits_start = with_text.last().and_then(|&last| {
+        if last + step < duration - CREDITS_TAIL {
+            return None;
+        }
+        let mut start = last;
+        for &t in with_text.iter().rev().skip(1) {
+            if start - t > CREDITS_GAP {
+                break;
+            }
+            start = t;
+        }
+        let length = last + step - start;
+        (length >= CREDITS_MIN && length <= CREDITS_MAX_SHARE * duration).then_some(start)
+    });
+    Some(OnScreenText { step, density, lines, credits_start })
+}
+
+/// The distinct lines read inside `[start, end)`, longest first, at most `n`.
+pub fn lines_in(text: &OnScreenText, start: f64, end: f64, n: usize) -> Vec<String> {
+    let mut found: Vec<String> = Vec::new();
+    for l in text.lines.iter().filter(|l| l.start < end && l.end > start) {
+        if !found.iter().any(|f| f.eq_ignore_ascii_case(&l.text)) {
+            found.push(l.text.clone());
+        }
+    }
+    found.sort_by_key(|t| std::cmp::Reverse(t.len()));
+    found.truncate(n);
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn seen(time: f64, nsfw: Option<f32>, text: Option<&[&str]>) -> Seen {
+        Seen {
+            time,
+            nsfw,
+            text_area: text.map(|t| if t.is_empty() { 0.0 } else { 0.1 }),
+            lines: text.unwrap_or(&[]).iter().map(|t| (t.to_string(), 0.9)).collect(),
+        }
+    }
+
+    #[test]
+    fn the_nudity_timeline_holds_and_takes_the_largest() {
+        let s = [seen(0.0, Some(0.1), None), seen(1.0, Some(0.9), None), seen(2.0, Some(0.2), None)];
+        assert_eq!(nudity_timeline(&s, 1.0, 3.0, 1.0).unwrap(), vec![0.1, 0.9, 0.2]);
+        // Half-second steps: each frame covers two samples.
+        assert_eq!(nudity_timeline(&s, 1.0, 3.0, 0.5).unwrap(), vec![0.1, 0.1, 0.9, 0.9, 0.2, 0.2]);
+        // Two-second steps: the largest of the frames inside.
+        assert_eq!(nudity_timeline(&s, 1.0, 3.0, 2.0).unwrap(), vec![0.9, 0.2]);
+        assert!(nudity_timeline(&[seen(0.0, None, None)], 1.0, 3.0, 1.0).is_none());
+    }
+
+    #[test]
+    fn text_lines_merge_and_end_credits_are_found() {
+        let mut s = Vec::new();
+        for i in 0..100 {
+            let t = f64::from(i);
+            let text: Option<Vec<&str>> = if i % 2 != 0 {
+                None // text runs on every other frame
+            } else if (4..10).contains(&i) {
+                Some(vec!["NEW YORK, 1999"])
+            } else if i >= 76 {
+                Some(vec!["Directed by Ada Stone"])
+            } else {
+                Some(vec![])
+            };
+            s.push(seen(t, None, text.as_deref()));
+        }
+        let text = on_screen_text(&s, 1.0, 100.0).unwrap();
+        assert_eq!(text.step, 2.0);
+        assert_eq!(text.density.len(), 50);
+        assert_eq!(text.lines[0].text, "NEW YORK, 1999");
+        assert_eq!((text.lines[0].start, text.lines[0].end), (4.0, 10.0));
+        assert_eq!(text.lines[1].text, "Directed by Ada Stone");
+        assert_eq!(text.credits_start, Some(76.0));
+        assert_eq!(lines_in(&text, 0.0, 20.0, 3), vec!["NEW YORK, 1999".to_string()]);
+        // A title card alone at the start is no end credits.
+        let early: Vec<Seen> = s.iter().filter(|x| x.time < 20.0).cloned().collect();
+        assert_eq!(on_screen_text(&early, 1.0, 100.0).unwrap().credits_start, None);
+        // Text all through (subtitles) is not credits.
+        let all: Vec<Seen> = (0..50).map(|i| seen(f64::from(2 * i), None, Some(&["I never said that"]))).collect();
+        assert_eq!(on_screen_text(&all, 1.0, 100.0).unwrap().credits_start, None);
     }
 }

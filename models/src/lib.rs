@@ -40,8 +40,8 @@ mod error;
 pub mod fetch;
 pub mod image;
 pub mod manifest;
-mod ocr;
 mod nsfw;
+mod ocr;
 mod runtime;
 mod sound;
 mod text;
@@ -52,11 +52,11 @@ pub use error::{Error, Result};
 pub use fetch::{FetchEvent, FetchOptions, fetch};
 pub use image::{RgbFrame, RgbImage, resize_bilinear, resize_pil};
 pub use manifest::{MODELS, Model, ModelFile, Package, default_models, model};
+pub use nsfw::{NSFW_INPUT_SIDE, NSFW_MAX_BATCH, NsfwClassifier};
 pub use ocr::{
     BOX_THRESHOLD, DETECTION_MAX_SIDE, LINE_HEIGHT, MAX_LINE_WIDTH, MIN_TEXT_SCORE, PIXEL_THRESHOLD, TextBox, TextLine,
     TextReader, UNCLIP_RATIO,
 };
-pub use nsfw::{NSFW_INPUT_SIDE, NSFW_MAX_BATCH, NsfwClassifier};
 pub use runtime::Runtime;
 pub use sound::{SOUND_CLASSES, SOUND_HOP, SOUND_WINDOW, SoundEvents, SoundTagger};
 pub use text::{MAX_TOKENS, SENTENCE_DIM, SentenceEncoder};

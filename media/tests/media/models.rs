@@ -72,10 +72,16 @@ fn models_measure_embeddings_and_say_so() {
     }
     // No audio stream: speech is measured (nothing), not by a model.
     assert!(!analysis.models.contains_key("speech"), "{analysis:?}");
-    for channel in ["timelines.clip_types", "tags", "emotions", "timelines.nudity"] {
+    for channel in ["timelines.clip_types", "tags", "emotions"] {
         assert!(analysis.absent.iter().any(|c| c == channel), "{channel}: {analysis:?}");
         assert!(!analysis.reasons[channel].is_empty());
     }
+    // The vision models saw the sampled frames: nudity (none in test patterns) and text.
+    assert!(analysis.models["timelines.nudity"].starts_with("open-nsfw 0.1.0"), "{analysis:?}");
+    assert!(doc.timelines.nudity.iter().all(|&p| p < 0.5), "{:?}", doc.timelines.nudity);
+    assert!(analysis.models["text"].starts_with("ppocr 3.10.0"), "{analysis:?}");
+    let text = doc.text.as_ref().unwrap();
+    assert_eq!(text.credits_start, None);
     let scenes = doc.scene_embeddings.as_ref().unwrap();
     assert_eq!(scenes.len(), doc.scenes.len());
     assert!(doc.scenes.len() >= 2, "{:?}", doc.scenes);
@@ -236,4 +242,51 @@ fn scenes_are_found_by_meaning_not_by_shared_words() {
         let best = if s_talk > s_dark { talk } else { dark };
         assert_eq!(best, want, "{query}: dark {s_dark}, dialogue {s_talk}");
     }
+}
+
+/// On-screen text: a title card and end credits drawn on the picture are read, the credits found,
+/// and the words shown join the scene descriptions, so a query for them finds the scene.
+#[test]
+fn on_screen_text_is_read_found_and_searchable() {
+    let test = "on_screen_text_is_read_found_and_searchable";
+    let Some(models) = models(test) else { return };
+    if !tools(test, false) {
+        return;
+    }
+    let font = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf";
+    if !std::path::Path::new(font).exists() {
+        assert!(
+            std::env::var_os("KINO_REQUIRE_FFMPEG").is_none(),
+            "{test}: {font} missing (apt-get install fonts-dejavu-core)"
+        );
+        eprintln!("!!! SKIPPED {test}: {font} missing");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    // 110 s: a title card (0-8 s), a test picture (its clock is text too, but no words), then
+    // credits for the last 30 s.
+    let card = format!(
+        "drawtext=fontfile={font}:text='HARBOR LIGHTS':fontsize=48:fontcolor=white:x=(w-tw)/2:y=(h-th)/2:enable='lt(t,8)'"
+    );
+    let credits = format!(
+        "drawtext=fontfile={font}:text='Directed by Ada Stone':fontsize=32:fontcolor=white:x=(w-tw)/2:y=h/2:enable='gte(t,80)'"
+    );
+    let graph = format!(
+        "color=c=black:s=640x360:r=25:d=8[a];testsrc2=s=640x360:r=25:d=72[b];color=c=black:s=640x360:r=25:d=30[c];[a][b][c]concat=n=3:v=1:a=0,{card},{credits},format=yuv420p[v]"
+    );
+    let video = encode(dir.path(), "credits.mp4", &graph, false, 25);
+    let options = AnalyzeOptions { min_scene: 4.0, ..AnalyzeOptions::default() };
+    let doc = analyze(&video, &options, models, |_, _| {}).unwrap();
+    let text = doc.text.as_ref().expect("the text channel");
+    let read: Vec<&str> = text.lines.iter().map(|l| l.text.as_str()).collect();
+    eprintln!("lines: {:?}, credits from {:?}", text.lines, text.credits_start);
+    assert!(read.iter().any(|t| t.eq_ignore_ascii_case("HARBOR LIGHTS")), "{read:?}");
+    assert!(read.iter().any(|t| t.eq_ignore_ascii_case("Directed by Ada Stone")), "{read:?}");
+    let credits = text.credits_start.expect("end credits found");
+    assert!((76.0..=84.0).contains(&credits), "credits start at {credits}");
+    // The words on screen are in the last scene's description: a query for them finds it.
+    let scenes = doc.scene_embeddings.as_ref().unwrap();
+    let query = models.scene_text_encoder().encode("directed by Ada Stone").unwrap();
+    let best = (0..scenes.len()).max_by(|&a, &b| dot(&query, &scenes[a]).total_cmp(&dot(&query, &scenes[b]))).unwrap();
+    assert!(doc.scenes[best].end > 80.0, "best scene {:?} of {:?}", doc.scenes[best], doc.scenes);
 }
