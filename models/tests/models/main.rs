@@ -1,8 +1,9 @@
 //! kino-models against the real models (fetched with `kino models fetch`) on audio generated at
-//! test time with espeak-ng and ffmpeg. Without the models, or the tools, the tests skip loudly,
-//! unless `KINO_REQUIRE_MODELS` (models) or `KINO_REQUIRE_FFMPEG` (tools) is set, in which case
-//! they fail.
+//! test time with espeak-ng and ffmpeg, and on photographs from a pinned registry package.
+//! Without the models, or the tools, the tests skip loudly, unless `KINO_REQUIRE_MODELS` (models)
+//! or `KINO_REQUIRE_FFMPEG` (tools) is set, in which case they fail.
 
+mod faces;
 mod sound;
 mod support;
 mod text;
