@@ -2,7 +2,10 @@
 //! (each face joins the nearest identity within the threshold, else starts one), then centroid
 //! linkage (the two nearest identities within the threshold merge, until none are). Two faces of
 //! the same sample are never one identity. The leader pass costs faces x identities distances,
-//! the merge pass identities^2 per merge, so a film's tens of thousands of faces stay cheap.
+//! the merge pass identities^2 distances once and identities per merge.
+
+use std::cmp::{Ordering, Reverse};
+use std::collections::BinaryHeap;
 
 use super::FaceObs;
 
@@ -94,24 +97,34 @@ pub(crate) fn cluster(faces: &[ValidFace], threshold: f32) -> Vec<Cluster> {
 }
 
 /// Centroid linkage: merges the nearest pair within `threshold` that never share a sample, until
-/// no pair qualifies.
-fn merge(mut clusters: Vec<Cluster>, faces: &[ValidFace], threshold: f32) -> Vec<Cluster> {
-    loop {
-        let mut best: Option<(usize, usize, f32)> = None;
-        for a in 0..clusters.len() {
-            for b in a + 1..clusters.len() {
-                let d = distance(&clusters[a].centroid, &clusters[b].centroid);
-                if d <= threshold
-                    && best.is_none_or(|(_, _, bd)| d < bd)
-                    && disjoint(&clusters[a].positions, &clusters[b].positions)
-                {
-                    best = Some((a, b, d));
-                }
-            }
+/// no pair qualifies. Candidate pairs wait in a heap; a merge changes one identity's mean, so only
+/// its distances are computed again (pairs naming an older version of it are skipped).
+fn merge(clusters: Vec<Cluster>, faces: &[ValidFace], threshold: f32) -> Vec<Cluster> {
+    let mut clusters: Vec<Option<Cluster>> = clusters.into_iter().map(Some).collect();
+    let mut version = vec![0u32; clusters.len()];
+    let mut heap = BinaryHeap::new();
+    let candidate = |clusters: &[Option<Cluster>], version: &[u32], a: usize, b: usize| {
+        let (Some(ca), Some(cb)) = (&clusters[a], &clusters[b]) else { return None };
+        let d = distance(&ca.centroid, &cb.centroid);
+        (d <= threshold && disjoint(&ca.positions, &cb.positions)).then_some(Reverse(Pair {
+            d,
+            a,
+            b,
+            versions: (version[a], version[b]),
+        }))
+    };
+    for a in 0..clusters.len() {
+        for b in a + 1..clusters.len() {
+            heap.extend(candidate(&clusters, &version, a, b));
         }
-        let Some((a, b, _)) = best else { return clusters };
-        let absorbed = clusters.swap_remove(b);
-        let target = &mut clusters[a];
+    }
+    while let Some(Reverse(pair)) = heap.pop() {
+        let (a, b) = (pair.a, pair.b);
+        if clusters[a].is_none() || clusters[b].is_none() || pair.versions != (version[a], version[b]) {
+            continue;
+        }
+        let absorbed = clusters[b].take().expect("checked above");
+        let target = clusters[a].as_mut().expect("checked above");
         let mut members = std::mem::take(&mut target.faces);
         members.extend(absorbed.faces);
         members.sort_by_key(|&f| (faces[f].pos, f));
@@ -121,6 +134,38 @@ fn merge(mut clusters: Vec<Cluster>, faces: &[ValidFace], threshold: f32) -> Vec
         for f in members {
             target.add(f, &faces[f]);
         }
+        version[a] += 1;
+        for c in 0..clusters.len() {
+            if c != a {
+                let (x, y) = (a.min(c), a.max(c));
+                heap.extend(candidate(&clusters, &version, x, y));
+            }
+        }
+    }
+    clusters.into_iter().flatten().collect()
+}
+
+/// A candidate merge: the distance between two identities' means, and the versions of the two
+/// identities it was computed for. Ordered by distance, then indices (deterministic).
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Pair {
+    d: f32,
+    a: usize,
+    b: usize,
+    versions: (u32, u32),
+}
+
+impl Eq for Pair {}
+
+impl Ord for Pair {
+    fn cmp(&self, other: &Pair) -> Ordering {
+        self.d.total_cmp(&other.d).then(self.a.cmp(&other.a)).then(self.b.cmp(&other.b))
+    }
+}
+
+impl PartialOrd for Pair {
+    fn partial_cmp(&self, other: &Pair) -> Option<Ordering> {
+        Some(self.cmp(other))
     }
 }
 
@@ -128,9 +173,9 @@ fn disjoint(a: &[usize], b: &[usize]) -> bool {
     let (mut i, mut j) = (0, 0);
     while i < a.len() && j < b.len() {
         match a[i].cmp(&b[j]) {
-            std::cmp::Ordering::Less => i += 1,
-            std::cmp::Ordering::Greater => j += 1,
-            std::cmp::Ordering::Equal => return false,
+            Ordering::Less => i += 1,
+            Ordering::Greater => j += 1,
+            Ordering::Equal => return false,
         }
     }
     true

@@ -74,6 +74,17 @@ fn the_threshold_decides_whether_two_looks_are_one_identity() {
 }
 
 #[test]
+fn identities_the_leader_pass_split_are_merged_when_their_means_meet() {
+    // 0.7 rad (0.69 apart) starts a second identity; the faces at 0.35 rad pull the first one's
+    // mean towards it until the two means are within the threshold.
+    let tilts = [0.0, 0.7, 0.35, 0.0, 0.7, 0.35, 0.35];
+    let input = samples(tilts.len(), |i| vec![face(0.3, 0.2, descriptor(0, tilts[i]))]);
+    let r = characters(&input, &[], 10.0, &CharacterParams { threshold: 0.6, ..CharacterParams::default() });
+    assert_eq!(r.identities.len(), 1, "{:?}", r.identities);
+    assert_eq!(r.identities[0].faces, 7);
+}
+
+#[test]
 fn two_faces_of_one_frame_are_two_identities_and_rare_ones_are_dropped() {
     // Twins with the same descriptor, always together; a passer-by seen twice.
     let input = samples(6, |i| {
@@ -181,4 +192,41 @@ proptest! {
         prop_assert_eq!(track.len(), steps);
         prop_assert!(track.iter().all(|x| (0.0..=1.0).contains(x)));
     }
+}
+
+#[test]
+fn twenty_identities_among_one_off_faces_are_found_exactly() {
+    // 1,800 samples (1 s apart); identity `(i / 30) % 20` on each (three blocks of 30 s each),
+    // 128-float noisy descriptors;
+    // every third sample also has a one-off face (an extra, a false detection).
+    let mut seed = 12345u64;
+    let mut noise = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % 1_000_000) as f32 / 1_000_000.0 - 0.5
+    };
+    let unit = |v: Vec<f32>| {
+        let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+        v.into_iter().map(|x| x / n).collect::<Vec<f32>>()
+    };
+    let bases: Vec<Vec<f32>> = (0..20).map(|_| unit((0..128).map(|_| noise()).collect())).collect();
+    let samples: Vec<(f64, Vec<FaceObs>)> = (0..1800)
+        .map(|i| {
+            let who = (i / 30) % 20;
+            let mut faces = vec![face(0.3, 0.2, unit(bases[who].iter().map(|b| b + 0.012 * noise()).collect()))];
+            if i % 3 == 0 {
+                faces.push(face(0.7, 0.1, unit((0..128).map(|_| noise()).collect())));
+            }
+            (i as f64, faces)
+        })
+        .collect();
+    let r = characters(&samples, &[], 1800.0, &CharacterParams::default());
+    assert_eq!(r.characters.len(), 20);
+    for (c, stats) in r.characters.iter().zip(&r.identities) {
+        // The identity seen from t = 0 loses the half-second before it.
+        let seconds = if c.spans[0][0] == 0.0 { 89.5 } else { 90.0 };
+        assert_eq!((stats.faces, stats.screen_seconds, c.spans.len()), (90, seconds, 3), "{:?}", c.spans);
+    }
+    assert_eq!(r.characters[19].spans[0], [0.0, 29.5], "the tie goes to the later first appearance last");
 }
