@@ -356,6 +356,49 @@ pub fn analyze_interruptible(
         }
     }
 
+    // Faces: characters ranked by screen time, and a subject track that follows the main one.
+    match sight.as_ref().filter(|s| s.labels.faces.is_some()) {
+        Some(sight) => {
+            let samples: Vec<(f64, Vec<crate::faces::FaceObs>)> =
+                sight.seen.iter().filter_map(|s| s.faces.clone().map(|f| (s.time, f))).collect();
+            let params = crate::faces::CharacterParams {
+                interval: Some(options.vision_interval),
+                ..crate::faces::CharacterParams::default()
+            };
+            let found = crate::faces::characters(&samples, &doc.shots, duration, &params);
+            let label = sight.labels.faces.clone().unwrap_or_default();
+            doc.characters = found.characters;
+            measured.push("characters".to_string());
+            model_of.insert(
+                "characters".into(),
+                format!(
+                    "{label} ({} identities, clustering threshold {:.2}, frames every {} s)",
+                    doc.characters.len(),
+                    found.threshold,
+                    options.vision_interval
+                ),
+            );
+            if let Some(vertical) = &mut doc.vertical {
+                let per_sample: Vec<(f64, Option<f32>)> =
+                    samples.iter().map(|(t, _)| *t).zip(found.per_sample_main_x.iter().copied()).collect();
+                if per_sample.iter().any(|(_, x)| x.is_some()) {
+                    vertical.x_center =
+                        crate::faces::follow_subject(&per_sample, &vertical.x_center, vertical.step, &doc.shots)
+                            .into_iter()
+                            .map(|x| report::score(f64::from(x)) as f32)
+                            .collect();
+                    model_of.insert(
+                        "vertical".into(),
+                        format!("{label} (the main character's face; saliency where no face)"),
+                    );
+                }
+            }
+        }
+        None => {
+            reasons.insert("characters".into(), absent_reason("dlib-faces", "face"));
+        }
+    }
+
     // Sound events: clip types, tags and emotions where the evidence is real.
     let mut scene_sounds = Vec::new();
     match (&sounds, &tagger_label) {

@@ -7,9 +7,10 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use kino::TextEncoder;
-use kino_models::manifest::{MINILM, ONNXRUNTIME, OPEN_NSFW, PPOCR, SILERO_VAD, YAMNET};
+use kino_models::manifest::{DLIB_FACES, MINILM, ONNXRUNTIME, OPEN_NSFW, PPOCR, SILERO_VAD, YAMNET};
 use kino_models::{
-    Model, ModelsDir, NsfwClassifier, Runtime, SentenceEncoder, SileroVad, SoundTagger, TextReader, VadParams,
+    FaceAnalyzer, Model, ModelsDir, NsfwClassifier, Runtime, SentenceEncoder, SileroVad, SoundTagger, TextReader,
+    VadParams,
 };
 
 /// One model as the analysis sees it: loaded (with its `id version` label) or missing (with why).
@@ -51,7 +52,7 @@ impl std::fmt::Debug for AnalysisModels {
 }
 
 /// The models analysis knows of, in the order they are reported.
-const KNOWN: [&Model; 6] = [&ONNXRUNTIME, &SILERO_VAD, &YAMNET, &MINILM, &OPEN_NSFW, &PPOCR];
+const KNOWN: [&Model; 7] = [&ONNXRUNTIME, &SILERO_VAD, &YAMNET, &MINILM, &OPEN_NSFW, &PPOCR, &DLIB_FACES];
 
 fn state(model: &'static Model, reason: Option<String>) -> ModelState {
     ModelState { id: model.id, version: model.version, summary: model.summary, loaded: reason.is_none(), reason }
@@ -109,7 +110,7 @@ impl AnalysisModels {
             },
         };
         let mut text = None;
-        for model in [&SILERO_VAD, &YAMNET, &MINILM, &OPEN_NSFW, &PPOCR] {
+        for model in [&SILERO_VAD, &YAMNET, &MINILM, &OPEN_NSFW, &PPOCR, &DLIB_FACES] {
             let reason = match (&runtime, missing(model)) {
                 (_, Some(reason)) => Some(reason),
                 (None, None) => Some(format!("the ONNX runtime is not available, so {} cannot run", model.label())),
@@ -122,6 +123,8 @@ impl AnalysisModels {
                         NsfwClassifier::load(runtime, dir, 1).map(drop)
                     } else if model.id == PPOCR.id {
                         TextReader::load(runtime, dir, 1).map(drop)
+                    } else if model.id == DLIB_FACES.id {
+                        FaceAnalyzer::load(runtime, dir, 1).map(drop)
                     } else {
                         SoundTagger::load(runtime, dir, 1).map(drop)
                     };
@@ -184,6 +187,12 @@ impl AnalysisModels {
     pub(crate) fn ocr(&self) -> Option<std::result::Result<TextReader, kino_models::Error>> {
         let (runtime, dir) = (self.runtime.as_ref()?, self.dir.as_ref()?);
         self.state(PPOCR.id)?.loaded.then(|| TextReader::load(runtime, dir, 1))
+    }
+
+    /// A fresh face analyser for one analysis, when the model is usable (and this build has dlib).
+    pub(crate) fn faces(&self) -> Option<std::result::Result<FaceAnalyzer, kino_models::Error>> {
+        let (runtime, dir) = (self.runtime.as_ref()?, self.dir.as_ref()?);
+        self.state(DLIB_FACES.id)?.loaded.then(|| FaceAnalyzer::load(runtime, dir, 1))
     }
 
     /// A fresh sound-event tagger (its state is per stream), when the model is usable.

@@ -5,7 +5,9 @@
 use std::io;
 
 use kino::signals::{OnScreenText, TextSpan, sample_count};
-use kino_models::{NsfwClassifier, RgbFrame, TextReader};
+use kino_models::{FaceAnalyzer, NsfwClassifier, RgbFrame, TextReader};
+
+use crate::faces::FaceObs;
 
 use crate::models::AnalysisModels;
 use crate::vision::FrameSink;
@@ -28,12 +30,15 @@ pub struct Seen {
     pub text_area: Option<f32>,
     /// The lines read, with their confidence.
     pub lines: Vec<(String, f32)>,
+    /// The faces found (box, detector score, descriptor), when the face model ran.
+    pub faces: Option<Vec<FaceObs>>,
 }
 
 /// The vision models of one analysis and what they saw, frame by frame.
 pub(crate) struct Sight {
     nsfw: Option<NsfwClassifier>,
     ocr: Option<TextReader>,
+    faces: Option<FaceAnalyzer>,
     frames: usize,
     pub seen: Vec<Seen>,
     /// `id version` of the models that ran.
@@ -51,6 +56,7 @@ impl std::fmt::Debug for Sight {
 pub(crate) struct Labels {
     pub nsfw: Option<String>,
     pub ocr: Option<String>,
+    pub faces: Option<String>,
 }
 
 impl Sight {
@@ -59,21 +65,23 @@ impl Sight {
     pub(crate) fn new(models: &AnalysisModels) -> Result<Option<Sight>, kino_models::Error> {
         let nsfw = models.nsfw().transpose()?;
         let ocr = models.ocr().transpose()?;
-        if nsfw.is_none() && ocr.is_none() {
+        let faces = models.faces().transpose()?;
+        if nsfw.is_none() && ocr.is_none() && faces.is_none() {
             return Ok(None);
         }
         let label = |id: &str| models.state(id).map(|s| s.label());
         let labels = Labels {
             nsfw: nsfw.as_ref().and_then(|_| label("open-nsfw")),
             ocr: ocr.as_ref().and_then(|_| label("ppocr")),
+            faces: faces.as_ref().and_then(|_| label("dlib-faces")),
         };
-        Ok(Some(Sight { nsfw, ocr, frames: 0, seen: Vec::new(), labels }))
+        Ok(Some(Sight { nsfw, ocr, faces, frames: 0, seen: Vec::new(), labels }))
     }
 
     /// A sink with no model, for tests of the stream itself.
     #[cfg(test)]
     pub(crate) fn empty() -> Sight {
-        Sight { nsfw: None, ocr: None, frames: 0, seen: Vec::new(), labels: Labels::default() }
+        Sight { nsfw: None, ocr: None, faces: None, frames: 0, seen: Vec::new(), labels: Labels::default() }
     }
 }
 
@@ -97,6 +105,15 @@ impl FrameSink for Sight {
                 let lines = reader.recognize(frame, &boxes).map_err(io::Error::other)?;
                 seen.lines = lines.into_iter().map(|l| (l.text, l.score)).collect();
             }
+        }
+        if let Some(model) = &mut self.faces {
+            let found = model.faces(frame).map_err(io::Error::other)?;
+            seen.faces = Some(
+                found
+                    .into_iter()
+                    .map(|f| FaceObs { x: f.x, y: f.y, w: f.w, h: f.h, score: f.score, embedding: f.embedding })
+                    .collect(),
+            );
         }
         self.frames += 1;
         self.seen.push(seen);
@@ -232,6 +249,7 @@ mod tests {
             nsfw,
             text_area: text.map(|t| if t.is_empty() { 0.0 } else { 0.1 }),
             lines: text.unwrap_or(&[]).iter().map(|t| (t.to_string(), 0.9)).collect(),
+            faces: None,
         }
     }
 
