@@ -25,7 +25,8 @@ base="http://127.0.0.1:$port"
 "${CARGO_TARGET_DIR:-target}"/debug/kino-server --data-dir "$dir/data" --bind "127.0.0.1:$port" --rate-limit 1000000 \
     --webhook-allow-loopback >"$dir/out.log" 2>"$dir/err.log" &
 pid=$!
-trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null; rm -rf "$dir"' EXIT
+# On failure the server's errors are printed: a 5xx names only its status, the log names the cause.
+trap 'rc=$?; kill $pid 2>/dev/null; wait $pid 2>/dev/null; if [ $rc -ne 0 ]; then grep -E "ERROR|panicked" "$dir/err.log" | tail -20 >&2; fi; rm -rf "$dir"' EXIT
 for _ in $(seq 150); do grep -q "API key" "$dir/out.log" 2>/dev/null && break; sleep 0.2; done
 key="$(grep -oE 'kino_[0-9a-f]{64}' "$dir/out.log" | head -1)"
 [ -n "$key" ] || { echo "the server did not start" >&2; cat "$dir/err.log" >&2; exit 1; }

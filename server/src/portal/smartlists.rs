@@ -18,7 +18,7 @@ use tokio::sync::{Notify, watch};
 use super::filter::{Candidate, Filter, diff, members};
 use super::{ManageError, events, is_email, new_id, text};
 use crate::state::AppState;
-use crate::store::{OrgId, SmartlistRow, now};
+use crate::store::{OrgId, SmartlistRow, Write, now};
 
 /// The values of `purpose`.
 pub const PURPOSES: [&str; 3] = ["editorial", "creative-lab", "review-filter"];
@@ -176,7 +176,7 @@ pub fn create(state: &AppState, org: OrgId, input: &Value) -> Result<SmartlistRo
         ..SmartlistRow::default()
     };
     apply(state, org, &mut s, input, true)?;
-    state.store.put_smartlist(&s)?;
+    state.store.put_smartlist(&s, Write::Insert)?;
     refresh(state, org, Some(&s.id), Utc::now())?;
     get(state, org, &s.id)
 }
@@ -186,7 +186,9 @@ pub fn update(state: &AppState, org: OrgId, id: &str, input: &Value) -> Result<S
     let mut s = get(state, org, id)?;
     apply(state, org, &mut s, input, false)?;
     s.updated_at = now();
-    state.store.put_smartlist(&s)?;
+    if !state.store.put_smartlist(&s, Write::Update)? {
+        return Err(ManageError::NotFound { what: "smartlist", id: id.into() });
+    }
     refresh(state, org, Some(id), Utc::now())?;
     get(state, org, id)
 }
@@ -267,7 +269,9 @@ pub fn refresh(
                 events::outgoing(org, "smart_list.updated", data)
             })
             .flatten();
-        state.store.set_smartlist_members(&s.id, &new, event.as_slice())?;
+        if !state.store.set_smartlist_members(&s.id, &new, event.as_slice())? {
+            continue;
+        }
         if event.is_some() {
             crate::webhooks::wake(state);
         }

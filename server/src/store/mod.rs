@@ -67,6 +67,13 @@ impl ResultRow {
     }
 }
 
+/// Whether a write creates a row or changes one that must still exist.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Write {
+    Insert,
+    Update,
+}
+
 /// The state of a job in the processing queue.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum JobState {

@@ -4,7 +4,7 @@ use rusqlite::{OptionalExtension, Row, params};
 use serde_json::{Value, json};
 
 use super::webhooks::queue_in;
-use super::{OrgId, Outgoing, Store, StoreResult, now};
+use super::{OrgId, Outgoing, Store, StoreResult, Write, now};
 
 /// A stored smartlist.
 #[derive(Debug, Clone, Default)]
@@ -214,15 +214,25 @@ fn asset(r: &Row<'_>) -> rusqlite::Result<CreativeAssetRow> {
 impl Store {
     // ---- smartlists ----
 
-    /// Inserts or replaces a smartlist's own fields (not its membership).
-    pub fn put_smartlist(&self, s: &SmartlistRow) -> StoreResult<()> {
-        self.with(|c| {
-            c.execute(
+    /// Writes a smartlist's own fields (not its membership): `Write::Insert` creates it,
+    /// `Write::Update` changes an existing one and answers false when it no longer exists (a
+    /// concurrent delete is not undone by a late update).
+    pub fn put_smartlist(&self, s: &SmartlistRow, write: Write) -> StoreResult<bool> {
+        let sql = match write {
+            Write::Insert => {
                 "INSERT INTO smartlists (id, org_id, catalog_id, title, description, type, purpose, is_ai_generated, \
                  creator, filter, published_at, created_at, updated_at) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13) \
-                 ON CONFLICT (id) DO UPDATE SET catalog_id = ?3, title = ?4, description = ?5, type = ?6, \
-                 purpose = ?7, is_ai_generated = ?8, creator = ?9, filter = ?10, published_at = ?11, updated_at = ?13",
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)"
+            }
+            Write::Update => {
+                "UPDATE smartlists SET catalog_id = ?3, title = ?4, description = ?5, type = ?6, purpose = ?7, \
+                 is_ai_generated = ?8, creator = ?9, filter = ?10, published_at = ?11, updated_at = ?13 \
+                 WHERE id = ?1 AND org_id = ?2"
+            }
+        };
+        self.with(|c| {
+            let n = c.execute(
+                sql,
                 params![
                     s.id,
                     s.org.0,
@@ -239,7 +249,7 @@ impl Store {
                     s.updated_at,
                 ],
             )?;
-            Ok(())
+            Ok(n > 0)
         })
     }
 
@@ -309,9 +319,13 @@ impl Store {
 
     /// Replaces a smartlist's membership (positions from 1), touches its `updated_at` and queues
     /// `events`, in one transaction.
-    pub fn set_smartlist_members(&self, id: &str, members: &[String], events: &[Outgoing]) -> StoreResult<()> {
+    pub fn set_smartlist_members(&self, id: &str, members: &[String], events: &[Outgoing]) -> StoreResult<bool> {
         self.with(|c| {
             let tx = c.transaction()?;
+            // Deleted meanwhile: nothing to store, nothing to announce.
+            if tx.query_row("SELECT 1 FROM smartlists WHERE id = ?1", [id], |_| Ok(())).optional()?.is_none() {
+                return Ok(false);
+            }
             for out in events {
                 queue_in(&tx, out)?;
             }
@@ -324,22 +338,31 @@ impl Store {
                 }
             }
             tx.execute("UPDATE smartlists SET updated_at = ?2 WHERE id = ?1", params![id, now()])?;
-            tx.commit()
+            tx.commit()?;
+            Ok(true)
         })
     }
 
     // ---- recipes ----
 
-    /// Inserts or replaces a recipe's fields.
-    pub fn put_recipe(&self, r: &RecipeRow) -> StoreResult<()> {
-        self.with(|c| {
-            c.execute(
+    /// Writes a recipe's fields: `Write::Insert` creates it, `Write::Update` changes an existing
+    /// one and answers false when it no longer exists.
+    pub fn put_recipe(&self, r: &RecipeRow, write: Write) -> StoreResult<bool> {
+        let sql = match write {
+            Write::Insert => {
                 "INSERT INTO recipes (id, org_id, catalog_id, title, description, type, creator, config, version, \
                  status, test_runs_count, runs, last_error, published_at, created_at, updated_at) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16) \
-                 ON CONFLICT (id) DO UPDATE SET catalog_id = ?3, title = ?4, description = ?5, type = ?6, \
-                 creator = ?7, config = ?8, version = ?9, status = ?10, test_runs_count = ?11, runs = ?12, \
-                 last_error = ?13, published_at = ?14, updated_at = ?16",
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)"
+            }
+            Write::Update => {
+                "UPDATE recipes SET catalog_id = ?3, title = ?4, description = ?5, type = ?6, creator = ?7, \
+                 config = ?8, version = ?9, status = ?10, test_runs_count = ?11, runs = ?12, last_error = ?13, \
+                 published_at = ?14, updated_at = ?16 WHERE id = ?1 AND org_id = ?2"
+            }
+        };
+        self.with(|c| {
+            let n = c.execute(
+                sql,
                 params![
                     r.id,
                     r.org.0,
@@ -359,7 +382,7 @@ impl Store {
                     r.updated_at,
                 ],
             )?;
-            Ok(())
+            Ok(n > 0)
         })
     }
 
@@ -586,5 +609,42 @@ impl Store {
             c.query_row("SELECT name FROM catalogs WHERE org_id = ?1 AND id = ?2", params![org.0, id], |r| r.get(0))
                 .optional()
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An update or a membership refresh that lands after a delete neither brings the smartlist
+    /// back nor fails on its foreign key.
+    #[test]
+    fn writes_after_a_delete_do_not_resurrect_a_smartlist() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("kino.sqlite3")).unwrap();
+        let (org, _) = store.ensure_org("acme").unwrap();
+        let catalog_id = store.ensure_catalog(org, "acme").unwrap();
+        let s = SmartlistRow {
+            id: "list-1".into(),
+            org,
+            catalog_id,
+            title: "Noir".into(),
+            kind: "dynamic".into(),
+            filter: json!({}),
+            created_at: now(),
+            updated_at: now(),
+            ..SmartlistRow::default()
+        };
+        assert!(store.put_smartlist(&s, Write::Insert).unwrap());
+        assert!(store.put_smartlist(&SmartlistRow { title: "Neo-noir".into(), ..s.clone() }, Write::Update).unwrap());
+        assert_eq!(store.smartlist(org, "list-1").unwrap().unwrap().title, "Neo-noir");
+        assert!(store.set_smartlist_members("list-1", &["a".into()], &[]).unwrap());
+
+        assert!(store.delete_smartlist(org, "list-1").unwrap());
+        assert!(!store.put_smartlist(&s, Write::Update).unwrap(), "an update of a deleted list changes nothing");
+        assert!(!store.set_smartlist_members("list-1", &["a".into()], &[]).unwrap());
+        assert!(store.smartlist(org, "list-1").unwrap().is_none());
+        assert!(store.smartlist_members("list-1").unwrap().is_empty());
+        assert!(store.put_smartlist(&s, Write::Insert).is_ok());
     }
 }

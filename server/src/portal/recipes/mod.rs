@@ -34,7 +34,7 @@ pub use run::execute;
 
 use super::{ManageError, events, is_email, new_id, text};
 use crate::state::AppState;
-use crate::store::{OrgId, RecipeRow, now};
+use crate::store::{OrgId, RecipeRow, Write, now};
 
 /// The values of a recipe's `type`.
 pub const TYPES: [&str; 2] = ["thumbnails", "preview-clips"];
@@ -140,7 +140,7 @@ pub fn create(state: &AppState, org: OrgId, input: &Value) -> Result<RecipeRow, 
         ..RecipeRow::default()
     };
     apply(state, org, &mut r, input, true)?;
-    state.store.put_recipe(&r)?;
+    state.store.put_recipe(&r, Write::Insert)?;
     if r.published_at.is_some() {
         start(state, org, &r.id)?;
     }
@@ -153,7 +153,9 @@ pub fn update(state: &AppState, org: OrgId, id: &str, input: &Value) -> Result<R
     let was_published = r.published_at.is_some();
     apply(state, org, &mut r, input, false)?;
     r.updated_at = now();
-    state.store.put_recipe(&r)?;
+    if !state.store.put_recipe(&r, Write::Update)? {
+        return Err(ManageError::NotFound { what: "recipe", id: id.into() });
+    }
     if !was_published && r.published_at.is_some() {
         start(state, org, id)?;
     }
