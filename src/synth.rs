@@ -374,6 +374,7 @@ pub fn generate(o: &SynthOptions) -> Signals {
         vertical,
         analysis: None,
         text: None,
+        transcript: None,
     }
 }
 

@@ -312,6 +312,7 @@ pub fn analyze_interruptible(
         vertical: Some(Vertical { step: options.step, x_center: values.x_center, blackbars: bars.finish(info.height) }),
         analysis: None,
         text: None,
+        transcript: None,
     };
     let mut measured: Vec<String> = MEASURED_CHANNELS.iter().map(|s| s.to_string()).collect();
     let mut model_of: BTreeMap<String, String> = BTreeMap::new();

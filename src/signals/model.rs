@@ -107,6 +107,53 @@ pub struct Signals {
     /// A kino addition (binary layout 4).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub text: Option<OnScreenText>,
+    /// What is said: speech recognised in the speech intervals, with word times. A kino addition
+    /// (binary layout 5).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transcript: Option<Transcript>,
+}
+
+/// Speech recognised in a video, as segments of text with their words.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Encode, Decode)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct Transcript {
+    /// The spoken language, an ISO 639-1 code such as `en`; non-empty.
+    pub language: String,
+    /// Stretches of speech, sorted by start.
+    #[serde(default)]
+    pub segments: Vec<TranscriptSegment>,
+}
+
+/// A stretch of recognised speech.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Encode, Decode)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct TranscriptSegment {
+    /// Start in seconds.
+    pub start: f64,
+    /// End in seconds.
+    pub end: f64,
+    /// What was said; non-empty.
+    pub text: String,
+    /// Its words with their times, sorted by start (empty when word times were not measured).
+    #[serde(default)]
+    pub words: Vec<TranscriptWord>,
+}
+
+/// A recognised word.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Encode, Decode)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct TranscriptWord {
+    /// Start in seconds.
+    pub start: f64,
+    /// End in seconds.
+    pub end: f64,
+    /// The word as written (with its punctuation); non-empty.
+    pub word: String,
+    /// The recogniser's probability in `[0, 1]`.
+    pub probability: f64,
 }
 
 /// Text shown on screen, measured on sampled frames.
@@ -283,6 +330,7 @@ pub const ANALYSIS_CHANNELS: &[&str] = &[
     "profanity",
     "vertical",
     "text",
+    "transcript",
 ];
 
 /// Provenance of a document: who produced it, what was measured, what is absent (zero or empty

@@ -173,6 +173,42 @@ impl Signals {
         if let Some(t) = &self.text {
             self.validate_text(t)?;
         }
+        if let Some(t) = &self.transcript {
+            self.validate_transcript(t)?;
+        }
+        Ok(())
+    }
+
+    fn validate_transcript(&self, t: &Transcript) -> Result<()> {
+        let lang = t.language.trim();
+        if lang.is_empty() || lang.len() > 16 {
+            return Err(Error::signals("transcript.language", "must be a language code of 1 to 16 characters"));
+        }
+        let mut previous = 0.0;
+        for (i, seg) in t.segments.iter().enumerate() {
+            let field = format!("transcript.segments[{i}]");
+            in_duration(&field, [seg.start, seg.end], self.duration)?;
+            if seg.start < previous {
+                return Err(Error::signals(format!("{field}.start"), "must not precede the previous segment's start"));
+            }
+            previous = seg.start;
+            if seg.text.trim().is_empty() {
+                return Err(Error::signals(format!("{field}.text"), "must be non-empty"));
+            }
+            let mut word_previous = 0.0;
+            for (j, w) in seg.words.iter().enumerate() {
+                let wf = format!("{field}.words[{j}]");
+                in_duration(&wf, [w.start, w.end], self.duration)?;
+                if w.start < word_previous {
+                    return Err(Error::signals(format!("{wf}.start"), "must not precede the previous word's start"));
+                }
+                word_previous = w.start;
+                if w.word.trim().is_empty() {
+                    return Err(Error::signals(format!("{wf}.word"), "must be non-empty"));
+                }
+                unit(|| format!("{wf}.probability"), w.probability)?;
+            }
+        }
         Ok(())
     }
 

@@ -232,11 +232,11 @@ fn version_2_binary_files_still_open() {
     assert!(analysis.models.is_empty() && analysis.reasons.is_empty());
     assert!(analysis.measured.iter().any(|c| c == "speech"));
     // The same layout without `analysis`: the document ends with its one-byte `None` (today's
-    // encoding less the `None` of `text`).
+    // encoding less the `None`s of `text` and `transcript`).
     let mut bare = twin.clone();
     bare.analysis = None;
     let now = bare.to_binary();
-    let v2 = with_layout(&now[..24], &now[24..now.len() - 1], 2);
+    let v2 = with_layout(&now[..24], &now[24..now.len() - 2], 2);
     assert_eq!(Signals::from_binary(&v2).unwrap(), bare);
     // Trailing garbage is still refused in an old layout (as trailing, or as undecodable maps).
     let mut padded = old[24..].to_vec();
@@ -273,6 +273,60 @@ fn version_3_binary_files_still_open() {
     let rewritten = from_old.to_binary();
     assert_eq!(u32::from_le_bytes(rewritten[8..12].try_into().unwrap()), BINARY_FORMAT_VERSION);
     assert_eq!(Signals::from_binary(&rewritten).unwrap(), from_old);
+}
+
+/// Files written by the binary layout version 4 (with `text`, before `transcript`) keep opening:
+/// the pair was written by the version-4 build (`kino analyze` of 6 s of the dialogue test video
+/// with "THE END" drawn on it, every model of that build).
+#[test]
+fn version_4_binary_files_still_open() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let old = std::fs::read(dir.join("signals-v4.bin")).unwrap();
+    assert_eq!(u32::from_le_bytes(old[8..12].try_into().unwrap()), 4);
+    let from_old = Signals::from_binary(&old).unwrap();
+    assert_eq!(from_old, Signals::load(dir.join("signals-v4.json")).unwrap());
+    assert!(from_old.text.is_some());
+    assert!(from_old.transcript.is_none());
+    let rewritten = from_old.to_binary();
+    assert_eq!(u32::from_le_bytes(rewritten[8..12].try_into().unwrap()), BINARY_FORMAT_VERSION);
+    assert_eq!(Signals::from_binary(&rewritten).unwrap(), from_old);
+}
+
+/// The transcript: its rules, and both forms.
+#[test]
+fn transcripts_keep_their_rules() {
+    use kino::signals::{Transcript, TranscriptSegment, TranscriptWord};
+    let word = |start: f64, end: f64, w: &str| TranscriptWord { start, end, word: w.into(), probability: 0.9 };
+    let transcript = Transcript {
+        language: "en".into(),
+        segments: vec![
+            TranscriptSegment {
+                start: 1.0,
+                end: 2.0,
+                text: "Hello there.".into(),
+                words: vec![word(1.0, 1.4, " Hello"), word(1.4, 2.0, " there.")],
+            },
+            TranscriptSegment { start: 3.0, end: 4.0, text: "Bye.".into(), words: vec![] },
+        ],
+    };
+    let mut s = demo_signals("transcript", 30.0, 1.0, 2);
+    s.transcript = Some(transcript.clone());
+    assert_eq!(Signals::from_json(&s.to_json()).unwrap(), s);
+    assert_eq!(Signals::from_binary(&s.to_binary()).unwrap(), s);
+    let t = transcript.clone();
+    rejects(move |s| s.transcript = Some(Transcript { language: " ".into(), ..t.clone() }), "transcript.language", "code");
+    let mut t = transcript.clone();
+    t.segments.swap(0, 1);
+    rejects(move |s| s.transcript = Some(t.clone()), "transcript.segments[1].start", "previous");
+    let mut t = transcript.clone();
+    t.segments[0].end = 400.0;
+    rejects(move |s| s.transcript = Some(t.clone()), "transcript.segments[0]", "duration");
+    let mut t = transcript.clone();
+    t.segments[0].words[1].probability = 1.5;
+    rejects(move |s| s.transcript = Some(t.clone()), "transcript.segments[0].words[1].probability", "[0, 1]");
+    let mut t = transcript;
+    t.segments[1].text = String::new();
+    rejects(move |s| s.transcript = Some(t.clone()), "transcript.segments[1].text", "non-empty");
 }
 
 /// On-screen text: its rules, and both forms.

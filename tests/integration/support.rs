@@ -34,6 +34,7 @@ pub fn flat_signals(relevance: &[f32]) -> Signals {
         vertical: None,
         analysis: None,
         text: None,
+        transcript: None,
     }
 }
 
