@@ -34,6 +34,7 @@
 pub mod clips;
 pub mod emotions;
 mod error;
+pub mod lexicon;
 pub mod profanity;
 pub mod report;
 pub mod signals;

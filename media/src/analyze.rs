@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 
 use kino::signals::{Analysis, FORMAT, MAX_SAMPLES, Timelines as DocTimelines, Vertical, sample_count};
 use kino::{Signals, TextEncoder, report};
-use kino_models::{SileroVad, SoundEvents, SoundTagger};
+use kino_models::{SileroVad, SoundEvents, SoundTagger, TranscribeOptions};
 
 use crate::embed::{SceneFacts, SceneSpace, describe_scene, item_projection, normalise};
 use crate::error::{Error, Result};
@@ -207,7 +207,10 @@ pub fn analyze_interruptible(
         None => None,
     };
     let tagger_label = tagger.as_ref().and_then(|_| models.state("yamnet")).map(|s| s.label());
-    let audio = if info.has_audio { Some(spawn_audio(path, options, n, vad, tagger)?) } else { None };
+    // Transcription needs the audio again after the pass: kept as 16-bit samples (2 bytes a
+    // sample, 115 MB an hour) only when the recogniser is loaded.
+    let whisper = models.whisper().filter(|_| info.has_audio).cloned();
+    let audio = if info.has_audio { Some(spawn_audio(path, options, n, vad, tagger, whisper.is_some())?) } else { None };
 
     let sight = Sight::new(models).map_err(|source| Error::Model { path: path.into(), source })?;
     let (cmd, vision_size) = video_command(path, options, rate, (w, h), &info, sight.is_some());
@@ -266,9 +269,9 @@ pub fn analyze_interruptible(
             rule: "must hold decodable video frames".into(),
         });
     }
-    let (speech, loudness, sounds) = match audio {
+    let (speech, loudness, sounds, kept) = match audio {
         Some(handle) => handle.join(path, duration, interrupted)?,
-        None => (Vec::new(), vec![-100.0; n], None),
+        None => (Vec::new(), vec![-100.0; n], None, None),
     };
 
     // Times on the millisecond grid every result is reported on (`kino::report`), so clips that
@@ -445,6 +448,52 @@ pub fn analyze_interruptible(
         }
     }
 
+    // Speech recognition, last (the slowest stage): the transcript, and profanity from it.
+    match (&whisper, kept) {
+        (Some(whisper), Some(samples)) => {
+            let speech: Vec<(f64, f64)> = doc.speech.iter().map(|&[a, b]| (a, b)).collect();
+            let started = duration;
+            let transcript = whisper
+                .transcribe(samples.as_slice(), &speech, &TranscribeOptions::default(), &mut |done, total| {
+                    if interrupted.load(Ordering::Relaxed) {
+                        return;
+                    }
+                    // The total grows by the seconds of speech to transcribe.
+                    progress(started + done, started + total);
+                })
+                .map_err(|source| Error::Model { path: path.into(), source })?;
+            if interrupted.load(Ordering::Relaxed) {
+                return Err(stop());
+            }
+            let label = models.state("whisper-base").map(|s| s.label()).unwrap_or_default();
+            let doc_transcript = crate::speech::transcript(&transcript, duration);
+            let events = kino::lexicon::transcript_events(&doc_transcript);
+            doc.timelines.profanity = kino::lexicon::timeline(&events, options.step, n);
+            doc.profanity = Some(events);
+            doc.transcript = Some(doc_transcript);
+            for channel in ["transcript", "profanity", "timelines.profanity"] {
+                measured.push(channel.to_string());
+            }
+            model_of.insert(
+                "transcript".into(),
+                format!("{label} (speech intervals only, {} s transcribed)", report::time(transcript.transcribed_seconds)),
+            );
+            for channel in ["profanity", "timelines.profanity"] {
+                model_of.insert(channel.into(), format!("{label} transcript, kino profanity lexicon (word times)"));
+            }
+        }
+        _ => {
+            let reason = match missing.get("whisper-base") {
+                Some(reason) => reason.to_string(),
+                None if !info.has_audio => "the video has no audio stream".to_string(),
+                None => "the speech recognition model is not loaded".to_string(),
+            };
+            for channel in ["transcript", "profanity", "timelines.profanity"] {
+                reasons.insert(channel.into(), reason.clone());
+            }
+        }
+    }
+
     // Scene descriptions, embedded by the sentence model; the item from its metadata and content.
     match models.sentence_encoder() {
         Some(encoder) => {
@@ -455,6 +504,9 @@ pub fn analyze_interruptible(
                 let scene = doc.scenes[i];
                 if let Some(text) = &doc.text {
                     f.text = see::lines_in(text, scene.start, scene.end, 3);
+                }
+                if let Some(t) = &doc.transcript {
+                    f.said = crate::speech::said_in(t, scene.start, scene.end, crate::embed::SAID_WORDS);
                 }
                 f.mood = doc
                     .tags
@@ -558,14 +610,15 @@ fn scene_facts(doc: &Signals, loudness: &[f64], has_audio: bool) -> Vec<SceneFac
                 sounds: Vec::new(),
                 mood: None,
                 text: Vec::new(),
+                said: Vec::new(),
             }
         })
         .collect()
 }
 
 /// What the audio thread measures: speech intervals, loudness (dBFS) per timeline sample, and the
-/// sound events when the tagger ran.
-type AudioResult = (Vec<[f64; 2]>, Vec<f64>, Option<SoundEvents>);
+/// sound events when the tagger ran, and the samples themselves when asked to keep them.
+type AudioResult = (Vec<[f64; 2]>, Vec<f64>, Option<SoundEvents>, Option<Vec<i16>>);
 
 /// The audio side: a second ffmpeg process read on its own thread.
 #[derive(Debug)]
@@ -580,6 +633,7 @@ fn spawn_audio(
     n: usize,
     mut vad: Option<SileroVad>,
     mut tagger: Option<SoundTagger>,
+    keep: bool,
 ) -> Result<AudioJob> {
     let mut cmd = tool::command("ffmpeg");
     cmd.arg("-i")
@@ -602,6 +656,7 @@ fn spawn_audio(
         let mut samples = Vec::with_capacity(4096);
         let mut count: u64 = 0;
         let mut carry: Option<u8> = None;
+        let mut kept: Option<Vec<i16>> = keep.then(Vec::new);
         loop {
             let got = stdout.read(&mut buf)?;
             if got == 0 {
@@ -616,7 +671,11 @@ fn spawn_audio(
                     carry = Some(lo);
                     break;
                 };
-                let x = f64::from(i16::from_le_bytes([lo, hi])) / 32768.0;
+                let raw = i16::from_le_bytes([lo, hi]);
+                if let Some(k) = &mut kept {
+                    k.push(raw);
+                }
+                let x = f64::from(raw) / 32768.0;
                 let i = ((count as f64 / per_sample) as usize).min(energy.len() - 1);
                 energy[i].0 += x * x;
                 energy[i].1 += 1;
@@ -640,7 +699,7 @@ fn spawn_audio(
             (None, None) => Vec::new(),
         };
         let sounds = tagger.map(|mut t| t.finish()).transpose().map_err(std::io::Error::other)?;
-        Ok((speech, loudness, sounds))
+        Ok((speech, loudness, sounds, kept))
     });
     Ok(AudioJob { stream, thread })
 }
@@ -670,7 +729,7 @@ impl AudioJob {
         }
         let result = self.thread.join().map_err(|_| Error::io(path, std::io::Error::other("audio reader panicked")))?;
         self.stream.finish()?;
-        let (speech, loudness, sounds) = result.map_err(|e| Error::io(path, e))?;
+        let (speech, loudness, sounds, kept) = result.map_err(|e| Error::io(path, e))?;
         let speech = speech
             .into_iter()
             .filter_map(|[a, b]| {
@@ -678,7 +737,7 @@ impl AudioJob {
                 (a < b).then_some([a, b])
             })
             .collect();
-        Ok((speech, loudness, sounds))
+        Ok((speech, loudness, sounds, kept))
     }
 }
 

@@ -265,7 +265,13 @@ pub struct SceneFacts {
     pub mood: Option<String>,
     /// Text read on screen in it (a few distinct lines).
     pub text: Vec<String>,
+    /// What is said in it (transcript segments, at most [`SAID_WORDS`] words in all).
+    pub said: Vec<String>,
 }
+
+/// The most words of dialogue a scene description quotes, so that the description stays inside
+/// the sentence model's 256 tokens.
+pub const SAID_WORDS: usize = 60;
 
 /// The sentence a scene is embedded from: light, pace, dialogue, loudness, sounds and mood, in
 /// plain words so that a query such as "a loud dark fight" or "quiet conversation" lands near it.
@@ -310,6 +316,9 @@ pub fn describe_scene(f: &SceneFacts) -> String {
     if !f.text.is_empty() {
         let quoted: Vec<String> = f.text.iter().map(|t| format!("\"{t}\"")).collect();
         sentence.push_str(&format!(" On screen: {}.", quoted.join(", ")));
+    }
+    if !f.said.is_empty() {
+        sentence.push_str(&format!(" Someone says: \"{}\"", f.said.join(" ")));
     }
     let mut chars = sentence.chars();
     chars.next().map(|c| c.to_uppercase().chain(chars).collect()).unwrap_or_default()
@@ -480,6 +489,7 @@ mod tests {
             sounds: vec![("explosion".into(), 0.8), ("gunshots".into(), 0.6)],
             mood: Some("exciting".into()),
             text: Vec::new(),
+            said: Vec::new(),
         });
         assert_eq!(
             loud,

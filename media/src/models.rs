@@ -7,10 +7,10 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use kino::TextEncoder;
-use kino_models::manifest::{DLIB_FACES, MINILM, ONNXRUNTIME, OPEN_NSFW, PPOCR, SILERO_VAD, YAMNET};
+use kino_models::manifest::{DLIB_FACES, MINILM, ONNXRUNTIME, OPEN_NSFW, PPOCR, SILERO_VAD, WHISPER_BASE, YAMNET};
 use kino_models::{
     FaceAnalyzer, Model, ModelsDir, NsfwClassifier, Runtime, SentenceEncoder, SileroVad, SoundTagger, TextReader,
-    VadParams,
+    VadParams, Whisper,
 };
 
 /// One model as the analysis sees it: loaded (with its `id version` label) or missing (with why).
@@ -42,6 +42,7 @@ pub struct AnalysisModels {
     dir: Option<ModelsDir>,
     runtime: Option<Runtime>,
     text: Option<Arc<SentenceEncoder>>,
+    whisper: Option<Arc<Whisper>>,
     states: Vec<ModelState>,
 }
 
@@ -52,7 +53,8 @@ impl std::fmt::Debug for AnalysisModels {
 }
 
 /// The models analysis knows of, in the order they are reported.
-const KNOWN: [&Model; 7] = [&ONNXRUNTIME, &SILERO_VAD, &YAMNET, &MINILM, &OPEN_NSFW, &PPOCR, &DLIB_FACES];
+const KNOWN: [&Model; 8] =
+    [&ONNXRUNTIME, &SILERO_VAD, &YAMNET, &MINILM, &OPEN_NSFW, &PPOCR, &DLIB_FACES, &WHISPER_BASE];
 
 fn state(model: &'static Model, reason: Option<String>) -> ModelState {
     ModelState { id: model.id, version: model.version, summary: model.summary, loaded: reason.is_none(), reason }
@@ -71,6 +73,7 @@ impl AnalysisModels {
             dir: None,
             runtime: None,
             text: None,
+            whisper: None,
             states: KNOWN.iter().map(|m| state(m, Some("models are disabled (--no-models)".to_string()))).collect(),
         }
     }
@@ -133,7 +136,24 @@ impl AnalysisModels {
             };
             states.push(state(model, reason));
         }
-        AnalysisModels { dir: Some(dir.clone()), runtime, text, states }
+        // Whisper runs on candle, not on the ONNX runtime.
+        let whisper = match missing(&WHISPER_BASE) {
+            Some(reason) => {
+                states.push(state(&WHISPER_BASE, Some(reason)));
+                None
+            }
+            None => match Whisper::load(dir) {
+                Ok(w) => {
+                    states.push(state(&WHISPER_BASE, None));
+                    Some(Arc::new(w))
+                }
+                Err(e) => {
+                    states.push(state(&WHISPER_BASE, Some(format!("{} does not load: {e}", WHISPER_BASE.label()))));
+                    None
+                }
+            },
+        };
+        AnalysisModels { dir: Some(dir.clone()), runtime, text, whisper, states }
     }
 
     /// Every known model, loaded or not, with the reason when not.
@@ -169,6 +189,11 @@ impl AnalysisModels {
             Some(encoder) => Arc::new(crate::embed::SceneSpace::new(encoder.clone())),
             None => Arc::new(kino::LexicalEncoder::default()),
         }
+    }
+
+    /// The speech recogniser, when loaded (shared: transcription keeps no state between calls).
+    pub fn whisper(&self) -> Option<&Arc<Whisper>> {
+        self.whisper.as_ref()
     }
 
     /// A fresh voice activity detector (its state is per stream), when the model is usable.

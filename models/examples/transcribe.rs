@@ -9,7 +9,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let path = std::env::args().nth(1).ok_or("usage: transcribe FILE.wav (16 kHz mono 16-bit)")?;
     let bytes = std::fs::read(&path)?;
     let data = bytes.windows(4).position(|w| w == b"data").ok_or("no data chunk")? + 8;
-    let audio: Vec<f32> = bytes[data..].chunks_exact(2).map(|b| i16::from_le_bytes([b[0], b[1]]) as f32 / 32768.0).collect();
+    let audio: Vec<f32> =
+        bytes[data..].chunks_exact(2).map(|b| i16::from_le_bytes([b[0], b[1]]) as f32 / 32768.0).collect();
     let dir = ModelsDir::resolve(None)?;
     let runtime = Runtime::load(&dir)?;
     let mut vad = SileroVad::load(&runtime, &dir, VadParams::default())?;
@@ -20,7 +21,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let whisper = Whisper::load(&dir)?;
     eprintln!("loaded in {:.2} s", t.elapsed().as_secs_f64());
     let t = std::time::Instant::now();
-    let out = whisper.transcribe(&audio, &regions, &TranscribeOptions::default(), &mut |d, n| eprintln!("{d:.1}/{n:.1} s"))?;
+    let out = whisper
+        .transcribe(&audio, &regions, &TranscribeOptions::default(), &mut |d, n| eprintln!("{d:.1}/{n:.1} s"))?;
     let secs = t.elapsed().as_secs_f64();
     println!("language {}", out.language);
     for s in &out.segments {

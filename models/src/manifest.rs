@@ -499,17 +499,8 @@ pub static WHISPER_BASE: Model = Model {
 };
 
 /// Every model kino knows, the runtime first.
-pub static MODELS: [&Model; 9] = [
-    &ONNXRUNTIME,
-    &SILERO_VAD,
-    &MINILM,
-    &PPOCR,
-    &OPEN_NSFW,
-    &DLIB_FACES,
-    &WHISPER_BASE,
-    &DLIB_LANDMARKS,
-    &YAMNET,
-];
+pub static MODELS: [&Model; 9] =
+    [&ONNXRUNTIME, &SILERO_VAD, &MINILM, &PPOCR, &OPEN_NSFW, &DLIB_FACES, &WHISPER_BASE, &DLIB_LANDMARKS, &YAMNET];
 
 /// The model called `id`.
 pub fn model(id: &str) -> Result<&'static Model> {

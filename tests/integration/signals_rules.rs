@@ -314,7 +314,11 @@ fn transcripts_keep_their_rules() {
     assert_eq!(Signals::from_json(&s.to_json()).unwrap(), s);
     assert_eq!(Signals::from_binary(&s.to_binary()).unwrap(), s);
     let t = transcript.clone();
-    rejects(move |s| s.transcript = Some(Transcript { language: " ".into(), ..t.clone() }), "transcript.language", "code");
+    rejects(
+        move |s| s.transcript = Some(Transcript { language: " ".into(), ..t.clone() }),
+        "transcript.language",
+        "code",
+    );
     let mut t = transcript.clone();
     t.segments.swap(0, 1);
     rejects(move |s| s.transcript = Some(t.clone()), "transcript.segments[1].start", "previous");

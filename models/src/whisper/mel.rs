@@ -76,7 +76,9 @@ impl Mel {
     pub(crate) fn new() -> Mel {
         let fft = FftPlanner::new().plan_fft_forward(N_FFT);
         // torch.hann_window(400) is periodic.
-        let hann = (0..N_FFT).map(|i| (0.5 - 0.5 * (2.0 * std::f64::consts::PI * i as f64 / N_FFT as f64).cos()) as f32).collect();
+        let hann = (0..N_FFT)
+            .map(|i| (0.5 - 0.5 * (2.0 * std::f64::consts::PI * i as f64 / N_FFT as f64).cos()) as f32)
+            .collect();
         Mel { fft, hann, filters: filters() }
     }
 
@@ -149,7 +151,8 @@ mod tests {
     #[test]
     fn a_tone_lights_its_band() {
         let mel = Mel::new();
-        let tone: Vec<f32> = (0..SAMPLE_RATE).map(|i| (2.0 * std::f32::consts::PI * 440.0 * i as f32 / 16_000.0).sin() * 0.5).collect();
+        let tone: Vec<f32> =
+            (0..SAMPLE_RATE).map(|i| (2.0 * std::f32::consts::PI * 440.0 * i as f32 / 16_000.0).sin() * 0.5).collect();
         let m = mel.window(&tone);
         // Frame 50 (0.5 s): the band holding 440 Hz is the loudest.
         let col: Vec<f32> = (0..N_MELS).map(|b| m[b * WINDOW_FRAMES + 50]).collect();

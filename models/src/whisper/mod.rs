@@ -83,6 +83,33 @@ pub struct Transcript {
     pub transcribed_seconds: f64,
 }
 
+/// Audio at 16 kHz, mono, as [`Whisper::transcribe`] reads it: a slice of `f32` in [-1, 1], or of
+/// `i16` (half the memory for a long film).
+pub trait Samples {
+    /// The number of samples.
+    fn sample_count(&self) -> usize;
+    /// Appends samples `range` as `f32` to `out`.
+    fn extend_f32(&self, range: std::ops::Range<usize>, out: &mut Vec<f32>);
+}
+
+impl Samples for [f32] {
+    fn sample_count(&self) -> usize {
+        self.len()
+    }
+    fn extend_f32(&self, range: std::ops::Range<usize>, out: &mut Vec<f32>) {
+        out.extend_from_slice(&self[range]);
+    }
+}
+
+impl Samples for [i16] {
+    fn sample_count(&self) -> usize {
+        self.len()
+    }
+    fn extend_f32(&self, range: std::ops::Range<usize>, out: &mut Vec<f32>) {
+        out.extend(self[range].iter().map(|&x| f32::from(x) / 32768.0));
+    }
+}
+
 /// Options of [`Whisper::transcribe`].
 #[derive(Debug, Clone, Default)]
 pub struct TranscribeOptions {
@@ -248,7 +275,13 @@ fn median_filter(row: &mut [f32], width: usize) {
     for (i, out) in row.iter_mut().enumerate() {
         for (k, b) in buf.iter_mut().enumerate() {
             let j = i as isize + k as isize - half as isize;
-            let j = if j < 0 { (-j) as usize } else if j as usize >= n { 2 * (n - 1) - j as usize } else { j as usize };
+            let j = if j < 0 {
+                (-j) as usize
+            } else if j as usize >= n {
+                2 * (n - 1) - j as usize
+            } else {
+                j as usize
+            };
             *b = src[j];
         }
         buf.sort_by(f32::total_cmp);
@@ -289,7 +322,10 @@ impl Whisper {
         let text = std::fs::read_to_string(config).map_err(io(config))?;
         let cfg: serde_json::Value = serde_json::from_str(&text).map_err(|e| load_err(format!("config.json: {e}")))?;
         let ids = |key: &str| -> Vec<u32> {
-            cfg[key].as_array().map(|a| a.iter().filter_map(|v| v.as_u64()).map(|v| v as u32).collect()).unwrap_or_default()
+            cfg[key]
+                .as_array()
+                .map(|a| a.iter().filter_map(|v| v.as_u64()).map(|v| v as u32).collect())
+                .unwrap_or_default()
         };
         let alignment_heads: Vec<(usize, usize)> = cfg["alignment_heads"]
             .as_array()
@@ -342,25 +378,22 @@ impl Whisper {
     /// after each window with the seconds done and the seconds to do.
     pub fn transcribe(
         &self,
-        audio: &[f32],
+        audio: &(impl Samples + ?Sized),
         speech: &[(f64, f64)],
         options: &TranscribeOptions,
         progress: &mut dyn FnMut(f64, f64),
     ) -> Result<Transcript> {
-        let duration = audio.len() as f64 / SAMPLE_RATE as f64;
+        let len = audio.sample_count();
+        let duration = len as f64 / SAMPLE_RATE as f64;
         let windows = pack(speech, duration);
         let total: f64 = windows.iter().flatten().map(|p| p.len).sum();
         let mut language = match &options.language {
-            Some(code) => Some(
-                self.languages
-                    .iter()
-                    .find(|(_, c)| c == code)
-                    .cloned()
-                    .ok_or_else(|| Error::InvalidArgument {
-                        field: "language",
-                        rule: format!("`{code}` is not one of Whisper's languages (ISO 639-1 codes such as en, fr, de)"),
-                    })?,
-            ),
+            Some(code) => {
+                Some(self.languages.iter().find(|(_, c)| c == code).cloned().ok_or_else(|| Error::InvalidArgument {
+                    field: "language",
+                    rule: format!("`{code}` is not one of Whisper's languages (ISO 639-1 codes such as en, fr, de)"),
+                })?)
+            }
             None => None,
         };
         let mut out = Transcript { language: String::new(), segments: Vec::new(), transcribed_seconds: total };
@@ -368,9 +401,9 @@ impl Whisper {
         for pieces in &windows {
             let mut samples = Vec::with_capacity(WINDOW_SAMPLES);
             for p in pieces {
-                let a = ((p.source * SAMPLE_RATE as f64) as usize).min(audio.len());
-                let b = (((p.source + p.len) * SAMPLE_RATE as f64) as usize).min(audio.len());
-                samples.extend_from_slice(&audio[a..b]);
+                let a = ((p.source * SAMPLE_RATE as f64) as usize).min(len);
+                let b = (((p.source + p.len) * SAMPLE_RATE as f64) as usize).min(len).max(a);
+                audio.extend_f32(a..b, &mut samples);
             }
             samples.truncate(WINDOW_SAMPLES);
             let features = self.mel.window(&samples);
@@ -552,7 +585,13 @@ impl Whisper {
     }
 
     /// Splits `tokens` into words: (text, token count, start, end, probability), window seconds.
-    fn align(&self, encoded: &Tensor, lang: u32, tokens: &[u32], content: f64) -> Result<Vec<(String, usize, f64, f64, f32)>> {
+    fn align(
+        &self,
+        encoded: &Tensor,
+        lang: u32,
+        tokens: &[u32],
+        content: f64,
+    ) -> Result<Vec<(String, usize, f64, f64, f32)>> {
         if tokens.is_empty() || self.alignment_heads.is_empty() {
             return Ok(Vec::new());
         }
@@ -572,7 +611,11 @@ impl Whisper {
         let probs = candle_nn::ops::softmax_last_dim(&text_logits).map_err(run_err)?;
         let mut token_probs = Vec::with_capacity(tokens.len());
         for (i, &t) in tokens.iter().enumerate() {
-            let p: f32 = probs.get(prefix.len() - 1 + i).and_then(|r| r.get(t as usize)).and_then(|v| v.to_scalar()).map_err(run_err)?;
+            let p: f32 = probs
+                .get(prefix.len() - 1 + i)
+                .and_then(|r| r.get(t as usize))
+                .and_then(|v| v.to_scalar())
+                .map_err(run_err)?;
             token_probs.push(p);
         }
         // Cross-attention over the audio frames, normalised per frame across tokens, median
@@ -582,7 +625,10 @@ impl Whisper {
         let rows = tokens.len() + 1;
         let mut matrix = vec![vec![0f32; frames]; rows];
         for qk in &qks {
-            let w = candle_nn::ops::softmax_last_dim(&qk.narrow(D::Minus1, 0, frames).and_then(|t| t.contiguous()).map_err(run_err)?).map_err(run_err)?;
+            let w = candle_nn::ops::softmax_last_dim(
+                &qk.narrow(D::Minus1, 0, frames).and_then(|t| t.contiguous()).map_err(run_err)?,
+            )
+            .map_err(run_err)?;
             let mut w: Vec<Vec<f32>> = w.to_vec2().map_err(run_err)?;
             for f in 0..frames {
                 let n = w.len() as f32;
@@ -685,7 +731,8 @@ mod tests {
     #[test]
     fn dtw_follows_the_cheap_diagonal() {
         // Row i is cheap at columns 2i and 2i+1.
-        let cost: Vec<Vec<f32>> = (0..3).map(|i| (0..6).map(|j| if j / 2 == i { 0.0 } else { 1.0 }).collect()).collect();
+        let cost: Vec<Vec<f32>> =
+            (0..3).map(|i| (0..6).map(|j| if j / 2 == i { 0.0 } else { 1.0 }).collect()).collect();
         let (rows, cols) = dtw(&cost);
         assert_eq!(rows, vec![0, 0, 1, 1, 2, 2]);
         assert_eq!(cols, vec![0, 1, 2, 3, 4, 5]);

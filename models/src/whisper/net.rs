@@ -110,7 +110,9 @@ impl Network {
             let cfg = Conv1dConfig { padding: 1, stride, dilation: 1, groups: 1, cudnn_fwd_algo: None };
             Ok(Conv1d::new(get(t, &format!("{name}/weight"))?, Some(get(t, &format!("{name}/bias"))?), cfg))
         };
-        let count = |prefix: &str| (0..).take_while(|i| t.contains_key(&format!("{prefix}/layer_{i}/ffn/linear_0/weight"))).count();
+        let count = |prefix: &str| {
+            (0..).take_while(|i| t.contains_key(&format!("{prefix}/layer_{i}/ffn/linear_0/weight"))).count()
+        };
         let encoder = (0..count("encoder"))
             .map(|i| {
                 let p = format!("encoder/layer_{i}");
@@ -194,7 +196,10 @@ impl Network {
             .map(|l| {
                 let kv = l.cross_kv.forward(audio)?;
                 let d = kv.dim(D::Minus1)? / 2;
-                Ok((heads(&kv.narrow(D::Minus1, 0, d)?, self.n_head)?, heads(&kv.narrow(D::Minus1, d, d)?, self.n_head)?))
+                Ok((
+                    heads(&kv.narrow(D::Minus1, 0, d)?, self.n_head)?,
+                    heads(&kv.narrow(D::Minus1, d, d)?, self.n_head)?,
+                ))
             })
             .collect::<Result<Vec<_>>>()?;
         Ok(DecoderState { cross, cache: vec![None; self.decoder.len()], len: 0 })
@@ -212,7 +217,11 @@ impl Network {
         let n = tokens.len();
         let start = state.len;
         if start + n > self.n_text_ctx {
-            return Err(candle_core::Error::Msg(format!("{} tokens exceed the decoder's {}", start + n, self.n_text_ctx)));
+            return Err(candle_core::Error::Msg(format!(
+                "{} tokens exceed the decoder's {}",
+                start + n,
+                self.n_text_ctx
+            )));
         }
         let ids = Tensor::new(tokens, &Device::Cpu)?;
         let x = self.embeddings.index_select(&ids, 0)?;
