@@ -156,8 +156,11 @@ fn analysis_size(info: &MediaInfo, width: u32) -> (usize, usize) {
 }
 
 /// Analyses the video at `path` into a signals document (see `docs/media.md`). `progress` is called
-/// with (processed seconds, total seconds) as frames are read. Memory stays bounded by the
-/// analysis frame size and the timeline length, whatever the video's length.
+/// with (processed seconds, total seconds) as frames are read; when the speech recogniser runs, the
+/// total then grows by the seconds of speech to transcribe and progress goes on over them. Memory
+/// stays bounded by the analysis frame size and the timeline length, whatever the video's length,
+/// except for the audio kept for transcription (16-bit, 16 kHz: 115 MB an hour) when the
+/// recogniser is loaded.
 ///
 /// `models` are the pretrained models to use ([`AnalysisModels::load`]); each missing one leaves
 /// its channels absent (with the reason in `analysis.reasons`) or falls back to signal processing
@@ -210,7 +213,8 @@ pub fn analyze_interruptible(
     // Transcription needs the audio again after the pass: kept as 16-bit samples (2 bytes a
     // sample, 115 MB an hour) only when the recogniser is loaded.
     let whisper = models.whisper().filter(|_| info.has_audio).cloned();
-    let audio = if info.has_audio { Some(spawn_audio(path, options, n, vad, tagger, whisper.is_some())?) } else { None };
+    let audio =
+        if info.has_audio { Some(spawn_audio(path, options, n, vad, tagger, whisper.is_some())?) } else { None };
 
     let sight = Sight::new(models).map_err(|source| Error::Model { path: path.into(), source })?;
     let (cmd, vision_size) = video_command(path, options, rate, (w, h), &info, sight.is_some());
@@ -449,6 +453,7 @@ pub fn analyze_interruptible(
     }
 
     // Speech recognition, last (the slowest stage): the transcript, and profanity from it.
+    let mut work = duration;
     match (&whisper, kept) {
         (Some(whisper), Some(samples)) => {
             let speech: Vec<(f64, f64)> = doc.speech.iter().map(|&[a, b]| (a, b)).collect();
@@ -465,6 +470,7 @@ pub fn analyze_interruptible(
             if interrupted.load(Ordering::Relaxed) {
                 return Err(stop());
             }
+            work = duration + transcript.transcribed_seconds;
             let label = models.state("whisper-base").map(|s| s.label()).unwrap_or_default();
             let doc_transcript = crate::speech::transcript(&transcript, duration);
             let events = kino::lexicon::transcript_events(&doc_transcript);
@@ -476,7 +482,10 @@ pub fn analyze_interruptible(
             }
             model_of.insert(
                 "transcript".into(),
-                format!("{label} (speech intervals only, {} s transcribed)", report::time(transcript.transcribed_seconds)),
+                format!(
+                    "{label} (speech intervals only, {} s transcribed)",
+                    report::time(transcript.transcribed_seconds)
+                ),
             );
             for channel in ["profanity", "timelines.profanity"] {
                 model_of.insert(channel.into(), format!("{label} transcript, kino profanity lexicon (word times)"));
@@ -580,8 +589,49 @@ pub fn analyze_interruptible(
         reasons,
     });
     doc.validate().map_err(|source| Error::InvalidOutput { path: path.into(), source })?;
-    progress(duration, duration);
+    progress(work, work);
     Ok(doc)
+}
+
+/// Transcribes the speech of the media file at `path` (video or audio alone): speech intervals by
+/// the Silero VAD (the spectral detector without it), then Whisper on them. `language` is an ISO
+/// 639-1 code, or `None` to detect it. Fails when the speech recognition model is not loaded, with
+/// the reason.
+pub fn transcribe(
+    path: impl AsRef<Path>,
+    models: &AnalysisModels,
+    language: Option<&str>,
+) -> Result<kino::signals::Transcript> {
+    let path = path.as_ref();
+    let model_err = |source| Error::Model { path: path.into(), source };
+    let whisper = models.whisper().cloned().ok_or_else(|| {
+        let reason = models.missing().get("whisper-base").map(|r| r.to_string());
+        model_err(kino_models::Error::ModelLoad {
+            model: "whisper-base".into(),
+            reason: reason.unwrap_or_else(|| "the speech recognition model is not loaded".into()),
+        })
+    })?;
+    if let Some(code) = language
+        && !whisper.languages().any(|l| l == code)
+    {
+        return Err(Error::argument(
+            "language",
+            format!("`{code}` is not one of Whisper's languages (ISO 639-1 codes such as en, fr, de)"),
+        ));
+    }
+    tool::require_media(path)?;
+    let info = probe(path)?;
+    if !info.has_audio {
+        return Ok(kino::signals::Transcript { language: language.unwrap_or("en").to_string(), segments: Vec::new() });
+    }
+    let vad = models.vad().transpose().map_err(model_err)?;
+    let job = spawn_audio(path, &AnalyzeOptions::default(), 1, vad, None, true)?;
+    let (speech, _, _, kept) = job.join(path, info.duration, &AtomicBool::new(false))?;
+    let samples = kept.unwrap_or_default();
+    let regions: Vec<(f64, f64)> = speech.iter().map(|&[a, b]| (a, b)).collect();
+    let options = TranscribeOptions { language: language.map(str::to_string) };
+    let t = whisper.transcribe(samples.as_slice(), &regions, &options, &mut |_, _| {}).map_err(model_err)?;
+    Ok(crate::speech::transcript(&t, info.duration))
 }
 
 /// What each scene holds, for its description: mean brightness, cuts per minute, the fraction

@@ -36,7 +36,7 @@ pub mod timeline;
 mod tool;
 mod vision;
 
-pub use analyze::{AnalyzeOptions, MEASURED_CHANNELS, analyze, analyze_interruptible};
+pub use analyze::{AnalyzeOptions, MEASURED_CHANNELS, analyze, analyze_interruptible, transcribe};
 pub use error::{Error, Result};
 pub use models::{AnalysisModels, ModelState};
 pub use output::OutputFile;

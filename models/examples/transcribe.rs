@@ -21,8 +21,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let whisper = Whisper::load(&dir)?;
     eprintln!("loaded in {:.2} s", t.elapsed().as_secs_f64());
     let t = std::time::Instant::now();
-    let out = whisper
-        .transcribe(&audio, &regions, &TranscribeOptions::default(), &mut |d, n| eprintln!("{d:.1}/{n:.1} s"))?;
+    let out = whisper.transcribe(audio.as_slice(), &regions, &TranscribeOptions::default(), &mut |d, n| {
+        eprintln!("{d:.1}/{n:.1} s")
+    })?;
     let secs = t.elapsed().as_secs_f64();
     println!("language {}", out.language);
     for s in &out.segments {

@@ -69,5 +69,6 @@ pub use sound::{SOUND_CLASSES, SOUND_HOP, SOUND_WINDOW, SoundEvents, SoundTagger
 pub use text::{MAX_TOKENS, SENTENCE_DIM, SentenceEncoder};
 pub use vad::{CHUNK, SAMPLE_RATE, SileroVad, Speech, VadParams, speech_segments};
 pub use whisper::{
-    MAX_PIECE, REGION_PAD, Samples, TranscribeOptions, Transcript, TranscriptSegment, WHISPER_SAMPLE_RATE, Whisper, Word,
+    MAX_PIECE, REGION_PAD, Samples, TranscribeOptions, Transcript, TranscriptSegment, WHISPER_SAMPLE_RATE, Whisper,
+    Word,
 };

@@ -39,6 +39,7 @@ from ._kino import (
     select_many,
     sign_webhook,
     synth_signals,
+    transcribe,
     verify_webhook,
 )
 
@@ -63,5 +64,6 @@ __all__ = [
     "select_many",
     "sign_webhook",
     "synth_signals",
+    "transcribe",
     "verify_webhook",
 ]

@@ -113,6 +113,9 @@ class Signals:
     @property
     def analysis(self) -> Optional[_Analysis]:
         """Provenance: the analyser and the channels it measured or left absent, or ``None``."""
+    @property
+    def transcript(self) -> Optional[Dict[str, Any]]:
+        """What is said (language, segments with words and times), or ``None``."""
 
 @final
 class TextEncoder:
@@ -159,6 +162,14 @@ class _ModelState(TypedDict):
 
 def models(models_dir: Union[str, os.PathLike[str], None] = None) -> List[_ModelState]:
     """The pretrained models analysis knows of: loaded or not, and why not."""
+
+def transcribe(
+    path: Union[str, os.PathLike[str]],
+    *,
+    models_dir: Union[str, os.PathLike[str], None] = None,
+    language: Optional[str] = None,
+) -> Dict[str, Any]:
+    """What is said in a video: the speech intervals recognised by Whisper base, with word times."""
 
 _ParamValue = Union[str, int, float, bool, None, Sequence[int]]
 """A previews parameter: its query-string value, or ``None`` for "not given"."""

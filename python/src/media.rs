@@ -166,3 +166,24 @@ pub fn models<'py>(py: Python<'py>, models_dir: Option<PathBuf>) -> PyResult<Bou
         .collect::<PyResult<Vec<_>>>()?;
     PyList::new(py, rows)
 }
+
+/// Transcribes what is said in the video at `path`: the speech intervals (Silero VAD) recognised by
+/// Whisper base (`kino models fetch`), as a dict `{"language": "en", "segments": [{"start", "end",
+/// "text", "words": [{"start", "end", "word", "probability"}]}]}` with times in seconds, the form
+/// of `Signals.transcript`. `language` is an ISO 639-1 code (default: detected). Raises
+/// `RuntimeError` naming the reason when the model is missing. Runs without the GIL.
+#[pyfunction]
+#[pyo3(signature = (path, *, models_dir=None, language=None))]
+pub fn transcribe<'py>(
+    py: Python<'py>,
+    path: PathBuf,
+    models_dir: Option<PathBuf>,
+    language: Option<String>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let models = shared_models(py, models_dir.as_deref())?;
+    let result = py.detach(|| kino_media::transcribe(&path, &models, language.as_deref()));
+    let transcript = result.map_err(|e| media_err(py, e))?;
+    let text = serde_json::to_string(&transcript)
+        .map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(format!("transcript: {e}")))?;
+    py.import("json")?.call_method1("loads", (text,))
+}

@@ -189,6 +189,13 @@ impl PySignals {
         self.signals().analysis.as_ref().map(|a| crate::convert::to_py(py, a)).transpose()
     }
 
+    /// What is said, when speech recognition ran: `{"language": "en", "segments": [{"start", "end",
+    /// "text", "words": [{"start", "end", "word", "probability"}]}]}`, or `None`.
+    #[getter]
+    fn transcript<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        self.signals().transcript.as_ref().map(|t| crate::convert::to_py(py, t)).transpose()
+    }
+
     fn __repr__(&self) -> String {
         let s = self.signals();
         format!("Signals(inventory_id={:?}, duration={}, fps={}, step={})", s.inventory_id, s.duration, s.fps, s.step)

@@ -25,7 +25,7 @@ def title(titles):
 # models (`kino models fetch`), the tests that need them skip with a loud message, or fail when
 # KINO_REQUIRE_FFMPEG / KINO_REQUIRE_MODELS is set (scripts/test.sh sets both).
 
-REQUIRED_MODELS = ("silero-vad", "all-minilm-l6-v2")
+REQUIRED_MODELS = ("silero-vad", "all-minilm-l6-v2", "whisper-base")
 
 
 def skip_or_fail(what: str, fix: str, require_env: str) -> None:

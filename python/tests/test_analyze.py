@@ -1,6 +1,8 @@
 """`kino.analyze` on videos generated with ffmpeg, with and without the pretrained models."""
 
 import os
+import shutil
+import subprocess
 import signal
 import threading
 import time
@@ -161,3 +163,29 @@ def test_analysis_with_models_uses_the_vad_and_embeds_scenes_and_the_item(models
     # Scene embeddings live in the semantic encoder's space.
     query = kino.TextEncoder(kind="semantic").encode("a colourful test pattern")
     assert np.all(np.abs(scenes @ query) <= 1.0 + 1e-4)
+
+
+def test_transcribe_and_analyze_hear_what_is_said(models_loaded, ffmpeg, tmp_path):
+    espeak = shutil.which("espeak-ng")
+    if espeak is None:
+        pytest.skip("espeak-ng is not installed")
+    wav = tmp_path / "said.wav"
+    subprocess.run([espeak, "-w", str(wav), "Damn it, we are leaving the city tonight."], check=True)
+    path = tmp_path / "said.mp4"
+    subprocess.run(
+        [ffmpeg, "-v", "error", "-y", "-f", "lavfi", "-i", "color=c=gray:s=160x90:r=10:d=6", "-i", str(wav),
+         "-filter_complex", "[1:a]adelay=1000:all=1,apad[a]", "-map", "0:v", "-map", "[a]", "-t", "6",
+         "-c:v", "libx264", "-c:a", "aac", str(path)],
+        check=True,
+    )
+    transcript = kino.transcribe(path)
+    assert transcript["language"] == "en"
+    text = " ".join(s["text"].lower() for s in transcript["segments"])
+    assert "leaving the city" in text, transcript
+    words = [w for s in transcript["segments"] for w in s["words"]]
+    assert all(0.5 <= w["start"] < w["end"] <= 6.0 for w in words), words
+    signals = kino.analyze(path)
+    assert signals.transcript is not None and "city" in signals.transcript["segments"][0]["text"].lower()
+    assert signals.analysis["models"]["profanity"].startswith("whisper-base"), signals.analysis
+    with pytest.raises(ValueError, match="language"):
+        kino.transcribe(path, language="xx")

@@ -393,3 +393,72 @@ fn a_real_face_becomes_the_main_character_and_the_crop_follows_it() {
     eprintln!("subject x errors: mean {mean:.3}, max {:.3}", errors.iter().cloned().fold(0.0, f64::max));
     assert!(mean < 0.08, "the crop follows the face: mean error {mean}, {:?}", vertical.x_center);
 }
+
+/// Speech recognition on synthetic speech with known words: the transcript holds the sentences,
+/// profanity events carry the profane words inside the utterances that said them, the timeline
+/// marks them, and the scene descriptions quote the dialogue.
+#[test]
+fn speech_is_transcribed_and_profanity_found_with_its_times() {
+    let test = "speech_is_transcribed_and_profanity_found_with_its_times";
+    let Some(models) = models(test) else { return };
+    if !tools(test, true) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let utterances = [
+        (1.0f64, "We are leaving the city tonight."),
+        (5.0, "Oh shit, the car will not start."),
+        (10.0, "Damn it, where are the keys?"),
+        (15.0, "The weather is lovely this morning."),
+    ];
+    let mut inputs: Vec<String> = Vec::new();
+    let mut graph = String::from("color=c=gray:s=320x180:r=25:d=20,format=yuv420p[v];");
+    let mut truth = Vec::new();
+    for (i, (at, text)) in utterances.iter().enumerate() {
+        let (wav, [a, b]) = speak(dir.path(), &format!("u{i}.wav"), text);
+        inputs.extend(["-i".into(), wav.to_str().unwrap().to_string()]);
+        graph.push_str(&format!("[{i}:a]aresample=48000,adelay={}:all=1[u{i}];", (at * 1000.0).round() as u64));
+        truth.push([at + a, at + b]);
+    }
+    graph.push_str("anullsrc=r=48000:cl=mono,atrim=duration=20[bed];[bed][u0][u1][u2][u3]amix=inputs=5:normalize=0:duration=first[a]");
+    let out = dir.path().join("said.mp4");
+    let mut args: Vec<&str> = inputs.iter().map(String::as_str).collect();
+    args.extend(["-filter_complex", &graph, "-map", "[v]", "-map", "[a]", "-c:v", "libx264", "-preset", "ultrafast"]);
+    args.extend(["-c:a", "aac", "-b:a", "128k", "-t", "20", out.to_str().unwrap()]);
+    ffmpeg(&args);
+    let mut last_progress = (0.0, 0.0);
+    let doc = analyze(&out, &AnalyzeOptions::default(), models, |d, t| last_progress = (d, t)).unwrap();
+    let transcript = doc.transcript.as_ref().expect("a transcript");
+    let text: String = transcript.segments.iter().map(|s| s.text.to_lowercase()).collect::<Vec<_>>().join(" ");
+    eprintln!("transcript ({}): {text}", transcript.language);
+    assert_eq!(transcript.language, "en");
+    for expected in ["leaving the city", "car", "keys", "weather"] {
+        assert!(text.contains(expected), "{expected:?} not in {text:?}");
+    }
+    let events = doc.profanity.as_ref().expect("profanity measured");
+    eprintln!("profanity: {events:?}");
+    let words: Vec<String> = events.iter().filter_map(|e| e.word.clone()).map(|w| w.to_lowercase()).collect();
+    assert!(words.iter().any(|w| w == "shit"), "{words:?}");
+    assert!(words.iter().any(|w| w.starts_with("damn")), "{words:?}");
+    for e in events {
+        let inside = truth.iter().any(|[a, b]| e.start >= a - 0.5 && e.end <= b + 0.5);
+        assert!(inside, "event {e:?} is outside every utterance {truth:?}");
+    }
+    // Word times: "shit" is early in the second utterance, "damn" starts the third.
+    let shit = events.iter().find(|e| e.word.as_deref().is_some_and(|w| w.eq_ignore_ascii_case("shit"))).unwrap();
+    assert!(shit.start < truth[1][0] + 1.2, "{shit:?} vs {:?}", truth[1]);
+    let p = &doc.timelines.profanity;
+    assert!(p[shit.start as usize] >= 0.7, "timeline {p:?}");
+    assert!(p[0] == 0.0 && p[17] == 0.0, "no profanity where none was said: {p:?}");
+    let analysis = doc.analysis.as_ref().unwrap();
+    for channel in ["transcript", "profanity", "timelines.profanity"] {
+        assert!(analysis.measured.iter().any(|m| m == channel), "{channel} measured");
+        assert!(analysis.models[channel].starts_with("whisper-base"), "{:?}", analysis.models);
+    }
+    // Progress went on through the transcription, to the end.
+    assert!(last_progress.0 >= last_progress.1 - 1e-9 && last_progress.1 >= doc.duration, "{last_progress:?}");
+    // Without models, the channels say why they are absent.
+    let bare = analyze(&out, &AnalyzeOptions::default(), &none(), |_, _| {}).unwrap();
+    assert!(bare.transcript.is_none());
+    assert!(bare.analysis.unwrap().reasons["transcript"].contains("disabled"));
+}
