@@ -215,6 +215,61 @@ impl Fft {
     }
 }
 
+/// The signals' transcript from the recogniser's: times on the report grid, inside the video,
+/// every segment and word at least a millisecond long; empty segments dropped.
+pub fn transcript(t: &kino_models::Transcript, duration: f64) -> kino::signals::Transcript {
+    use kino::report;
+    use kino::signals::{TranscriptSegment, TranscriptWord};
+    let span = |a: f64, b: f64| -> Option<(f64, f64)> {
+        let a = report::time(a.max(0.0)).min(duration);
+        let b = report::time(b).min(duration).max(a);
+        let b = if b > a { b } else { report::time((a + 0.001).min(duration)) };
+        let a = if b > a { a } else { report::time((b - 0.001).max(0.0)) };
+        (a < b).then_some((a, b))
+    };
+    let mut segments: Vec<TranscriptSegment> = t
+        .segments
+        .iter()
+        .filter(|s| !s.text.trim().is_empty())
+        .filter_map(|s| {
+            let (start, end) = span(s.start, s.end)?;
+            let mut words: Vec<TranscriptWord> = s
+                .words
+                .iter()
+                .filter(|w| !w.text.trim().is_empty())
+                .filter_map(|w| {
+                    let (ws, we) = span(w.start, w.end)?;
+                    Some(TranscriptWord {
+                        start: ws,
+                        end: we,
+                        word: w.text.trim().to_string(),
+                        probability: report::score(f64::from(w.probability).clamp(0.0, 1.0)),
+                    })
+                })
+                .collect();
+            words.sort_by(|a, b| a.start.total_cmp(&b.start));
+            Some(TranscriptSegment { start, end, text: s.text.trim().to_string(), words })
+        })
+        .collect();
+    segments.sort_by(|a, b| a.start.total_cmp(&b.start));
+    kino::signals::Transcript { language: t.language.clone(), segments }
+}
+
+/// The transcript's segments that start in `[start, end)`, cut to `max_words` words in all.
+pub fn said_in(t: &kino::signals::Transcript, start: f64, end: f64, max_words: usize) -> Vec<String> {
+    let mut left = max_words;
+    let mut out = Vec::new();
+    for s in t.segments.iter().filter(|s| s.start >= start && s.start < end) {
+        if left == 0 {
+            break;
+        }
+        let words: Vec<&str> = s.text.split_whitespace().take(left).collect();
+        left -= words.len();
+        out.push(words.join(" "));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -317,59 +372,4 @@ mod tests {
             }
         }
     }
-}
-
-/// The signals' transcript from the recogniser's: times on the report grid, inside the video,
-/// every segment and word at least a millisecond long; empty segments dropped.
-pub fn transcript(t: &kino_models::Transcript, duration: f64) -> kino::signals::Transcript {
-    use kino::report;
-    use kino::signals::{TranscriptSegment, TranscriptWord};
-    let span = |a: f64, b: f64| -> Option<(f64, f64)> {
-        let a = report::time(a.max(0.0)).min(duration);
-        let b = report::time(b).min(duration).max(a);
-        let b = if b > a { b } else { report::time((a + 0.001).min(duration)) };
-        let a = if b > a { a } else { report::time((b - 0.001).max(0.0)) };
-        (a < b).then_some((a, b))
-    };
-    let mut segments: Vec<TranscriptSegment> = t
-        .segments
-        .iter()
-        .filter(|s| !s.text.trim().is_empty())
-        .filter_map(|s| {
-            let (start, end) = span(s.start, s.end)?;
-            let mut words: Vec<TranscriptWord> = s
-                .words
-                .iter()
-                .filter(|w| !w.text.trim().is_empty())
-                .filter_map(|w| {
-                    let (ws, we) = span(w.start, w.end)?;
-                    Some(TranscriptWord {
-                        start: ws,
-                        end: we,
-                        word: w.text.trim().to_string(),
-                        probability: report::score(f64::from(w.probability).clamp(0.0, 1.0)),
-                    })
-                })
-                .collect();
-            words.sort_by(|a, b| a.start.total_cmp(&b.start));
-            Some(TranscriptSegment { start, end, text: s.text.trim().to_string(), words })
-        })
-        .collect();
-    segments.sort_by(|a, b| a.start.total_cmp(&b.start));
-    kino::signals::Transcript { language: t.language.clone(), segments }
-}
-
-/// The transcript's segments that start in `[start, end)`, cut to `max_words` words in all.
-pub fn said_in(t: &kino::signals::Transcript, start: f64, end: f64, max_words: usize) -> Vec<String> {
-    let mut left = max_words;
-    let mut out = Vec::new();
-    for s in t.segments.iter().filter(|s| s.start >= start && s.start < end) {
-        if left == 0 {
-            break;
-        }
-        let words: Vec<&str> = s.text.split_whitespace().take(left).collect();
-        left -= words.len();
-        out.push(words.join(" "));
-    }
-    out
 }

@@ -289,6 +289,9 @@ fn median_filter(row: &mut [f32], width: usize) {
     }
 }
 
+/// A word as aligned in its window: text, token count, start, end (window seconds), probability.
+type AlignedWord = (String, usize, f64, f64, f32);
+
 const PUNCTUATION: &str = "\"'“¿([{-.。,，!！?？:：”)]}、";
 
 impl Whisper {
@@ -549,7 +552,7 @@ impl Whisper {
         let mut words = words.into_iter();
         let mut segments = Vec::new();
         for (a, b, tokens) in raw {
-            let seg_words: Vec<(String, usize, f64, f64, f32)> = {
+            let seg_words: Vec<AlignedWord> = {
                 let mut taken = Vec::new();
                 let mut count = 0;
                 while count < tokens.len() {
@@ -585,13 +588,7 @@ impl Whisper {
     }
 
     /// Splits `tokens` into words: (text, token count, start, end, probability), window seconds.
-    fn align(
-        &self,
-        encoded: &Tensor,
-        lang: u32,
-        tokens: &[u32],
-        content: f64,
-    ) -> Result<Vec<(String, usize, f64, f64, f32)>> {
+    fn align(&self, encoded: &Tensor, lang: u32, tokens: &[u32], content: f64) -> Result<Vec<AlignedWord>> {
         if tokens.is_empty() || self.alignment_heads.is_empty() {
             return Ok(Vec::new());
         }
