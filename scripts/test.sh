@@ -43,6 +43,9 @@ echo "== Speech accuracy on real media (pinned PyPI packages, hand-checked groun
 cargo build -q -p kino-cli
 KINO_BIN="${CARGO_TARGET_DIR:-target}/debug/kino" scripts/speech-accuracy.sh
 
+echo "== Profanity from speech (Whisper transcript, kino's lexicon) on synthetic speech with known words"
+python3 scripts/profanity-accuracy.py "${CARGO_TARGET_DIR:-target}/debug/kino"
+
 if [ -x scripts/test-python.sh ]; then
   echo "== Python tests"
   scripts/test-python.sh

@@ -38,6 +38,7 @@ pub mod lexicon;
 pub mod profanity;
 pub mod report;
 pub mod signals;
+pub mod summary;
 pub mod synth;
 pub mod text;
 pub mod thumbnail;

@@ -163,6 +163,11 @@ class _ModelState(TypedDict):
 def models(models_dir: Union[str, os.PathLike[str], None] = None) -> List[_ModelState]:
     """The pretrained models analysis knows of: loaded or not, and why not."""
 
+def content_summary(
+    signals: Signals, max_sentences: int = 7, encoder: Optional[TextEncoder] = None
+) -> Dict[str, Any]:
+    """The sentences of the transcript most central to what is said, in time order."""
+
 def transcribe(
     path: Union[str, os.PathLike[str]],
     *,

@@ -215,3 +215,31 @@ impl PyTextEncoder {
         format!("TextEncoder(kind={:?}, dim={}, version={:?})", self.kind, self.inner.dim(), self.inner.version())
     }
 }
+
+/// The content summary of an analysed document (`data.content_summary` of the service):
+/// `{"language", "text", "sentences": [{"start", "end", "text", "score"}], "sentence_count",
+/// "encoder"}`, the `max_sentences` (1 to 50) sentences of the transcript most central to what is
+/// said, in time order. `encoder` is a `TextEncoder` (the semantic one, as the service uses, or the
+/// lexical default). Raises `MissingSignalError` when the document has no transcript.
+#[pyfunction]
+#[pyo3(signature = (signals, max_sentences=7, encoder=None))]
+pub fn content_summary<'py>(
+    py: Python<'py>,
+    signals: PyRef<'py, PySignals>,
+    max_sentences: usize,
+    encoder: Option<PyRef<'py, PyTextEncoder>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let doc = signals.signals();
+    let Some(transcript) = &doc.transcript else {
+        return Err(crate::errors::MissingSignalError::new_err(
+            "the document has no transcript: analyse the video with the speech recognition model (`kino models fetch`)",
+        ));
+    };
+    let encoder: Arc<dyn TextEncoder> = match encoder {
+        Some(e) => e.inner.clone(),
+        None => Arc::new(LexicalEncoder::default()),
+    };
+    let options = kino::summary::SummaryOptions { max_sentences };
+    let summary = py.detach(|| kino::summary::summarize(transcript, encoder.as_ref(), &options)).py_err(py)?;
+    to_py(py, &summary)
+}

@@ -113,3 +113,30 @@ def test_signals_analysis_provenance_round_trips():
     doc["analysis"] = {"analyzer": "test", "measured": ["shots"], "absent": ["emotions"]}
     signals = kino.Signals.from_json(json.dumps(doc))
     assert signals.analysis == {"analyzer": "test", "measured": ["shots"], "absent": ["emotions"]}
+
+
+def test_content_summary_picks_the_central_sentences_of_the_transcript():
+    import json
+
+    doc = json.loads(kino.synth_signals("tt-summary", duration=60.0, seed=1).to_json())
+    lines = [
+        "The storm flooded the river valley overnight.",
+        "My cat likes the blue sofa.",
+        "Rescue teams reached the flooded valley villages by boat.",
+        "Traffic was light on the bridge.",
+        "The river storm flooded homes across the valley.",
+    ]
+    doc["transcript"] = {
+        "language": "en",
+        "segments": [{"start": 5.0 * i, "end": 5.0 * i + 4.0, "text": t, "words": []} for i, t in enumerate(lines)],
+    }
+    signals = kino.Signals.from_json(json.dumps(doc))
+    assert signals.transcript["segments"][1]["text"] == lines[1]
+    summary = kino.content_summary(signals, max_sentences=1)
+    assert summary["sentence_count"] == 5 and len(summary["sentences"]) == 1
+    assert "flooded" in summary["text"] and summary["encoder"].startswith("lexical")
+    assert summary["sentences"][0]["start"] in (0.0, 10.0, 20.0)
+    with pytest.raises(ValueError, match="max_sentences"):
+        kino.content_summary(signals, max_sentences=0)
+    with pytest.raises(kino.MissingSignalError, match="transcript"):
+        kino.content_summary(kino.synth_signals("tt-none", duration=60.0))

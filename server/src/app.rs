@@ -127,6 +127,9 @@ pub fn app(state: AppState) -> Router {
         .route("/results/similar/similar/v2/series/{inventory_id}", get(results::similar_series))
         .route("/results/similar/similar/v2/{inventory_id}", get(results::similar_any))
         // emotions
+        .route("/results/content_summary/v1/", get(results::content_summary_list))
+        .route("/results/content_summary/v1/status/{inventory_id}", get(results::content_summary_status))
+        .route("/results/content_summary/v1/{inventory_id}", get(results::content_summary))
         .route("/results/emotions/v2/", get(results::emotions_list))
         .route("/results/emotions/v2/status/{inventory_id}", get(results::emotions_status))
         .route("/results/emotions/v2/{inventory_id}", get(results::emotions))

@@ -27,8 +27,16 @@ pub const PRODUCTS: [&str; 16] = [
 ];
 
 /// The products this deployment computes.
-pub const PROCESSED: [&str; 7] =
-    ["jitpreviews", "semantic", "semantic_scenes", "profanity", "emotions", "similar", "vertical_conversion"];
+pub const PROCESSED: [&str; 8] = [
+    "jitpreviews",
+    "semantic",
+    "semantic_scenes",
+    "profanity",
+    "emotions",
+    "similar",
+    "vertical_conversion",
+    "content_summary",
+];
 
 /// The error of a task for a product this deployment does not compute.
 pub const NOT_AVAILABLE: &str = "product not available in this deployment";
@@ -109,6 +117,14 @@ pub struct ProfanitySegmentsOnly {
     pub segments: Vec<ProfanitySegment>,
 }
 
+/// The product fields of a `content_summary` result.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema)]
+pub struct ContentSummaryPayload {
+    /// The extractive summary of what is said.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content_summary: Option<kino::summary::ContentSummary>,
+}
+
 /// The product fields of an `emotions` result.
 #[derive(Debug, Clone, Default, Serialize, ToSchema)]
 pub struct EmotionsPayload {
@@ -153,6 +169,7 @@ fn channels_of(product: &str) -> &'static [&'static str] {
         "profanity" => &["profanity", "timelines.profanity"],
         "emotions" => &["emotions"],
         "vertical_conversion" => &["vertical"],
+        "content_summary" => &["transcript"],
         _ => &[],
     }
 }
@@ -175,8 +192,9 @@ pub fn models_of(product: &str, s: &Signals) -> String {
 }
 
 /// Computes a product's payload (the product fields of `data`) from an item's signals; the error
-/// says what the signals lack.
-pub fn compute(product: &str, s: &Signals) -> Result<Value, String> {
+/// says what the signals lack. `sentences` encodes sentences for the content summary (the sentence
+/// model when loaded).
+pub fn compute(product: &str, s: &Signals, sentences: &dyn kino::TextEncoder) -> Result<Value, String> {
     let payload = match product {
         "jitpreviews" => to_value(JitpreviewsPayload {
             duration: Some(s.duration),
@@ -211,6 +229,20 @@ pub fn compute(product: &str, s: &Signals) -> Result<Value, String> {
                 vertical: Some(VerticalSummary { step: v.step, blackbars: v.blackbars, samples: v.x_center.len() }),
             }),
             None => return Err("the item's signals have no vertical track".into()),
+        },
+        "content_summary" => match &s.transcript {
+            Some(t) => {
+                let summary = kino::summary::summarize(t, sentences, &kino::summary::SummaryOptions::default())
+                    .map_err(|e| e.to_string())?;
+                to_value(ContentSummaryPayload { content_summary: Some(summary) })
+            }
+            None => {
+                let why = s.analysis.as_ref().and_then(|a| a.reasons.get("transcript")).cloned();
+                return Err(format!(
+                    "the item's signals have no transcript{}",
+                    why.map(|w| format!(" ({w})")).unwrap_or_default()
+                ));
+            }
         },
         _ => return Err(NOT_AVAILABLE.into()),
     };

@@ -52,7 +52,7 @@ fn make_video(dir: &Path) -> std::path::PathBuf {
     run(Command::new("espeak-ng")
         .arg("-w")
         .arg(&wav)
-        .arg("Where were you last night? I waited for hours. I was at the station, I missed the last train home."));
+        .arg("Damn it, where were you last night? I waited for hours. I was at the station, I missed the last train home."));
     let video = dir.join("talk.mp4");
     run(Command::new("ffmpeg")
         .args(["-v", "error", "-y", "-f", "lavfi", "-i", "color=c=black:s=320x180:r=25:d=10"])
@@ -107,7 +107,7 @@ async fn the_service_runs_its_models_and_names_them() {
         "metadata": {"genres": ["drama"], "short_description": "Two people argue about a missed train."},
         "asset_info": {"file_uri": "talk.mp4"}});
     assert_eq!(call(&state, "PUT", &format!("/catalog/v1/item?key={key}"), Some(item)).await.0, StatusCode::OK);
-    for product in ["jitpreviews", "semantic_scenes", "semantic"] {
+    for product in ["jitpreviews", "semantic_scenes", "semantic", "profanity", "content_summary"] {
         let uri = format!("/tasks/catalog-item/talk/product/{product}/version/1.0.0?key={key}");
         assert_eq!(call(&state, "POST", &uri, Some(json!({}))).await.0, StatusCode::OK);
     }
@@ -143,4 +143,45 @@ async fn the_service_runs_its_models_and_names_them() {
         .max_by(|a, b| dot(&q["embedding"], &a["embedding"]).total_cmp(&dot(&q["embedding"], &b["embedding"])))
         .unwrap();
     assert!(best["start_ts"].as_f64().unwrap() >= 9.0, "the dialogue scene ranks first: {best}");
+    // A line of dialogue finds the scene in which it is said (the description quotes the speech).
+    let (s, q) = call(
+        &state,
+        "GET",
+        &format!("/results/semantic_scenes/v1/text-embedding?key={key}&q=I%20missed%20the%20last%20train%20home"),
+        None,
+    )
+    .await;
+    assert_eq!(s, StatusCode::OK, "{q}");
+    let scored: Vec<(f64, f64)> =
+        scenes.iter().map(|sc| (sc["start_ts"].as_f64().unwrap(), dot(&q["embedding"], &sc["embedding"]))).collect();
+    let best = scored.iter().max_by(|a, b| a.1.total_cmp(&b.1)).unwrap();
+    assert!(best.0 >= 9.0, "the line of dialogue finds its scene: {scored:?}");
+
+    // What is said: profanity from the transcript, with its time, named after the recogniser.
+    let (s, prof) = call(&state, "GET", &format!("/results/profanity/v2/segments/talk?key={key}"), None).await;
+    assert_eq!(s, StatusCode::OK, "{prof}");
+    assert!(prof["version_id"].as_str().unwrap().contains("whisper-base@1.0.0"), "{prof}");
+    let segments = prof["data"]["profanity"]["segments"].as_array().unwrap();
+    assert_eq!(segments.len(), 1, "{prof}");
+    let (a, b) = (segments[0]["start"].as_f64().unwrap(), segments[0]["end"].as_f64().unwrap());
+    assert!((10.5..13.0).contains(&a) && b > a && b < 14.0, "\"Damn\" is said at about 11 s: {prof}");
+    // The previews' profanity filter keeps clips away from it; without it a clip may cover it.
+    let uri = format!("/results/jitpreviews/v2/talk?key={key}&catalog=acme&clip_length=3&number_of_top_candidates=5&max_profanity=0.1");
+    let (s, clean) = call(&state, "GET", &uri, None).await;
+    assert_eq!(s, StatusCode::OK, "{clean}");
+    for clip in clean["data"]["jitpreview"].as_array().unwrap() {
+        let (cs, ce) = (clip["start_time"].as_f64().unwrap(), clip["stop_time"].as_f64().unwrap());
+        assert!(ce <= a.floor() || cs >= b.ceil(), "a clip with max_profanity=0.1 covers the profanity at {a}-{b}: {clip}");
+    }
+    // The content summary of what is said.
+    let (s, summary) = call(&state, "GET", &format!("/results/content_summary/v1/talk?key={key}"), None).await;
+    assert_eq!(s, StatusCode::OK, "{summary}");
+    assert_eq!(summary["status"], "success", "{summary}");
+    let cs = &summary["data"]["content_summary"];
+    assert_eq!(cs["language"], "en", "{summary}");
+    assert!(cs["sentence_count"].as_u64().unwrap() >= 2, "{summary}");
+    assert!(cs["text"].as_str().unwrap().to_lowercase().contains("train"), "{summary}");
+    assert_eq!(cs["encoder"], "all-minilm-l6-v2 1.0.0", "{summary}");
+    let (s, listed) = call(&state, "GET", &format!("/results/content_summary/v1/?key={key}"), None).await;
+    assert_eq!((s, listed["total_count"].as_u64()), (StatusCode::OK, Some(1)), "{listed}");
 }

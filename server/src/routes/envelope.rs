@@ -10,7 +10,7 @@ use utoipa::ToSchema;
 
 use crate::catalog::result_type;
 use crate::products::{
-    EmbeddingPayload, EmotionsPayload, JitpreviewsPayload, ProfanityLabelPayload, ProfanityPayload,
+    ContentSummaryPayload, EmbeddingPayload, EmotionsPayload, JitpreviewsPayload, ProfanityLabelPayload, ProfanityPayload,
     ProfanitySegmentsPayload, SceneEmbeddingsPayload,
 };
 use crate::store::{ItemRow, ResultRow};
@@ -210,6 +210,13 @@ product_result!(
     ProfanitySegmentsPayload
 );
 product_result!("emotions", EmotionsEnvelope, EmotionsData, EmotionsList, EmotionsPayload);
+product_result!(
+    "content summary",
+    ContentSummaryEnvelope,
+    ContentSummaryData,
+    ContentSummaryList,
+    ContentSummaryPayload
+);
 
 /// The answer of a clip search: the clips, computed for this request.
 #[derive(Debug, Clone, Serialize, ToSchema)]

@@ -8,7 +8,7 @@ use kino::vectors::{ItemKind, VectorIndex};
 use serde_json::{Value, json};
 
 use super::envelope::{
-    EmotionsEnvelope, EmotionsList, ItemEmbeddingEnvelope, ItemEmbeddingList, ProfanityLabelEnvelope, ProfanityList,
+    ContentSummaryEnvelope, ContentSummaryList, EmotionsEnvelope, EmotionsList, ItemEmbeddingEnvelope, ItemEmbeddingList, ProfanityLabelEnvelope, ProfanityList,
     ProfanitySegmentsEnvelope, SceneEmbeddingsEnvelope, SceneEmbeddingsList,
 };
 use super::{ResultEnvelope, ResultList, StatusEnvelope, caller, live_item};
@@ -216,6 +216,22 @@ item_endpoint!(
     "retrieval",
     "The item's scene embeddings (1024 floats each, `data.scene_embeddings`)."
 );
+item_endpoint!(
+    content_summary,
+    "content_summary",
+    Part::All,
+    "/results/content_summary/v1/{inventory_id}",
+    ContentSummaryEnvelope,
+    "content_summary",
+    "The item's content summary (`data.content_summary`): the sentences most central to what is said, in order, with their times."
+);
+status_endpoint!(
+    content_summary_status,
+    "content_summary",
+    "/results/content_summary/v1/status/{inventory_id}",
+    "content_summary",
+    "The status of the item's content summary."
+);
 status_endpoint!(
     profanity_status,
     "profanity",
@@ -271,6 +287,24 @@ pub async fn profanity_list(
 ) -> Result<Json<ResultList>, AppError> {
     let (org, params) = caller(&state, raw.as_deref(), &headers, Accept::ApiKey)?;
     list_product(&state, org, &params, "profanity", 500, None).map(Json)
+}
+
+/// Items with content summaries, oldest update first.
+#[utoipa::path(
+    get,
+    path = "/results/content_summary/v1/",
+    tag = "content_summary",
+    params(ResultListQuery),
+    responses((status = 200, description = "A page of results", body = ContentSummaryList), ListErrors),
+    security(("api_key" = []), ("api_key_header" = [])),
+)]
+pub async fn content_summary_list(
+    State(state): State<AppState>,
+    RawQuery(raw): RawQuery,
+    headers: HeaderMap,
+) -> Result<Json<ResultList>, AppError> {
+    let (org, params) = caller(&state, raw.as_deref(), &headers, Accept::ApiKey)?;
+    list_product(&state, org, &params, "content_summary", 500, None).map(Json)
 }
 
 /// Items with emotions results, oldest update first, of one type or all.
