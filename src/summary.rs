@@ -121,7 +121,11 @@ fn sentences(t: &Transcript) -> Vec<(f64, f64, String)> {
 }
 
 /// Summarises `transcript` (see the module documentation).
-pub fn summarize(transcript: &Transcript, encoder: &dyn TextEncoder, options: &SummaryOptions) -> Result<ContentSummary> {
+pub fn summarize(
+    transcript: &Transcript,
+    encoder: &dyn TextEncoder,
+    options: &SummaryOptions,
+) -> Result<ContentSummary> {
     if !(1..=50).contains(&options.max_sentences) {
         return Err(Error::InvalidParameter {
             param: "max_sentences",
@@ -206,7 +210,8 @@ mod tests {
 
     #[test]
     fn sentences_split_at_their_ends_with_word_times() {
-        let t = Transcript { language: "en".into(), segments: vec![words(10.0, "One two three. Four five six seven!")] };
+        let t =
+            Transcript { language: "en".into(), segments: vec![words(10.0, "One two three. Four five six seven!")] };
         let s = sentences(&t);
         assert_eq!(s.len(), 2);
         assert_eq!((s[0].0, s[0].1, s[0].2.as_str()), (10.0, 10.85, "One two three."));

@@ -49,6 +49,7 @@ mod nsfw;
 mod ocr;
 mod runtime;
 mod sound;
+pub mod testdata;
 mod text;
 mod vad;
 mod whisper;

@@ -49,10 +49,9 @@ fn run(cmd: &mut Command) {
 /// 20 s: a black, silent first half; a lit second half in which two lines are spoken.
 fn make_video(dir: &Path) -> std::path::PathBuf {
     let wav = dir.join("talk.wav");
-    run(Command::new("espeak-ng")
-        .arg("-w")
-        .arg(&wav)
-        .arg("Damn it, where were you last night? I waited for hours. I was at the station, I missed the last train home."));
+    run(Command::new("espeak-ng").arg("-w").arg(&wav).arg(
+        "Oh shit, where were you last night? I waited for hours. I was at the station, I missed the last train home.",
+    ));
     let video = dir.join("talk.mp4");
     run(Command::new("ffmpeg")
         .args(["-v", "error", "-y", "-f", "lavfi", "-i", "color=c=black:s=320x180:r=25:d=10"])
@@ -164,14 +163,19 @@ async fn the_service_runs_its_models_and_names_them() {
     let segments = prof["data"]["profanity"]["segments"].as_array().unwrap();
     assert_eq!(segments.len(), 1, "{prof}");
     let (a, b) = (segments[0]["start"].as_f64().unwrap(), segments[0]["end"].as_f64().unwrap());
-    assert!((10.5..13.0).contains(&a) && b > a && b < 14.0, "\"Damn\" is said at about 11 s: {prof}");
+    assert!((10.5..13.0).contains(&a) && b > a && b < 14.0, "\"shit\" is said at about 11 s: {prof}");
     // The previews' profanity filter keeps clips away from it; without it a clip may cover it.
-    let uri = format!("/results/jitpreviews/v2/talk?key={key}&catalog=acme&clip_length=3&number_of_top_candidates=5&max_profanity=0.1");
+    let uri = format!(
+        "/results/jitpreviews/v2/talk?key={key}&catalog=acme&clip_length=3&number_of_top_candidates=5&max_profanity=0.1"
+    );
     let (s, clean) = call(&state, "GET", &uri, None).await;
     assert_eq!(s, StatusCode::OK, "{clean}");
     for clip in clean["data"]["jitpreview"].as_array().unwrap() {
         let (cs, ce) = (clip["start_time"].as_f64().unwrap(), clip["stop_time"].as_f64().unwrap());
-        assert!(ce <= a.floor() || cs >= b.ceil(), "a clip with max_profanity=0.1 covers the profanity at {a}-{b}: {clip}");
+        assert!(
+            ce <= a.floor() || cs >= b.ceil(),
+            "a clip with max_profanity=0.1 covers the profanity at {a}-{b}: {clip}"
+        );
     }
     // The content summary of what is said.
     let (s, summary) = call(&state, "GET", &format!("/results/content_summary/v1/talk?key={key}"), None).await;
@@ -184,4 +188,78 @@ async fn the_service_runs_its_models_and_names_them() {
     assert_eq!(cs["encoder"], "all-minilm-l6-v2 1.0.0", "{summary}");
     let (s, listed) = call(&state, "GET", &format!("/results/content_summary/v1/?key={key}"), None).await;
     assert_eq!((s, listed["total_count"].as_u64()), (StatusCode::OK, Some(1)), "{listed}");
+}
+
+/// Previews with `character_preference` on a real video through the service: the analysed
+/// characters of two real people (the astronaut alone for 8 s, then with Grace Hopper; see
+/// `kino_models::testdata`) decide which clips a request may get.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn character_preference_picks_clips_by_who_is_on_screen() {
+    use kino_models::testdata::{TWO_PEOPLE_GRAPH, TWO_PEOPLE_SECOND_FROM, test_photos};
+    let Some(models_dir) = ready() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let (astronaut, hopper) = test_photos(&dir.path().join("photos")).expect("the test photographs");
+    run(Command::new("ffmpeg")
+        .args(["-v", "error", "-y", "-i"])
+        .arg(&astronaut)
+        .arg("-i")
+        .arg(&hopper)
+        .args([
+            "-filter_complex",
+            TWO_PEOPLE_GRAPH,
+            "-map",
+            "[v]",
+            "-c:v",
+            "libx264",
+            "-preset",
+            "ultrafast",
+            "-t",
+            "20",
+        ])
+        .arg(dir.path().join("two.mp4")));
+    let config = Config { models_dir: Some(models_dir), ..Config::in_dir(dir.path()) };
+    let state = AppState::new(Store::open(&dir.path().join("kino.sqlite3")).unwrap(), config).unwrap();
+    let (org, _) = state.store.ensure_org("acme").unwrap();
+    state.store.ensure_catalog(org, "acme").unwrap();
+    let key = generate_key();
+    state.store.add_key(org, &hash_key(&key), &key_prefix(&key)).unwrap();
+    let item = json!({"id": "two", "type": "standalone", "title": "Two", "asset_info": {"file_uri": "two.mp4"}});
+    assert_eq!(call(&state, "PUT", &format!("/catalog/v1/item?key={key}"), Some(item)).await.0, StatusCode::OK);
+    let uri = format!("/tasks/catalog-item/two/product/jitpreviews/version/1.0.0?key={key}");
+    assert_eq!(call(&state, "POST", &uri, Some(json!({}))).await.0, StatusCode::OK);
+    let s1 = state.clone();
+    tokio::task::spawn_blocking(move || while worker::run_one(&s1) {}).await.unwrap();
+
+    let clips = |preference: &'static str| {
+        let state = state.clone();
+        let key = key.clone();
+        async move {
+            let uri = format!(
+                "/results/jitpreviews/v2/two?key={key}&catalog=acme&clip_length=3&skip_start=0&skip_end=0\
+                 &minimum_clip_separation=0&number_of_top_candidates=4&{preference}"
+            );
+            let (s, body) = call(&state, "GET", &uri, None).await;
+            assert_eq!(s, StatusCode::OK, "{preference}: {body}");
+            // Where each clip ends: a clip "has" a character that is on screen in it.
+            body["data"]["jitpreview"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|c| c["stop_time"].as_f64().unwrap())
+                .collect::<Vec<f64>>()
+        }
+    };
+    // Both people: clips that reach past Grace Hopper's entrance.
+    let both = clips("character_preference=all_of&character_list=0,1").await;
+    assert!(!both.is_empty(), "clips with both characters");
+    assert!(both.iter().all(|&end| end > TWO_PEOPLE_SECOND_FROM), "all_of 0,1 ends before she enters: {both:?}");
+    // The second character: the same part of the video.
+    let second = clips("character_preference=any_of&character_list=1").await;
+    assert!(!second.is_empty() && second.iter().all(|&end| end > TWO_PEOPLE_SECOND_FROM), "{second:?}");
+    // The main character alone: clips anywhere, some before she enters.
+    let main = clips("character_preference=any_of&character_list=0&number_of_top_candidates=10").await;
+    assert!(main.iter().any(|&end| end <= TWO_PEOPLE_SECOND_FROM), "{main:?}");
+    // The main character is always on screen: a clip with no character does not exist.
+    assert!(clips("character_preference=avoid").await.is_empty());
+    assert!(!clips("character_preference=any").await.is_empty());
 }

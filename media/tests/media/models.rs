@@ -297,7 +297,6 @@ fn on_screen_text_is_read_found_and_searchable() {
 /// follows the face.
 #[test]
 fn a_real_face_becomes_the_main_character_and_the_crop_follows_it() {
-    use kino_models::manifest::{Model, ModelFile, Package, WheelTarget};
     let test = "a_real_face_becomes_the_main_character_and_the_crop_follows_it";
     let Some(models) = models(test) else { return };
     if !tools(test, false) {
@@ -312,34 +311,8 @@ fn a_real_face_becomes_the_main_character_and_the_crop_follows_it() {
         eprintln!("!!! SKIPPED {test}: dlib-faces not loaded (libdlib-dev at build time, kino models fetch)");
         return;
     }
-    static WHEEL: Package = Package {
-        name: "scikit-image",
-        version: "0.26.0",
-        wheel: "scikit_image-0.26.0-cp311-cp311-manylinux_2_24_x86_64.manylinux_2_28_x86_64.whl",
-        sha256: "74aa5518ccea28121f57a95374581d3b979839adc25bb03f289b1bc9b99c58af",
-        size: 13_711_217,
-        license: "BSD-3-Clause",
-        target: Some(WheelTarget { platform: "manylinux_2_28_x86_64", implementation: "cp", abi: "cp311" }),
-    };
-    static PHOTO: Model = Model {
-        id: "test-astronaut",
-        version: "0.26.0",
-        summary: "scikit-image's astronaut photograph (tests only)",
-        license: "public domain",
-        default: false,
-        files: &[ModelFile {
-            package: &WHEEL,
-            member: "skimage/data/astronaut.png",
-            name: "astronaut.png",
-            sha256: "88431cd9653ccd539741b555fb0a46b61558b301d4110412b5bc28b5e3ea6cb5",
-            size: 791_555,
-        }],
-    };
     let dir = tempfile::tempdir().unwrap();
-    let photos = kino_models::ModelsDir::at(dir.path().join("photos"));
-    let options = kino_models::FetchOptions::new(kino_models::wheel_cache().unwrap());
-    kino_models::fetch(&photos, &[&PHOTO], &options, |_| {}).expect("the test photograph");
-    let photo = photos.model_dir(&PHOTO).join("astronaut.png");
+    let (photo, _) = kino_models::testdata::test_photos(&dir.path().join("photos")).expect("the test photographs");
     // The photo at 360x360 (its face about 90 px: the HOG detector wants 80 and more) over grey
     // 640x360: 0-12 s sliding from x=0 to x=280, then a cut to a different background with the
     // photo still at x=260 until 20 s.
@@ -461,4 +434,72 @@ fn speech_is_transcribed_and_profanity_found_with_its_times() {
     let bare = analyze(&out, &AnalyzeOptions::default(), &none(), |_, _| {}).unwrap();
     assert!(bare.transcript.is_none());
     assert!(bare.analysis.unwrap().reasons["transcript"].contains("disabled"));
+}
+
+/// Two real people: the astronaut alone, then Grace Hopper beside her (U.S. Navy photograph, public
+/// domain, from matplotlib's pinned wheel). Two identities, the astronaut first by screen time, the
+/// second one only from when she enters; with both in frame the 9:16 crop stays on the main
+/// character instead of the empty middle between them.
+#[test]
+fn two_real_people_become_two_characters_and_the_crop_keeps_the_main_one() {
+    use kino_models::testdata::{TWO_PEOPLE_GRAPH, TWO_PEOPLE_MAIN_X, TWO_PEOPLE_SECOND_FROM, test_photos};
+    let test = "two_real_people_become_two_characters_and_the_crop_keeps_the_main_one";
+    let Some(models) = models(test) else { return };
+    if !tools(test, false) {
+        return;
+    }
+    if !models.state("dlib-faces").is_some_and(|s| s.loaded) {
+        assert!(
+            std::env::var_os("KINO_REQUIRE_MODELS").is_none_or(|v| v == "0"),
+            "{test}: KINO_REQUIRE_MODELS is set but dlib-faces is not loaded"
+        );
+        eprintln!("!!! SKIPPED {test}: dlib-faces not loaded");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (astronaut, hopper) = test_photos(&dir.path().join("photos")).expect("the test photographs");
+    let video = dir.path().join("two.mp4");
+    let (a, h) = (astronaut.to_str().unwrap(), hopper.to_str().unwrap());
+    ffmpeg(&[
+        "-i",
+        a,
+        "-i",
+        h,
+        "-filter_complex",
+        TWO_PEOPLE_GRAPH,
+        "-map",
+        "[v]",
+        "-c:v",
+        "libx264",
+        "-preset",
+        "ultrafast",
+        "-t",
+        "20",
+        video.to_str().unwrap(),
+    ]);
+    let options = AnalyzeOptions { vision_interval: 1.0, ..AnalyzeOptions::default() };
+    let doc = analyze(&video, &options, models, |_, _| {}).unwrap();
+    let screen = |c: &kino::signals::Character| c.spans.iter().map(|[a, b]| b - a).sum::<f64>();
+    for c in &doc.characters {
+        eprintln!("character rank {}: {:.1} s on screen, spans {:?}", c.rank, screen(c), c.spans);
+    }
+    let main = doc.characters.iter().find(|c| c.rank == 0).expect("a main character");
+    let second = doc.characters.iter().find(|c| c.rank == 1).expect("a second character");
+    assert!(screen(main) >= 16.0, "the astronaut is on screen most of the 20 s: {:?}", main.spans);
+    assert!((8.0..=13.5).contains(&screen(second)), "Grace Hopper is on screen for 12 s: {:?}", second.spans);
+    assert!(second.spans[0][0] >= TWO_PEOPLE_SECOND_FROM - 1.0, "she enters at 8 s: {:?}", second.spans);
+    for other in doc.characters.iter().filter(|c| c.rank > 1) {
+        assert!(screen(other) <= 3.0, "a third identity of note: {other:?}");
+    }
+    let vertical = doc.vertical.as_ref().unwrap();
+    let both: Vec<f64> = vertical
+        .x_center
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| ((*i as f64 + 0.5) * vertical.step) > TWO_PEOPLE_SECOND_FROM + 1.0)
+        .map(|(_, &x)| (f64::from(x) - TWO_PEOPLE_MAIN_X).abs())
+        .collect();
+    let mean = both.iter().sum::<f64>() / both.len() as f64;
+    eprintln!("with both in frame, the crop is {mean:.3} from the main character's face on average");
+    assert!(mean < 0.08, "the crop stays on the main character: {:?}", vertical.x_center);
 }

@@ -10,8 +10,8 @@ use utoipa::ToSchema;
 
 use crate::catalog::result_type;
 use crate::products::{
-    ContentSummaryPayload, EmbeddingPayload, EmotionsPayload, JitpreviewsPayload, ProfanityLabelPayload, ProfanityPayload,
-    ProfanitySegmentsPayload, SceneEmbeddingsPayload,
+    ContentSummaryPayload, EmbeddingPayload, EmotionsPayload, JitpreviewsPayload, ProfanityLabelPayload,
+    ProfanityPayload, ProfanitySegmentsPayload, SceneEmbeddingsPayload,
 };
 use crate::store::{ItemRow, ResultRow};
 

@@ -8,8 +8,9 @@ use kino::vectors::{ItemKind, VectorIndex};
 use serde_json::{Value, json};
 
 use super::envelope::{
-    ContentSummaryEnvelope, ContentSummaryList, EmotionsEnvelope, EmotionsList, ItemEmbeddingEnvelope, ItemEmbeddingList, ProfanityLabelEnvelope, ProfanityList,
-    ProfanitySegmentsEnvelope, SceneEmbeddingsEnvelope, SceneEmbeddingsList,
+    ContentSummaryEnvelope, ContentSummaryList, EmotionsEnvelope, EmotionsList, ItemEmbeddingEnvelope,
+    ItemEmbeddingList, ProfanityLabelEnvelope, ProfanityList, ProfanitySegmentsEnvelope, SceneEmbeddingsEnvelope,
+    SceneEmbeddingsList,
 };
 use super::{ResultEnvelope, ResultList, StatusEnvelope, caller, live_item};
 use crate::auth::Accept;
