@@ -43,6 +43,7 @@ pub mod synth;
 pub mod text;
 pub mod thumbnail;
 pub mod vectors;
+pub mod visual;
 pub mod webhook;
 
 pub use clips::{Clip, ClipQuery, ClipType, TracedClip, clip_types_info, select, select_many, select_traced};

@@ -163,6 +163,12 @@ class _ModelState(TypedDict):
 def models(models_dir: Union[str, os.PathLike[str], None] = None) -> List[_ModelState]:
     """The pretrained models analysis knows of: loaded or not, and why not."""
 
+def nudity(signals: Signals, threshold: float = 0.5, merge_gap: float = 2.0) -> Dict[str, Any]:
+    """The nudity product: the timeline, its segments at or above ``threshold``, maximum and mean."""
+
+def scene_tags(signals: Signals) -> List[Dict[str, Any]]:
+    """The scene tags product: per scene, its keywords, moods and environments with scores."""
+
 def content_summary(
     signals: Signals, max_sentences: int = 7, encoder: Optional[TextEncoder] = None
 ) -> Dict[str, Any]:

@@ -243,3 +243,31 @@ pub fn content_summary<'py>(
     let summary = py.detach(|| kino::summary::summarize(transcript, encoder.as_ref(), &options)).py_err(py)?;
     to_py(py, &summary)
 }
+
+/// The nudity product (`data.nudity` of the service): `{"step", "timeline", "segments": [{"start",
+/// "end", "score"}], "threshold", "max", "mean"}`; segments are runs of samples at or above
+/// `threshold` merged across gaps under `merge_gap` seconds. Raises `MissingSignalError` when the
+/// document says nudity was not measured.
+#[pyfunction]
+#[pyo3(signature = (signals, threshold=0.5, merge_gap=2.0))]
+pub fn nudity<'py>(
+    py: Python<'py>,
+    signals: PyRef<'py, PySignals>,
+    threshold: f64,
+    merge_gap: f64,
+) -> PyResult<Bound<'py, PyAny>> {
+    let doc = signals.signals();
+    let options = kino::visual::NudityOptions { threshold, merge_gap };
+    let result = py.detach(|| kino::visual::nudity(doc, &options)).py_err(py)?;
+    to_py(py, &result)
+}
+
+/// The scene tags product (`data.scene_tags` of the service): per scene `{"start", "end",
+/// "keywords", "moods", "environments"}`, each a list of `{"name", "score"}`, best first. Raises
+/// `MissingSignalError` when the document says tags were not measured.
+#[pyfunction]
+pub fn scene_tags<'py>(py: Python<'py>, signals: PyRef<'py, PySignals>) -> PyResult<Bound<'py, PyAny>> {
+    let doc = signals.signals();
+    let result = py.detach(|| kino::visual::scene_tags(doc)).py_err(py)?;
+    to_py(py, &result)
+}

@@ -140,3 +140,16 @@ def test_content_summary_picks_the_central_sentences_of_the_transcript():
         kino.content_summary(signals, max_sentences=0)
     with pytest.raises(kino.MissingSignalError, match="transcript"):
         kino.content_summary(kino.synth_signals("tt-none", duration=60.0))
+
+
+def test_nudity_and_scene_tags_products():
+    signals = kino.synth_signals("tt-visual", duration=120.0, seed=2)
+    n = kino.nudity(signals)
+    assert len(n["timeline"]) == 120 and n["threshold"] == 0.5
+    assert all(s["score"] >= 0.5 and s["start"] < s["end"] for s in n["segments"])
+    assert n["max"] >= n["mean"]
+    with pytest.raises(ValueError, match="threshold"):
+        kino.nudity(signals, threshold=0.0)
+    scenes = kino.scene_tags(signals)
+    assert len(scenes) == len(signals.scenes)
+    assert all({"start", "end", "keywords", "moods", "environments"} <= set(s) for s in scenes)

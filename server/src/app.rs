@@ -127,6 +127,12 @@ pub fn app(state: AppState) -> Router {
         .route("/results/similar/similar/v2/series/{inventory_id}", get(results::similar_series))
         .route("/results/similar/similar/v2/{inventory_id}", get(results::similar_any))
         // emotions
+        .route("/results/nudity/v1/", get(results::nudity_list))
+        .route("/results/nudity/v1/status/{inventory_id}", get(results::nudity_status))
+        .route("/results/nudity/v1/{inventory_id}", get(results::nudity))
+        .route("/results/scene_tags/v1/", get(results::scene_tags_list))
+        .route("/results/scene_tags/v1/status/{inventory_id}", get(results::scene_tags_status))
+        .route("/results/scene_tags/v1/{inventory_id}", get(results::scene_tags))
         .route("/results/content_summary/v1/", get(results::content_summary_list))
         .route("/results/content_summary/v1/status/{inventory_id}", get(results::content_summary_status))
         .route("/results/content_summary/v1/{inventory_id}", get(results::content_summary))

@@ -27,7 +27,7 @@ pub const PRODUCTS: [&str; 16] = [
 ];
 
 /// The products this deployment computes.
-pub const PROCESSED: [&str; 8] = [
+pub const PROCESSED: [&str; 10] = [
     "jitpreviews",
     "semantic",
     "semantic_scenes",
@@ -36,6 +36,8 @@ pub const PROCESSED: [&str; 8] = [
     "similar",
     "vertical_conversion",
     "content_summary",
+    "nudity",
+    "scene_tags",
 ];
 
 /// The error of a task for a product this deployment does not compute.
@@ -125,6 +127,22 @@ pub struct ContentSummaryPayload {
     pub content_summary: Option<kino::summary::ContentSummary>,
 }
 
+/// The product fields of a `nudity` result.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema)]
+pub struct NudityPayload {
+    /// The nudity timeline, its segments, maximum and mean.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nudity: Option<kino::visual::NudityResult>,
+}
+
+/// The product fields of a `scene_tags` result.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema)]
+pub struct SceneTagsPayload {
+    /// One entry per scene, in time order.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scene_tags: Option<Vec<kino::visual::SceneTags>>,
+}
+
 /// The product fields of an `emotions` result.
 #[derive(Debug, Clone, Default, Serialize, ToSchema)]
 pub struct EmotionsPayload {
@@ -170,6 +188,8 @@ fn channels_of(product: &str) -> &'static [&'static str] {
         "emotions" => &["emotions"],
         "vertical_conversion" => &["vertical"],
         "content_summary" => &["transcript"],
+        "nudity" => &["timelines.nudity"],
+        "scene_tags" => &["tags"],
         _ => &[],
     }
 }
@@ -244,6 +264,14 @@ pub fn compute(product: &str, s: &Signals, sentences: &dyn kino::TextEncoder) ->
                 ));
             }
         },
+        "nudity" => {
+            let r = kino::visual::nudity(s, &kino::visual::NudityOptions::default()).map_err(|e| e.to_string())?;
+            to_value(NudityPayload { nudity: Some(r) })
+        }
+        "scene_tags" => {
+            let r = kino::visual::scene_tags(s).map_err(|e| e.to_string())?;
+            to_value(SceneTagsPayload { scene_tags: Some(r) })
+        }
         _ => return Err(NOT_AVAILABLE.into()),
     };
     payload.map_err(|e| e.to_string())

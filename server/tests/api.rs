@@ -405,11 +405,26 @@ async fn results_interfaces() {
     for (i, id) in ["m1", "m2", "m3"].iter().enumerate() {
         t.movie(id).await;
         t.signals(id, i as u64 + 5).await;
-        for product in ["profanity", "emotions", "semantic", "semantic_scenes", "similar"] {
+        for product in ["profanity", "emotions", "semantic", "semantic_scenes", "similar", "nudity", "scene_tags"] {
             t.call("POST", &task(id, product), None).await;
         }
     }
     t.process();
+    // Nudity and scene tags from the signals.
+    let (s, n) = t.call("GET", "/results/nudity/v1/m1", None).await;
+    assert_eq!((s, n["status"].clone()), (StatusCode::OK, json!("success")), "{n}");
+    let nudity = &n["data"]["nudity"];
+    assert!(nudity["timeline"].as_array().is_some_and(|t| !t.is_empty()) && nudity["segments"].is_array(), "{n}");
+    assert!(nudity["max"].as_f64().unwrap() >= nudity["mean"].as_f64().unwrap());
+    let (_, st) = t.call("GET", "/results/nudity/v1/status/m1", None).await;
+    assert_eq!(st["status"], "success");
+    let (_, list) = t.call("GET", "/results/nudity/v1/", None).await;
+    assert_eq!(list["total_count"], 3);
+    let (_, tags) = t.call("GET", "/results/scene_tags/v1/m2", None).await;
+    let scenes = tags["data"]["scene_tags"].as_array().unwrap();
+    assert!(!scenes.is_empty() && scenes.iter().all(|sc| sc["keywords"].is_array() && sc["moods"].is_array()), "{tags}");
+    let (_, list) = t.call("GET", "/results/scene_tags/v1/", None).await;
+    assert_eq!(list["total_count"], 3);
     let (s, p) = t.call("GET", "/results/profanity/v2/m1", None).await;
     assert_eq!(s, StatusCode::OK);
     assert!(p["data"]["profanity"]["label"].is_string() && p["data"]["profanity"].get("segments").is_none());

@@ -106,7 +106,7 @@ async fn the_service_runs_its_models_and_names_them() {
         "metadata": {"genres": ["drama"], "short_description": "Two people argue about a missed train."},
         "asset_info": {"file_uri": "talk.mp4"}});
     assert_eq!(call(&state, "PUT", &format!("/catalog/v1/item?key={key}"), Some(item)).await.0, StatusCode::OK);
-    for product in ["jitpreviews", "semantic_scenes", "semantic", "profanity", "content_summary"] {
+    for product in ["jitpreviews", "semantic_scenes", "semantic", "profanity", "content_summary", "nudity", "scene_tags"] {
         let uri = format!("/tasks/catalog-item/talk/product/{product}/version/1.0.0?key={key}");
         assert_eq!(call(&state, "POST", &uri, Some(json!({}))).await.0, StatusCode::OK);
     }
@@ -186,6 +186,15 @@ async fn the_service_runs_its_models_and_names_them() {
     assert!(cs["sentence_count"].as_u64().unwrap() >= 2, "{summary}");
     assert!(cs["text"].as_str().unwrap().to_lowercase().contains("train"), "{summary}");
     assert_eq!(cs["encoder"], "all-minilm-l6-v2 1.0.0", "{summary}");
+    // Nudity measured on the frames (none here) and scene tags heard by the sound model.
+    let (s, nudity) = call(&state, "GET", &format!("/results/nudity/v1/talk?key={key}"), None).await;
+    assert_eq!((s, nudity["status"].clone()), (StatusCode::OK, json!("success")), "{nudity}");
+    assert!(nudity["version_id"].as_str().unwrap().contains("open-nsfw@0.1.0"), "{nudity}");
+    assert_eq!(nudity["data"]["nudity"]["timeline"].as_array().map(Vec::len), Some(20), "{nudity}");
+    assert!(nudity["data"]["nudity"]["max"].as_f64().unwrap() < 0.5, "a test pattern is not nudity: {nudity}");
+    let (s, tags) = call(&state, "GET", &format!("/results/scene_tags/v1/talk?key={key}"), None).await;
+    assert_eq!(s, StatusCode::OK, "{tags}");
+    assert_eq!(tags["data"]["scene_tags"].as_array().map(Vec::len), Some(scenes.len()), "{tags}");
     let (s, listed) = call(&state, "GET", &format!("/results/content_summary/v1/?key={key}"), None).await;
     assert_eq!((s, listed["total_count"].as_u64()), (StatusCode::OK, Some(1)), "{listed}");
 }

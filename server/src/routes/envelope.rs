@@ -10,7 +10,7 @@ use utoipa::ToSchema;
 
 use crate::catalog::result_type;
 use crate::products::{
-    ContentSummaryPayload, EmbeddingPayload, EmotionsPayload, JitpreviewsPayload, ProfanityLabelPayload,
+    ContentSummaryPayload, EmbeddingPayload, NudityPayload, SceneTagsPayload, EmotionsPayload, JitpreviewsPayload, ProfanityLabelPayload,
     ProfanityPayload, ProfanitySegmentsPayload, SceneEmbeddingsPayload,
 };
 use crate::store::{ItemRow, ResultRow};
@@ -210,6 +210,8 @@ product_result!(
     ProfanitySegmentsPayload
 );
 product_result!("emotions", EmotionsEnvelope, EmotionsData, EmotionsList, EmotionsPayload);
+product_result!("nudity", NudityEnvelope, NudityData, NudityList, NudityPayload);
+product_result!("scene tags", SceneTagsEnvelope, SceneTagsData, SceneTagsList, SceneTagsPayload);
 product_result!(
     "content summary",
     ContentSummaryEnvelope,

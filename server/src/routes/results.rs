@@ -8,7 +8,8 @@ use kino::vectors::{ItemKind, VectorIndex};
 use serde_json::{Value, json};
 
 use super::envelope::{
-    ContentSummaryEnvelope, ContentSummaryList, EmotionsEnvelope, EmotionsList, ItemEmbeddingEnvelope,
+    ContentSummaryEnvelope, ContentSummaryList, EmotionsEnvelope, NudityEnvelope, NudityList, SceneTagsEnvelope,
+    SceneTagsList, EmotionsList, ItemEmbeddingEnvelope,
     ItemEmbeddingList, ProfanityLabelEnvelope, ProfanityList, ProfanitySegmentsEnvelope, SceneEmbeddingsEnvelope,
     SceneEmbeddingsList,
 };
@@ -218,6 +219,38 @@ item_endpoint!(
     "The item's scene embeddings (1024 floats each, `data.scene_embeddings`)."
 );
 item_endpoint!(
+    nudity,
+    "nudity",
+    Part::All,
+    "/results/nudity/v1/{inventory_id}",
+    NudityEnvelope,
+    "nudity",
+    "The item's nudity (`data.nudity`): the timeline measured on sampled frames, its segments at or above 0.5, the maximum and the mean."
+);
+status_endpoint!(
+    nudity_status,
+    "nudity",
+    "/results/nudity/v1/status/{inventory_id}",
+    "nudity",
+    "The status of the item's nudity result."
+);
+item_endpoint!(
+    scene_tags,
+    "scene_tags",
+    Part::All,
+    "/results/scene_tags/v1/{inventory_id}",
+    SceneTagsEnvelope,
+    "scene_tags",
+    "The item's tags per scene (`data.scene_tags`): keywords, moods and environments with scores."
+);
+status_endpoint!(
+    scene_tags_status,
+    "scene_tags",
+    "/results/scene_tags/v1/status/{inventory_id}",
+    "scene_tags",
+    "The status of the item's scene tags."
+);
+item_endpoint!(
     content_summary,
     "content_summary",
     Part::All,
@@ -288,6 +321,42 @@ pub async fn profanity_list(
 ) -> Result<Json<ResultList>, AppError> {
     let (org, params) = caller(&state, raw.as_deref(), &headers, Accept::ApiKey)?;
     list_product(&state, org, &params, "profanity", 500, None).map(Json)
+}
+
+/// Items with nudity results, oldest update first.
+#[utoipa::path(
+    get,
+    path = "/results/nudity/v1/",
+    tag = "nudity",
+    params(ResultListQuery),
+    responses((status = 200, description = "A page of results", body = NudityList), ListErrors),
+    security(("api_key" = []), ("api_key_header" = [])),
+)]
+pub async fn nudity_list(
+    State(state): State<AppState>,
+    RawQuery(raw): RawQuery,
+    headers: HeaderMap,
+) -> Result<Json<ResultList>, AppError> {
+    let (org, params) = caller(&state, raw.as_deref(), &headers, Accept::ApiKey)?;
+    list_product(&state, org, &params, "nudity", 500, None).map(Json)
+}
+
+/// Items with scene tags, oldest update first.
+#[utoipa::path(
+    get,
+    path = "/results/scene_tags/v1/",
+    tag = "scene_tags",
+    params(ResultListQuery),
+    responses((status = 200, description = "A page of results", body = SceneTagsList), ListErrors),
+    security(("api_key" = []), ("api_key_header" = [])),
+)]
+pub async fn scene_tags_list(
+    State(state): State<AppState>,
+    RawQuery(raw): RawQuery,
+    headers: HeaderMap,
+) -> Result<Json<ResultList>, AppError> {
+    let (org, params) = caller(&state, raw.as_deref(), &headers, Accept::ApiKey)?;
+    list_product(&state, org, &params, "scene_tags", 500, None).map(Json)
 }
 
 /// Items with content summaries, oldest update first.
