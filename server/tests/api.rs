@@ -422,7 +422,10 @@ async fn results_interfaces() {
     assert_eq!(list["total_count"], 3);
     let (_, tags) = t.call("GET", "/results/scene_tags/v1/m2", None).await;
     let scenes = tags["data"]["scene_tags"].as_array().unwrap();
-    assert!(!scenes.is_empty() && scenes.iter().all(|sc| sc["keywords"].is_array() && sc["moods"].is_array()), "{tags}");
+    assert!(
+        !scenes.is_empty() && scenes.iter().all(|sc| sc["keywords"].is_array() && sc["moods"].is_array()),
+        "{tags}"
+    );
     let (_, list) = t.call("GET", "/results/scene_tags/v1/", None).await;
     assert_eq!(list["total_count"], 3);
     let (s, p) = t.call("GET", "/results/profanity/v2/m1", None).await;

@@ -106,7 +106,9 @@ async fn the_service_runs_its_models_and_names_them() {
         "metadata": {"genres": ["drama"], "short_description": "Two people argue about a missed train."},
         "asset_info": {"file_uri": "talk.mp4"}});
     assert_eq!(call(&state, "PUT", &format!("/catalog/v1/item?key={key}"), Some(item)).await.0, StatusCode::OK);
-    for product in ["jitpreviews", "semantic_scenes", "semantic", "profanity", "content_summary", "nudity", "scene_tags"] {
+    for product in
+        ["jitpreviews", "semantic_scenes", "semantic", "profanity", "content_summary", "nudity", "scene_tags"]
+    {
         let uri = format!("/tasks/catalog-item/talk/product/{product}/version/1.0.0?key={key}");
         assert_eq!(call(&state, "POST", &uri, Some(json!({}))).await.0, StatusCode::OK);
     }

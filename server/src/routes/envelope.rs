@@ -10,8 +10,8 @@ use utoipa::ToSchema;
 
 use crate::catalog::result_type;
 use crate::products::{
-    ContentSummaryPayload, EmbeddingPayload, NudityPayload, SceneTagsPayload, EmotionsPayload, JitpreviewsPayload, ProfanityLabelPayload,
-    ProfanityPayload, ProfanitySegmentsPayload, SceneEmbeddingsPayload,
+    ContentSummaryPayload, EmbeddingPayload, EmotionsPayload, JitpreviewsPayload, NudityPayload, ProfanityLabelPayload,
+    ProfanityPayload, ProfanitySegmentsPayload, SceneEmbeddingsPayload, SceneTagsPayload,
 };
 use crate::store::{ItemRow, ResultRow};
 

@@ -8,10 +8,9 @@ use kino::vectors::{ItemKind, VectorIndex};
 use serde_json::{Value, json};
 
 use super::envelope::{
-    ContentSummaryEnvelope, ContentSummaryList, EmotionsEnvelope, NudityEnvelope, NudityList, SceneTagsEnvelope,
-    SceneTagsList, EmotionsList, ItemEmbeddingEnvelope,
-    ItemEmbeddingList, ProfanityLabelEnvelope, ProfanityList, ProfanitySegmentsEnvelope, SceneEmbeddingsEnvelope,
-    SceneEmbeddingsList,
+    ContentSummaryEnvelope, ContentSummaryList, EmotionsEnvelope, EmotionsList, ItemEmbeddingEnvelope,
+    ItemEmbeddingList, NudityEnvelope, NudityList, ProfanityLabelEnvelope, ProfanityList, ProfanitySegmentsEnvelope,
+    SceneEmbeddingsEnvelope, SceneEmbeddingsList, SceneTagsEnvelope, SceneTagsList,
 };
 use super::{ResultEnvelope, ResultList, StatusEnvelope, caller, live_item};
 use crate::auth::Accept;
