@@ -45,7 +45,7 @@ pub const CONTEXT_SECONDS: f64 = 30.0;
 /// Parameters of [`adbreaks`], in minutes.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct AdbreakOptions {
-    /// The length of the windows in which one break is looked for; `> 0`. Default 5.
+    /// The length of the windows in which one break is looked for; `>= 0.1`. Default 5.
     pub window: f64,
     /// The least time between two chosen breaks; `>= 0`. Default 1.
     pub separation: f64,
@@ -66,7 +66,7 @@ impl Default for AdbreakOptions {
 pub struct ContextualOptions {
     /// The least time between two breaks; `>= 0`. Default 1.
     pub minimum_separation: f64,
-    /// The most time between two breaks; `> minimum_separation`. Default 5.
+    /// The most time between two breaks; `>= 0.1` and `> minimum_separation`. Default 5.
     pub maximum_separation: f64,
     /// No break in the first minutes; `>= 0`. Default 1.
     pub skip_first: f64,
@@ -170,7 +170,7 @@ fn best_first(mut c: Vec<Candidate>) -> Vec<Candidate> {
 
 /// The breaks of `signals` by window (see the module documentation).
 pub fn adbreaks(signals: &Signals, options: &AdbreakOptions) -> Result<Vec<Adbreak>> {
-    param("window", options.window, options.window > 0.0, "a number of minutes > 0")?;
+    param("window", options.window, options.window >= 0.1, "a number of minutes >= 0.1")?;
     param("separation", options.separation, options.separation >= 0.0, "a number of minutes >= 0")?;
     param("skip_first", options.skip_first, options.skip_first >= 0.0, "a number of minutes >= 0")?;
     param("skip_last", options.skip_last, options.skip_last >= 0.0, "a number of minutes >= 0")?;
@@ -213,8 +213,8 @@ pub fn contextual_adbreaks(signals: &Signals, options: &ContextualOptions) -> Re
     param(
         "maximum_separation",
         o.maximum_separation,
-        o.maximum_separation > o.minimum_separation,
-        "a number of minutes > minimum_separation",
+        o.maximum_separation > o.minimum_separation && o.maximum_separation >= 0.1,
+        "a number of minutes >= 0.1 and > minimum_separation",
     )?;
     param("skip_first", o.skip_first, o.skip_first >= 0.0, "a number of minutes >= 0")?;
     param("skip_last", o.skip_last, o.skip_last >= 0.0, "a number of minutes >= 0")?;
@@ -229,7 +229,12 @@ pub fn contextual_adbreaks(signals: &Signals, options: &ContextualOptions) -> Re
         if lo >= to {
             break;
         }
-        let best = best_first(all.iter().copied().filter(|c| c.time >= lo && c.time <= hi).collect()).into_iter().next();
+        // After a break, strictly later candidates only (a zero minimum never picks it again).
+        let best = best_first(
+            all.iter().copied().filter(|c| c.time >= lo && c.time <= hi && (first || c.time > anchor)).collect(),
+        )
+        .into_iter()
+        .next();
         match best {
             Some(c) => {
                 chosen.push(c);

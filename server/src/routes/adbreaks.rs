@@ -20,8 +20,8 @@ use crate::store::{ItemRow, OrgId};
 #[derive(Debug, serde::Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct AdbreakQuery {
-    /// Minutes in which one break is looked for; `> 0`.
-    #[param(default = 5.0, exclusive_minimum = 0.0)]
+    /// Minutes in which one break is looked for; `>= 0.1`.
+    #[param(default = 5.0, minimum = 0.1)]
     pub window: Option<f64>,
     /// Least minutes between two breaks; `>= 0`.
     #[param(default = 1.0, minimum = 0.0)]
@@ -41,8 +41,8 @@ pub struct ContextualQuery {
     /// Least minutes between two breaks; `>= 0`.
     #[param(default = 1.0, minimum = 0.0)]
     pub minimum_separation: Option<f64>,
-    /// Most minutes between two breaks; `> minimum_separation`.
-    #[param(default = 5.0, exclusive_minimum = 0.0)]
+    /// Most minutes between two breaks; `>= 0.1` and `> minimum_separation`.
+    #[param(default = 5.0, minimum = 0.1)]
     pub maximum_separation: Option<f64>,
     /// Minutes at the start without breaks; `>= 0`.
     #[param(default = 1.0, minimum = 0.0)]
