@@ -31,6 +31,7 @@
 
 #![warn(missing_docs)]
 
+pub mod adbreaks;
 pub mod clips;
 pub mod emotions;
 mod error;

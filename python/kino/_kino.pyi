@@ -27,6 +27,8 @@ __all__ = [
     "profanity",
     "nudity",
     "scene_tags",
+    "adbreaks",
+    "contextual_adbreaks",
     "content_summary",
     "choose_frame",
     "sign_webhook",
@@ -169,6 +171,20 @@ def models(models_dir: Union[str, os.PathLike[str], None] = None) -> List[_Model
 
 def nudity(signals: Signals, threshold: float = 0.5, merge_gap: float = 2.0) -> Dict[str, Any]:
     """The nudity product: the timeline, its segments at or above ``threshold``, maximum and mean."""
+
+def adbreaks(
+    signals: Signals, window: float = 5.0, separation: float = 1.0, skip_first: float = 1.0, skip_last: float = 1.0
+) -> List[Dict[str, Any]]:
+    """Ad breaks by window (minutes): ``rank`` and ``candidates`` (time, score), the chosen one first."""
+
+def contextual_adbreaks(
+    signals: Signals,
+    minimum_separation: float = 1.0,
+    maximum_separation: float = 5.0,
+    skip_first: float = 1.0,
+    skip_last: float = 1.0,
+) -> List[Dict[str, Any]]:
+    """Contextual ad breaks: each with nudity and profanity nearby and the tags of the scene before it."""
 
 def scene_tags(signals: Signals) -> List[Dict[str, Any]]:
     """The scene tags product: per scene, its keywords, moods and environments with scores."""

@@ -28,6 +28,8 @@ fn _kino(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(media::transcribe, m)?)?;
     m.add_function(wrap_pyfunction!(products::content_summary, m)?)?;
     m.add_function(wrap_pyfunction!(products::nudity, m)?)?;
+    m.add_function(wrap_pyfunction!(products::adbreaks, m)?)?;
+    m.add_function(wrap_pyfunction!(products::contextual_adbreaks, m)?)?;
     m.add_function(wrap_pyfunction!(products::scene_tags, m)?)?;
     m.add_function(wrap_pyfunction!(clips::select_clips, m)?)?;
     m.add_function(wrap_pyfunction!(clips::select_many, m)?)?;

@@ -271,3 +271,42 @@ pub fn scene_tags<'py>(py: Python<'py>, signals: PyRef<'py, PySignals>) -> PyRes
     let result = py.detach(|| kino::visual::scene_tags(doc)).py_err(py)?;
     to_py(py, &result)
 }
+
+/// Ad breaks by window (the `adbreaks` product, in seconds): per window of `window` minutes from
+/// `skip_first` to `skip_last` minutes before the end, `{"rank", "candidates": [{"time", "score"}]}`
+/// with the chosen break first, at least `separation` minutes after the previous one.
+#[pyfunction]
+#[pyo3(signature = (signals, window=5.0, separation=1.0, skip_first=1.0, skip_last=1.0))]
+pub fn adbreaks<'py>(
+    py: Python<'py>,
+    signals: PyRef<'py, PySignals>,
+    window: f64,
+    separation: f64,
+    skip_first: f64,
+    skip_last: f64,
+) -> PyResult<Bound<'py, PyAny>> {
+    let doc = signals.signals();
+    let options = kino::adbreaks::AdbreakOptions { window, separation, skip_first, skip_last };
+    let result = py.detach(|| kino::adbreaks::adbreaks(doc, &options)).py_err(py)?;
+    to_py(py, &result)
+}
+
+/// Contextual ad breaks (the `contextual_adbreak` product): a sequence of breaks between
+/// `minimum_separation` and `maximum_separation` minutes apart, each `{"timestamp",
+/// "frame_number", "rank", "score", "contains_nudity", "contains_profanity", "keyword",
+/// "mood_tag"}` (`None` for a channel the analysis did not measure).
+#[pyfunction]
+#[pyo3(signature = (signals, minimum_separation=1.0, maximum_separation=5.0, skip_first=1.0, skip_last=1.0))]
+pub fn contextual_adbreaks<'py>(
+    py: Python<'py>,
+    signals: PyRef<'py, PySignals>,
+    minimum_separation: f64,
+    maximum_separation: f64,
+    skip_first: f64,
+    skip_last: f64,
+) -> PyResult<Bound<'py, PyAny>> {
+    let doc = signals.signals();
+    let options = kino::adbreaks::ContextualOptions { minimum_separation, maximum_separation, skip_first, skip_last };
+    let result = py.detach(|| kino::adbreaks::contextual_adbreaks(doc, &options)).py_err(py)?;
+    to_py(py, &result)
+}

@@ -153,3 +153,16 @@ def test_nudity_and_scene_tags_products():
     scenes = kino.scene_tags(signals)
     assert len(scenes) == len(signals.scenes)
     assert all({"start", "end", "keywords", "moods", "environments"} <= set(s) for s in scenes)
+
+
+def test_adbreaks_by_window_and_in_context():
+    signals = kino.synth_signals("tt-ads", duration=1800.0, seed=4)
+    breaks = kino.adbreaks(signals, window=10.0, separation=2.0)
+    assert breaks and [b["rank"] for b in breaks] == list(range(1, len(breaks) + 1))
+    chosen = [b["candidates"][0]["time"] for b in breaks]
+    assert all(b - a >= 120.0 for a, b in zip(chosen, chosen[1:])) and chosen[0] >= 60.0
+    assert all(0.0 <= c["score"] <= 1.0 for b in breaks for c in b["candidates"])
+    with pytest.raises(ValueError, match="window"):
+        kino.adbreaks(signals, window=0.0)
+    ctx = kino.contextual_adbreaks(signals)
+    assert ctx and all({"timestamp", "frame_number", "contains_nudity", "keyword", "mood_tag"} <= set(b) for b in ctx)

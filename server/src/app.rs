@@ -4,7 +4,7 @@ use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::routing::{get, post, put};
 
-use crate::routes::{admin, analysis, catalog, portal, previews, results, service, tasks};
+use crate::routes::{adbreaks, admin, analysis, catalog, portal, previews, results, service, tasks};
 use crate::state::AppState;
 
 /// Whether a path belongs to the portal interface or the admin API, whose errors have the portal
@@ -127,6 +127,9 @@ pub fn app(state: AppState) -> Router {
         .route("/results/similar/similar/v2/series/{inventory_id}", get(results::similar_series))
         .route("/results/similar/similar/v2/{inventory_id}", get(results::similar_any))
         // emotions
+        .route("/results/adbreaks/v2/filter/millisec/{inventory_id}", get(adbreaks::millisec))
+        .route("/results/adbreaks/v2/filter/frame/{inventory_id}", get(adbreaks::frame))
+        .route("/results/contextual_adbreak/v2/{inventory_id}", get(adbreaks::contextual))
         .route("/results/nudity/v1/", get(results::nudity_list))
         .route("/results/nudity/v1/status/{inventory_id}", get(results::nudity_status))
         .route("/results/nudity/v1/{inventory_id}", get(results::nudity))

@@ -193,6 +193,13 @@ impl From<kino::Error> for AppError {
             kino::Error::Io { .. } => AppError::Internal(e.to_string()),
             // A model that fails is the service's fault, not the query's.
             kino::Error::TextEncoder { .. } => AppError::Internal(e.to_string()),
+            kino::Error::InvalidParameter { param, rule } => AppError::invalid(Detail {
+                kind: "value_error".into(),
+                loc: vec!["query".into(), param.to_string()],
+                msg: format!("Value error, {param} {rule}"),
+                input: Value::Null,
+                ctx: json!({"error": rule}),
+            }),
             other => AppError::invalid(Detail {
                 kind: "value_error".into(),
                 loc: vec!["query".into()],

@@ -27,7 +27,7 @@ pub const PRODUCTS: [&str; 16] = [
 ];
 
 /// The products this deployment computes.
-pub const PROCESSED: [&str; 10] = [
+pub const PROCESSED: [&str; 12] = [
     "jitpreviews",
     "semantic",
     "semantic_scenes",
@@ -38,6 +38,8 @@ pub const PROCESSED: [&str; 10] = [
     "content_summary",
     "nudity",
     "scene_tags",
+    "adbreaks",
+    "contextual_adbreak",
 ];
 
 /// The error of a task for a product this deployment does not compute.
@@ -127,6 +129,23 @@ pub struct ContentSummaryPayload {
     pub content_summary: Option<kino::summary::ContentSummary>,
 }
 
+/// The product fields of an `adbreaks` result (the default parameters; the filter endpoints take
+/// others).
+#[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema)]
+pub struct AdbreaksPayload {
+    /// One break per window, its candidates best first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub adbreak: Option<Vec<kino::adbreaks::Adbreak>>,
+}
+
+/// The product fields of a `contextual_adbreak` result (the default parameters).
+#[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema)]
+pub struct ContextualAdbreakPayload {
+    /// The breaks with what surrounds them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context_adbreak: Option<Vec<kino::adbreaks::ContextualAdbreak>>,
+}
+
 /// The product fields of a `nudity` result.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema)]
 pub struct NudityPayload {
@@ -189,6 +208,10 @@ fn channels_of(product: &str) -> &'static [&'static str] {
         "vertical_conversion" => &["vertical"],
         "content_summary" => &["transcript"],
         "nudity" => &["timelines.nudity"],
+        "adbreaks" => &["shots", "scenes", "speech", "timelines.brightness"],
+        "contextual_adbreak" => {
+            &["shots", "scenes", "speech", "timelines.brightness", "timelines.nudity", "timelines.profanity", "tags"]
+        }
         "scene_tags" => &["tags"],
         _ => &[],
     }
@@ -264,6 +287,14 @@ pub fn compute(product: &str, s: &Signals, sentences: &dyn kino::TextEncoder) ->
                 ));
             }
         },
+        "adbreaks" => {
+            let r = kino::adbreaks::adbreaks(s, &Default::default()).map_err(|e| e.to_string())?;
+            to_value(AdbreaksPayload { adbreak: Some(r) })
+        }
+        "contextual_adbreak" => {
+            let r = kino::adbreaks::contextual_adbreaks(s, &Default::default()).map_err(|e| e.to_string())?;
+            to_value(ContextualAdbreakPayload { context_adbreak: Some(r) })
+        }
         "nudity" => {
             let r = kino::visual::nudity(s, &kino::visual::NudityOptions::default()).map_err(|e| e.to_string())?;
             to_value(NudityPayload { nudity: Some(r) })

@@ -405,11 +405,47 @@ async fn results_interfaces() {
     for (i, id) in ["m1", "m2", "m3"].iter().enumerate() {
         t.movie(id).await;
         t.signals(id, i as u64 + 5).await;
-        for product in ["profanity", "emotions", "semantic", "semantic_scenes", "similar", "nudity", "scene_tags"] {
+        for product in [
+            "profanity",
+            "emotions",
+            "semantic",
+            "semantic_scenes",
+            "similar",
+            "nudity",
+            "scene_tags",
+            "adbreaks",
+            "contextual_adbreak",
+        ] {
             t.call("POST", &task(id, product), None).await;
         }
     }
     t.process();
+    // Ad breaks from the signals, per request: by window in milliseconds and frames, and in context.
+    let (s, ads) = t.call("GET", "/results/adbreaks/v2/filter/millisec/m1?window=10&separation=2", None).await;
+    assert_eq!(s, StatusCode::OK, "{ads}");
+    assert_eq!(ads["unit"], "millisec");
+    let breaks = ads["adbreak"].as_array().unwrap();
+    assert!(!breaks.is_empty(), "{ads}");
+    let chosen: Vec<i64> = breaks.iter().map(|b| b["candidates"][0].as_i64().unwrap()).collect();
+    assert!(chosen.windows(2).all(|w| w[1] - w[0] >= 120_000), "separation of 2 minutes: {chosen:?}");
+    assert!(chosen.iter().all(|&ms| ms >= 60_000), "skip_first of 1 minute: {chosen:?}");
+    assert!(breaks.iter().all(|b| b["candidates"].as_array().unwrap().len() == b["scores"].as_array().unwrap().len()));
+    let (_, frames) = t.call("GET", "/results/adbreaks/v2/filter/frame/m1?window=10&separation=2", None).await;
+    assert_eq!(frames["unit"], "frame");
+    assert_eq!(frames["adbreak"].as_array().unwrap().len(), breaks.len());
+    let (s, bad) = t.call("GET", "/results/adbreaks/v2/filter/millisec/m1?window=0", None).await;
+    assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY, "{bad}");
+    assert!(bad.to_string().contains("window"), "{bad}");
+    let (s, ctx) = t.call("GET", "/results/contextual_adbreak/v2/m1?minimum_separation=2&maximum_separation=8", None).await;
+    assert_eq!((s, ctx["status"].clone()), (StatusCode::OK, json!("success")), "{ctx}");
+    let ctx_breaks = ctx["data"]["context_adbreak"].as_array().unwrap();
+    assert!(!ctx_breaks.is_empty(), "{ctx}");
+    assert!(ctx_breaks.iter().all(|b| b["keyword"].is_object() && b["mood_tag"].is_object() && b["frame_number"].is_i64()));
+    let (s, bad) = t.call("GET", "/results/contextual_adbreak/v2/m1?minimum_separation=5&maximum_separation=2", None).await;
+    assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY, "{bad}");
+    assert!(bad.to_string().contains("maximum_separation"), "{bad}");
+    let (s, _) = t.call("GET", "/results/adbreaks/v2/filter/millisec/nobody", None).await;
+    assert_eq!(s, StatusCode::NOT_FOUND);
     // Nudity and scene tags from the signals.
     let (s, n) = t.call("GET", "/results/nudity/v1/m1", None).await;
     assert_eq!((s, n["status"].clone()), (StatusCode::OK, json!("success")), "{n}");

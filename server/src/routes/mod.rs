@@ -1,5 +1,6 @@
 //! HTTP handlers, one module per interface group, and the envelopes they share.
 
+pub mod adbreaks;
 pub mod admin;
 pub mod analysis;
 pub mod catalog;
