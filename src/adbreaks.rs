@@ -146,15 +146,23 @@ pub fn candidates(signals: &Signals) -> Vec<Candidate> {
             let gap = signals
                 .speech
                 .iter()
-                .map(|&[a, b]| if t < a { a - t } else if t > b { t - b } else { 0.0 })
+                .map(|&[a, b]| {
+                    if t < a {
+                        a - t
+                    } else if t > b {
+                        t - b
+                    } else {
+                        0.0
+                    }
+                })
                 .fold(f64::INFINITY, f64::min);
             if gap < SPEECH_MARGIN {
                 return None;
             }
             let (i0, i1) = (((t - 1.0).max(0.0) / step) as usize, ((t + 1.0) / step) as usize);
-            let b = brightness.get(i0..=i1.min(brightness.len().saturating_sub(1))).map_or(1.0, |s| {
-                s.iter().map(|&v| f64::from(v)).fold(1.0, f64::min)
-            });
+            let b = brightness
+                .get(i0..=i1.min(brightness.len().saturating_sub(1)))
+                .map_or(1.0, |s| s.iter().map(|&v| f64::from(v)).fold(1.0, f64::min));
             let dark = ((0.25 - b) / 0.25).clamp(0.0, 1.0);
             let quiet = if gap.is_infinite() { 1.0 } else { (gap / 3.0).clamp(0.0, 1.0) };
             let scene = if signals.scenes.iter().skip(1).any(|s| (s.start - t).abs() < 0.05) { 1.0 } else { 0.0 };
@@ -225,7 +233,8 @@ pub fn contextual_adbreaks(signals: &Signals, options: &ContextualOptions) -> Re
     let mut anchor = from;
     let mut first = true;
     while anchor < to {
-        let (lo, hi) = if first { (from, (from + max_gap).min(to)) } else { (anchor + min_gap, (anchor + max_gap).min(to)) };
+        let (lo, hi) =
+            if first { (from, (from + max_gap).min(to)) } else { (anchor + min_gap, (anchor + max_gap).min(to)) };
         if lo >= to {
             break;
         }
@@ -351,8 +360,6 @@ mod tests {
         let at300 = breaks.iter().find(|b| b.timestamp == 300.0).expect("the fade at 5:00");
         assert_eq!(at300.contains_nudity, Some(true));
         assert_eq!(at300.frame_number, (300.0 * s.fps).round() as i64);
-        assert!(
-            contextual_adbreaks(&s, &ContextualOptions { maximum_separation: 0.5, ..Default::default() }).is_err()
-        );
+        assert!(contextual_adbreaks(&s, &ContextualOptions { maximum_separation: 0.5, ..Default::default() }).is_err());
     }
 }

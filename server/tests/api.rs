@@ -436,12 +436,16 @@ async fn results_interfaces() {
     let (s, bad) = t.call("GET", "/results/adbreaks/v2/filter/millisec/m1?window=0", None).await;
     assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY, "{bad}");
     assert!(bad.to_string().contains("window"), "{bad}");
-    let (s, ctx) = t.call("GET", "/results/contextual_adbreak/v2/m1?minimum_separation=2&maximum_separation=8", None).await;
+    let (s, ctx) =
+        t.call("GET", "/results/contextual_adbreak/v2/m1?minimum_separation=2&maximum_separation=8", None).await;
     assert_eq!((s, ctx["status"].clone()), (StatusCode::OK, json!("success")), "{ctx}");
     let ctx_breaks = ctx["data"]["context_adbreak"].as_array().unwrap();
     assert!(!ctx_breaks.is_empty(), "{ctx}");
-    assert!(ctx_breaks.iter().all(|b| b["keyword"].is_object() && b["mood_tag"].is_object() && b["frame_number"].is_i64()));
-    let (s, bad) = t.call("GET", "/results/contextual_adbreak/v2/m1?minimum_separation=5&maximum_separation=2", None).await;
+    assert!(
+        ctx_breaks.iter().all(|b| b["keyword"].is_object() && b["mood_tag"].is_object() && b["frame_number"].is_i64())
+    );
+    let (s, bad) =
+        t.call("GET", "/results/contextual_adbreak/v2/m1?minimum_separation=5&maximum_separation=2", None).await;
     assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY, "{bad}");
     assert!(bad.to_string().contains("maximum_separation"), "{bad}");
     let (s, _) = t.call("GET", "/results/adbreaks/v2/filter/millisec/nobody", None).await;

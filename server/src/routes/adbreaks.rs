@@ -125,7 +125,13 @@ fn version_id(product: &str, s: &kino::Signals) -> String {
     if models.is_empty() { "1.0.0".to_string() } else { format!("1.0.0+{models}") }
 }
 
-fn by_window(state: &AppState, raw: Option<&str>, headers: &HeaderMap, id: &str, frames: bool) -> Result<AdbreaksAnswer, AppError> {
+fn by_window(
+    state: &AppState,
+    raw: Option<&str>,
+    headers: &HeaderMap,
+    id: &str,
+    frames: bool,
+) -> Result<AdbreaksAnswer, AppError> {
     let (org, params) = caller(state, raw, headers, Accept::ApiKey)?;
     let mut c = Collect::default();
     let options = kino::adbreaks::AdbreakOptions {
