@@ -280,6 +280,43 @@ if videos:
         print(f"  {channel:<22} {info.get('reasons', {}).get(channel, '')}")
 
 # %% [markdown]
+# ## What is said, and the products computed from the analysis
+#
+# With Whisper base fetched, analysis transcribes the speech intervals (word times included);
+# profanity comes from the words, and the content summary picks the sentences most central to what
+# is said. The other products read the same document: nudity measured on the frames, tags per
+# scene, and ad breaks at clean cuts away from speech. Without a model, the channel it measures is
+# absent and the product says so.
+
+# %%
+if videos:
+    said = analysed.transcript
+    if said is None:
+        print("no transcript:", analysed.analysis.get("reasons", {}).get("transcript", "not measured"))
+    else:
+        print(f"language {said['language']}, {len(said['segments'])} segments")
+        for segment in said["segments"][:8]:
+            print(f"  {segment['start']:6.2f} - {segment['end']:6.2f}  {segment['text']}")
+        print("profanity:", kino.profanity(analysed))
+        semantic = [m for m in kino.models() if m["id"] == "all-minilm-l6-v2" and m["loaded"]]
+        encoder = kino.TextEncoder(kind="semantic") if semantic else None
+        summary = kino.content_summary(analysed, max_sentences=2, encoder=encoder)
+        print(f"summary ({summary['encoder']}): {summary['text']}")
+    try:
+        nudity = kino.nudity(analysed)
+        print(f"nudity: max {nudity['max']:.3f}, mean {nudity['mean']:.3f}, {len(nudity['segments'])} segments")
+    except kino.MissingSignalError as e:
+        print("nudity:", e)
+    try:
+        for scene in kino.scene_tags(analysed)[:3]:
+            names = [t["name"] for t in scene["keywords"][:3] + scene["moods"][:2]]
+            print(f"  scene {scene['start']:5.1f} - {scene['end']:5.1f}: {', '.join(names) or 'no tags'}")
+    except kino.MissingSignalError as e:
+        print("scene tags:", e)
+    breaks = kino.adbreaks(analysed, window=0.25, separation=0.1, skip_first=0.05, skip_last=0.05)
+    print("ad breaks:", ", ".join(f"{b['candidates'][0]['time']:.1f} s ({b['candidates'][0]['score']:.2f})" for b in breaks) or "none")
+
+# %% [markdown]
 # ## Frames, shots, speech, clip types and the chosen clips
 #
 # A strip of frames (one from the middle of each shot, cut with ffmpeg), the measured timelines,
