@@ -41,10 +41,20 @@ fn every_point_finds_itself() {
     let set = VectorSet::from_flat(dim, Metric::L2, &synth_clusters(n, dim, 10, 3)).unwrap();
     let (index, report) = HnswIndex::build(&set, &HnswParams { m: 8, ef_construction: 50 }, |_| {}).unwrap();
     assert_eq!(report.vectors, n);
+    // The parallel build's graph differs from run to run, and a beam of 32 is approximate: almost
+    // every node finds itself. With a beam as wide as the index, the search visits every node
+    // reachable from the entry point, and the repair stage makes every node reachable: then
+    // each one must find itself, whatever graph the build made.
+    let mut missed = Vec::new();
     for node in 0..n as u32 {
-        let hits = index.search(set.vector(node).unwrap(), 1, 32).unwrap();
-        assert_eq!(hits[0].distance, 0.0, "node {node} did not find itself");
+        let query = set.vector(node).unwrap();
+        if index.search(query, 1, 32).unwrap()[0].distance != 0.0 {
+            missed.push(node);
+        }
+        let hits = index.search(query, 1, n).unwrap();
+        assert_eq!(hits[0].distance, 0.0, "node {node} is unreachable");
     }
+    assert!(missed.len() <= n / 100, "{} of {n} nodes missed themselves with ef 32: {missed:?}", missed.len());
 }
 
 #[test]
