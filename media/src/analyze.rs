@@ -30,6 +30,16 @@ use crate::vision;
 pub const MEASURED_CHANNELS: &[&str] =
     &["shots", "scenes", "speech", "timelines.brightness", "timelines.relevance", "vertical"];
 
+/// The channels the speech recogniser changes: the transcript, profanity from it, and the scene
+/// and item embeddings (scene descriptions quote the dialogue). [`analyze_staged`] hands over a
+/// document without them before transcription starts.
+pub const SPEECH_STAGE_CHANNELS: &[&str] =
+    &["transcript", "profanity", "timelines.profanity", "scene_embeddings", "item_embedding"];
+
+/// The reason a fast-pass document ([`analyze_staged`]) gives for each of
+/// [`SPEECH_STAGE_CHANNELS`] that the final document will hold.
+pub const PENDING_TRANSCRIPTION: &str = "pending: speech recognition runs after the fast pass";
+
 /// Options of [`analyze`]. `Default` gives the documented settings.
 #[derive(Debug, Clone, PartialEq)]
 pub struct AnalyzeOptions {
@@ -182,8 +192,24 @@ pub fn analyze_interruptible(
     path: impl AsRef<Path>,
     options: &AnalyzeOptions,
     models: &AnalysisModels,
+    progress: impl FnMut(f64, f64),
+    interrupted: &AtomicBool,
+) -> Result<Signals> {
+    analyze_staged(path, options, models, progress, interrupted, |_| {})
+}
+
+/// [`analyze_interruptible`] in two stages: when the speech recogniser is to run, `fast` is first
+/// given a complete, valid document of everything but [`SPEECH_STAGE_CHANNELS`] (those listed in
+/// `analysis.absent`, each with the reason [`PENDING_TRANSCRIPTION`]), so a service can offer the
+/// fast channels while the slowest stage, transcription, runs. The final document is returned as
+/// usual. Without the recogniser (or without audio), `fast` is not called.
+pub fn analyze_staged(
+    path: impl AsRef<Path>,
+    options: &AnalyzeOptions,
+    models: &AnalysisModels,
     mut progress: impl FnMut(f64, f64),
     interrupted: &AtomicBool,
+    mut fast: impl FnMut(&Signals),
 ) -> Result<Signals> {
     let path = path.as_ref();
     let stop = || Error::Interrupted { path: path.to_path_buf(), signal: None };
@@ -452,8 +478,23 @@ pub fn analyze_interruptible(
         }
     }
 
-    // Speech recognition, last (the slowest stage): the transcript, and profanity from it.
+    // Speech recognition, last (the slowest stage): the transcript, and profanity from it. The
+    // fast channels are handed over first.
     let mut work = duration;
+    let sidecar_ref = sidecar.as_ref().zip(sidecar_path.as_deref());
+    if whisper.is_some() && kept.is_some() {
+        let mut early = doc.clone();
+        let mut pending = reasons.clone();
+        let embeddings = models.sentence_encoder().is_some();
+        for channel in SPEECH_STAGE_CHANNELS
+            .iter()
+            .filter(|c| embeddings || !c.ends_with("embedding") && !c.ends_with("embeddings"))
+        {
+            pending.insert(channel.to_string(), PENDING_TRANSCRIPTION.to_string());
+        }
+        seal(&mut early, path, measured.clone(), model_of.clone(), pending, sidecar_ref)?;
+        fast(&early);
+    }
     match (&whisper, kept) {
         (Some(whisper), Some(samples)) => {
             let speech: Vec<(f64, f64)> = doc.speech.iter().map(|&[a, b]| (a, b)).collect();
@@ -564,8 +605,23 @@ pub fn analyze_interruptible(
         }
     }
 
-    if let (Some(side), Some(side_path)) = (&sidecar, &sidecar_path) {
-        let from_sidecar = merge_sidecar(&mut doc, side, side_path)?;
+    seal(&mut doc, path, measured, model_of, reasons, sidecar_ref)?;
+    progress(work, work);
+    Ok(doc)
+}
+
+/// Finishes a document: merges the sidecar's channels (which replace what was measured), lists
+/// what is absent and why in `analysis`, and validates it.
+fn seal(
+    doc: &mut Signals,
+    path: &Path,
+    mut measured: Vec<String>,
+    mut model_of: BTreeMap<String, String>,
+    mut reasons: BTreeMap<String, String>,
+    sidecar: Option<(&Signals, &Path)>,
+) -> Result<()> {
+    if let Some((side, side_path)) = sidecar {
+        let from_sidecar = merge_sidecar(doc, side, side_path)?;
         for channel in &from_sidecar {
             // A sidecar channel replaces what was measured here, model included.
             model_of.remove(*channel);
@@ -589,8 +645,7 @@ pub fn analyze_interruptible(
         reasons,
     });
     doc.validate().map_err(|source| Error::InvalidOutput { path: path.into(), source })?;
-    progress(work, work);
-    Ok(doc)
+    Ok(())
 }
 
 /// Transcribes the speech of the media file at `path` (video or audio alone): speech intervals by

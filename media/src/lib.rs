@@ -36,7 +36,10 @@ pub mod timeline;
 mod tool;
 mod vision;
 
-pub use analyze::{AnalyzeOptions, MEASURED_CHANNELS, analyze, analyze_interruptible, transcribe};
+pub use analyze::{
+    AnalyzeOptions, MEASURED_CHANNELS, PENDING_TRANSCRIPTION, SPEECH_STAGE_CHANNELS, analyze, analyze_interruptible,
+    analyze_staged, transcribe,
+};
 pub use error::{Error, Result};
 pub use models::{AnalysisModels, ModelState};
 pub use output::OutputFile;

@@ -217,6 +217,12 @@ fn channels_of(product: &str) -> &'static [&'static str] {
     }
 }
 
+/// Whether `product` reads a channel that speech recognition produces or changes
+/// ([`kino_media::SPEECH_STAGE_CHANNELS`]), so a fast pass of the media analysis is not enough.
+pub fn needs_speech_stage(product: &str) -> bool {
+    channels_of(product).iter().any(|c| kino_media::SPEECH_STAGE_CHANNELS.contains(c))
+}
+
 /// The pretrained models that produced the channels `product` reads, from the signals'
 /// provenance (`analysis.models`): `id@version` of each, sorted, joined by `+`; empty when none.
 pub fn models_of(product: &str, s: &Signals) -> String {

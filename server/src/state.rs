@@ -194,7 +194,17 @@ impl AppState {
 
     /// Stores an item's signals and refreshes the cache.
     pub fn put_signals(&self, org: OrgId, item_id: &str, signals: Signals) -> Result<(), AppError> {
-        self.store.put_signals(org, item_id, &signals.to_binary())?;
+        self.store_signals(org, item_id, signals, false)
+    }
+
+    /// Stores the fast pass of an item's media analysis (speech recognition still to come): the
+    /// products that do not read the speech stage's channels can be computed from it meanwhile.
+    pub fn put_fast_signals(&self, org: OrgId, item_id: &str, signals: Signals) -> Result<(), AppError> {
+        self.store_signals(org, item_id, signals, true)
+    }
+
+    fn store_signals(&self, org: OrgId, item_id: &str, signals: Signals, partial: bool) -> Result<(), AppError> {
+        self.store.put_signals(org, item_id, &signals.to_binary(), partial)?;
         let prepared = Arc::new(Prepared::new(signals)?);
         self.prepared.write().unwrap_or_else(|e| e.into_inner()).insert((org, item_id.to_string()), prepared);
         self.wake.notify_waiters();

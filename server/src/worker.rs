@@ -90,16 +90,27 @@ fn process(state: &AppState, job: &Job) -> Result<(), StoreError> {
         Ok(p) => p.map(|p| p.signals().clone()),
         Err(e) => return store.finish_job(job, "failed", &format!("stored signals are unreadable: {e}"), None),
     };
+    // A fast pass of the media analysis serves the products that do not read what speech
+    // recognition produces; the others wait for the final signals. When no analysis of the item
+    // is running here (it stopped after its fast pass: a crash or a restart), this job analyses
+    // the media again.
+    let needs_final = crate::products::needs_speech_stage(&job.product);
+    if signals.is_some() && needs_final && store.signals_partial(job.org, &job.item_id)? {
+        if state.analysis_progress(job.org, &job.item_id).is_some() {
+            return store.park_job(job, true);
+        }
+        signals = None;
+    }
     if signals.is_none() {
         match media_signals(state, job, &item) {
             Ok(Some(s)) => signals = Some(s),
             Ok(None) => {}
-            Err(Outcome::Parked) => return store.park_job(job),
+            Err(Outcome::Parked) => return store.park_job(job, needs_final),
             Err(Outcome::Failed(error)) => return store.finish_job(job, "failed", &error, None),
             Err(Outcome::Store(e)) => return Err(e),
         }
     }
-    let Some(signals) = signals else { return store.park_job(job) };
+    let Some(signals) = signals else { return store.park_job(job, needs_final) };
     let started = std::time::Instant::now();
     let sentences: std::sync::Arc<dyn kino::TextEncoder> = match state.models.sentence_encoder() {
         Some(encoder) => encoder.clone(),
@@ -198,7 +209,16 @@ fn analyse(
         ..Default::default()
     };
     let (mut next_report, mut last_lease) = (0.0, std::time::Instant::now());
-    let analysed = kino_media::analyze(video, &options, &state.models, |done, total| {
+    let fast = |early: &Signals| {
+        // The fast channels are served while speech is transcribed.
+        if let Err(e) = state.put_fast_signals(job.org, &job.item_id, early.clone()) {
+            tracing::error!(error = %e, "cannot store the fast pass of an analysis");
+        } else {
+            tracing::info!(item = %item.id, "fast channels stored; transcribing speech");
+        }
+    };
+    let never = std::sync::atomic::AtomicBool::new(false);
+    let progress = |done: f64, total: f64| {
         if total <= 0.0 {
             return;
         }
@@ -213,7 +233,15 @@ fn analyse(
                 tracing::warn!(error = %e, "cannot extend the lease of a long analysis");
             }
         }
-    });
+    };
+    let analysed = kino_media::analyze_staged(video, &options, &state.models, progress, &never, fast);
+    // The final signals are stored before the analysis is marked finished, so a job that waits
+    // for them never finds a fast pass with no analysis running (and analyses again).
+    if let Ok(s) = &analysed
+        && let Err(e) = state.put_signals(job.org, &job.item_id, s.clone())
+    {
+        tracing::error!(error = %e, "cannot store analysed signals");
+    }
     {
         let mut analysing = state.analysing.write().unwrap_or_else(|e| e.into_inner());
         analysing.remove(&key);
@@ -222,12 +250,7 @@ fn analyse(
         }
     }
     match analysed {
-        Ok(s) => {
-            if let Err(e) = state.put_signals(job.org, &job.item_id, s.clone()) {
-                tracing::error!(error = %e, "cannot store analysed signals");
-            }
-            Ok(s)
-        }
+        Ok(s) => Ok(s),
         Err(e) => {
             let uri = item.body["asset_info"]["file_uri"].as_str().unwrap_or_default();
             tracing::warn!(item = %item.id, video = %video.display(), error = %e, "media analysis failed");

@@ -681,7 +681,7 @@ async fn requests_that_race_a_running_job_are_not_lost() {
     t.call("POST", &task("m1", "profanity"), None).await;
     let job = t.state.store.claim_job().unwrap().unwrap();
     t.signals("m1", 3).await;
-    t.state.store.park_job(&job).unwrap();
+    t.state.store.park_job(&job, false).unwrap();
     assert_eq!(t.state.store.job_state(job.org, "m1", "profanity", "1.0.0").unwrap(), Some(JobState::Pending));
     t.process();
     assert_eq!(t.call("GET", &task("m1", "profanity"), None).await.1["status"], "ready");
@@ -973,4 +973,97 @@ async fn rate_limit_is_exact_under_concurrency() {
         }
     }
     assert_eq!((ok, limited), (7, 33));
+}
+
+#[tokio::test]
+async fn a_fast_pass_serves_the_fast_products_while_speech_is_transcribed() {
+    let t = test_app();
+    let (org, _) = t.state.store.ensure_org("acme").unwrap();
+    t.movie("m1").await;
+    for product in ["emotions", "profanity", "content_summary"] {
+        assert_eq!(t.call("POST", &task("m1", product), None).await.0, StatusCode::OK);
+    }
+    // The fast pass of an analysis in flight: everything but what speech recognition produces.
+    let mut o = kino::synth::SynthOptions::new("m1", 600.0, 1.0, 5);
+    o.scene_embeddings = true;
+    let full = kino::synth::generate(&o);
+    let mut fast = full.clone();
+    fast.transcript = None;
+    fast.profanity = None;
+    fast.timelines.profanity = vec![0.0; fast.timelines.profanity.len()];
+    let stage = ["transcript", "profanity", "timelines.profanity"];
+    fast.analysis = Some(kino::signals::Analysis {
+        analyzer: "test".into(),
+        measured: kino::signals::ANALYSIS_CHANNELS
+            .iter()
+            .filter(|c| !stage.contains(c))
+            .map(|c| c.to_string())
+            .collect(),
+        absent: stage.iter().map(|c| c.to_string()).collect(),
+        models: Default::default(),
+        reasons: stage.iter().map(|c| (c.to_string(), kino_media::PENDING_TRANSCRIPTION.to_string())).collect(),
+    });
+    t.state.analysing.write().unwrap().insert((org, "m1".into()), 0.6);
+    t.state.put_fast_signals(org, "m1", fast).unwrap();
+    t.process();
+    assert_eq!(t.call("GET", &task("m1", "emotions"), None).await.1["status"], "ready");
+    for product in ["profanity", "content_summary"] {
+        let (_, st) = t.call("GET", &task("m1", product), None).await;
+        assert_eq!(st["status"], "pending", "{product} waits for the transcript: {st}");
+        assert!(st["error"].as_str().unwrap().starts_with("transcribing speech"), "{st}");
+        assert_eq!(t.state.store.job_state(org, "m1", product, "1.0.0").unwrap(), Some(JobState::Waiting));
+    }
+    // Previews answer on the fast channels; a profanity filter is refused until it is measured.
+    assert_eq!(t.call("GET", "/results/jitpreviews/v2/m1?catalog=acme", None).await.0, StatusCode::OK);
+    let (s, err) = t.call("GET", "/results/jitpreviews/v2/m1?catalog=acme&max_profanity=0.5", None).await;
+    assert_eq!(
+        (s, err["detail"][0]["loc"].clone()),
+        (StatusCode::UNPROCESSABLE_ENTITY, json!(["query", "max_profanity"]))
+    );
+    assert!(err["detail"][0]["msg"].as_str().unwrap().contains("pending"), "{err}");
+
+    // The final signals release the waiting jobs (stored before the analysis is marked finished).
+    t.state.put_signals(org, "m1", full).unwrap();
+    t.state.analysing.write().unwrap().remove(&(org, "m1".into()));
+    t.process();
+    assert_eq!(t.call("GET", &task("m1", "profanity"), None).await.1["status"], "ready");
+    let (s, _) = t.call("GET", "/results/jitpreviews/v2/m1?catalog=acme&max_profanity=0.5", None).await;
+    assert_eq!(s, StatusCode::OK);
+}
+
+#[tokio::test]
+async fn a_fast_pass_left_by_a_crash_is_not_served_as_final() {
+    let dir = tempfile::tempdir().unwrap();
+    let (key, org);
+    {
+        let state = open(dir.path());
+        key = org_with_key(&state, "acme");
+        org = state.store.ensure_org("acme").unwrap().0;
+        let t = TestApp { state, key: key.clone(), _dir: tempfile::tempdir().unwrap() };
+        t.movie("m1").await;
+        t.call("POST", &task("m1", "profanity"), None).await;
+        // The analysing job stored its fast pass and the process died during transcription.
+        let job = t.state.store.claim_job().unwrap().unwrap();
+        let mut fast = kino::synth::demo_signals("m1", 300.0, 1.0, 2);
+        fast.analysis = Some(kino::signals::Analysis {
+            analyzer: "test".into(),
+            measured: Vec::new(),
+            absent: vec!["profanity".into(), "timelines.profanity".into()],
+            models: Default::default(),
+            reasons: Default::default(),
+        });
+        t.state.put_fast_signals(org, "m1", fast).unwrap();
+        assert_eq!(job.product, "profanity");
+    }
+    let state = open(dir.path());
+    state.store.requeue_running().unwrap();
+    let t = TestApp { state, key, _dir: dir };
+    // No analysis runs here and the item's media is not local: the job does not compute from the
+    // fast pass; it waits for final signals.
+    t.process();
+    assert_eq!(t.state.store.job_state(org, "m1", "profanity", "1.0.0").unwrap(), Some(JobState::Waiting));
+    assert_eq!(t.call("GET", &task("m1", "profanity"), None).await.1["status"], "pending");
+    t.signals("m1", 9).await;
+    t.process();
+    assert_eq!(t.call("GET", &task("m1", "profanity"), None).await.1["status"], "ready");
 }

@@ -115,6 +115,11 @@ async fn the_service_runs_its_models_and_names_them() {
     let s1 = state.clone();
     tokio::task::spawn_blocking(move || while worker::run_one(&s1) {}).await.unwrap();
     assert!(video.exists());
+    // The fast pass stored during transcription was replaced by the final signals.
+    assert!(!state.store.signals_partial(org, "talk").unwrap());
+    let stored = state.prepared(org, "talk").unwrap().unwrap();
+    let reasons = &stored.signals().analysis.as_ref().unwrap().reasons;
+    assert!(!reasons.values().any(|r| r == kino_media::PENDING_TRANSCRIPTION), "{reasons:?}");
 
     // The results name the models that produced them.
     let (s, scenes) =

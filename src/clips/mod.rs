@@ -49,6 +49,37 @@ pub fn select(p: &Prepared, q: &ClipQuery, query_embedding: Option<&[f32]>) -> R
     Ok(clips)
 }
 
+/// A content filter (nudity, blood/gore, profanity) on a channel that the item's analysis lists
+/// as absent would pass every clip on zeros that measure nothing: it is refused, naming the
+/// parameter and why the channel is absent (a model not installed, or speech recognition still
+/// to come). Filters left at their defaults are not in use and are never refused.
+fn refuse_unmeasured_filters(p: &Prepared, q: &ClipQuery) -> Result<()> {
+    let Some(analysis) = &p.signals().analysis else { return Ok(()) };
+    let filters = [
+        ("timelines.nudity", ("min_nudity", q.min_nudity), ("max_nudity", q.max_nudity)),
+        ("timelines.blood_gore", ("min_blood_gore", q.min_blood_gore), ("max_blood_gore", q.max_blood_gore)),
+        ("timelines.profanity", ("min_profanity", q.min_profanity), ("max_profanity", q.max_profanity)),
+    ];
+    for (channel, (min_name, min), (max_name, max)) in filters {
+        if !analysis.absent.iter().any(|c| c == channel) {
+            continue;
+        }
+        let param = if min > 0.0 {
+            min_name
+        } else if max < 1.0 {
+            max_name
+        } else {
+            continue;
+        };
+        let why = analysis.reasons.get(channel).map(|r| format!(" ({r})")).unwrap_or_default();
+        return Err(Error::InvalidParameter {
+            param,
+            rule: format!("filters on {channel}, which this item's analysis did not measure{why}; leave it unset"),
+        });
+    }
+    Ok(())
+}
+
 /// A selected clip with the grid candidate it grew from, for explaining a choice.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TracedClip {
@@ -74,6 +105,7 @@ pub fn select_traced(p: &Prepared, q: &ClipQuery, query_embedding: Option<&[f32]
 /// The selection itself: each clip with its candidate, times and scores not yet rounded.
 fn select_exact(p: &Prepared, q: &ClipQuery, query_embedding: Option<&[f32]>) -> Result<Vec<((f64, f64), Clip)>> {
     q.validate()?;
+    refuse_unmeasured_filters(p, q)?;
     let scenes = scene_scores(p, q, query_embedding)?;
     if q.aspect_ratio == AspectRatio::Vertical9x16 && p.signals().vertical.is_none() {
         return Err(Error::MissingSignal { field: "vertical", needed_by: "aspect_ratio=9:16" });

@@ -330,3 +330,31 @@ fn select_many_matches_one_by_one() {
         assert_eq!(got.unwrap(), select(p, &q, None).unwrap());
     }
 }
+
+#[test]
+fn a_filter_on_an_unmeasured_channel_is_refused_by_name() {
+    let mut s = flat_signals(&peaked(100, 50));
+    s.analysis = Some(kino::signals::Analysis {
+        analyzer: "test".into(),
+        measured: vec!["timelines.nudity".into()],
+        absent: vec!["timelines.profanity".into(), "timelines.blood_gore".into()],
+        models: Default::default(),
+        reasons: [("timelines.profanity".to_string(), "pending: speech recognition".to_string())].into(),
+    });
+    let p = prepared(s);
+    let refused = |extra: &str| match select(&p, &query(&format!("{OPEN}&clip_length=10&{extra}")), None) {
+        Err(Error::InvalidParameter { param, rule }) => Some((param, rule)),
+        Ok(_) => None,
+        Err(e) => panic!("{extra}: {e}"),
+    };
+    let (param, rule) = refused("max_profanity=0.2").expect("refused");
+    assert_eq!(param, "max_profanity");
+    assert!(rule.contains("timelines.profanity") && rule.contains("pending: speech recognition"), "{rule}");
+    assert_eq!(refused("min_blood_gore=0.1").map(|r| r.0), Some("min_blood_gore"));
+    // Measured channels filter, and unused filters (their defaults) are never refused.
+    assert_eq!(refused("max_nudity=0.2"), None);
+    assert_eq!(refused("max_profanity=1&min_profanity=0"), None);
+    // A document without provenance is taken as measured (customer-supplied signals).
+    let bare = prepared(flat_signals(&peaked(100, 50)));
+    assert!(select(&bare, &query(&format!("{OPEN}&clip_length=10&max_profanity=0.2")), None).is_ok());
+}

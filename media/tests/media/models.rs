@@ -3,7 +3,7 @@
 //! models, a failure when `KINO_REQUIRE_MODELS` is set (as in `scripts/test.sh`).
 
 use kino::TextEncoder;
-use kino_media::{AnalyzeOptions, analyze};
+use kino_media::{AnalyzeOptions, analyze, analyze_staged};
 
 use crate::speech::placed_speech;
 use crate::support::*;
@@ -399,8 +399,29 @@ fn speech_is_transcribed_and_profanity_found_with_its_times() {
     args.extend(["-filter_complex", &graph, "-map", "[v]", "-map", "[a]", "-c:v", "libx264", "-preset", "ultrafast"]);
     args.extend(["-c:a", "aac", "-b:a", "128k", "-t", "20", out.to_str().unwrap()]);
     ffmpeg(&args);
-    let mut last_progress = (0.0, 0.0);
-    let doc = analyze(&out, &AnalyzeOptions::default(), models, |d, t| last_progress = (d, t)).unwrap();
+    let last_progress = std::cell::Cell::new((0.0, 0.0));
+    let (mut early, never) = (None, std::sync::atomic::AtomicBool::new(false));
+    let doc = analyze_staged(
+        &out,
+        &AnalyzeOptions::default(),
+        models,
+        |d, t| last_progress.set((d, t)),
+        &never,
+        |fast| early = Some((fast.clone(), last_progress.get())),
+    )
+    .unwrap();
+    // The fast pass came first, before any speech was transcribed: a valid document whose speech
+    // stage is pending, with everything else as in the final one.
+    let (fast, progress_then) = early.expect("the fast pass is handed over");
+    fast.validate().unwrap();
+    assert!(progress_then.0 <= doc.duration + 1e-9, "{progress_then:?}");
+    assert!(fast.transcript.is_none() && fast.profanity.is_none() && fast.scene_embeddings.is_none());
+    let fast_analysis = fast.analysis.as_ref().unwrap();
+    for channel in kino_media::SPEECH_STAGE_CHANNELS {
+        assert!(fast_analysis.absent.iter().any(|c| c == channel), "{channel} absent from the fast pass");
+        assert_eq!(fast_analysis.reasons[*channel], kino_media::PENDING_TRANSCRIPTION);
+    }
+    assert_eq!((&fast.shots, &fast.speech, &fast.tags), (&doc.shots, &doc.speech, &doc.tags));
     let transcript = doc.transcript.as_ref().expect("a transcript");
     let text: String = transcript.segments.iter().map(|s| s.text.to_lowercase()).collect::<Vec<_>>().join(" ");
     eprintln!("transcript ({}): {text}", transcript.language);
@@ -429,6 +450,7 @@ fn speech_is_transcribed_and_profanity_found_with_its_times() {
         assert!(analysis.models[channel].starts_with("whisper-base"), "{:?}", analysis.models);
     }
     // Progress went on through the transcription, to the end.
+    let last_progress = last_progress.get();
     assert!(last_progress.0 >= last_progress.1 - 1e-9 && last_progress.1 >= doc.duration, "{last_progress:?}");
     // Without models, the channels say why they are absent.
     let bare = analyze(&out, &AnalyzeOptions::default(), &none(), |_, _| {}).unwrap();

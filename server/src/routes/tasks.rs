@@ -59,6 +59,9 @@ fn status_of(
     let Some(task) = store.task(org, id, product, version)? else { return Ok(None) };
     let job = store.job_state(org, id, product, version)?;
     let error = match (job, state.analysis_progress(org, id)) {
+        (Some(_), Some(done)) if store.signals_partial(org, id)? => {
+            format!("transcribing speech (the fast channels are ready): the analysis is {:.0}% done", 100.0 * done)
+        }
         (Some(_), Some(done)) => format!("analysing the media file: {:.0}% done", 100.0 * done),
         (Some(JobState::Waiting), None) => {
             "waiting for the item's signals (PUT /analysis/v1/item/{item_type}/{id})".to_string()

@@ -35,6 +35,8 @@ CREATE TABLE IF NOT EXISTS signals (
     item_id TEXT NOT NULL,
     body BLOB NOT NULL,
     updated_at TEXT NOT NULL,
+    -- 1 while the body is a media analysis's fast pass (speech recognition still to come).
+    partial INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (org_id, item_id)
 );
 CREATE TABLE IF NOT EXISTS tasks (

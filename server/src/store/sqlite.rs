@@ -40,6 +40,9 @@ fn migrate(conn: &Connection) -> rusqlite::Result<()> {
     if !has("results", "models")? {
         conn.execute_batch("ALTER TABLE results ADD COLUMN models TEXT NOT NULL DEFAULT ''")?;
     }
+    if !has("signals", "partial")? {
+        conn.execute_batch("ALTER TABLE signals ADD COLUMN partial INTEGER NOT NULL DEFAULT 0")?;
+    }
     if !has("generations", "request")? {
         conn.execute_batch(
             "ALTER TABLE generations ADD COLUMN request TEXT;
@@ -342,20 +345,36 @@ impl Store {
 
     // ---- signals ----
 
-    /// Stores an item's signals (binary form) and releases its jobs that waited for them.
-    pub fn put_signals(&self, org: OrgId, item_id: &str, binary: &[u8]) -> StoreResult<()> {
+    /// Stores an item's signals (binary form; `partial`: a media analysis's fast pass, speech
+    /// recognition still to come) and releases its jobs that waited for them.
+    pub fn put_signals(&self, org: OrgId, item_id: &str, binary: &[u8], partial: bool) -> StoreResult<()> {
         self.with(|c| {
             let tx = c.transaction()?;
             tx.execute(
-                "INSERT INTO signals (org_id, item_id, body, updated_at) VALUES (?1, ?2, ?3, ?4)
-                 ON CONFLICT (org_id, item_id) DO UPDATE SET body = excluded.body, updated_at = excluded.updated_at",
-                params![org.0, item_id, binary, now()],
+                "INSERT INTO signals (org_id, item_id, body, updated_at, partial) VALUES (?1, ?2, ?3, ?4, ?5)
+                 ON CONFLICT (org_id, item_id) DO UPDATE SET body = excluded.body, updated_at = excluded.updated_at,
+                 partial = excluded.partial",
+                params![org.0, item_id, binary, now(), partial],
             )?;
             tx.execute(
                 "UPDATE jobs SET state = 'pending' WHERE org_id = ?1 AND item_id = ?2 AND state = 'waiting'",
                 params![org.0, item_id],
             )?;
             tx.commit()
+        })
+    }
+
+    /// Whether an item's stored signals are a media analysis's fast pass, speech recognition
+    /// still to come (false without signals).
+    pub fn signals_partial(&self, org: OrgId, item_id: &str) -> StoreResult<bool> {
+        self.with(|c| {
+            c.query_row(
+                "SELECT partial FROM signals WHERE org_id = ?1 AND item_id = ?2",
+                params![org.0, item_id],
+                |r| r.get(0),
+            )
+            .optional()
+            .map(|p| p.unwrap_or(false))
         })
     }
 
@@ -583,16 +602,18 @@ impl Store {
         })
     }
 
-    /// Parks a job until the item's signals arrive; when they arrived meanwhile (or reprocessing
-    /// was requested), the job goes back to the queue instead, so no wake-up is lost.
-    pub fn park_job(&self, job: &Job) -> StoreResult<()> {
+    /// Parks a job until the item's signals arrive (with `needs_final`, final signals: not a fast
+    /// pass); when they arrived meanwhile (or reprocessing was requested), the job goes back to
+    /// the queue instead, so no wake-up is lost.
+    pub fn park_job(&self, job: &Job, needs_final: bool) -> StoreResult<()> {
         self.with(|c| {
             c.execute(
                 "UPDATE jobs SET lease_until = NULL, state = CASE
-                     WHEN state = 'rerun' OR EXISTS (SELECT 1 FROM signals WHERE org_id = ?1 AND item_id = ?2)
+                     WHEN state = 'rerun' OR EXISTS (SELECT 1 FROM signals WHERE org_id = ?1 AND item_id = ?2
+                         AND (partial = 0 OR NOT ?5))
                      THEN 'pending' ELSE 'waiting' END
                  WHERE org_id = ?1 AND item_id = ?2 AND product = ?3 AND version = ?4",
-                params![job.org.0, job.item_id, job.product, job.version],
+                params![job.org.0, job.item_id, job.product, job.version, needs_final],
             )?;
             Ok(())
         })
@@ -666,10 +687,21 @@ impl Store {
         })
     }
 
-    /// Returns jobs left running by a crashed or stopped process to the queue.
+    /// Returns jobs left running by a crashed or stopped process to the queue, and the jobs that
+    /// wait for the final signals of an item whose analysis stopped after its fast pass (one of
+    /// them analyses the media again).
     pub fn requeue_running(&self) -> StoreResult<usize> {
         self.with(|c| {
-            c.execute("UPDATE jobs SET state = 'pending', lease_until = NULL WHERE state IN ('running', 'rerun')", [])
+            let tx = c.transaction()?;
+            let running = tx
+                .execute("UPDATE jobs SET state = 'pending', lease_until = NULL WHERE state IN ('running', 'rerun')", [])?;
+            let waiting = tx.execute(
+                "UPDATE jobs SET state = 'pending' WHERE state = 'waiting' AND EXISTS
+                     (SELECT 1 FROM signals s WHERE s.org_id = jobs.org_id AND s.item_id = jobs.item_id AND s.partial = 1)",
+                [],
+            )?;
+            tx.commit()?;
+            Ok(running + waiting)
         })
     }
 
