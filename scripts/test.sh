@@ -51,6 +51,9 @@ if [ -x scripts/test-python.sh ]; then
   scripts/test-python.sh
 fi
 
+echo "== Duplicate search on real media (audio fingerprints of re-encoded, scaled, cropped, trimmed and cut copies)"
+.venv/bin/python scripts/fingerprint-accuracy.py "$(scripts/fetch-test-media.sh | tail -n 1)"
+
 echo "== API fuzzing (schemathesis against /openapi.json: no 5xx, answers match the document, every operation reaches 2xx)"
 scripts/fuzz-api.sh
 

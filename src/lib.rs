@@ -35,6 +35,7 @@ pub mod adbreaks;
 pub mod clips;
 pub mod emotions;
 mod error;
+pub mod fingerprint;
 pub mod lexicon;
 pub mod profanity;
 pub mod report;

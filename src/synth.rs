@@ -375,6 +375,7 @@ pub fn generate(o: &SynthOptions) -> Signals {
         analysis: None,
         text: None,
         transcript: None,
+        audio_fingerprint: None,
     }
 }
 

@@ -19,9 +19,12 @@
 //! scores of the choice are rounded as reported ([`crate::report`]).
 
 use serde::Serialize;
+use serde_json::json;
 
+use crate::clips::{ClipQuery, ParameterKind, ParameterSpec};
+use crate::error::{Error, IssueKind, QueryIssue, Result};
 use crate::report;
-use crate::signals::Signals;
+use crate::signals::{Prepared, Signals};
 
 /// The thresholds of the frame-choice rule.
 #[derive(Debug, Clone, PartialEq)]
@@ -55,6 +58,7 @@ impl Default for FrameRule {
 
 /// The chosen frame and the scores that justified it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct FrameChoice {
     /// Seconds.
     pub time: f64,
@@ -74,6 +78,7 @@ pub struct FrameChoice {
     pub shot_distance: Option<f64>,
     /// Rules that had to be relaxed to find a frame (`main_character`, `shot_margin`,
     /// `brightness`, `safety`), empty when the frame meets them all.
+    #[cfg_attr(feature = "openapi", schema(value_type = Vec<String>))]
     pub relaxed: Vec<&'static str>,
 }
 
@@ -186,6 +191,171 @@ fn nearest(sorted: &[f64], t: f64) -> Option<f64> {
     }
 }
 
+/// The parameters of a just-in-time thumbnails request: the clip search's ([`ClipQuery`]: the
+/// best clips, with every filter, the character preference and 9:16) and the frame rule's own,
+/// `shot_margin` and `main_character`. Each thumbnail is the frame the rule chooses inside one of
+/// the selected clips. The rule's brightness and safety thresholds are the defaults of
+/// [`FrameRule`], narrowed by the query's `min_brightness`/`max_brightness` and
+/// `max_nudity`/`max_blood_gore` when those are stricter.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ThumbnailQuery {
+    /// Which clips to choose frames in.
+    pub clips: ClipQuery,
+    /// The frame rule.
+    pub rule: FrameRule,
+}
+
+/// Largest accepted `shot_margin`, seconds.
+pub const MAX_SHOT_MARGIN: f64 = 10.0;
+
+impl ThumbnailQuery {
+    /// The parameters a thumbnails request adds to [`ClipQuery::PARAMETERS`], with their meaning.
+    pub const PARAMETERS: [(&'static str, &'static str); 2] = [
+        ("shot_margin", "Seconds a frame keeps from every cut (default 0.5; 0 to 10)."),
+        (
+            "main_character",
+            "Whether the main character must be on screen when the item knows its characters (default true).",
+        ),
+    ];
+
+    /// Every parameter with its type, range, default and meaning: the clip search's
+    /// ([`ClipQuery::parameter_specs`]), then the frame rule's.
+    pub fn parameter_specs() -> Vec<ParameterSpec> {
+        let mut specs = ClipQuery::parameter_specs();
+        let rule = FrameRule::default();
+        let [(margin, margin_meaning), (main, main_meaning)] = Self::PARAMETERS;
+        specs.push(ParameterSpec {
+            name: margin,
+            description: margin_meaning.to_string(),
+            kind: ParameterKind::Number { minimum: 0.0, maximum: Some(MAX_SHOT_MARGIN) },
+            default: Some(json!(rule.shot_margin)),
+            since_version: None,
+            deprecated: false,
+        });
+        specs.push(ParameterSpec {
+            name: main,
+            description: main_meaning.to_string(),
+            kind: ParameterKind::Boolean,
+            default: Some(json!(rule.main_character)),
+            since_version: None,
+            deprecated: false,
+        });
+        specs
+    }
+
+    /// Parses query-string pairs as [`ClipQuery::from_pairs`] does (unknown keys ignored, the last
+    /// of a repeated key wins, every problem reported at once).
+    pub fn from_pairs<I, K, V>(pairs: I) -> Result<ThumbnailQuery>
+    where
+        I: IntoIterator<Item = (K, V)>,
+        K: AsRef<str>,
+        V: AsRef<str>,
+    {
+        let pairs: Vec<(String, String)> =
+            pairs.into_iter().map(|(k, v)| (k.as_ref().to_string(), v.as_ref().to_string())).collect();
+        let mut issues = Vec::new();
+        let clips = match ClipQuery::from_pairs(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str()))) {
+            Ok(q) => Some(q),
+            Err(Error::InvalidQuery { issues: found }) => {
+                issues.extend(found);
+                None
+            }
+            Err(e) => return Err(e),
+        };
+        let last = |name: &str| pairs.iter().rev().find(|(k, _)| k == name).map(|(_, v)| v.as_str());
+        let mut rule = FrameRule::default();
+        if let Some(v) = last("shot_margin") {
+            match v.trim().parse::<f64>() {
+                Ok(m) if (0.0..=MAX_SHOT_MARGIN).contains(&m) => rule.shot_margin = m,
+                Ok(m) if m.is_finite() => issues.push(QueryIssue {
+                    param: "shot_margin".into(),
+                    kind: if m < 0.0 { IssueKind::GreaterThanEqual } else { IssueKind::LessThanEqual },
+                    message: if m < 0.0 {
+                        "Input should be greater than or equal to 0".into()
+                    } else {
+                        format!("Input should be less than or equal to {MAX_SHOT_MARGIN}")
+                    },
+                    input: Some(v.into()),
+                    ctx: if m < 0.0 { json!({"ge": 0.0}) } else { json!({"le": MAX_SHOT_MARGIN}) },
+                }),
+                _ => issues.push(QueryIssue {
+                    param: "shot_margin".into(),
+                    kind: IssueKind::FloatParsing,
+                    message: "Input should be a valid finite number".into(),
+                    input: Some(v.into()),
+                    ctx: serde_json::Value::Null,
+                }),
+            }
+        }
+        if let Some(v) = last("main_character") {
+            match v.trim().to_ascii_lowercase().as_str() {
+                "true" | "1" | "yes" | "on" | "t" | "y" => rule.main_character = true,
+                "false" | "0" | "no" | "off" | "f" | "n" => rule.main_character = false,
+                _ => issues.push(QueryIssue {
+                    param: "main_character".into(),
+                    kind: IssueKind::BoolParsing,
+                    message: "Input should be a valid boolean, unable to interpret input".into(),
+                    input: Some(v.into()),
+                    ctx: serde_json::Value::Null,
+                }),
+            }
+        }
+        match clips {
+            Some(clips) if issues.is_empty() => Ok(ThumbnailQuery::new(clips, rule)),
+            _ => Err(Error::InvalidQuery { issues }),
+        }
+    }
+
+    /// A query from a clip query and a frame rule, the rule narrowed by the clip query's stricter
+    /// brightness and safety bounds.
+    pub fn new(clips: ClipQuery, mut rule: FrameRule) -> ThumbnailQuery {
+        rule.min_brightness = rule.min_brightness.max(clips.min_brightness);
+        rule.max_brightness = rule.max_brightness.min(clips.max_brightness);
+        rule.max_nudity = rule.max_nudity.min(clips.max_nudity);
+        rule.max_blood_gore = rule.max_blood_gore.min(clips.max_blood_gore);
+        ThumbnailQuery { clips, rule }
+    }
+}
+
+/// One just-in-time thumbnail: the frame chosen inside one of the best clips.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct JitThumbnail {
+    /// Rank of the clip it was chosen in, from 0 (the clip search's `clip_index`).
+    pub clip_index: usize,
+    /// Start of that clip, seconds.
+    pub clip_start_time: f64,
+    /// End of that clip, seconds.
+    pub clip_stop_time: f64,
+    /// The frame and the scores that justified it.
+    #[serde(flatten)]
+    pub frame: FrameChoice,
+}
+
+/// Just-in-time thumbnails of one item: the best clips by `query.clips`
+/// ([`crate::select`]), then in each the frame [`choose_frame`] picks by `query.rule`. A clip in
+/// which no frame can be chosen (an empty span) gives none. `query_embedding` is the text
+/// embedding of `search_query`, as for [`crate::select`].
+pub fn jit_thumbnails(
+    p: &Prepared,
+    query: &ThumbnailQuery,
+    query_embedding: Option<&[f32]>,
+) -> Result<Vec<JitThumbnail>> {
+    let clips = crate::select(p, &query.clips, query_embedding)?;
+    Ok(clips
+        .iter()
+        .filter_map(|c| {
+            let frame = choose_frame(p.signals(), c.start_time, c.stop_time, &query.rule)?;
+            Some(JitThumbnail {
+                clip_index: c.clip_index,
+                clip_start_time: c.start_time,
+                clip_stop_time: c.stop_time,
+                frame,
+            })
+        })
+        .collect())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -232,5 +402,47 @@ mod tests {
         assert!(choose_frame(&s, f64::NAN, 50.0, &FrameRule::default()).is_none());
         s.timelines.nudity.clear();
         assert!(choose_frame(&s, 20.0, 30.0, &FrameRule::default()).is_some(), "unvalidated documents never panic");
+    }
+    #[test]
+    fn jit_thumbnails_choose_a_frame_inside_each_selected_clip() {
+        let p = Prepared::new(crate::synth::demo_signals("t", 1800.0, 1.0, 7)).unwrap();
+        let q = ThumbnailQuery::from_pairs([
+            ("number_of_top_candidates", "4"),
+            ("clip_length", "20"),
+            ("shot_margin", "0.25"),
+        ])
+        .unwrap();
+        assert_eq!(q.rule.shot_margin, 0.25);
+        let clips = crate::select(&p, &q.clips, None).unwrap();
+        let thumbs = jit_thumbnails(&p, &q, None).unwrap();
+        assert_eq!(thumbs.len(), clips.len());
+        for (t, c) in thumbs.iter().zip(&clips) {
+            assert_eq!((t.clip_index, t.clip_start_time, t.clip_stop_time), (c.clip_index, c.start_time, c.stop_time));
+            assert!(c.start_time <= t.frame.time && t.frame.time < c.stop_time, "{t:?} inside {c:?}");
+            assert_eq!(Some(&t.frame), choose_frame(p.signals(), c.start_time, c.stop_time, &q.rule).as_ref());
+        }
+        // The clip query's stricter bounds narrow the frame rule; looser ones do not widen it.
+        let strict = ThumbnailQuery::from_pairs([("max_brightness", "0.6"), ("min_brightness", "0.05")]).unwrap();
+        assert_eq!((strict.rule.min_brightness, strict.rule.max_brightness), (0.15, 0.6));
+    }
+
+    #[test]
+    fn thumbnail_parameters_are_validated_by_name() {
+        let issues = match ThumbnailQuery::from_pairs([
+            ("shot_margin", "11"),
+            ("main_character", "perhaps"),
+            ("clip_length", "x"),
+        ]) {
+            Err(Error::InvalidQuery { issues }) => issues,
+            other => panic!("{other:?}"),
+        };
+        let params: Vec<&str> = issues.iter().map(|i| i.param.as_str()).collect();
+        assert_eq!(params, ["clip_length", "shot_margin", "main_character"]);
+        assert_eq!(issues[1].kind, IssueKind::LessThanEqual);
+        for bad in ["-1", "nan", "inf", ""] {
+            assert!(ThumbnailQuery::from_pairs([("shot_margin", bad)]).is_err(), "{bad}");
+        }
+        let q = ThumbnailQuery::from_pairs([("main_character", "false"), ("shot_margin", "0")]).unwrap();
+        assert!(!q.rule.main_character && q.rule.shot_margin == 0.0);
     }
 }

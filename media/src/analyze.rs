@@ -8,7 +8,9 @@ use std::time::Duration;
 
 use std::collections::BTreeMap;
 
-use kino::signals::{Analysis, FORMAT, MAX_SAMPLES, Timelines as DocTimelines, Vertical, sample_count};
+use kino::signals::{
+    Analysis, AudioFingerprint, FORMAT, MAX_SAMPLES, Timelines as DocTimelines, Vertical, sample_count,
+};
 use kino::{Signals, TextEncoder, report};
 use kino_models::{SileroVad, SoundEvents, SoundTagger, TranscribeOptions};
 
@@ -28,7 +30,7 @@ use crate::vision;
 
 /// The channels `analyze` measures itself (see `kino::signals::ANALYSIS_CHANNELS`).
 pub const MEASURED_CHANNELS: &[&str] =
-    &["shots", "scenes", "speech", "timelines.brightness", "timelines.relevance", "vertical"];
+    &["shots", "scenes", "speech", "timelines.brightness", "timelines.relevance", "vertical", "audio_fingerprint"];
 
 /// The channels the speech recogniser changes: the transcript, profanity from it, and the scene
 /// and item embeddings (scene descriptions quote the dialogue). [`analyze_staged`] hands over a
@@ -299,10 +301,12 @@ pub fn analyze_staged(
             rule: "must hold decodable video frames".into(),
         });
     }
-    let (speech, loudness, sounds, kept) = match audio {
+    let (speech, loudness, sounds, kept, mut fingerprint) = match audio {
         Some(handle) => handle.join(path, duration, interrupted)?,
-        None => (Vec::new(), vec![-100.0; n], None, None),
+        None => (Vec::new(), vec![-100.0; n], None, None, AudioFingerprint { hop: 0.1, hashes: Vec::new() }),
     };
+    // A decoder may deliver a few samples past the container's duration.
+    fingerprint.hashes.truncate((duration / fingerprint.hop).floor() as usize + 1);
 
     // Times on the millisecond grid every result is reported on (`kino::report`), so clips that
     // snap to these cuts and avoid this speech report exactly the times the rules were checked on.
@@ -346,6 +350,7 @@ pub fn analyze_staged(
         analysis: None,
         text: None,
         transcript: None,
+        audio_fingerprint: Some(fingerprint),
     };
     let mut measured: Vec<String> = MEASURED_CHANNELS.iter().map(|s| s.to_string()).collect();
     let mut model_of: BTreeMap<String, String> = BTreeMap::new();
@@ -681,7 +686,7 @@ pub fn transcribe(
     }
     let vad = models.vad().transpose().map_err(model_err)?;
     let job = spawn_audio(path, &AnalyzeOptions::default(), 1, vad, None, true)?;
-    let (speech, _, _, kept) = job.join(path, info.duration, &AtomicBool::new(false))?;
+    let (speech, _, _, kept, _) = job.join(path, info.duration, &AtomicBool::new(false))?;
     let samples = kept.unwrap_or_default();
     let regions: Vec<(f64, f64)> = speech.iter().map(|&[a, b]| (a, b)).collect();
     let options = TranscribeOptions { language: language.map(str::to_string) };
@@ -723,7 +728,7 @@ fn scene_facts(doc: &Signals, loudness: &[f64], has_audio: bool) -> Vec<SceneFac
 
 /// What the audio thread measures: speech intervals, loudness (dBFS) per timeline sample, and the
 /// sound events when the tagger ran, and the samples themselves when asked to keep them.
-type AudioResult = (Vec<[f64; 2]>, Vec<f64>, Option<SoundEvents>, Option<Vec<i16>>);
+type AudioResult = (Vec<[f64; 2]>, Vec<f64>, Option<SoundEvents>, Option<Vec<i16>>, AudioFingerprint);
 
 /// The audio side: a second ffmpeg process read on its own thread.
 #[derive(Debug)]
@@ -762,6 +767,7 @@ fn spawn_audio(
         let mut count: u64 = 0;
         let mut carry: Option<u8> = None;
         let mut kept: Option<Vec<i16>> = keep.then(Vec::new);
+        let mut hasher = crate::fingerprint::AudioHasher::new();
         loop {
             let got = stdout.read(&mut buf)?;
             if got == 0 {
@@ -796,6 +802,7 @@ fn spawn_audio(
             if let Some(tagger) = &mut tagger {
                 tagger.push(&samples32).map_err(std::io::Error::other)?;
             }
+            hasher.push(&samples32);
         }
         let loudness = energy.iter().map(|&(sum, k)| 10.0 * (sum / k.max(1) as f64 + 1e-10).log10()).collect();
         let speech = match (spectral, vad) {
@@ -804,7 +811,7 @@ fn spawn_audio(
             (None, None) => Vec::new(),
         };
         let sounds = tagger.map(|mut t| t.finish()).transpose().map_err(std::io::Error::other)?;
-        Ok((speech, loudness, sounds, kept))
+        Ok((speech, loudness, sounds, kept, hasher.finish()))
     });
     Ok(AudioJob { stream, thread })
 }
@@ -834,7 +841,7 @@ impl AudioJob {
         }
         let result = self.thread.join().map_err(|_| Error::io(path, std::io::Error::other("audio reader panicked")))?;
         self.stream.finish()?;
-        let (speech, loudness, sounds, kept) = result.map_err(|e| Error::io(path, e))?;
+        let (speech, loudness, sounds, kept, fingerprint) = result.map_err(|e| Error::io(path, e))?;
         let speech = speech
             .into_iter()
             .filter_map(|[a, b]| {
@@ -842,7 +849,7 @@ impl AudioJob {
                 (a < b).then_some([a, b])
             })
             .collect();
-        Ok((speech, loudness, sounds, kept))
+        Ok((speech, loudness, sounds, kept, fingerprint))
     }
 }
 

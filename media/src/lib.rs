@@ -21,6 +21,7 @@ mod analyze;
 pub mod embed;
 mod error;
 pub mod faces;
+pub mod fingerprint;
 pub mod frame;
 mod models;
 mod output;

@@ -173,19 +173,19 @@ impl SpeechDetector {
 
 /// An iterative radix-2 complex FFT of one power-of-two length.
 #[derive(Debug)]
-struct Fft {
+pub(crate) struct Fft {
     n: usize,
     cos: Vec<f64>,
     sin: Vec<f64>,
 }
 
 impl Fft {
-    fn new(n: usize) -> Fft {
+    pub(crate) fn new(n: usize) -> Fft {
         let (cos, sin) = (0..n / 2).map(|k| (-2.0 * PI * k as f64 / n as f64).sin_cos()).map(|(s, c)| (c, s)).unzip();
         Fft { n, cos, sin }
     }
 
-    fn run(&self, re: &mut [f64], im: &mut [f64]) {
+    pub(crate) fn run(&self, re: &mut [f64], im: &mut [f64]) {
         let n = self.n;
         let bits = n.trailing_zeros();
         for i in 0..n {

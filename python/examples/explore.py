@@ -65,6 +65,21 @@ for c in clips:
     print(f"{c['clip_index']:>2} {c['start_time']:>8.2f} {c['stop_time']:>8.2f} {c['relevance']:>9.3f} {c['clip_type']:<20} {keyword}")
 
 # %% [markdown]
+# ## Thumbnails in the best clips
+#
+# `select_thumbnails` takes the same parameters plus the frame rule's `shot_margin` and
+# `main_character`; each thumbnail is the frame the rule picks inside one clip, with the rules it
+# had to relax (none, when the frame is safe, well lit, away from cuts and on the main character).
+
+# %%
+thumbs = kino.select_thumbnails(signals, number_of_top_candidates=5, clip_length=30, max_nudity=0.5,
+                                minimum_clip_separation=120, shot_margin=1.0)
+for th in thumbs:
+    relaxed = ", ".join(th["relaxed"]) or "none"
+    print(f"clip {th['clip_index']}: frame at {th['time']:8.3f} s (#{th['frame']}), brightness {th['brightness']:.2f}, "
+          f"{th['shot_distance'] or 0:.1f} s from a cut, rules relaxed: {relaxed}")
+
+# %% [markdown]
 # ## Timelines with the selected clips shaded
 #
 # `Signals.timeline(name)` is a read-only numpy view of the document's own buffer (no copy).
@@ -375,6 +390,24 @@ if videos:
     print("saved", out / "analysis.png")
     for c in preview:
         print(f"  clip {c['clip_index']}: {c['start_time']:6.2f} - {c['stop_time']:6.2f}  relevance {c['relevance']:.3f}  type {c['clip_type']}")
+
+# %% [markdown]
+# ## The same film in another encode: audio fingerprints
+#
+# Every analysis writes the soundtrack's fingerprint (32-bit hashes every 0.1 s). A copy of the
+# video scaled down, cropped and re-encoded at another sample rate, 2.5 s shorter at the start,
+# is found as the same title at its offset; `fingerprint_profile` is the fingerprint+ product.
+
+# %%
+if videos:
+    copy = out / "copy.mp4"
+    subprocess.run(["ffmpeg", "-v", "error", "-nostdin", "-y", "-ss", "2.5", "-i", str(video), "-vf", "scale=320:-2,crop=iw*0.8:ih*0.8",
+                    "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", "-b:a", "64k", "-ar", "22050", str(copy)], check=True)
+    copied = kino.analyze(str(copy), models=False)
+    match = kino.compare_fingerprints(copied, analysed)
+    print(f"{len(analysed.audio_fingerprint['hashes'])} hashes; the copy: {match}")
+    profile = kino.fingerprint_profile(analysed)
+    print("fingerprint+ maps:", {k: profile[k] for k in ("mood", "keyword", "mood_tag", "language")})
 
 # %% [markdown]
 # ## Semantic search over the scenes of several titles

@@ -1,7 +1,7 @@
 """Type stubs of the native module ``kino._kino`` (re-exported by ``kino``)."""
 
 import os
-from typing import Any, Callable, Dict, List, Literal, Optional, Sequence, Tuple, TypedDict, Union, final
+from typing import Any, Callable, Dict, List, Literal, Mapping, Optional, Sequence, Tuple, TypedDict, Union, final
 
 import numpy as np
 import numpy.typing as npt
@@ -21,11 +21,15 @@ __all__ = [
     "models",
     "transcribe",
     "select_clips",
+    "select_thumbnails",
     "select_many",
     "clip_types",
     "emotion_windows",
     "profanity",
     "nudity",
+    "compare_fingerprints",
+    "duplicate_groups",
+    "fingerprint_profile",
     "scene_tags",
     "adbreaks",
     "contextual_adbreaks",
@@ -122,6 +126,9 @@ class Signals:
     @property
     def transcript(self) -> Optional[Dict[str, Any]]:
         """What is said (language, segments with words and times), or ``None``."""
+    @property
+    def audio_fingerprint(self) -> Optional[Dict[str, Any]]:
+        """The soundtrack's fingerprint (``hop``, ``hashes``), or ``None``."""
 
 @final
 class TextEncoder:
@@ -172,6 +179,15 @@ def models(models_dir: Union[str, os.PathLike[str], None] = None) -> List[_Model
 def nudity(signals: Signals, threshold: float = 0.5, merge_gap: float = 2.0) -> Dict[str, Any]:
     """The nudity product: the timeline, its segments at or above ``threshold``, maximum and mean."""
 
+def compare_fingerprints(a: Signals, b: Signals) -> Optional[Dict[str, Any]]:
+    """How two titles' soundtracks align: offset, bit error rate, overlap, similarity, same_title."""
+
+def duplicate_groups(titles: Mapping[str, Signals]) -> List[List[str]]:
+    """Groups of ids whose titles are the same film, largest first."""
+
+def fingerprint_profile(signals: Signals) -> Dict[str, Any]:
+    """The fingerprint+ product: the fingerprint and the mood, genre, keyword, mood_tag maps and language."""
+
 def adbreaks(
     signals: Signals, window: float = 5.0, separation: float = 1.0, skip_first: float = 1.0, skip_last: float = 1.0
 ) -> List[Dict[str, Any]]:
@@ -216,6 +232,14 @@ def select_clips(
     **params: _ParamValue,
 ) -> List[Dict[str, Any]]:
     """Preview clips for one item; every previews parameter by its interface name."""
+
+def select_thumbnails(
+    signals: Signals,
+    query_embedding: Optional[npt.NDArray[np.float32]] = None,
+    **params: _ParamValue,
+) -> List[Dict[str, Any]]:
+    """Thumbnails for one item: a frame in each of the best clips; the previews parameters and
+    ``shot_margin``, ``main_character``."""
 
 def select_many(
     items: Sequence[Signals],

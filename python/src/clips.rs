@@ -43,12 +43,17 @@ fn param_string(name: &str, value: &Bound<'_, PyAny>) -> PyResult<Option<String>
 
 /// Parses keyword arguments into a query, rejecting names the endpoint does not have.
 fn parse_query(py: Python<'_>, function: &str, params: &Option<Bound<'_, PyDict>>) -> PyResult<ClipQuery> {
+    ClipQuery::from_pairs(query_pairs(function, params, &[])?).py_err(py)
+}
+
+/// The query-string pairs of keyword arguments: the clip search's parameters and `extra` names.
+fn query_pairs(function: &str, params: &Option<Bound<'_, PyDict>>, extra: &[&str]) -> PyResult<Vec<(String, String)>> {
     let mut pairs = Vec::new();
     let mut unknown = Vec::new();
     if let Some(params) = params {
         for (key, value) in params.iter() {
             let key: String = key.extract()?;
-            if !ClipQuery::PARAMETERS.contains(&key.as_str()) {
+            if !ClipQuery::PARAMETERS.contains(&key.as_str()) && !extra.contains(&key.as_str()) {
                 unknown.push(key);
                 continue;
             }
@@ -60,7 +65,7 @@ fn parse_query(py: Python<'_>, function: &str, params: &Option<Bound<'_, PyDict>
     if !unknown.is_empty() {
         return Err(unexpected_kwargs(function, &unknown));
     }
-    ClipQuery::from_pairs(pairs).py_err(py)
+    Ok(pairs)
 }
 
 /// The query embedding: the given array, or the default encoder's embedding of `search_query`.
@@ -123,6 +128,30 @@ pub fn select_many<'py>(
         out.append(to_py(py, &result.py_err(py)?)?)?;
     }
     Ok(out.into_any())
+}
+
+/// Thumbnails of one item, as `GET /results/jitthumbnails/v2/{inventory_id}` does: the best
+/// clips by the clip search's keyword arguments, then in each the frame the thumbnail rule chooses
+/// (`shot_margin=0.5` seconds from every cut, `main_character=True`; the clip bounds narrow the
+/// rule's brightness and safety thresholds where stricter). One dict per thumbnail: the clip it
+/// was chosen in (`clip_index`, `clip_start_time`, `clip_stop_time`), the frame (`time`,
+/// `frame`), its scores and the rules it had to relax (`relaxed`).
+#[pyfunction]
+#[pyo3(signature = (signals, query_embedding=None, **params))]
+pub fn select_thumbnails<'py>(
+    py: Python<'py>,
+    signals: PyRef<'py, PySignals>,
+    query_embedding: Option<Bound<'py, PyAny>>,
+    params: Option<Bound<'py, PyDict>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let extra = kino::thumbnail::ThumbnailQuery::PARAMETERS.map(|(name, _)| name);
+    let pairs = query_pairs("select_thumbnails", &params, &extra)?;
+    let query = kino::thumbnail::ThumbnailQuery::from_pairs(pairs).py_err(py)?;
+    let array = query_embedding.as_ref().map(|e| float32_vector("query_embedding", e)).transpose()?;
+    let embedding = self::query_embedding(py, &query.clips, array.as_ref())?;
+    let prepared = &signals.prepared;
+    let found = py.detach(|| kino::thumbnail::jit_thumbnails(prepared, &query, embedding.as_deref())).py_err(py)?;
+    to_py(py, &found)
 }
 
 /// The clip types of a previews version (the newest when `None`):

@@ -28,10 +28,14 @@ fn _kino(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(media::transcribe, m)?)?;
     m.add_function(wrap_pyfunction!(products::content_summary, m)?)?;
     m.add_function(wrap_pyfunction!(products::nudity, m)?)?;
+    m.add_function(wrap_pyfunction!(products::compare_fingerprints, m)?)?;
+    m.add_function(wrap_pyfunction!(products::duplicate_groups, m)?)?;
+    m.add_function(wrap_pyfunction!(products::fingerprint_profile, m)?)?;
     m.add_function(wrap_pyfunction!(products::adbreaks, m)?)?;
     m.add_function(wrap_pyfunction!(products::contextual_adbreaks, m)?)?;
     m.add_function(wrap_pyfunction!(products::scene_tags, m)?)?;
     m.add_function(wrap_pyfunction!(clips::select_clips, m)?)?;
+    m.add_function(wrap_pyfunction!(clips::select_thumbnails, m)?)?;
     m.add_function(wrap_pyfunction!(clips::select_many, m)?)?;
     m.add_function(wrap_pyfunction!(clips::clip_types, m)?)?;
     m.add_function(wrap_pyfunction!(products::emotion_windows, m)?)?;

@@ -310,3 +310,42 @@ pub fn contextual_adbreaks<'py>(
     let result = py.detach(|| kino::adbreaks::contextual_adbreaks(doc, &options)).py_err(py)?;
     to_py(py, &result)
 }
+
+/// Aligns the audio fingerprints of two analysed titles (`kino::fingerprint::compare`):
+/// `{"offset", "bit_error_rate", "overlap", "similarity", "same_title"}` (`offset`: seconds to add
+/// to a time of `a` to find the same sound in `b`), or `None` when nothing aligns. Raises
+/// `MissingSignalError` when either has no fingerprint.
+#[pyfunction]
+pub fn compare_fingerprints<'py>(
+    py: Python<'py>,
+    a: PyRef<'py, PySignals>,
+    b: PyRef<'py, PySignals>,
+) -> PyResult<Option<Bound<'py, PyAny>>> {
+    let missing = || kino::Error::MissingSignal { field: "audio_fingerprint", needed_by: "compare_fingerprints" };
+    let fa = a.signals().audio_fingerprint.as_ref().ok_or_else(missing).py_err(py)?;
+    let fb = b.signals().audio_fingerprint.as_ref().ok_or_else(missing).py_err(py)?;
+    let found = py.detach(|| kino::fingerprint::compare(fa, fb));
+    found.map(|m| to_py(py, &m)).transpose()
+}
+
+/// Groups titles that are the same film (`kino::fingerprint::DuplicateIndex::groups`): `titles`
+/// maps ids to analysed `Signals`; the result is a list of groups of two or more ids, largest
+/// first. Titles without a fingerprint are left out.
+#[pyfunction]
+pub fn duplicate_groups(
+    py: Python<'_>,
+    titles: std::collections::BTreeMap<String, PyRef<'_, PySignals>>,
+) -> Vec<Vec<String>> {
+    let prints: Vec<(String, &kino::signals::AudioFingerprint)> =
+        titles.iter().filter_map(|(id, s)| s.signals().audio_fingerprint.as_ref().map(|f| (id.clone(), f))).collect();
+    py.detach(|| kino::fingerprint::DuplicateIndex::new(prints).groups())
+}
+
+/// The fingerprint+ product (`data` of `/results/fingerprintplus/v3/`): `{"fingerprint",
+/// "fingerprint_hop", "mood", "genre", "keyword", "mood_tag", "language": {"main"}}`. Raises
+/// `MissingSignalError` without an audio fingerprint.
+#[pyfunction]
+pub fn fingerprint_profile<'py>(py: Python<'py>, signals: PyRef<'py, PySignals>) -> PyResult<Bound<'py, PyAny>> {
+    let profile = kino::fingerprint::profile(signals.signals()).py_err(py)?;
+    to_py(py, &profile)
+}

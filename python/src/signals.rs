@@ -196,6 +196,13 @@ impl PySignals {
         self.signals().transcript.as_ref().map(|t| crate::convert::to_py(py, t)).transpose()
     }
 
+    /// The soundtrack's fingerprint, when the media was analysed: `{"hop": 0.1, "hashes": [...]}`
+    /// (32-bit sub-band energy hashes, 0 where silent), or `None`.
+    #[getter]
+    fn audio_fingerprint<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        self.signals().audio_fingerprint.as_ref().map(|f| crate::convert::to_py(py, f)).transpose()
+    }
+
     fn __repr__(&self) -> String {
         let s = self.signals();
         format!("Signals(inventory_id={:?}, duration={}, fps={}, step={})", s.inventory_id, s.duration, s.fps, s.step)

@@ -130,3 +130,21 @@ def test_character_list_accepts_a_list(title):
     a = kino.select_clips(title, character_preference="any_of", character_list=[0, 1])
     b = kino.select_clips(title, character_preference="any_of", character_list="0,1")
     assert a == b
+
+
+def test_thumbnails_are_frames_inside_the_selected_clips(titles):
+    for s in titles:
+        clips = kino.select_clips(s, number_of_top_candidates=4, clip_length=20)
+        thumbs = kino.select_thumbnails(s, number_of_top_candidates=4, clip_length=20, shot_margin=0.25)
+        assert len(thumbs) == len(clips)
+        for t, c in zip(thumbs, clips):
+            assert (t["clip_index"], t["clip_start_time"], t["clip_stop_time"]) == (
+                c["clip_index"], c["start_time"], c["stop_time"])
+            assert c["start_time"] <= t["time"] < c["stop_time"]
+            assert isinstance(t["relaxed"], list) and t["frame"] >= 0
+    with pytest.raises(ValueError, match="shot_margin"):
+        kino.select_thumbnails(titles[0], shot_margin=11)
+    with pytest.raises(TypeError):
+        kino.select_thumbnails(titles[0], no_such_parameter=1)
+    with pytest.raises(TypeError):
+        kino.select_clips(titles[0], shot_margin=1)

@@ -166,3 +166,28 @@ def test_adbreaks_by_window_and_in_context():
         kino.adbreaks(signals, window=0.0)
     ctx = kino.contextual_adbreaks(signals)
     assert ctx and all({"timestamp", "frame_number", "contains_nudity", "keyword", "mood_tag"} <= set(b) for b in ctx)
+
+
+def test_fingerprints_compare_group_and_profile():
+    import json
+    import random
+    rng = random.Random(7)
+    film = [rng.getrandbits(32) | 1 for _ in range(3000)]
+    copy = [h ^ 0b11 if i % 4 == 0 else h for i, h in enumerate(film[150:])]
+
+    def titled(name, hashes):
+        doc = json.loads(kino.synth_signals(name, 600.0, seed=1).to_json())
+        doc["audio_fingerprint"] = {"hop": 0.1, "hashes": hashes}
+        return kino.Signals.from_json(json.dumps(doc))
+
+    a, b = titled("film", film), titled("copy", copy)
+    other = titled("other", [rng.getrandbits(32) | 1 for _ in range(3000)])
+    assert a.audio_fingerprint["hop"] == 0.1 and len(a.audio_fingerprint["hashes"]) == 3000
+    m = kino.compare_fingerprints(b, a)
+    assert m["same_title"] and m["offset"] == 15.0 and m["bit_error_rate"] < 0.05
+    assert kino.compare_fingerprints(other, a) is None or not kino.compare_fingerprints(other, a)["same_title"]
+    assert kino.duplicate_groups({"film": a, "copy": b, "other": other}) == [["copy", "film"]]
+    profile = kino.fingerprint_profile(a)
+    assert profile["fingerprint"] == film and set(profile) >= {"mood", "genre", "keyword", "mood_tag", "language"}
+    with pytest.raises(kino.MissingSignalError):
+        kino.fingerprint_profile(kino.synth_signals("bare", 60.0))

@@ -4,7 +4,7 @@ use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::routing::{get, post, put};
 
-use crate::routes::{adbreaks, admin, analysis, catalog, portal, previews, results, service, tasks};
+use crate::routes::{adbreaks, admin, analysis, catalog, portal, previews, results, service, tasks, thumbnails};
 use crate::state::AppState;
 
 /// Whether a path belongs to the portal interface or the admin API, whose errors have the portal
@@ -108,6 +108,10 @@ pub fn app(state: AppState) -> Router {
         .route("/results/jitpreviews/v2/gen/{gen_id}/status", get(previews::generation))
         .route("/results/jitpreviews/v2/status/{inventory_id}", get(previews::status))
         .route("/results/jitpreviews/v2/{inventory_id}", get(previews::clips))
+        .route("/results/jitthumbnails/v2/", get(thumbnails::list))
+        .route("/results/jitthumbnails/v2/gen/{gen_id}/status", get(thumbnails::generation))
+        .route("/results/jitthumbnails/v2/status/{inventory_id}", get(thumbnails::status))
+        .route("/results/jitthumbnails/v2/{inventory_id}", get(thumbnails::thumbnails))
         // scene-level retrieval
         .route("/results/semantic_scenes/v1/text-embedding", get(results::text_embedding))
         .route("/results/semantic_scenes/v1/video-embedding", get(results::semantic_scenes_list))
@@ -130,6 +134,13 @@ pub fn app(state: AppState) -> Router {
         .route("/results/adbreaks/v2/filter/millisec/{inventory_id}", get(adbreaks::millisec))
         .route("/results/adbreaks/v2/filter/frame/{inventory_id}", get(adbreaks::frame))
         .route("/results/contextual_adbreak/v2/{inventory_id}", get(adbreaks::contextual))
+        .route("/results/fingerprint/v1/status/{inventory_id}", get(results::fingerprint_status))
+        .route("/results/fingerprint/v1/{inventory_id}", get(results::fingerprint))
+        .route("/results/fingerprintplus/v3/", get(results::fingerprintplus_list))
+        .route("/results/fingerprintplus/v3/duplicates", get(crate::routes::fingerprints::groups))
+        .route("/results/fingerprintplus/v3/duplicates/{inventory_id}", get(crate::routes::fingerprints::duplicates))
+        .route("/results/fingerprintplus/v3/status/{inventory_id}", get(results::fingerprintplus_status))
+        .route("/results/fingerprintplus/v3/{inventory_id}", get(results::fingerprintplus))
         .route("/results/nudity/v1/", get(results::nudity_list))
         .route("/results/nudity/v1/status/{inventory_id}", get(results::nudity_status))
         .route("/results/nudity/v1/{inventory_id}", get(results::nudity))

@@ -27,8 +27,11 @@ pub const PRODUCTS: [&str; 16] = [
 ];
 
 /// The products this deployment computes.
-pub const PROCESSED: [&str; 12] = [
+pub const PROCESSED: [&str; 15] = [
     "jitpreviews",
+    "jitthumbnails",
+    "fingerprint",
+    "fingerprintplus",
     "semantic",
     "semantic_scenes",
     "profanity",
@@ -54,6 +57,55 @@ pub struct JitpreviewsPayload {
     /// The clip types the item's signals have timelines for.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clip_types: Option<Vec<String>>,
+}
+
+/// The product fields of a `jitthumbnails` result (thumbnails themselves are chosen per request).
+#[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema)]
+pub struct JitthumbnailsPayload {
+    /// The item's duration in seconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration: Option<f64>,
+    /// How many characters the item's signals know (the frame rule prefers the main one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub characters: Option<usize>,
+}
+
+/// The product fields of a `fingerprint` result: the title's audio fingerprint.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema)]
+pub struct FingerprintPayload {
+    /// The hashes, one every `fingerprint_hop` seconds (32-bit sub-band energy hashes of the
+    /// soundtrack, 0 where it is silent; docs/python-and-products.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fingerprint: Option<Vec<u32>>,
+    /// Seconds between hashes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fingerprint_hop: Option<f64>,
+}
+
+/// The product fields of a `fingerprintplus` result: the fingerprint and the title's profile.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema)]
+pub struct FingerprintplusPayload {
+    /// The hashes, one every `fingerprint_hop` seconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fingerprint: Option<Vec<u32>>,
+    /// Seconds between hashes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fingerprint_hop: Option<f64>,
+    /// Emotion: its mean probability over the title (empty when emotions were not measured).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mood: Option<std::collections::BTreeMap<String, f64>>,
+    /// Clip type: the mean of its timeline, a genre-like profile.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub genre: Option<std::collections::BTreeMap<String, f64>>,
+    /// Keyword tag: its highest score.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub keyword: Option<std::collections::BTreeMap<String, f64>>,
+    /// Mood tag: its highest score.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mood_tag: Option<std::collections::BTreeMap<String, f64>>,
+    /// `{"main": "en"}`: the main spoken language (`null` when no transcript).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub language: Option<Value>,
 }
 
 /// The product fields of a `semantic` (and `similar`) result: the item embedding.
@@ -201,6 +253,16 @@ fn channels_of(product: &str) -> &'static [&'static str] {
             "timelines.blood_gore",
             "timelines.profanity",
         ],
+        "jitthumbnails" => &[
+            "characters",
+            "timelines.clip_types",
+            "scene_embeddings",
+            "timelines.nudity",
+            "timelines.blood_gore",
+            "timelines.profanity",
+        ],
+        "fingerprint" => &["audio_fingerprint"],
+        "fingerprintplus" => &["audio_fingerprint", "emotions", "timelines.clip_types", "tags", "transcript"],
         "semantic" | "similar" => &["item_embedding"],
         "semantic_scenes" => &["scene_embeddings"],
         "profanity" => &["profanity", "timelines.profanity"],
@@ -249,6 +311,18 @@ pub fn compute(product: &str, s: &Signals, sentences: &dyn kino::TextEncoder) ->
             duration: Some(s.duration),
             clip_types: Some(s.timelines.clip_types.keys().cloned().collect()),
         }),
+        "jitthumbnails" => {
+            to_value(JitthumbnailsPayload { duration: Some(s.duration), characters: Some(s.characters.len()) })
+        }
+        "fingerprint" => match &s.audio_fingerprint {
+            Some(f) => {
+                to_value(FingerprintPayload { fingerprint: Some(f.hashes.clone()), fingerprint_hop: Some(f.hop) })
+            }
+            None => {
+                return Err("the item's signals have no audio_fingerprint (analyse its media with kino-media)".into());
+            }
+        },
+        "fingerprintplus" => to_value(kino::fingerprint::profile(s).map_err(|e| e.to_string())?),
         "semantic" | "similar" => match &s.item_embedding {
             Some(e) => to_value(EmbeddingPayload { embedding: Some(e.clone()) }),
             None => return Err("the item's signals have no item_embedding".into()),

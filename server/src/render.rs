@@ -172,6 +172,9 @@ pub struct GenerationRequest {
     pub vertical: bool,
     /// The previews version of the answer.
     pub version: String,
+    /// A thumbnails generation: the frame times, one per clip, whose images alone are rendered.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub frames: Option<Vec<f64>>,
 }
 
 /// `data` of a finished generation: the rendered files of each clip.
@@ -191,8 +194,38 @@ pub struct GenerationData {
     pub gen_id: String,
     /// What was rendered.
     pub context: GenerationContext,
-    /// The clips, best first.
+    /// The clips, best first (empty for a thumbnails generation).
     pub jitpreview: Vec<GeneratedClip>,
+    /// The thumbnails of a thumbnails generation, in the answer's order.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub jitthumbnail: Option<Vec<GeneratedThumbnail>>,
+}
+
+/// A rendered thumbnail.
+#[derive(Debug, Clone, serde::Serialize, utoipa::ToSchema)]
+pub struct GeneratedThumbnail {
+    /// The frame's time, seconds.
+    pub time: f64,
+    /// Its image files.
+    #[serde(rename = "gen")]
+    pub generated: GeneratedImages,
+}
+
+/// The image files of a rendered thumbnail, relative to the bucket (served under `/media`).
+#[derive(Debug, Clone, serde::Serialize, utoipa::ToSchema)]
+pub struct GeneratedImages {
+    /// The large image.
+    pub large_image_path: String,
+    /// The small image.
+    pub small_image_path: String,
+    /// Large image width in pixels.
+    pub large_image_width: u32,
+    /// Large image height in pixels.
+    pub large_image_height: u32,
+    /// Small image width in pixels.
+    pub small_image_width: u32,
+    /// Small image height in pixels.
+    pub small_image_height: u32,
 }
 
 /// What a generation rendered.
@@ -259,7 +292,23 @@ impl GenerationRequest {
                 stop_frame: c.stop_frame,
             })
             .collect();
-        GenerationRequest { clips, vertical, version: version.to_string() }
+        GenerationRequest { clips, vertical, version: version.to_string(), frames: None }
+    }
+
+    /// The request for a thumbnails answer: the images of each thumbnail's frame.
+    pub fn thumbnails(thumbnails: &[kino::thumbnail::JitThumbnail], fps: f64, vertical: bool, version: &str) -> Self {
+        let frame = |t: f64| if fps > 0.0 { (t * fps).round() as i64 } else { 0 };
+        let clips = thumbnails
+            .iter()
+            .map(|t| ClipSpan {
+                start_time: t.clip_start_time,
+                stop_time: t.clip_stop_time,
+                start_frame: frame(t.clip_start_time),
+                stop_frame: frame(t.clip_stop_time),
+            })
+            .collect();
+        let frames = Some(thumbnails.iter().map(|t| t.frame.time).collect());
+        GenerationRequest { clips, vertical, version: version.to_string(), frames }
     }
 
     /// Identifies identical requests for the same item: they render the same files.
@@ -285,7 +334,28 @@ pub fn render_generation(state: &AppState, g: &ClaimedGeneration) {
         let prepared = state.prepared(g.org, &item.id).map_err(|e| e.to_string())?.ok_or("the item has no signals")?;
         let s = prepared.signals();
         let mut out = Vec::new();
-        for (n, clip) in request.clips.iter().enumerate() {
+        let mut stills = None;
+        if let Some(frames) = &request.frames {
+            let mut rendered = Vec::new();
+            for (n, &time) in frames.iter().enumerate() {
+                let p = thumbnail_paths(&g.id, n);
+                let files = (p.large_image_path.as_str(), p.small_image_path.as_str());
+                let [(lw, lh), (sw, sh)] = thumbnails(state, &video, s, time, request.vertical, files)?;
+                rendered.push(GeneratedThumbnail {
+                    time,
+                    generated: GeneratedImages {
+                        large_image_width: lw,
+                        large_image_height: lh,
+                        small_image_width: sw,
+                        small_image_height: sh,
+                        large_image_path: p.large_image_path,
+                        small_image_path: p.small_image_path,
+                    },
+                });
+            }
+            stills = Some(rendered);
+        }
+        for (n, clip) in request.clips.iter().enumerate().filter(|_| request.frames.is_none()) {
             let paths = paths(&g.id, n);
             clip_file(state, &video, s, (clip.start_time, clip.stop_time), request.vertical, &paths.clip_path)?;
             let time = frame_in(s, clip.start_time, clip.stop_time);
@@ -315,6 +385,7 @@ pub fn render_generation(state: &AppState, g: &ClaimedGeneration) {
                 clips: request.clips.len(),
             },
             jitpreview: out,
+            jitthumbnail: stills,
         };
         serde_json::to_value(data).map_err(|e| e.to_string())
     })();
@@ -356,6 +427,14 @@ pub async fn run_renderers(state: AppState, count: usize, shutdown: tokio::sync:
 /// at least one.
 pub fn default_render_workers() -> usize {
     std::thread::available_parallelism().map_or(1, |n| (n.get() / 2).max(1))
+}
+
+/// The bucket paths of the images of thumbnail `n` of generation `gen_id`.
+pub fn thumbnail_paths(gen_id: &str, n: usize) -> crate::routes::envelope::ImagePaths {
+    crate::routes::envelope::ImagePaths {
+        large_image_path: format!("gen/{gen_id}/thumbnail-{n}-large.jpg"),
+        small_image_path: format!("gen/{gen_id}/thumbnail-{n}-small.jpg"),
+    }
 }
 
 /// The bucket paths of clip `n` of generation `gen_id`.

@@ -1067,3 +1067,103 @@ async fn a_fast_pass_left_by_a_crash_is_not_served_as_final() {
     t.process();
     assert_eq!(t.call("GET", &task("m1", "profanity"), None).await.1["status"], "ready");
 }
+
+#[tokio::test]
+async fn thumbnails_are_chosen_per_request_and_their_task_is_computed() {
+    let t = test_app();
+    t.movie("m1").await;
+    t.signals("m1", 4).await;
+    assert_eq!(t.call("POST", &task("m1", "jitthumbnails"), None).await.0, StatusCode::OK);
+    t.process();
+    let (_, st) = t.call("GET", &task("m1", "jitthumbnails"), None).await;
+    assert_eq!(st["status"], "ready", "{st}");
+    let (s, status) = t.call("GET", "/results/jitthumbnails/v2/status/m1?catalog=acme", None).await;
+    assert_eq!((s, status["status"].clone()), (StatusCode::OK, json!("success")), "{status}");
+    let (s, listed) = t.call("GET", "/results/jitthumbnails/v2/?catalog=acme", None).await;
+    assert_eq!((s, listed["total_count"].clone()), (StatusCode::OK, json!(1)), "{listed}");
+
+    let uri = "/results/jitthumbnails/v2/m1?catalog=acme&number_of_top_candidates=3&clip_length=20";
+    let (s, res) = t.call("GET", uri, None).await;
+    assert_eq!(s, StatusCode::OK, "{res}");
+    let (_, clips) = t.call("GET", &uri.replace("jitthumbnails", "jitpreviews"), None).await;
+    let (thumbs, clips) =
+        (res["data"]["jitthumbnail"].as_array().unwrap(), clips["data"]["jitpreview"].as_array().unwrap());
+    assert_eq!(thumbs.len(), clips.len());
+    for (th, c) in thumbs.iter().zip(clips) {
+        assert_eq!((&th["clip_start_time"], &th["clip_stop_time"]), (&c["start_time"], &c["stop_time"]));
+        let time = th["time"].as_f64().unwrap();
+        assert!(c["start_time"].as_f64().unwrap() <= time && time < c["stop_time"].as_f64().unwrap(), "{th}");
+        assert!(th.get("gen").is_none(), "no files without trigger_generation");
+    }
+    // Every parameter is validated by name; generation is off for this catalog.
+    let (s, err) =
+        t.call("GET", "/results/jitthumbnails/v2/m1?catalog=acme&shot_margin=-1&main_character=maybe", None).await;
+    assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY, "{err}");
+    let locs: Vec<Value> = err["detail"].as_array().unwrap().iter().map(|d| d["loc"].clone()).collect();
+    assert_eq!(locs, [json!(["query", "shot_margin"]), json!(["query", "main_character"])]);
+    let (s, err) = t.call("GET", "/results/jitthumbnails/v2/m1?catalog=acme&trigger_generation=true", None).await;
+    assert_eq!(
+        (s, err["detail"][0]["loc"].clone()),
+        (StatusCode::UNPROCESSABLE_ENTITY, json!(["query", "trigger_generation"]))
+    );
+    let (s, _) = t.call("GET", "/results/jitthumbnails/v2/m1", None).await;
+    assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY, "catalog is required, as for previews");
+}
+
+#[tokio::test]
+async fn fingerprints_answer_and_the_duplicate_search_finds_the_same_film() {
+    let t = test_app();
+    // Three titles: a film, its copy with a few bits changed and 20 s trimmed, another film.
+    let hashes = |seed: u64, n: usize| -> Vec<u32> {
+        let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        (0..n)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                (x >> 16) as u32 | 1
+            })
+            .collect()
+    };
+    let film = hashes(1, 5000);
+    let copy: Vec<u32> = film[200..].iter().enumerate().map(|(i, h)| if i % 3 == 0 { h ^ 0b101 } else { *h }).collect();
+    for (id, prints) in [("film", film), ("copy", copy), ("other", hashes(2, 5000))] {
+        t.movie(id).await;
+        let mut s = kino::synth::demo_signals(id, 600.0, 1.0, 3);
+        s.audio_fingerprint = Some(kino::signals::AudioFingerprint { hop: 0.1, hashes: prints });
+        let (st, body) =
+            t.raw("PUT", &format!("/analysis/v1/item/standalone/{id}?key={}", t.key), Some(s.to_json()), &[]).await;
+        assert_eq!(st, StatusCode::OK, "{body}");
+        for product in ["fingerprint", "fingerprintplus"] {
+            assert_eq!(t.call("POST", &task(id, product), None).await.0, StatusCode::OK);
+        }
+    }
+    t.process();
+    let (s, fp) = t.call("GET", "/results/fingerprintplus/v3/film", None).await;
+    assert_eq!((s, fp["status"].clone()), (StatusCode::OK, json!("success")), "{fp}");
+    assert_eq!(fp["data"]["fingerprint"].as_array().map(Vec::len), Some(5000));
+    assert_eq!(fp["data"]["fingerprint_hop"], 0.1);
+    assert!(
+        fp["data"]["mood"].is_object() && fp["data"]["keyword"].is_object() && fp["data"]["language"].is_object(),
+        "{fp}"
+    );
+    let (s, plain) = t.call("GET", "/results/fingerprint/v1/copy", None).await;
+    assert_eq!((s, plain["data"]["fingerprint"].as_array().map(Vec::len)), (StatusCode::OK, Some(4800)), "{plain}");
+    let (_, listed) = t.call("GET", "/results/fingerprintplus/v3/", None).await;
+    assert_eq!(listed["total_count"], 3, "{listed}");
+
+    let (s, dup) = t.call("GET", "/results/fingerprintplus/v3/duplicates/copy", None).await;
+    assert_eq!(s, StatusCode::OK, "{dup}");
+    assert_eq!(dup["compared"], 3);
+    let found = dup["duplicates"].as_array().unwrap();
+    assert_eq!(found.len(), 1, "{dup}");
+    assert_eq!((found[0]["id"].clone(), found[0]["offset"].clone()), (json!("film"), json!(20.0)), "{dup}");
+    assert!(found[0]["same_title"].as_bool().unwrap());
+    let (_, groups) = t.call("GET", "/results/fingerprintplus/v3/duplicates", None).await;
+    assert_eq!(groups["groups"], json!([["copy", "film"]]), "{groups}");
+    // A title without a fingerprint is a 404 that says why.
+    t.movie("bare").await;
+    t.signals("bare", 1).await;
+    let (s, err) = t.call("GET", "/results/fingerprintplus/v3/duplicates/bare", None).await;
+    assert_eq!(s, StatusCode::NOT_FOUND, "{err}");
+}

@@ -267,6 +267,50 @@ async fn real_video_to_snapped_clips_and_rendered_files() {
         "{v}"
     );
     assert!(v["small_image_width"].as_u64().unwrap() < dims[0]);
+    // jitthumbnails: a frame inside each chosen clip, away from the cuts, and its images rendered
+    let uri = format!(
+        "/results/jitthumbnails/v2/film?key={key}&catalog=acme&clip_length=8&number_of_top_candidates=2&character_preference=None&skip_start=0&skip_end=0&minimum_clip_separation=0&shot_margin=1&trigger_generation=true"
+    );
+    let (s, res) = get(&state, &uri).await;
+    assert_eq!(s, StatusCode::OK, "{res}");
+    let thumbs = res["data"]["jitthumbnail"].as_array().unwrap().clone();
+    assert_eq!(thumbs.len(), 2, "{res}");
+    for t in &thumbs {
+        let (time, a, b) = (
+            t["time"].as_f64().unwrap(),
+            t["clip_start_time"].as_f64().unwrap(),
+            t["clip_stop_time"].as_f64().unwrap(),
+        );
+        assert!(a <= time && time < b, "{t}");
+        if t["relaxed"].as_array().unwrap().is_empty() {
+            assert!(cuts.iter().all(|c| (time - c).abs() >= 1.0), "a frame 1 s from every cut: {t}");
+        }
+    }
+    let status_uri = format!(
+        "/results/jitthumbnails/v2/gen/{}/status?key={key}&catalog=acme",
+        res["data"]["gen_id"].as_str().unwrap()
+    );
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(300);
+    let stills = loop {
+        let (s, g) = get(&state, &status_uri).await;
+        if s == StatusCode::OK {
+            break g;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "thumbnail generation did not finish");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    assert_eq!(stills["status"], "SUCCESS", "{stills}");
+    assert_eq!(stills["data"]["jitpreview"], json!([]), "no clips are rendered for thumbnails");
+    let rendered = stills["data"]["jitthumbnail"].as_array().unwrap();
+    assert_eq!(rendered.len(), 2, "{stills}");
+    for (r, t) in rendered.iter().zip(&thumbs) {
+        assert_eq!(r["time"], t["time"]);
+        assert_eq!(r["gen"]["large_image_path"], t["gen"]["large_image_path"], "the answer names the files");
+        let bytes =
+            std::fs::read(state.config.bucket_root.join(r["gen"]["large_image_path"].as_str().unwrap())).unwrap();
+        assert_eq!(&bytes[..2], &[0xFF, 0xD8], "a JPEG");
+        assert_eq!(r["gen"]["small_image_width"], 320);
+    }
     // recipes render their creative assets from the same media
     for (kind, files) in [("thumbnails", 2), ("preview-clips", 3)] {
         let config = json!({"inventory_ids": ["film"], "vertical": true,

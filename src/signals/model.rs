@@ -111,6 +111,23 @@ pub struct Signals {
     /// (binary layout 5).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub transcript: Option<Transcript>,
+    /// Sub-band energy hashes of the soundtrack, for finding the same title in another encode
+    /// and recurring stretches across episodes. A kino addition (binary layout 6).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub audio_fingerprint: Option<AudioFingerprint>,
+}
+
+/// The audio fingerprint of a title: one 32-bit hash every `hop` seconds, hash `k` describing the
+/// sound from `k * hop` (see `kino-media`'s `fingerprint` module for the definition; 0 where the
+/// sound is silent). Compared by `kino::fingerprint`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Encode, Decode)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct AudioFingerprint {
+    /// Seconds between hashes, in `(0, 10]`.
+    pub hop: f64,
+    /// The hashes, in time order; at most one per `hop` of the duration (plus one).
+    pub hashes: Vec<u32>,
 }
 
 /// Speech recognised in a video, as segments of text with their words.
@@ -331,6 +348,7 @@ pub const ANALYSIS_CHANNELS: &[&str] = &[
     "vertical",
     "text",
     "transcript",
+    "audio_fingerprint",
 ];
 
 /// Provenance of a document: who produced it, what was measured, what is absent (zero or empty

@@ -176,6 +176,18 @@ impl Signals {
         if let Some(t) = &self.transcript {
             self.validate_transcript(t)?;
         }
+        if let Some(f) = &self.audio_fingerprint {
+            if !(f.hop.is_finite() && f.hop > 0.0 && f.hop <= 10.0) {
+                return Err(Error::signals("audio_fingerprint.hop", "must be a number of seconds in (0, 10]"));
+            }
+            let most = (self.duration / f.hop).floor() as usize + 1;
+            if f.hashes.len() > most {
+                return Err(Error::signals(
+                    "audio_fingerprint.hashes",
+                    format!("must hold at most one hash per hop of the duration ({most}), not {}", f.hashes.len()),
+                ));
+            }
+        }
         Ok(())
     }
 

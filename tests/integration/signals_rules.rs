@@ -232,11 +232,11 @@ fn version_2_binary_files_still_open() {
     assert!(analysis.models.is_empty() && analysis.reasons.is_empty());
     assert!(analysis.measured.iter().any(|c| c == "speech"));
     // The same layout without `analysis`: the document ends with its one-byte `None` (today's
-    // encoding less the `None`s of `text` and `transcript`).
+    // encoding less the `None`s of `text`, `transcript` and `audio_fingerprint`).
     let mut bare = twin.clone();
     bare.analysis = None;
     let now = bare.to_binary();
-    let v2 = with_layout(&now[..24], &now[24..now.len() - 2], 2);
+    let v2 = with_layout(&now[..24], &now[24..now.len() - 3], 2);
     assert_eq!(Signals::from_binary(&v2).unwrap(), bare);
     // Trailing garbage is still refused in an old layout (as trailing, or as undecodable maps).
     let mut padded = old[24..].to_vec();
@@ -287,6 +287,23 @@ fn version_4_binary_files_still_open() {
     assert_eq!(from_old, Signals::load(dir.join("signals-v4.json")).unwrap());
     assert!(from_old.text.is_some());
     assert!(from_old.transcript.is_none());
+    let rewritten = from_old.to_binary();
+    assert_eq!(u32::from_le_bytes(rewritten[8..12].try_into().unwrap()), BINARY_FORMAT_VERSION);
+    assert_eq!(Signals::from_binary(&rewritten).unwrap(), from_old);
+}
+
+/// Files written by the binary layout version 5 (with `transcript`, before `audio_fingerprint`)
+/// keep opening: the pair was written by the version-5 build (`kino analyze` of 8 s of the
+/// dialogue test video from 9 s, every model of that build, so the transcript is there).
+#[test]
+fn version_5_binary_files_still_open() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let old = std::fs::read(dir.join("signals-v5.bin")).unwrap();
+    assert_eq!(u32::from_le_bytes(old[8..12].try_into().unwrap()), 5);
+    let from_old = Signals::from_binary(&old).unwrap();
+    assert_eq!(from_old, Signals::load(dir.join("signals-v5.json")).unwrap());
+    assert_eq!(from_old.transcript.as_ref().map(|t| t.language.as_str()), Some("en"));
+    assert!(from_old.audio_fingerprint.is_none());
     let rewritten = from_old.to_binary();
     assert_eq!(u32::from_le_bytes(rewritten[8..12].try_into().unwrap()), BINARY_FORMAT_VERSION);
     assert_eq!(Signals::from_binary(&rewritten).unwrap(), from_old);

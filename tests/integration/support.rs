@@ -35,6 +35,7 @@ pub fn flat_signals(relevance: &[f32]) -> Signals {
         analysis: None,
         text: None,
         transcript: None,
+        audio_fingerprint: None,
     }
 }
 

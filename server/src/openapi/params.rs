@@ -20,6 +20,16 @@ impl IntoParams for ClipSearch {
     }
 }
 
+/// The thumbnails search's parameters: the clip search's and the frame rule's.
+#[derive(Debug)]
+pub struct ThumbnailSearch;
+
+impl IntoParams for ThumbnailSearch {
+    fn into_params(_: impl Fn() -> Option<ParameterIn>) -> Vec<Parameter> {
+        kino::thumbnail::ThumbnailQuery::parameter_specs().iter().map(clip_parameter).collect()
+    }
+}
+
 fn clip_parameter(spec: &ParameterSpec) -> Parameter {
     let schema = match &spec.kind {
         ParameterKind::Version { pattern } => {

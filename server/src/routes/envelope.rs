@@ -10,8 +10,9 @@ use utoipa::ToSchema;
 
 use crate::catalog::result_type;
 use crate::products::{
-    ContentSummaryPayload, EmbeddingPayload, EmotionsPayload, JitpreviewsPayload, NudityPayload, ProfanityLabelPayload,
-    ProfanityPayload, ProfanitySegmentsPayload, SceneEmbeddingsPayload, SceneTagsPayload,
+    ContentSummaryPayload, EmbeddingPayload, EmotionsPayload, FingerprintPayload, FingerprintplusPayload,
+    JitpreviewsPayload, JitthumbnailsPayload, NudityPayload, ProfanityLabelPayload, ProfanityPayload,
+    ProfanitySegmentsPayload, SceneEmbeddingsPayload, SceneTagsPayload,
 };
 use crate::store::{ItemRow, ResultRow};
 
@@ -186,6 +187,15 @@ macro_rules! product_result {
 }
 
 product_result!("previews", PreviewsEnvelope, PreviewsData, PreviewsList, JitpreviewsPayload);
+product_result!("thumbnails", ThumbnailsEnvelope, ThumbnailsData, ThumbnailsList, JitthumbnailsPayload);
+product_result!("fingerprint", FingerprintEnvelope, FingerprintData, FingerprintList, FingerprintPayload);
+product_result!(
+    "fingerprint+",
+    FingerprintplusEnvelope,
+    FingerprintplusData,
+    FingerprintplusList,
+    FingerprintplusPayload
+);
 product_result!("item embedding", ItemEmbeddingEnvelope, ItemEmbeddingData, ItemEmbeddingList, EmbeddingPayload);
 product_result!(
     "scene embeddings",
@@ -255,6 +265,62 @@ pub struct ClipsData {
     /// The generation started by `trigger_generation=true` (poll its status).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gen_id: Option<String>,
+}
+
+/// The answer of a thumbnails search: a frame in each of the best clips, chosen for this request.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct ThumbnailsAnswer {
+    /// `success`.
+    #[schema(value_type = ResultStatus)]
+    pub status: String,
+    /// Empty.
+    pub error: String,
+    /// When the answer was computed (RFC 3339, UTC).
+    #[schema(format = DateTime)]
+    pub updated: String,
+    /// The previews version in force (the clips are chosen by it).
+    pub version_id: String,
+    /// The customer's item id.
+    pub inventory_id: String,
+    /// The item's result type.
+    #[serde(rename = "type")]
+    #[schema(value_type = ResultType)]
+    pub item_type: &'static str,
+    /// Identity, thumbnails and the generation.
+    pub data: ThumbnailsAnswerData,
+}
+
+/// `data` of a thumbnails search.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct ThumbnailsAnswerData {
+    /// Identity.
+    #[serde(flatten)]
+    pub item: ItemIdentity,
+    /// The thumbnails, in the order of their clips (best first).
+    pub jitthumbnail: Vec<ThumbnailOut>,
+    /// The generation of the images started by `trigger_generation=true` (poll its status).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gen_id: Option<String>,
+}
+
+/// One thumbnail: its frame, the clip it was chosen in, and (when generated) its image files.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct ThumbnailOut {
+    /// The frame and its scores.
+    #[serde(flatten)]
+    pub thumbnail: kino::thumbnail::JitThumbnail,
+    /// The image files the generation renders (relative to the bucket, served under `/media`).
+    #[serde(rename = "gen", default, skip_serializing_if = "Option::is_none")]
+    pub generated: Option<ImagePaths>,
+}
+
+/// The image files of a generated thumbnail.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct ImagePaths {
+    /// The large image (the source width up to 1280 pixels, or the 9:16 crop's).
+    pub large_image_path: String,
+    /// The small image.
+    pub small_image_path: String,
 }
 
 /// The status of a finished generation (unfinished ones answer 404).

@@ -5,11 +5,13 @@ pub mod admin;
 pub mod analysis;
 pub mod catalog;
 pub mod envelope;
+pub mod fingerprints;
 pub mod portal;
 pub mod previews;
 pub mod results;
 pub mod service;
 pub mod tasks;
+pub mod thumbnails;
 
 pub use envelope::{ResultEnvelope, ResultList, StatusEnvelope};
 

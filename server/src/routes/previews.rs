@@ -24,15 +24,15 @@ use crate::store::{NewGeneration, OrgId, Queued};
 
 /// The caller of a previews endpoint: its organisation, the query, and (for an access token) the
 /// request counted against the organisation's rate limit.
-struct Caller {
-    org: OrgId,
-    params: Params,
+pub(super) struct Caller {
+    pub(super) org: OrgId,
+    pub(super) params: Params,
     quota: Option<Quota>,
 }
 
 impl Caller {
     /// The handler's answer, with the rate-limit headers for an access token.
-    fn answer<T: serde::Serialize>(&self, result: Result<Json<T>, AppError>) -> Response {
+    pub(super) fn answer<T: serde::Serialize>(&self, result: Result<Json<T>, AppError>) -> Response {
         let res = result.into_response();
         match self.quota {
             Some(q) => with_quota(res, q),
@@ -53,7 +53,11 @@ fn refused(status: StatusCode, detail: String, challenge: Option<String>) -> Res
 /// Authenticates a previews request: an access token (client live, counted against the
 /// organisation's rate limit, scope `read:previews`), else an API key (`?key=`, `X-API-Key` or
 /// bearer); then requires one of the organisation's catalogs. The error is the answer to give.
-fn previews_caller(state: &AppState, raw: Option<&str>, headers: &HeaderMap) -> Result<Caller, Box<Response>> {
+pub(super) fn previews_caller(
+    state: &AppState,
+    raw: Option<&str>,
+    headers: &HeaderMap,
+) -> Result<Caller, Box<Response>> {
     let Some(token) = crate::auth::bearer(headers).filter(|b| crate::auth::is_access_token(b)) else {
         let (org, params) = caller(state, raw, headers, Accept::ApiKeyOrBearer).map_err(boxed)?;
         require_catalog(state, org, &params).map_err(boxed)?;
@@ -154,24 +158,12 @@ fn clips_of(state: AppState, org: OrgId, params: &Params, id: String) -> Result<
     let version_id = if models.is_empty() { version.clone() } else { format!("{version}+{models}") };
     let mut gen_id = None;
     if query.trigger_generation || query.generate {
-        let catalog = params.get("catalog").unwrap_or_default();
-        if !state.store.catalog_generation(org, catalog)? {
-            let name = if query.generate { "generate" } else { "trigger_generation" };
-            return Err(AppError::invalid(Detail::query(
-                name,
-                "value_error",
-                format!(
-                    "Value error, media asset generation is not enabled for catalog {catalog:?} (off by default; \
-                     kino-server admin set-generation ORG {catalog} on, or PATCH /admin/v1/orgs/ORG/catalogs/{catalog})"
-                ),
-                json!("true"),
-                json!({"catalog": catalog}),
-            )));
-        }
+        require_generation(&state, org, params, &query)?;
         // Rendering is queued durably and runs in the background with a bounded number of
         // renders at once; the gen status answers 404 until it has finished.
         let vertical = query.aspect_ratio == kino::clips::AspectRatio::Vertical9x16;
-        let queued = queue_generation(&state, org, &id, &clips, vertical, &version)?;
+        let request = crate::render::GenerationRequest::new(&clips, vertical, &version);
+        let queued = queue_generation(&state, org, &id, request)?;
         for (n, clip) in clips.iter_mut().enumerate() {
             clip.generated = Some(crate::render::paths(&queued, n));
         }
@@ -197,17 +189,39 @@ fn clips_of(state: AppState, org: OrgId, params: &Params, id: String) -> Result<
     }))
 }
 
-/// Queues the rendering of `clips`, or finds an identical generation still queued or rendering;
+/// Refuses a generation request (`trigger_generation`, or the deprecated `generate`) for a catalog
+/// without media asset generation (off by default), naming the parameter.
+pub(super) fn require_generation(
+    state: &AppState,
+    org: OrgId,
+    params: &Params,
+    query: &ClipQuery,
+) -> Result<(), AppError> {
+    let catalog = params.get("catalog").unwrap_or_default();
+    if state.store.catalog_generation(org, catalog)? {
+        return Ok(());
+    }
+    let name = if query.generate { "generate" } else { "trigger_generation" };
+    Err(AppError::invalid(Detail::query(
+        name,
+        "value_error",
+        format!(
+            "Value error, media asset generation is not enabled for catalog {catalog:?} (off by default; \
+             kino-server admin set-generation ORG {catalog} on, or PATCH /admin/v1/orgs/ORG/catalogs/{catalog})"
+        ),
+        json!("true"),
+        json!({"catalog": catalog}),
+    )))
+}
+
+/// Queues the rendering of `request`, or finds an identical generation still queued or rendering;
 /// its id. 429 when the organisation has too many unfinished generations.
-fn queue_generation(
+pub(super) fn queue_generation(
     state: &AppState,
     org: OrgId,
     item_id: &str,
-    clips: &[kino::Clip],
-    vertical: bool,
-    version: &str,
+    request: crate::render::GenerationRequest,
 ) -> Result<String, AppError> {
-    let request = crate::render::GenerationRequest::new(clips, vertical, version);
     let fingerprint = request.fingerprint(item_id);
     let gen_id = random_hex(16);
     let request = serde_json::to_value(&request).map_err(|e| AppError::Internal(e.to_string()))?;
@@ -251,7 +265,7 @@ pub async fn generation(
     }
 }
 
-fn generation_of(state: AppState, org: OrgId, gen_id: String) -> Result<Json<GenerationStatus>, AppError> {
+pub(super) fn generation_of(state: AppState, org: OrgId, gen_id: String) -> Result<Json<GenerationStatus>, AppError> {
     match state.store.generation(org, &gen_id)? {
         Some(g) if g.state == "SUCCESS" => {
             Ok(Json(GenerationStatus { status: GenerationState::Success, error: String::new(), data: g.data }))

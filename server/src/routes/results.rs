@@ -8,9 +8,10 @@ use kino::vectors::{ItemKind, VectorIndex};
 use serde_json::{Value, json};
 
 use super::envelope::{
-    ContentSummaryEnvelope, ContentSummaryList, EmotionsEnvelope, EmotionsList, ItemEmbeddingEnvelope,
-    ItemEmbeddingList, NudityEnvelope, NudityList, ProfanityLabelEnvelope, ProfanityList, ProfanitySegmentsEnvelope,
-    SceneEmbeddingsEnvelope, SceneEmbeddingsList, SceneTagsEnvelope, SceneTagsList,
+    ContentSummaryEnvelope, ContentSummaryList, EmotionsEnvelope, EmotionsList, FingerprintEnvelope,
+    FingerprintplusEnvelope, FingerprintplusList, ItemEmbeddingEnvelope, ItemEmbeddingList, NudityEnvelope, NudityList,
+    ProfanityLabelEnvelope, ProfanityList, ProfanitySegmentsEnvelope, SceneEmbeddingsEnvelope, SceneEmbeddingsList,
+    SceneTagsEnvelope, SceneTagsList,
 };
 use super::{ResultEnvelope, ResultList, StatusEnvelope, caller, live_item};
 use crate::auth::Accept;
@@ -234,6 +235,38 @@ status_endpoint!(
     "The status of the item's nudity result."
 );
 item_endpoint!(
+    fingerprint,
+    "fingerprint",
+    Part::All,
+    "/results/fingerprint/v1/{inventory_id}",
+    FingerprintEnvelope,
+    "fingerprints",
+    "The item's audio fingerprint (`data.fingerprint`, one 32-bit hash every `data.fingerprint_hop` seconds)."
+);
+status_endpoint!(
+    fingerprint_status,
+    "fingerprint",
+    "/results/fingerprint/v1/status/{inventory_id}",
+    "fingerprints",
+    "The status of the item's fingerprint result."
+);
+item_endpoint!(
+    fingerprintplus,
+    "fingerprintplus",
+    Part::All,
+    "/results/fingerprintplus/v3/{inventory_id}",
+    FingerprintplusEnvelope,
+    "fingerprints",
+    "The item's fingerprint and profile: `data.fingerprint`, `fingerprint_hop`, and the `mood`, `genre`, `keyword` and `mood_tag` maps (name: score) and `language.main` from its analysis."
+);
+status_endpoint!(
+    fingerprintplus_status,
+    "fingerprintplus",
+    "/results/fingerprintplus/v3/status/{inventory_id}",
+    "fingerprints",
+    "The status of the item's fingerprint+ result."
+);
+item_endpoint!(
     scene_tags,
     "scene_tags",
     Part::All,
@@ -338,6 +371,24 @@ pub async fn nudity_list(
 ) -> Result<Json<ResultList>, AppError> {
     let (org, params) = caller(&state, raw.as_deref(), &headers, Accept::ApiKey)?;
     list_product(&state, org, &params, "nudity", 500, None).map(Json)
+}
+
+/// Items with fingerprint+ results, oldest update first.
+#[utoipa::path(
+    get,
+    path = "/results/fingerprintplus/v3/",
+    tag = "fingerprints",
+    params(ResultListQuery),
+    responses((status = 200, description = "A page of results", body = FingerprintplusList), ListErrors),
+    security(("api_key" = []), ("api_key_header" = [])),
+)]
+pub async fn fingerprintplus_list(
+    State(state): State<AppState>,
+    RawQuery(raw): RawQuery,
+    headers: HeaderMap,
+) -> Result<Json<ResultList>, AppError> {
+    let (org, params) = caller(&state, raw.as_deref(), &headers, Accept::ApiKey)?;
+    list_product(&state, org, &params, "fingerprintplus", 500, None).map(Json)
 }
 
 /// Items with scene tags, oldest update first.

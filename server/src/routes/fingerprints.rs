@@ -1,0 +1,114 @@
+//! Duplicate search over a catalog's audio fingerprints (`/results/fingerprintplus/v3/duplicates`):
+//! which of the caller's titles are the same film. The matching is the core's
+//! (`kino::fingerprint`); the fingerprints are those of the items' signals.
+
+use axum::Json;
+use axum::extract::{Path, RawQuery, State};
+use axum::http::HeaderMap;
+use kino::fingerprint::{Duplicate, DuplicateIndex};
+use kino::signals::AudioFingerprint;
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use super::{caller, live_item};
+use crate::auth::Accept;
+use crate::error::AppError;
+use crate::state::AppState;
+use crate::store::OrgId;
+
+/// The titles that are the same film as one item.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct DuplicatesAnswer {
+    /// The item searched for.
+    pub inventory_id: String,
+    /// How many of the caller's titles have a fingerprint (were compared).
+    pub compared: usize,
+    /// The same titles, most similar first (`id` is their `inventory_id`).
+    pub duplicates: Vec<Duplicate>,
+}
+
+/// Every group of titles that are the same film.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct DuplicateGroups {
+    /// How many of the caller's titles have a fingerprint (were compared).
+    pub compared: usize,
+    /// Groups of two or more `inventory_id`s, largest first.
+    pub groups: Vec<Vec<String>>,
+}
+
+/// The live items of `org` whose signals carry an audio fingerprint.
+fn fingerprints(state: &AppState, org: OrgId) -> Result<Vec<(String, AudioFingerprint)>, AppError> {
+    let mut out = Vec::new();
+    let mut offset = 0;
+    loop {
+        let page = state.store.items(org, false, offset, 1000)?;
+        if page.is_empty() {
+            break;
+        }
+        offset += page.len() as i64;
+        for item in page {
+            if let Some(p) = state.prepared(org, &item.id)?
+                && let Some(fp) = &p.signals().audio_fingerprint
+            {
+                out.push((item.id, fp.clone()));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The caller's titles that are the same film as this item: another encode, size, crop, or with a
+/// few cuts, by its audio fingerprint (docs/interface.md#fingerprints-and-duplicates).
+#[utoipa::path(
+    get,
+    path = "/results/fingerprintplus/v3/duplicates/{inventory_id}",
+    tag = "fingerprints",
+    params(crate::openapi::InventoryId),
+    responses((status = 200, description = "The same titles", body = DuplicatesAnswer), super::results::ItemErrors),
+    security(("api_key" = []), ("api_key_header" = [])),
+)]
+pub async fn duplicates(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    RawQuery(raw): RawQuery,
+    headers: HeaderMap,
+) -> Result<Json<DuplicatesAnswer>, AppError> {
+    let (org, _) = caller(&state, raw.as_deref(), &headers, Accept::ApiKey)?;
+    tokio::task::spawn_blocking(move || {
+        live_item(&state, org, &id)?;
+        let all = fingerprints(&state, org)?;
+        let Some((_, query)) = all.iter().find(|(other, _)| *other == id) else {
+            return Err(AppError::NotFound(format!(
+                "item {id:?} has no audio fingerprint (its signals come from an analysis of its media)"
+            )));
+        };
+        let index = DuplicateIndex::new(all.iter().map(|(i, fp)| (i.clone(), fp)));
+        let duplicates = index.search(query, Some(&id));
+        Ok(Json(DuplicatesAnswer { inventory_id: id, compared: all.len(), duplicates }))
+    })
+    .await
+    .map_err(|e| AppError::Internal(e.to_string()))?
+}
+
+/// Every group of the caller's titles that are the same film.
+#[utoipa::path(
+    get,
+    path = "/results/fingerprintplus/v3/duplicates",
+    tag = "fingerprints",
+    responses((status = 200, description = "The groups", body = DuplicateGroups), super::results::ListErrors),
+    security(("api_key" = []), ("api_key_header" = [])),
+)]
+pub async fn groups(
+    State(state): State<AppState>,
+    RawQuery(raw): RawQuery,
+    headers: HeaderMap,
+) -> Result<Json<DuplicateGroups>, AppError> {
+    let (org, _) = caller(&state, raw.as_deref(), &headers, Accept::ApiKey)?;
+    tokio::task::spawn_blocking(move || {
+        let all = fingerprints(&state, org)?;
+        let index = DuplicateIndex::new(all.iter().map(|(i, fp)| (i.clone(), fp)));
+        Ok(Json(DuplicateGroups { compared: all.len(), groups: index.groups() }))
+    })
+    .await
+    .map_err(|e| AppError::Internal(e.to_string()))?
+}

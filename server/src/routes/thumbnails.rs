@@ -1,0 +1,168 @@
+//! Just-in-time thumbnails (`/results/jitthumbnails/v2`): a frame in each of the best clips, chosen
+//! by the core's thumbnail frame rule, with generation of the images; status and list as for
+//! previews. Authentication, rate limits and catalogs are the previews'.
+
+use axum::Json;
+use axum::extract::{Path, RawQuery, State};
+use axum::http::HeaderMap;
+use axum::response::Response;
+use kino::thumbnail::{ThumbnailQuery, jit_thumbnails};
+
+use super::envelope::{
+    GenerationStatus, ItemIdentity, ThumbnailOut, ThumbnailsAnswer, ThumbnailsAnswerData, ThumbnailsList,
+};
+use super::previews::{generation_of, previews_caller, queue_generation, require_generation};
+use super::results::{item_status, list_product};
+use super::{StatusEnvelope, live_item};
+use crate::catalog::result_type;
+use crate::error::AppError;
+use crate::state::AppState;
+use crate::store::OrgId;
+
+/// Thumbnails of an item: the clip search's parameters choose the clips, the frame rule
+/// (`shot_margin`, `main_character`, and the clip bounds where stricter) a frame in each;
+/// `trigger_generation=true` also renders the images in the background.
+#[utoipa::path(
+    get,
+    operation_id = "search_thumbnails",
+    path = "/results/jitthumbnails/v2/{inventory_id}",
+    tag = "thumbnails",
+    params(crate::openapi::InventoryId, crate::openapi::params::ThumbnailSearch, crate::openapi::params::CatalogQuery),
+    responses(
+        (status = 200, description = "The thumbnails", body = ThumbnailsAnswer),
+        (status = 429, description = "Too many generations queued; try again after `Retry-After`", body = crate::error::ErrorDetail),
+        crate::openapi::PreviewsErrors,
+    ),
+    security(("api_key" = []), ("api_key_header" = []), ("bearer" = [])),
+)]
+pub async fn thumbnails(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    RawQuery(raw): RawQuery,
+    headers: HeaderMap,
+) -> Response {
+    match previews_caller(&state, raw.as_deref(), &headers) {
+        Ok(c) => {
+            let params = c.params.clone();
+            c.answer(thumbnails_of(state, c.org, &params, id))
+        }
+        Err(refusal) => *refusal,
+    }
+}
+
+fn thumbnails_of(
+    state: AppState,
+    org: OrgId,
+    params: &crate::query::Params,
+    id: String,
+) -> Result<Json<ThumbnailsAnswer>, AppError> {
+    let query = ThumbnailQuery::from_pairs(
+        params.0.iter().filter(|(k, _)| k != "key" && k != "catalog").map(|(k, v)| (k.as_str(), v.as_str())),
+    )?;
+    let item = live_item(&state, org, &id)?;
+    let Some(prepared) = state.prepared(org, &id)? else {
+        return Err(AppError::NotFound(format!("item {id:?} has no analysis signals yet")));
+    };
+    let embedding = match &query.clips.search_query {
+        Some(text) => Some(state.encoder.encode(text)?),
+        None => None,
+    };
+    let found = jit_thumbnails(&prepared, &query, embedding.as_deref())?;
+    let models = crate::products::models_of("jitthumbnails", prepared.signals());
+    let version = query.clips.effective_version().to_string();
+    let version_id = if models.is_empty() { version.clone() } else { format!("{version}+{models}") };
+    let clips = &query.clips;
+    let mut gen_id = None;
+    let mut out: Vec<ThumbnailOut> =
+        found.iter().map(|t| ThumbnailOut { thumbnail: t.clone(), generated: None }).collect();
+    if clips.trigger_generation || clips.generate {
+        require_generation(&state, org, params, clips)?;
+        let vertical = clips.aspect_ratio == kino::clips::AspectRatio::Vertical9x16;
+        let request = crate::render::GenerationRequest::thumbnails(&found, prepared.signals().fps, vertical, &version);
+        let queued = queue_generation(&state, org, &id, request)?;
+        for (n, t) in out.iter_mut().enumerate() {
+            t.generated = Some(crate::render::thumbnail_paths(&queued, n));
+        }
+        gen_id = Some(queued);
+    }
+    Ok(Json(ThumbnailsAnswer {
+        status: "success".into(),
+        error: String::new(),
+        updated: crate::store::now(),
+        version_id: version_id.clone(),
+        inventory_id: item.id.clone(),
+        item_type: result_type(&item.item_type),
+        data: ThumbnailsAnswerData {
+            item: ItemIdentity {
+                inventory_id: item.id,
+                item_type: result_type(&item.item_type),
+                service_id: item.service_id,
+                version_id,
+            },
+            jitthumbnail: out,
+            gen_id,
+        },
+    }))
+}
+
+/// The status of a thumbnails generation: 404 until it has finished, then 200 with `SUCCESS` and
+/// the images (`data.jitthumbnail`), or `FAILED` with `data: null`.
+#[utoipa::path(
+    get,
+    operation_id = "thumbnails_generation_status",
+    path = "/results/jitthumbnails/v2/gen/{gen_id}/status",
+    tag = "thumbnails",
+    params(("gen_id" = String, Path, description = "The `gen_id` of a thumbnails search"), crate::openapi::params::CatalogQuery),
+    responses((status = 200, description = "Finished", body = GenerationStatus), crate::openapi::PreviewsErrors),
+    security(("api_key" = []), ("api_key_header" = []), ("bearer" = [])),
+)]
+pub async fn generation(
+    State(state): State<AppState>,
+    Path(gen_id): Path<String>,
+    RawQuery(raw): RawQuery,
+    headers: HeaderMap,
+) -> Response {
+    match previews_caller(&state, raw.as_deref(), &headers) {
+        Ok(c) => c.answer(generation_of(state, c.org, gen_id)),
+        Err(refusal) => *refusal,
+    }
+}
+
+/// The status of the item's thumbnails result (its signals were processed).
+#[utoipa::path(
+    get,
+    operation_id = "thumbnails_status",
+    path = "/results/jitthumbnails/v2/status/{inventory_id}",
+    tag = "thumbnails",
+    params(crate::openapi::InventoryId, crate::openapi::params::VersionQuery, crate::openapi::params::CatalogQuery),
+    responses((status = 200, description = "The result's status", body = StatusEnvelope), crate::openapi::PreviewsErrors),
+    security(("api_key" = []), ("api_key_header" = []), ("bearer" = [])),
+)]
+pub async fn status(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    RawQuery(raw): RawQuery,
+    headers: HeaderMap,
+) -> Response {
+    match previews_caller(&state, raw.as_deref(), &headers) {
+        Ok(c) => c.answer(item_status(&state, c.org, &c.params, &id, "jitthumbnails").map(Json)),
+        Err(refusal) => *refusal,
+    }
+}
+
+/// Items with thumbnails results, oldest update first.
+#[utoipa::path(
+    get,
+    operation_id = "list_thumbnails",
+    path = "/results/jitthumbnails/v2/",
+    tag = "thumbnails",
+    params(crate::openapi::params::PreviewsListQuery, crate::openapi::params::CatalogQuery),
+    responses((status = 200, description = "A page of results", body = ThumbnailsList), crate::openapi::PreviewsErrors),
+    security(("api_key" = []), ("api_key_header" = []), ("bearer" = [])),
+)]
+pub async fn list(State(state): State<AppState>, RawQuery(raw): RawQuery, headers: HeaderMap) -> Response {
+    match previews_caller(&state, raw.as_deref(), &headers) {
+        Ok(c) => c.answer(list_product(&state, c.org, &c.params, "jitthumbnails", 1000, None).map(Json)),
+        Err(refusal) => *refusal,
+    }
+}
