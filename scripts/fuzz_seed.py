@@ -70,8 +70,9 @@ def seed(base, data_dir, key, admin, client_id, client_secret, out):
     adm = {"authorization": f"Bearer {admin}"}
     org = "/admin/v1/orgs/demo"
 
-    # The demo catalog processed, and one failed task (a product this deployment does not compute).
-    call(base, "POST", "/tasks/catalog-item/tt-demo-001/product/markers/version/1.0.0", {}, api)
+    # The demo catalog processed, and one failed task (fingerprint: the demo's generated signals have no
+    # audio fingerprint).
+    call(base, "POST", "/tasks/catalog-item/tt-demo-001/product/fingerprint/version/1.0.0", {}, api)
 
     def processed():
         _, tasks = call(base, "GET", "/tasks/catalog-item/tt-demo-001", headers=api)
@@ -83,6 +84,19 @@ def seed(base, data_dir, key, admin, client_id, client_secret, out):
     for item in ("fuzz-film", "fuzz-delete"):
         call(base, "PUT", "/catalog/v1/item", {"id": item, "type": "standalone", "title": item}, api)
     signals = small_signals("fuzz-film")
+    # An item with an audio fingerprint, for the fingerprint products and the duplicate search.
+    call(base, "PUT", "/catalog/v1/item", {"id": "fuzz-print", "type": "standalone", "title": "fuzz-print"}, api)
+    printed = small_signals("fuzz-print")
+    printed["audio_fingerprint"] = {"hop": 0.1, "hashes": [(i * 2654435761) % 4294967296 | 1 for i in range(200)]}
+    call(base, "PUT", "/analysis/v1/item/standalone/fuzz-print", printed, api)
+    for product in ("fingerprint", "fingerprintplus", "markers"):
+        call(base, "POST", f"/tasks/catalog-item/fuzz-print/product/{product}/version/1.0.0", {}, api)
+
+    def fingerprinted():
+        _, tasks = call(base, "GET", "/tasks/catalog-item/fuzz-print", headers=api)
+        return all(t["task_status"]["status"] == "ready" for t in tasks)
+
+    until("the fingerprint tasks", fingerprinted)
 
     # A finished generation (the demo items have no media files: it fails, which answers 200).
     _, answer = call(base, "GET", "/results/jitpreviews/v2/tt-demo-001?catalog=demo&trigger_generation=true"
@@ -139,9 +153,13 @@ def seed(base, data_dir, key, admin, client_id, client_secret, out):
             media.pop("examples", None)
 
     task = "/tasks/catalog-item/{inventory_id}/product/{product}/version/{version}"
-    example(task + "/reset", "put", "product", "markers")
+    example(task + "/reset", "put", "product", "fingerprint")
     example("/catalog/v1/delete/{item_type}/{id}", "put", "id", "fuzz-delete")
     example("/analysis/v1/item/{item_type}/{id}", "put", "id", "fuzz-film")
+    for path in ("/results/fingerprint/v1/{inventory_id}", "/results/fingerprint/v1/status/{inventory_id}",
+                 "/results/fingerprintplus/v3/{inventory_id}", "/results/fingerprintplus/v3/status/{inventory_id}",
+                 "/results/fingerprintplus/v3/duplicates/{inventory_id}"):
+        example(path, "get", "inventory_id", "fuzz-print")
     body_example("/analysis/v1/item/{item_type}/{id}", "put", signals)
     example("/results/jitpreviews/v2/gen/{gen_id}/status", "get", "gen_id", gen_id)
     example("/media/gen/{gen_id}/{file}", "get", "gen_id", gen_id)

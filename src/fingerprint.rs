@@ -61,13 +61,13 @@ pub struct FingerprintMatch {
 
 /// An index of one fingerprint's hashes: where each occurs.
 #[derive(Debug)]
-struct Positions<'a> {
+pub(crate) struct Positions<'a> {
     fp: &'a AudioFingerprint,
     at: HashMap<u32, Vec<u32>>,
 }
 
 impl<'a> Positions<'a> {
-    fn new(fp: &'a AudioFingerprint) -> Positions<'a> {
+    pub(crate) fn new(fp: &'a AudioFingerprint) -> Positions<'a> {
         let mut at: HashMap<u32, Vec<u32>> = HashMap::new();
         for (i, &h) in fp.hashes.iter().enumerate() {
             if h != 0 {
@@ -80,7 +80,7 @@ impl<'a> Positions<'a> {
 
     /// Votes of `query`'s hashes for offsets (position in this fingerprint minus position in the
     /// query).
-    fn votes(&self, query: &AudioFingerprint) -> HashMap<i64, usize> {
+    pub(crate) fn votes(&self, query: &AudioFingerprint) -> HashMap<i64, usize> {
         let mut votes: HashMap<i64, usize> = HashMap::new();
         for (i, &h) in query.hashes.iter().enumerate() {
             if h == 0 {
@@ -146,7 +146,7 @@ fn best_alignment(a: &AudioFingerprint, b: &Positions<'_>) -> Option<Fingerprint
 /// With `a[i]` aligned to `b[i + offset]`: for each hash of `a`, its bit errors when it is matched
 /// (both hashes sound, and the [`WINDOW`] compared hashes around it differ in fewer than
 /// [`SAME_BER`] of their bits), else `None`.
-fn matched_at(a: &[u32], b: &[u32], offset: i64) -> Vec<Option<u32>> {
+pub(crate) fn matched_at(a: &[u32], b: &[u32], offset: i64) -> Vec<Option<u32>> {
     let errors: Vec<Option<u32>> = (0..a.len())
         .map(|i| {
             let j = usize::try_from(i as i64 + offset).ok()?;

@@ -37,6 +37,7 @@ pub mod emotions;
 mod error;
 pub mod fingerprint;
 pub mod lexicon;
+pub mod markers;
 pub mod profanity;
 pub mod report;
 pub mod signals;

@@ -30,6 +30,7 @@ __all__ = [
     "compare_fingerprints",
     "duplicate_groups",
     "fingerprint_profile",
+    "season_markers",
     "scene_tags",
     "adbreaks",
     "contextual_adbreaks",
@@ -187,6 +188,9 @@ def duplicate_groups(titles: Mapping[str, Signals]) -> List[List[str]]:
 
 def fingerprint_profile(signals: Signals) -> Dict[str, Any]:
     """The fingerprint+ product: the fingerprint and the mood, genre, keyword, mood_tag maps and language."""
+
+def season_markers(episodes: Sequence[Signals], numbers: Optional[Sequence[Optional[int]]] = None) -> List[Dict[str, Any]]:
+    """Binge markers of a season's episodes: intro, recap, credits start (seconds or ``None``)."""
 
 def adbreaks(
     signals: Signals, window: float = 5.0, separation: float = 1.0, skip_first: float = 1.0, skip_last: float = 1.0

@@ -349,3 +349,32 @@ pub fn fingerprint_profile<'py>(py: Python<'py>, signals: PyRef<'py, PySignals>)
     let profile = kino::fingerprint::profile(signals.signals()).py_err(py)?;
     to_py(py, &profile)
 }
+
+/// Binge markers of a season's episodes (`kino::markers::season_markers`): `episodes` in any order,
+/// `numbers` their episode numbers (for recaps; `None` entries or no list: no recap). One dict per
+/// episode, in the given order: `intro_start`, `intro_end`, `recap_start`, `recap_end`,
+/// `credit_start` (seconds or `None`) and `episodes_compared`.
+#[pyfunction]
+#[pyo3(signature = (episodes, numbers=None))]
+pub fn season_markers<'py>(
+    py: Python<'py>,
+    episodes: Vec<PyRef<'py, PySignals>>,
+    numbers: Option<Vec<Option<i64>>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    if let Some(n) = &numbers
+        && n.len() != episodes.len()
+    {
+        return Err(pyo3::exceptions::PyValueError::new_err(format!(
+            "numbers must have one entry per episode ({}), not {}",
+            episodes.len(),
+            n.len()
+        )));
+    }
+    let list: Vec<kino::markers::Episode<'_>> = episodes
+        .iter()
+        .enumerate()
+        .map(|(i, s)| kino::markers::Episode { number: numbers.as_ref().and_then(|n| n[i]), signals: s.signals() })
+        .collect();
+    let markers = py.detach(|| kino::markers::season_markers(&list));
+    to_py(py, &markers)
+}

@@ -191,3 +191,26 @@ def test_fingerprints_compare_group_and_profile():
     assert profile["fingerprint"] == film and set(profile) >= {"mood", "genre", "keyword", "mood_tag", "language"}
     with pytest.raises(kino.MissingSignalError):
         kino.fingerprint_profile(kino.synth_signals("bare", 60.0))
+
+
+def test_season_markers_find_the_shared_intro():
+    import json
+    import random
+    rng = random.Random(3)
+    intro = [rng.getrandbits(32) | 1 for _ in range(250)]  # 25 s
+
+    def episode(name, at):
+        own = [rng.getrandbits(32) | 1 for _ in range(9000)]
+        hashes = (own[:at] + intro + own[at:])[:9000]
+        doc = json.loads(kino.synth_signals(name, 900.0, seed=2).to_json())
+        doc["audio_fingerprint"] = {"hop": 0.1, "hashes": hashes}
+        doc.pop("text", None)
+        return kino.Signals.from_json(json.dumps(doc))
+
+    eps = [episode("e1", 100), episode("e2", 333)]
+    m = kino.season_markers(eps, numbers=[1, 2])
+    assert abs(m[0]["intro_start"] - 10.0) <= 1 and abs(m[0]["intro_end"] - 35.0) <= 1, m
+    assert abs(m[1]["intro_start"] - 33.3) <= 1 and m[1]["episodes_compared"] == 1, m
+    assert kino.season_markers(eps[:1])[0]["intro_start"] is None
+    with pytest.raises(ValueError, match="numbers"):
+        kino.season_markers(eps, numbers=[1])

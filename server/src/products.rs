@@ -27,8 +27,9 @@ pub const PRODUCTS: [&str; 16] = [
 ];
 
 /// The products this deployment computes.
-pub const PROCESSED: [&str; 15] = [
+pub const PROCESSED: [&str; 16] = [
     "jitpreviews",
+    "markers",
     "jitthumbnails",
     "fingerprint",
     "fingerprintplus",
@@ -106,6 +107,110 @@ pub struct FingerprintplusPayload {
     /// `{"main": "en"}`: the main spoken language (`null` when no transcript).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub language: Option<Value>,
+}
+
+/// The product fields of a `markers` result (seconds; `null` where nothing was found).
+#[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema)]
+pub struct MarkersPayload {
+    /// Start of the intro.
+    #[serde(default)]
+    pub intro_start: Option<f64>,
+    /// End of the intro.
+    #[serde(default)]
+    pub intro_end: Option<f64>,
+    /// Start of the recap of earlier episodes.
+    #[serde(default)]
+    pub recap_start: Option<f64>,
+    /// End of the recap.
+    #[serde(default)]
+    pub recap_end: Option<f64>,
+    /// Start of the end credits.
+    #[serde(default)]
+    pub credit_start: Option<f64>,
+    /// How many other episodes of the season were compared.
+    #[serde(default)]
+    pub episodes_compared: usize,
+}
+
+/// An episode of a season: its id, its number, its signals.
+pub type SeasonEpisode = (String, Option<i64>, std::sync::Arc<Signals>);
+
+/// The episodes of the season of `item` (itself included) with their signals and numbers, in
+/// episode order; just the item when it is not an episode of a season. Episodes without signals
+/// are left out.
+pub fn season_of(
+    state: &crate::state::AppState,
+    org: crate::store::OrgId,
+    item: &crate::store::ItemRow,
+    own: &Signals,
+) -> Result<Vec<SeasonEpisode>, crate::error::AppError> {
+    let info = |body: &Value, key: &str| -> Option<Value> {
+        ["episodic_info", "extended_episodic_info"]
+            .iter()
+            .find_map(|k| body[*k].get(key).filter(|v| !v.is_null()).cloned())
+    };
+    let number = |body: &Value| info(body, "episode_number").and_then(|v| v.as_i64());
+    let mut out = vec![(item.id.clone(), number(&item.body), std::sync::Arc::new(own.clone()))];
+    let season = info(&item.body, "season_id").and_then(|v| v.as_str().map(String::from));
+    if let (Some(season), "episode") = (season, item.item_type.as_str()) {
+        for e in state.store.children(org, &season)? {
+            let same =
+                info(&e.body, "season_id").and_then(|v| v.as_str().map(String::from)).as_deref() == Some(&season);
+            if e.deleted || e.item_type != "episode" || e.id == item.id || !same {
+                continue;
+            }
+            if let Some(p) = state.prepared(org, &e.id)? {
+                out.push((e.id.clone(), number(&e.body), std::sync::Arc::new(p.signals().clone())));
+            }
+        }
+    }
+    out.sort_by(|a, b| a.1.cmp(&b.1).then(a.0.cmp(&b.0)));
+    Ok(out)
+}
+
+/// An episode of `season` joined it, left it or got new signals: the markers of the season's
+/// other episodes are computed again (their results stay until the new ones replace them).
+pub fn season_changed(
+    state: &crate::state::AppState,
+    org: crate::store::OrgId,
+    season: &str,
+    except: &str,
+) -> Result<(), crate::error::AppError> {
+    let mut queued = 0;
+    for e in state.store.children(org, season)? {
+        if e.item_type == "episode" && !e.deleted && e.id != except {
+            queued += state.store.requeue_product(org, &e.id, "markers")?;
+        }
+    }
+    if queued > 0 {
+        state.wake.notify_waiters();
+    }
+    Ok(())
+}
+
+/// The season of an episode (`episodic_info.season_id`), `None` for any other item.
+pub fn season_id(item: &crate::store::ItemRow) -> Option<String> {
+    if item.item_type != "episode" {
+        return None;
+    }
+    ["episodic_info", "extended_episodic_info"]
+        .iter()
+        .find_map(|k| item.body[*k].get("season_id").and_then(|v| v.as_str()).map(String::from))
+}
+
+/// The markers of `item` among its season's episodes.
+pub fn markers_of(
+    state: &crate::state::AppState,
+    org: crate::store::OrgId,
+    item: &crate::store::ItemRow,
+    own: &Signals,
+) -> Result<Value, String> {
+    let season = season_of(state, org, item, own).map_err(|e| e.to_string())?;
+    let episodes: Vec<kino::markers::Episode<'_>> =
+        season.iter().map(|(_, n, s)| kino::markers::Episode { number: *n, signals: s.as_ref() }).collect();
+    let all = kino::markers::season_markers(&episodes);
+    let i = season.iter().position(|(id, ..)| *id == item.id).ok_or("the item is not in its season")?;
+    serde_json::to_value(&all[i]).map_err(|e| e.to_string())
 }
 
 /// The product fields of a `semantic` (and `similar`) result: the item embedding.
@@ -275,6 +380,7 @@ fn channels_of(product: &str) -> &'static [&'static str] {
             &["shots", "scenes", "speech", "timelines.brightness", "timelines.nudity", "timelines.profanity", "tags"]
         }
         "scene_tags" => &["tags"],
+        "markers" => &["audio_fingerprint", "text"],
         _ => &[],
     }
 }

@@ -205,6 +205,13 @@ impl AppState {
 
     fn store_signals(&self, org: OrgId, item_id: &str, signals: Signals, partial: bool) -> Result<(), AppError> {
         self.store.put_signals(org, item_id, &signals.to_binary(), partial)?;
+        // An episode's new sound changes its season's markers.
+        if !partial
+            && let Some(item) = self.store.item(org, item_id)?
+            && let Some(season) = crate::products::season_id(&item)
+        {
+            crate::products::season_changed(self, org, &season, item_id)?;
+        }
         let prepared = Arc::new(Prepared::new(signals)?);
         self.prepared.write().unwrap_or_else(|e| e.into_inner()).insert((org, item_id.to_string()), prepared);
         self.wake.notify_waiters();

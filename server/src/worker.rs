@@ -116,7 +116,11 @@ fn process(state: &AppState, job: &Job) -> Result<(), StoreError> {
         Some(encoder) => encoder.clone(),
         None => std::sync::Arc::new(kino::LexicalEncoder::default()),
     };
-    let outcome = compute(&job.product, &signals, sentences.as_ref());
+    let outcome = if job.product == "markers" {
+        crate::products::markers_of(state, job.org, &item, &signals)
+    } else {
+        compute(&job.product, &signals, sentences.as_ref())
+    };
     // Per job at debug level: a catalog of thousands of items would otherwise flood the log (and
     // a demo item lacking a product's input is not worth a line each).
     tracing::debug!(item = %job.item_id, product = %job.product, ok = outcome.is_ok(), elapsed_ms = started.elapsed().as_millis() as u64, "processed");

@@ -282,24 +282,23 @@ async fn task_state_table() {
     // a result that exists is reused by a new task of the same tuple (another version is new work)
     let (_, st) = t.call("POST", "/tasks/catalog-item/m1/product/profanity/version/2.0.0", None).await;
     assert_eq!(st["status"], "pending");
-    // a product this deployment does not compute fails honestly; reset works from failed
-    t.call("POST", &task("m1", "markers"), None).await;
+    // a product whose input the signals lack fails honestly, saying what is missing; reset works
+    // from failed
+    t.call("POST", &task("m1", "fingerprint"), None).await;
     t.process();
-    let (_, st) = t.call("GET", &task("m1", "markers"), None).await;
-    assert_eq!(
-        (st["status"].clone(), st["error"].clone()),
-        (json!("failed"), json!("product not available in this deployment"))
-    );
-    let (s, body) = t.call("PUT", &format!("{}/reset", task("m1", "markers")), None).await;
+    let (_, st) = t.call("GET", &task("m1", "fingerprint"), None).await;
+    assert_eq!(st["status"], "failed");
+    assert!(st["error"].as_str().unwrap().contains("no audio_fingerprint"), "{st}");
+    let (s, body) = t.call("PUT", &format!("{}/reset", task("m1", "fingerprint")), None).await;
     assert_eq!((s, body), (StatusCode::OK, json!({})));
-    let (_, st) = t.call("GET", &task("m1", "markers"), None).await;
+    let (_, st) = t.call("GET", &task("m1", "fingerprint"), None).await;
     assert_eq!(st["status"], "pending", "reset queues the job again");
     t.process();
     // list per item
     let (s, list) = t.call("GET", "/tasks/catalog-item/m1", None).await;
     assert_eq!(s, StatusCode::OK);
     let products: Vec<&str> = list.as_array().unwrap().iter().map(|t| t["product"].as_str().unwrap()).collect();
-    assert_eq!(products, ["markers", "profanity", "profanity"]);
+    assert_eq!(products, ["fingerprint", "profanity", "profanity"]);
     // every product name is accepted; others are a 422
     for product in kino_server::products::PRODUCTS {
         assert_eq!(t.call("POST", &task("m1", product), None).await.0, StatusCode::OK, "{product}");
@@ -1166,4 +1165,79 @@ async fn fingerprints_answer_and_the_duplicate_search_finds_the_same_film() {
     t.signals("bare", 1).await;
     let (s, err) = t.call("GET", "/results/fingerprintplus/v3/duplicates/bare", None).await;
     assert_eq!(s, StatusCode::NOT_FOUND, "{err}");
+}
+
+#[tokio::test]
+async fn markers_find_the_season_intro_and_follow_episodes_joining() {
+    let t = test_app();
+    let noise = |seed: u64, n: usize| -> Vec<u32> {
+        let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        (0..n)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                (x >> 16) as u32 | 1
+            })
+            .collect()
+    };
+    let intro = noise(99, 300); // 30 s shared by the season
+    let episode = |n: u64, at: usize| -> Vec<u32> {
+        let mut h = noise(n, 12_000);
+        h.splice(at..at, intro.iter().copied());
+        h.truncate(12_000);
+        h
+    };
+    let put_episode = |id: &'static str, n: u64, at: usize| {
+        let t = &t;
+        let prints = episode(n, at);
+        async move {
+            let body = json!({"id": id, "type": "episode", "title": id,
+                "episodic_info": {"series_id": "show", "season_id": "show-s1", "season_number": 1, "episode_number": n}});
+            assert_eq!(t.call("PUT", "/catalog/v1/item", Some(body)).await.0, StatusCode::OK);
+            let mut s = kino::synth::demo_signals(id, 1200.0, 1.0, n);
+            s.audio_fingerprint = Some(kino::signals::AudioFingerprint { hop: 0.1, hashes: prints });
+            let uri = format!("/analysis/v1/item/episode/{id}?key={}", t.key);
+            let (st, b) = t.raw("PUT", &uri, Some(s.to_json()), &[]).await;
+            assert_eq!(st, StatusCode::OK, "{b}");
+            assert_eq!(t.call("POST", &task(id, "markers"), None).await.0, StatusCode::OK);
+        }
+    };
+    put_episode("e1", 1, 120).await;
+    let (_, before) = t.call("GET", "/results/markers/v1/asset/e1", None).await;
+    assert_eq!(before["not_yet_available"], true, "{before}");
+    t.process();
+    let (_, alone) = t.call("GET", "/results/markers/v1/asset/e1", None).await;
+    assert_eq!(
+        (alone["not_yet_available"].clone(), alone["intro_start"].clone()),
+        (json!(false), Value::Null),
+        "{alone}"
+    );
+    // A second episode joins: the first one's markers are computed again and find the intro.
+    put_episode("e2", 2, 455).await;
+    let (org, _) = t.state.store.ensure_org("acme").unwrap();
+    assert_eq!(t.state.store.job_state(org, "e1", "markers", "1.0.0").unwrap(), Some(JobState::Pending));
+    t.process();
+    for (id, start) in [("e1", 12.0), ("e2", 45.5)] {
+        let (s, m) = t.call("GET", &format!("/results/markers/v1/asset/{id}"), None).await;
+        assert_eq!(s, StatusCode::OK, "{m}");
+        let (a, b) = (m["intro_start"].as_f64().unwrap(), m["intro_end"].as_f64().unwrap());
+        assert!((a - start).abs() <= 1.0 && (b - start - 30.0).abs() <= 1.0, "{id}: {m}");
+        assert_eq!((m["ident"].clone(), m["episodes_compared"].clone()), (json!(id), json!(1)));
+    }
+    let (_, listed) = t.call("GET", "/results/markers/v1/?page_size=1", None).await;
+    assert_eq!(
+        (listed["total_count"].clone(), listed["data"].as_array().map(Vec::len)),
+        (json!(2), Some(1)),
+        "{listed}"
+    );
+    let (s, _) = t.call("GET", "/results/markers/v1/?page_size=0", None).await;
+    assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY);
+    // The second leaves: the first one's markers lose their intro.
+    let gone = json!({"id": "e2", "type": "episode", "title": "e2", "operations": {"deleted": true},
+        "episodic_info": {"series_id": "show", "season_id": "show-s1", "season_number": 1, "episode_number": 2}});
+    assert_eq!(t.call("PUT", "/catalog/v1/item", Some(gone)).await.0, StatusCode::OK);
+    t.process();
+    let (_, alone) = t.call("GET", "/results/markers/v1/asset/e1", None).await;
+    assert_eq!((alone["intro_start"].clone(), alone["episodes_compared"].clone()), (Value::Null, json!(0)), "{alone}");
 }

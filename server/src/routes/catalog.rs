@@ -88,7 +88,15 @@ pub fn apply_upsert(state: &AppState, org: OrgId, item: CatalogItem) -> Result<(
         store.upsert_item(org, season, "season", &serde_json::to_value(&parent).expect("serializable"), false)?;
     }
     let body = serde_json::to_value(&item).map_err(|e| AppError::Internal(e.to_string()))?;
+    let before = store.item(org, &item.id)?.and_then(|old| crate::products::season_id(&old));
     store.upsert_item(org, &item.id, &item.item_type, &body, false)?;
+    // An episode that joins a season (or moves between seasons) changes their markers.
+    let after = store.item(org, &item.id)?.and_then(|new| crate::products::season_id(&new));
+    if before != after {
+        for season in before.iter().chain(after.iter()) {
+            crate::products::season_changed(state, org, season, &item.id)?;
+        }
+    }
     if item.operations.deleted {
         delete_cascade(state, org, &item.id)?;
     }
@@ -115,6 +123,9 @@ fn delete_items(state: &AppState, org: OrgId, id: &str) -> Result<(), AppError> 
     while let Some(next) = pending.pop() {
         let Some(item) = store.item(org, &next)? else { continue };
         store.mark_deleted(org, &next)?;
+        if let Some(season) = crate::products::season_id(&item) {
+            crate::products::season_changed(state, org, &season, &item.id)?;
+        }
         if matches!(item.item_type.as_str(), "series" | "season") {
             for child in store.children(org, &next)? {
                 if !child.deleted {

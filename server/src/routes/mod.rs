@@ -6,6 +6,7 @@ pub mod analysis;
 pub mod catalog;
 pub mod envelope;
 pub mod fingerprints;
+pub mod markers;
 pub mod portal;
 pub mod previews;
 pub mod results;

@@ -462,6 +462,25 @@ impl Store {
         })
     }
 
+    /// Queues the active tasks of `product` of an item again, keeping their results until the new
+    /// ones replace them (a recomputation because its inputs changed); how many.
+    pub fn requeue_product(&self, org: OrgId, item_id: &str, product: &str) -> StoreResult<usize> {
+        self.with(|c| {
+            let tx = c.transaction()?;
+            let versions: Vec<String> = {
+                let mut st = tx.prepare(
+                    "SELECT version FROM tasks WHERE org_id = ?1 AND item_id = ?2 AND product = ?3 AND active = 1",
+                )?;
+                st.query_map(params![org.0, item_id, product], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?
+            };
+            for v in &versions {
+                enqueue(&tx, org, item_id, product, v)?;
+            }
+            tx.commit()?;
+            Ok(versions.len())
+        })
+    }
+
     /// Drops the result of a tuple and queues it again (reset of a failed task, forced reprocess).
     pub fn reprocess(&self, org: OrgId, item_id: &str, product: &str, version: &str) -> StoreResult<()> {
         self.with(|c| {

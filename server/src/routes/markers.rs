@@ -1,0 +1,137 @@
+//! Binge markers (`/results/markers/v1`): the intro, recap and end-credit times of an episode,
+//! computed by the `markers` task from its season's audio fingerprints (`kino::markers`).
+
+use axum::Json;
+use axum::extract::{Path, RawQuery, State};
+use axum::http::HeaderMap;
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use super::{caller, live_item};
+use crate::auth::Accept;
+use crate::error::AppError;
+use crate::openapi::params::PreviewsListQuery;
+use crate::products::MarkersPayload;
+use crate::query::Collect;
+use crate::state::AppState;
+use crate::store::ResultRow;
+
+/// The markers of one item (seconds; `null` where nothing was found or the item is not processed).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct MarkersAnswer {
+    /// The customer's item id.
+    pub ident: String,
+    /// True until the item's `markers` task has succeeded.
+    pub not_yet_available: bool,
+    /// Start of the intro.
+    pub intro_start: Option<f64>,
+    /// End of the intro.
+    pub intro_end: Option<f64>,
+    /// Start of the recap of earlier episodes.
+    pub recap_start: Option<f64>,
+    /// End of the recap.
+    pub recap_end: Option<f64>,
+    /// Start of the end credits.
+    pub credit_start: Option<f64>,
+    /// How many other episodes of the season were compared (absent until available).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub episodes_compared: Option<usize>,
+}
+
+impl MarkersAnswer {
+    fn new(ident: String, row: Option<&ResultRow>) -> MarkersAnswer {
+        let payload: Option<MarkersPayload> = row
+            .filter(|r| r.status == "success")
+            .and_then(|r| r.data.clone())
+            .and_then(|d| serde_json::from_value(d).ok());
+        match payload {
+            Some(p) => MarkersAnswer {
+                ident,
+                not_yet_available: false,
+                intro_start: p.intro_start,
+                intro_end: p.intro_end,
+                recap_start: p.recap_start,
+                recap_end: p.recap_end,
+                credit_start: p.credit_start,
+                episodes_compared: Some(p.episodes_compared),
+            },
+            None => MarkersAnswer {
+                ident,
+                not_yet_available: true,
+                intro_start: None,
+                intro_end: None,
+                recap_start: None,
+                recap_end: None,
+                credit_start: None,
+                episodes_compared: None,
+            },
+        }
+    }
+}
+
+/// A page of markers.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct MarkersList {
+    /// The page, from 0.
+    pub page_num: i64,
+    /// Markers per page.
+    pub page_size: i64,
+    /// Markers on every page.
+    pub total_count: usize,
+    /// This page's markers, oldest update first.
+    pub data: Vec<MarkersAnswer>,
+}
+
+/// The binge markers of an item: `not_yet_available` until its `markers` task has succeeded.
+#[utoipa::path(
+    get,
+    path = "/results/markers/v1/asset/{inventory_id}",
+    tag = "markers",
+    params(crate::openapi::InventoryId),
+    responses((status = 200, description = "The markers", body = MarkersAnswer), super::results::ItemErrors),
+    security(("api_key" = []), ("api_key_header" = [])),
+)]
+pub async fn asset(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    RawQuery(raw): RawQuery,
+    headers: HeaderMap,
+) -> Result<Json<MarkersAnswer>, AppError> {
+    let (org, _) = caller(&state, raw.as_deref(), &headers, Accept::ApiKey)?;
+    let item = live_item(&state, org, &id)?;
+    let row = state.store.result(org, &item.id, "markers", None)?;
+    Ok(Json(MarkersAnswer::new(item.id, row.as_ref())))
+}
+
+/// Items with markers, oldest update first.
+#[utoipa::path(
+    get,
+    path = "/results/markers/v1/",
+    tag = "markers",
+    params(PreviewsListQuery),
+    responses((status = 200, description = "A page of markers", body = MarkersList), super::results::ListErrors),
+    security(("api_key" = []), ("api_key_header" = [])),
+)]
+pub async fn list(
+    State(state): State<AppState>,
+    RawQuery(raw): RawQuery,
+    headers: HeaderMap,
+) -> Result<Json<MarkersList>, AppError> {
+    let (org, params) = caller(&state, raw.as_deref(), &headers, Accept::ApiKey)?;
+    let mut c = Collect::default();
+    let page_num = c.take(params.int("page_num", 0, 0), 0);
+    let page_size = c.take(params.int("page_size", 1000, 1), 1000);
+    let from = c.take(params.datetime("from_utcdatetime"), None);
+    let to = c.take(params.datetime("to_utcdatetime"), None).unwrap_or_else(crate::store::now);
+    c.finish()?;
+    let (rows, _) = state.store.results(org, "markers", params.get("version"), from.as_deref(), &to, 0, i64::MAX)?;
+    let mut data = Vec::new();
+    for r in &rows {
+        if state.store.item(org, &r.item_id)?.is_some_and(|i| !i.deleted) {
+            data.push(MarkersAnswer::new(r.item_id.clone(), Some(r)));
+        }
+    }
+    let total_count = data.len();
+    let data = data.into_iter().skip(page_num.saturating_mul(page_size) as usize).take(page_size as usize).collect();
+    Ok(Json(MarkersList { page_num, page_size, total_count, data }))
+}

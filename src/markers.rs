@@ -1,0 +1,281 @@
+//! Binge markers of the episodes of one season: where the intro starts and ends, where a recap of
+//! earlier episodes lies, and where the end credits start.
+//!
+//! **Intro**: the stretch of sound that recurs near the start of the season's episodes. Each
+//! episode's search window is its first quarter, at most its first ten minutes (the bounds of
+//! the open intro-detection tools). For each pair of episodes, their windows' audio fingerprints
+//! ([`AudioFingerprint`]) are aligned as [`crate::fingerprint`] does (offsets voted by agreeing
+//! hashes, then hashes matched where the bit error rate of the 3.1 s around them is below 0.35),
+//! and each alignment's matched hashes form runs (gaps under [`MAX_GAP`] seconds bridged). The
+//! longest run of [`MIN_INTRO`] to [`MAX_INTRO`] seconds is that pair's intro candidate. An
+//! episode's intro is the candidate that the most other episodes agree with (starts within
+//! [`AGREE`] seconds), with the median of their starts and ends.
+//!
+//! **Recap**: sound in the episode's window, outside its intro, that matches an earlier episode
+//! (a smaller `episode_number`) outside that episode's intro, in runs of at least [`MIN_RECAP_RUN`]
+//! seconds: the recap spans the first to the last of those runs.
+//!
+//! **Credits**: where the end credits start, from the on-screen text channel
+//! (`text.credits_start`) when it was measured; `None` otherwise.
+
+use serde::Serialize;
+
+use crate::fingerprint::{Positions, matched_at};
+use crate::report;
+use crate::signals::{AudioFingerprint, Signals};
+
+/// Shortest intro, seconds.
+pub const MIN_INTRO: f64 = 15.0;
+/// Longest intro, seconds.
+pub const MAX_INTRO: f64 = 120.0;
+/// Longest search window, seconds (or the first quarter of the episode, when shorter).
+pub const MAX_WINDOW: f64 = 600.0;
+/// Gaps in a run of matched hashes bridged, seconds.
+pub const MAX_GAP: f64 = 1.5;
+/// Two intro candidates agree when their starts are this close, seconds.
+pub const AGREE: f64 = 3.0;
+/// Shortest run of matched sound counted as recap, seconds.
+pub const MIN_RECAP_RUN: f64 = 3.0;
+/// Bit errors under which a hash at the edge of a run agrees by itself (unrelated hashes differ
+/// in 16 of 32 on average).
+const EDGE_BITS: u32 = 8;
+/// How many best-voted alignments of a pair are examined.
+const ALIGNMENTS: usize = 6;
+
+/// One episode of a season.
+#[derive(Debug, Clone, Copy)]
+pub struct Episode<'a> {
+    /// Its number in the season, for recaps (earlier episodes have smaller numbers).
+    pub number: Option<i64>,
+    /// Its signals.
+    pub signals: &'a Signals,
+}
+
+/// The markers of one episode, in seconds; `None` where nothing was found.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Markers {
+    /// Start of the intro.
+    pub intro_start: Option<f64>,
+    /// End of the intro.
+    pub intro_end: Option<f64>,
+    /// Start of the recap.
+    pub recap_start: Option<f64>,
+    /// End of the recap.
+    pub recap_end: Option<f64>,
+    /// Start of the end credits.
+    pub credit_start: Option<f64>,
+    /// How many other episodes of the season had a fingerprint to compare with.
+    pub episodes_compared: usize,
+}
+
+/// A run of matched hashes: `[start, end)` positions in the first fingerprint, and the offset
+/// (positions) to the second.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Run {
+    start: usize,
+    end: usize,
+    offset: i64,
+}
+
+/// The search window of a fingerprint: its hashes in the first quarter, at most ten minutes.
+fn window(fp: &AudioFingerprint, duration: f64) -> AudioFingerprint {
+    let seconds = (duration / 4.0).min(MAX_WINDOW);
+    let n = ((seconds / fp.hop).floor() as usize).min(fp.hashes.len());
+    AudioFingerprint { hop: fp.hop, hashes: fp.hashes[..n].to_vec() }
+}
+
+/// Runs of matched hashes of `a` against `b` at the best-voted alignments, gaps under
+/// [`MAX_GAP`] bridged; longest first.
+fn runs(a: &AudioFingerprint, b: &AudioFingerprint) -> Vec<Run> {
+    if a.hashes.is_empty() || b.hashes.is_empty() || (a.hop - b.hop).abs() > 1e-9 {
+        return Vec::new();
+    }
+    let index = Positions::new(b);
+    let mut votes: Vec<(i64, usize)> = index.votes(a).into_iter().filter(|&(_, v)| v >= 2).collect();
+    votes.sort_by(|x, y| y.1.cmp(&x.1).then(x.0.cmp(&y.0)));
+    let gap = (MAX_GAP / a.hop).round() as usize;
+    let mut out = Vec::new();
+    for &(offset, _) in votes.iter().take(ALIGNMENTS) {
+        let matched = matched_at(&a.hashes, &b.hashes, offset);
+        // A run's edges are trimmed to hashes that agree themselves (the window around a hash
+        // just outside a shared stretch still reads as matched).
+        let close = |i: usize| matched[i].is_some_and(|e| e <= EDGE_BITS);
+        let mut found: Vec<Run> = Vec::new();
+        let mut current: Option<Run> = None;
+        for (i, m) in matched.iter().enumerate() {
+            if m.is_none() {
+                continue;
+            }
+            match &mut current {
+                Some(r) if i - r.end <= gap => r.end = i + 1,
+                _ => {
+                    found.extend(current.take());
+                    current = Some(Run { start: i, end: i + 1, offset });
+                }
+            }
+        }
+        found.extend(current);
+        for mut r in found {
+            while r.start < r.end && !close(r.start) {
+                r.start += 1;
+            }
+            while r.end > r.start && !close(r.end - 1) {
+                r.end -= 1;
+            }
+            if r.end > r.start {
+                out.push(r);
+            }
+        }
+    }
+    out.sort_by(|x, y| (y.end - y.start).cmp(&(x.end - x.start)).then(x.start.cmp(&y.start)));
+    out
+}
+
+/// The markers of each of a season's `episodes`, in order.
+pub fn season_markers(episodes: &[Episode<'_>]) -> Vec<Markers> {
+    let windows: Vec<Option<AudioFingerprint>> =
+        episodes.iter().map(|e| e.signals.audio_fingerprint.as_ref().map(|f| window(f, e.signals.duration))).collect();
+    // Intro candidates of each episode from each other episode: (start, end) in seconds.
+    let mut intros: Vec<Option<(f64, f64)>> = Vec::with_capacity(episodes.len());
+    let mut compared = Vec::with_capacity(episodes.len());
+    for (i, wa) in windows.iter().enumerate() {
+        let mut candidates: Vec<(f64, f64)> = Vec::new();
+        let mut others = 0;
+        if let Some(a) = wa {
+            for (j, wb) in windows.iter().enumerate() {
+                let Some(b) = wb.as_ref().filter(|_| j != i) else { continue };
+                others += 1;
+                let best = runs(a, b).into_iter().find(|r| {
+                    let seconds = (r.end - r.start) as f64 * a.hop;
+                    (MIN_INTRO..=MAX_INTRO).contains(&seconds)
+                });
+                if let Some(r) = best {
+                    candidates.push((r.start as f64 * a.hop, r.end as f64 * a.hop));
+                }
+            }
+        }
+        compared.push(others);
+        intros.push(consensus(&candidates));
+    }
+    episodes
+        .iter()
+        .enumerate()
+        .map(|(i, e)| {
+            let duration = e.signals.duration;
+            let clamp = |t: f64| report::time(t.clamp(0.0, duration));
+            let mut m = Markers { episodes_compared: compared[i], ..Markers::default() };
+            if let Some((a, b)) = intros[i] {
+                m.intro_start = Some(clamp(a));
+                m.intro_end = Some(clamp(b));
+            }
+            if let (Some(a), Some(n)) = (&windows[i], e.number) {
+                let mut spans: Vec<(f64, f64)> = Vec::new();
+                for (j, other) in episodes.iter().enumerate() {
+                    let earlier = other.number.is_some_and(|k| k < n);
+                    let Some(full) = other.signals.audio_fingerprint.as_ref().filter(|_| earlier && j != i) else {
+                        continue;
+                    };
+                    for r in runs(a, full) {
+                        let (start, end) = (r.start as f64 * a.hop, r.end as f64 * a.hop);
+                        let (other_start, other_end) = (start + r.offset as f64 * a.hop, end + r.offset as f64 * a.hop);
+                        let outside =
+                            |intro: Option<(f64, f64)>, s: f64, t: f64| intro.is_none_or(|(x, y)| t <= x || s >= y);
+                        if end - start >= MIN_RECAP_RUN
+                            && outside(intros[i], start, end)
+                            && outside(intros[j], other_start, other_end)
+                        {
+                            spans.push((start, end));
+                        }
+                    }
+                }
+                if let (Some(first), Some(last)) =
+                    (spans.iter().map(|s| s.0).min_by(f64::total_cmp), spans.iter().map(|s| s.1).max_by(f64::total_cmp))
+                {
+                    m.recap_start = Some(clamp(first));
+                    m.recap_end = Some(clamp(last));
+                }
+            }
+            m.credit_start = e.signals.text.as_ref().and_then(|t| t.credits_start).map(clamp);
+            m
+        })
+        .collect()
+}
+
+/// The candidate the most others agree with (starts within [`AGREE`] seconds), as the median of
+/// the agreeing starts and ends; `None` without candidates.
+fn consensus(candidates: &[(f64, f64)]) -> Option<(f64, f64)> {
+    let support = |c: &(f64, f64)| candidates.iter().filter(|o| (o.0 - c.0).abs() <= AGREE).count();
+    let best = candidates.iter().max_by(|x, y| support(x).cmp(&support(y)).then(y.0.total_cmp(&x.0)))?;
+    let agreeing: Vec<&(f64, f64)> = candidates.iter().filter(|o| (o.0 - best.0).abs() <= AGREE).collect();
+    let median = |mut v: Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    Some((median(agreeing.iter().map(|c| c.0).collect()), median(agreeing.iter().map(|c| c.1).collect())))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn noise(n: usize, seed: u64) -> Vec<u32> {
+        let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        (0..n)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                (x >> 16) as u32 | 1
+            })
+            .collect()
+    }
+
+    /// An episode of `seconds` with `intro` (hashes) inserted at `at` seconds after `prefix`.
+    fn episode(seconds: f64, seed: u64, prefix: &[u32], intro: &[u32], at: f64) -> Signals {
+        let mut s = crate::synth::demo_signals("e", seconds, 1.0, seed);
+        let mut h = prefix.to_vec();
+        let own = noise((seconds * 10.0) as usize, seed);
+        let start = (at * 10.0) as usize;
+        h.extend_from_slice(&own[..start]);
+        h.extend_from_slice(intro);
+        h.extend_from_slice(&own[start..]);
+        h.truncate((seconds * 10.0) as usize);
+        s.audio_fingerprint = Some(AudioFingerprint { hop: 0.1, hashes: h });
+        s.text = None;
+        s
+    }
+
+    #[test]
+    fn the_shared_intro_is_found_at_each_offset_and_the_recap_too() {
+        let intro = noise(400, 99); // 40 s
+        let e1 = episode(1200.0, 1, &[], &intro, 30.0);
+        let e2 = episode(1300.0, 2, &[], &intro, 95.5);
+        // Episode 3 opens with 20 s of episode 2's content (after its intro): a recap.
+        let recap = e2.audio_fingerprint.as_ref().unwrap().hashes[2000..2200].to_vec();
+        let e3 = episode(1250.0, 3, &recap, &intro, 10.0);
+        let eps: Vec<Episode<'_>> = [&e1, &e2, &e3]
+            .iter()
+            .enumerate()
+            .map(|(i, s)| Episode { number: Some(i as i64 + 1), signals: s })
+            .collect();
+        let m = season_markers(&eps);
+        let near = |a: Option<f64>, b: f64| a.is_some_and(|a| (a - b).abs() <= 1.0);
+        assert!(near(m[0].intro_start, 30.0) && near(m[0].intro_end, 70.0), "{:?}", m[0]);
+        assert!(near(m[1].intro_start, 95.5) && near(m[1].intro_end, 135.5), "{:?}", m[1]);
+        assert!(near(m[2].intro_start, 30.0) && near(m[2].intro_end, 70.0), "{:?}", m[2]);
+        assert!(near(m[2].recap_start, 0.0) && near(m[2].recap_end, 20.0), "{:?}", m[2]);
+        assert_eq!((m[0].recap_start, m[1].recap_start), (None, None));
+        assert_eq!(m[0].episodes_compared, 2);
+    }
+
+    #[test]
+    fn no_intro_without_a_shared_stretch_or_a_second_episode() {
+        let a = episode(900.0, 5, &[], &noise(100, 7), 20.0); // 10 s: too short for an intro
+        let b = episode(900.0, 6, &[], &noise(100, 7), 50.0);
+        let m = season_markers(&[Episode { number: Some(1), signals: &a }, Episode { number: Some(2), signals: &b }]);
+        assert_eq!((m[0].intro_start, m[1].intro_start), (None, None));
+        let alone = season_markers(&[Episode { number: Some(1), signals: &a }]);
+        assert_eq!((alone[0].intro_start, alone[0].episodes_compared), (None, 0));
+    }
+}
