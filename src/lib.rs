@@ -32,6 +32,7 @@
 #![warn(missing_docs)]
 
 pub mod adbreaks;
+pub mod characters;
 pub mod clips;
 pub mod emotions;
 mod error;

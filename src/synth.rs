@@ -376,6 +376,7 @@ pub fn generate(o: &SynthOptions) -> Signals {
         text: None,
         transcript: None,
         audio_fingerprint: None,
+        character_descriptors: None,
     }
 }
 

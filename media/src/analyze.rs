@@ -351,6 +351,7 @@ pub fn analyze_staged(
         text: None,
         transcript: None,
         audio_fingerprint: Some(fingerprint),
+        character_descriptors: None,
     };
     let mut measured: Vec<String> = MEASURED_CHANNELS.iter().map(|s| s.to_string()).collect();
     let mut model_of: BTreeMap<String, String> = BTreeMap::new();
@@ -407,7 +408,14 @@ pub fn analyze_staged(
             let found = crate::faces::characters(&samples, &doc.shots, duration, &params);
             let label = sight.labels.faces.clone().unwrap_or_default();
             doc.characters = found.characters;
+            let descriptors: Vec<Vec<f32>> = found.identities.iter().map(|i| i.centroid.clone()).collect();
             measured.push("characters".to_string());
+            if descriptors.iter().all(|d| !d.is_empty()) {
+                doc.character_descriptors = Some(descriptors);
+                measured.push("character_descriptors".to_string());
+                model_of
+                    .insert("character_descriptors".into(), format!("{label} (the mean descriptor of each character)"));
+            }
             model_of.insert(
                 "characters".into(),
                 format!(
@@ -434,7 +442,9 @@ pub fn analyze_staged(
             }
         }
         None => {
-            reasons.insert("characters".into(), absent_reason("dlib-faces", "face"));
+            for channel in ["characters", "character_descriptors"] {
+                reasons.insert(channel.into(), absent_reason("dlib-faces", "face"));
+            }
         }
     }
 
@@ -627,6 +637,20 @@ fn seal(
 ) -> Result<()> {
     if let Some((side, side_path)) = sidecar {
         let from_sidecar = merge_sidecar(doc, side, side_path)?;
+        // Characters from the sidecar replace the measured ones, and their descriptors with them.
+        if doc.character_descriptors.as_ref().is_some_and(|d| d.len() != doc.characters.len())
+            || from_sidecar.contains(&"characters")
+        {
+            doc.character_descriptors = side.character_descriptors.clone().filter(|d| d.len() == doc.characters.len());
+            if doc.character_descriptors.is_none() {
+                measured.retain(|m| m != "character_descriptors");
+                model_of.remove("character_descriptors");
+                reasons.insert(
+                    "character_descriptors".into(),
+                    "the characters come from the sidecar, without descriptors".into(),
+                );
+            }
+        }
         for channel in &from_sidecar {
             // A sidecar channel replaces what was measured here, model included.
             model_of.remove(*channel);

@@ -36,6 +36,7 @@ fn sidecar_measured(side: &Signals) -> Vec<&'static str> {
         "item_embedding" => side.item_embedding.is_some(),
         "emotions" => side.emotions.is_some(),
         "profanity" => side.profanity.is_some(),
+        "character_descriptors" => side.character_descriptors.is_some(),
         _ => false,
     };
     learned_channels().into_iter().filter(|c| present(c)).collect()
@@ -130,6 +131,7 @@ pub fn merge(doc: &mut Signals, side: &Signals, path: &Path) -> Result<Vec<&'sta
                 }
             }
             "item_embedding" => doc.item_embedding = side.item_embedding.clone(),
+            "character_descriptors" => doc.character_descriptors = side.character_descriptors.clone(),
             "emotions" => {
                 doc.emotions = side.emotions.clone().map(|mut e| {
                     let limit = kino::signals::sample_count(duration, e.step);

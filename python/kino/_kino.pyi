@@ -31,6 +31,7 @@ __all__ = [
     "duplicate_groups",
     "fingerprint_profile",
     "season_markers",
+    "link_characters",
     "scene_tags",
     "adbreaks",
     "contextual_adbreaks",
@@ -128,6 +129,9 @@ class Signals:
     def transcript(self) -> Optional[Dict[str, Any]]:
         """What is said (language, segments with words and times), or ``None``."""
     @property
+    def character_descriptors(self) -> Optional[List[List[float]]]:
+        """One unit face descriptor per character, or ``None``."""
+    @property
     def audio_fingerprint(self) -> Optional[Dict[str, Any]]:
         """The soundtrack's fingerprint (``hop``, ``hashes``), or ``None``."""
 
@@ -188,6 +192,9 @@ def duplicate_groups(titles: Mapping[str, Signals]) -> List[List[str]]:
 
 def fingerprint_profile(signals: Signals) -> Dict[str, Any]:
     """The fingerprint+ product: the fingerprint and the mood, genre, keyword, mood_tag maps and language."""
+
+def link_characters(titles: Sequence[Signals]) -> List[List[Dict[str, Any]]]:
+    """The characters of each title with their identity across the titles (``series_identity``)."""
 
 def season_markers(episodes: Sequence[Signals], numbers: Optional[Sequence[Optional[int]]] = None) -> List[Dict[str, Any]]:
     """Binge markers of a season's episodes: intro, recap, credits start (seconds or ``None``)."""

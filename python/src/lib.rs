@@ -32,6 +32,7 @@ fn _kino(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(products::duplicate_groups, m)?)?;
     m.add_function(wrap_pyfunction!(products::fingerprint_profile, m)?)?;
     m.add_function(wrap_pyfunction!(products::season_markers, m)?)?;
+    m.add_function(wrap_pyfunction!(products::link_characters, m)?)?;
     m.add_function(wrap_pyfunction!(products::adbreaks, m)?)?;
     m.add_function(wrap_pyfunction!(products::contextual_adbreaks, m)?)?;
     m.add_function(wrap_pyfunction!(products::scene_tags, m)?)?;

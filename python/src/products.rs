@@ -378,3 +378,14 @@ pub fn season_markers<'py>(
     let markers = py.detach(|| kino::markers::season_markers(&list));
     to_py(py, &markers)
 }
+
+/// Links the characters of several titles (the episodes of a series, in order) into identities
+/// across them (`kino::characters::link`): one list per title of `{"rank", "screen_seconds",
+/// "series_identity"}` (the same number for the same person in every title; `None` for a
+/// character without a face descriptor).
+#[pyfunction]
+pub fn link_characters<'py>(py: Python<'py>, titles: Vec<PyRef<'py, PySignals>>) -> PyResult<Bound<'py, PyAny>> {
+    let docs: Vec<&kino::Signals> = titles.iter().map(|s| s.signals()).collect();
+    let linked = py.detach(|| kino::characters::link(&docs));
+    to_py(py, &linked)
+}

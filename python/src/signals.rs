@@ -196,6 +196,13 @@ impl PySignals {
         self.signals().transcript.as_ref().map(|t| crate::convert::to_py(py, t)).transpose()
     }
 
+    /// One face descriptor per character (unit length, in `characters` order), when faces were
+    /// analysed, else `None`.
+    #[getter]
+    fn character_descriptors<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        self.signals().character_descriptors.as_ref().map(|d| crate::convert::to_py(py, d)).transpose()
+    }
+
     /// The soundtrack's fingerprint, when the media was analysed: `{"hop": 0.1, "hashes": [...]}`
     /// (32-bit sub-band energy hashes, 0 where silent), or `None`.
     #[getter]

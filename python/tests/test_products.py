@@ -214,3 +214,21 @@ def test_season_markers_find_the_shared_intro():
     assert kino.season_markers(eps[:1])[0]["intro_start"] is None
     with pytest.raises(ValueError, match="numbers"):
         kino.season_markers(eps, numbers=[1])
+
+
+def test_link_characters_keeps_one_identity_across_titles():
+    import json
+
+    def title(name, descriptors, seconds):
+        doc = json.loads(kino.synth_signals(name, 600.0, seed=3).to_json())
+        doc["characters"] = [{"rank": r, "spans": [[0.0, s]]} for r, s in enumerate(seconds)]
+        doc["character_descriptors"] = descriptors
+        return kino.Signals.from_json(json.dumps(doc))
+
+    a, b = [1.0, 0.0, 0.0, 0.0], [0.0, 0.0, 1.0, 0.0]
+    e1 = title("e1", [a, b], [300.0, 100.0])
+    e2 = title("e2", [b, a], [250.0, 50.0])
+    assert e1.character_descriptors == [a, b]
+    linked = kino.link_characters([e1, e2])
+    ids = [[c["series_identity"] for c in t] for t in linked]
+    assert ids == [[0, 1], [1, 0]], linked

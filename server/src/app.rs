@@ -141,6 +141,7 @@ pub fn app(state: AppState) -> Router {
         .route("/results/fingerprintplus/v3/duplicates/{inventory_id}", get(crate::routes::fingerprints::duplicates))
         .route("/results/fingerprintplus/v3/status/{inventory_id}", get(results::fingerprintplus_status))
         .route("/results/fingerprintplus/v3/{inventory_id}", get(results::fingerprintplus))
+        .route("/results/characters/v1/{inventory_id}", get(crate::routes::characters::characters))
         .route("/results/markers/v1/", get(crate::routes::markers::list))
         .route("/results/markers/v1/asset/{inventory_id}", get(crate::routes::markers::asset))
         .route("/results/nudity/v1/", get(results::nudity_list))

@@ -1241,3 +1241,45 @@ async fn markers_find_the_season_intro_and_follow_episodes_joining() {
     let (_, alone) = t.call("GET", "/results/markers/v1/asset/e1", None).await;
     assert_eq!((alone["intro_start"].clone(), alone["episodes_compared"].clone()), (Value::Null, json!(0)), "{alone}");
 }
+
+#[tokio::test]
+async fn characters_keep_one_identity_across_a_series() {
+    let t = test_app();
+    let unit = |axis: usize, tilt: f32| -> Vec<f32> {
+        let mut v = vec![0.0f32; 8];
+        v[axis] = tilt.cos();
+        v[axis + 1] = tilt.sin();
+        v
+    };
+    // Episode 1: A then B; episode 2: B then A (a little different); a film without descriptors.
+    for (id, n, people) in [("ep1", 1, [(0usize, 0.0f32), (2, 0.0)]), ("ep2", 2, [(2, 0.1), (0, 0.08)])] {
+        let body = json!({"id": id, "type": "episode", "title": id,
+            "episodic_info": {"series_id": "show", "season_id": "show-s1", "season_number": 1, "episode_number": n}});
+        assert_eq!(t.call("PUT", "/catalog/v1/item", Some(body)).await.0, StatusCode::OK);
+        let mut s = kino::synth::demo_signals(id, 600.0, 1.0, 4);
+        s.characters = (0..2)
+            .map(|r| kino::signals::Character { rank: r, spans: vec![[0.0, if r == 0 { 300.0 } else { 100.0 }]] })
+            .collect();
+        s.character_descriptors = Some(people.iter().map(|&(a, tilt)| unit(a, tilt)).collect());
+        let (st, b) =
+            t.raw("PUT", &format!("/analysis/v1/item/episode/{id}?key={}", t.key), Some(s.to_json()), &[]).await;
+        assert_eq!(st, StatusCode::OK, "{b}");
+    }
+    let (s, c1) = t.call("GET", "/results/characters/v1/ep1", None).await;
+    assert_eq!(s, StatusCode::OK, "{c1}");
+    let (_, c2) = t.call("GET", "/results/characters/v1/ep2", None).await;
+    assert_eq!((c1["series_id"].clone(), c1["titles_linked"].clone()), (json!("show"), json!(2)), "{c1}");
+    let ids = |c: &Value| -> Vec<Value> {
+        c["characters"].as_array().unwrap().iter().map(|x| x["series_identity"].clone()).collect()
+    };
+    // A is on screen 300 + 100 s, B 100 + 300 s: equal, so A (first seen) is 0.
+    assert_eq!(ids(&c1), [json!(0), json!(1)], "{c1}");
+    assert_eq!(ids(&c2), [json!(1), json!(0)], "{c2}");
+    t.movie("film").await;
+    t.signals("film", 2).await;
+    let (s, film) = t.call("GET", "/results/characters/v1/film", None).await;
+    assert_eq!((s, film["series_id"].clone(), film["titles_linked"].clone()), (StatusCode::OK, Value::Null, json!(1)));
+    assert!(film["characters"].as_array().unwrap().iter().all(|c| c["series_identity"].is_null()), "{film}");
+    t.movie("bare").await;
+    assert_eq!(t.call("GET", "/results/characters/v1/bare", None).await.0, StatusCode::NOT_FOUND);
+}

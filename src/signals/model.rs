@@ -115,6 +115,11 @@ pub struct Signals {
     /// and recurring stretches across episodes. A kino addition (binary layout 6).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub audio_fingerprint: Option<AudioFingerprint>,
+    /// One face descriptor per character, in `characters` order: the mean of its faces'
+    /// descriptors, unit length, for recognising the same person in other titles (the episodes of
+    /// a series). A kino addition (binary layout 7).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub character_descriptors: Option<Vec<Vec<f32>>>,
 }
 
 /// The audio fingerprint of a title: one 32-bit hash every `hop` seconds, hash `k` describing the
@@ -349,6 +354,7 @@ pub const ANALYSIS_CHANNELS: &[&str] = &[
     "text",
     "transcript",
     "audio_fingerprint",
+    "character_descriptors",
 ];
 
 /// Provenance of a document: who produced it, what was measured, what is absent (zero or empty

@@ -176,6 +176,27 @@ impl Signals {
         if let Some(t) = &self.transcript {
             self.validate_transcript(t)?;
         }
+        if let Some(d) = &self.character_descriptors {
+            if d.len() != self.characters.len() {
+                return Err(Error::signals(
+                    "character_descriptors",
+                    format!("must hold one descriptor per character ({}), not {}", self.characters.len(), d.len()),
+                ));
+            }
+            let dim = d.first().map_or(0, Vec::len);
+            for (i, v) in d.iter().enumerate() {
+                let norm = v.iter().map(|x| f64::from(*x) * f64::from(*x)).sum::<f64>().sqrt();
+                if v.len() != dim || !(1..=4096).contains(&v.len()) || v.iter().any(|x| !x.is_finite()) {
+                    return Err(Error::signals(
+                        format!("character_descriptors[{i}]"),
+                        "must be 1 to 4096 finite numbers, as many as the first descriptor's",
+                    ));
+                }
+                if (norm - 1.0).abs() > 0.01 {
+                    return Err(Error::signals(format!("character_descriptors[{i}]"), "must have unit length"));
+                }
+            }
+        }
         if let Some(f) = &self.audio_fingerprint {
             if !(f.hop.is_finite() && f.hop > 0.0 && f.hop <= 10.0) {
                 return Err(Error::signals("audio_fingerprint.hop", "must be a number of seconds in (0, 10]"));

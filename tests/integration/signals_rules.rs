@@ -232,11 +232,12 @@ fn version_2_binary_files_still_open() {
     assert!(analysis.models.is_empty() && analysis.reasons.is_empty());
     assert!(analysis.measured.iter().any(|c| c == "speech"));
     // The same layout without `analysis`: the document ends with its one-byte `None` (today's
-    // encoding less the `None`s of `text`, `transcript` and `audio_fingerprint`).
+    // encoding less the `None`s of `text`, `transcript`, `audio_fingerprint` and
+    // `character_descriptors`).
     let mut bare = twin.clone();
     bare.analysis = None;
     let now = bare.to_binary();
-    let v2 = with_layout(&now[..24], &now[24..now.len() - 3], 2);
+    let v2 = with_layout(&now[..24], &now[24..now.len() - 4], 2);
     assert_eq!(Signals::from_binary(&v2).unwrap(), bare);
     // Trailing garbage is still refused in an old layout (as trailing, or as undecodable maps).
     let mut padded = old[24..].to_vec();
@@ -307,6 +308,48 @@ fn version_5_binary_files_still_open() {
     let rewritten = from_old.to_binary();
     assert_eq!(u32::from_le_bytes(rewritten[8..12].try_into().unwrap()), BINARY_FORMAT_VERSION);
     assert_eq!(Signals::from_binary(&rewritten).unwrap(), from_old);
+}
+
+/// Files written by the binary layout version 6 (with `audio_fingerprint`, before
+/// `character_descriptors`) keep opening: the pair was written by the version-6 build (`kino
+/// analyze` of 8 s of the dialogue test video from 9 s, every model of that build).
+#[test]
+fn version_6_binary_files_still_open() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let old = std::fs::read(dir.join("signals-v6.bin")).unwrap();
+    assert_eq!(u32::from_le_bytes(old[8..12].try_into().unwrap()), 6);
+    let from_old = Signals::from_binary(&old).unwrap();
+    assert_eq!(from_old, Signals::load(dir.join("signals-v6.json")).unwrap());
+    assert!(from_old.audio_fingerprint.as_ref().is_some_and(|f| !f.hashes.is_empty()));
+    assert!(from_old.character_descriptors.is_none());
+    let rewritten = from_old.to_binary();
+    assert_eq!(u32::from_le_bytes(rewritten[8..12].try_into().unwrap()), BINARY_FORMAT_VERSION);
+    assert_eq!(Signals::from_binary(&rewritten).unwrap(), from_old);
+}
+
+/// Character descriptors: one unit vector per character, all of one length.
+#[test]
+fn character_descriptors_keep_their_rules() {
+    let mut s = kino::synth::demo_signals("d", 120.0, 1.0, 1);
+    let n = s.characters.len();
+    assert!(n >= 2);
+    let unit = |axis: usize| (0..8).map(|i| if i == axis { 1.0f32 } else { 0.0 }).collect::<Vec<f32>>();
+    s.character_descriptors = Some((0..n).map(unit).collect());
+    s.validate().unwrap();
+    assert_eq!(Signals::from_binary(&s.to_binary()).unwrap(), s);
+    assert_eq!(Signals::from_json(&s.to_json()).unwrap(), s);
+    let broken = |f: &dyn Fn(&mut Vec<Vec<f32>>)| {
+        let mut t = s.clone();
+        f(t.character_descriptors.as_mut().unwrap());
+        match t.validate() {
+            Err(Error::InvalidSignals { field, .. }) => field,
+            other => panic!("{other:?}"),
+        }
+    };
+    assert_eq!(broken(&|d| d.truncate(1)), "character_descriptors");
+    assert_eq!(broken(&|d| d[1][0] = 2.0), "character_descriptors[1]");
+    assert_eq!(broken(&|d| d[1].push(0.0)), "character_descriptors[1]");
+    assert_eq!(broken(&|d| d[0][0] = f32::NAN), "character_descriptors[0]");
 }
 
 /// The transcript: its rules, and both forms.

@@ -36,6 +36,7 @@ pub fn flat_signals(relevance: &[f32]) -> Signals {
         text: None,
         transcript: None,
         audio_fingerprint: None,
+        character_descriptors: None,
     }
 }
 

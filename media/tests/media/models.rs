@@ -524,4 +524,29 @@ fn two_real_people_become_two_characters_and_the_crop_keeps_the_main_one() {
     let mean = both.iter().sum::<f64>() / both.len() as f64;
     eprintln!("with both in frame, the crop is {mean:.3} from the main character's face on average");
     assert!(mean < 0.08, "the crop stays on the main character: {:?}", vertical.x_center);
+
+    // A second episode: Grace Hopper alone, now on the right, the astronaut entering on the left
+    // at 6 s, so Grace Hopper is this episode's main character. Across the two episodes each keeps
+    // one series identity.
+    let episode2 = dir.path().join("two-b.mp4");
+    let graph = "color=c=gray:s=640x360:r=25:d=16[g];\
+        [0:v]scale=360:360,loop=loop=-1:size=1:start=0,setpts=N/25/TB[a];\
+        [1:v]scale=307:360,loop=loop=-1:size=1:start=0,setpts=N/25/TB[h];\
+        [g][h]overlay=x=333:y=0:shortest=1[gh];\
+        [gh][a]overlay=x=-40:y=0:enable='gte(t,6)':shortest=1,format=yuv420p[v]";
+    ffmpeg(
+        &["-i", a, "-i", h, "-filter_complex", graph, "-map", "[v]", "-c:v", "libx264", "-preset", "ultrafast"]
+            .into_iter()
+            .chain(["-t", "16", episode2.to_str().unwrap()])
+            .collect::<Vec<_>>(),
+    );
+    let doc2 = analyze(&episode2, &options, models, |_, _| {}).unwrap();
+    assert_eq!(doc.character_descriptors.as_ref().map(Vec::len), Some(doc.characters.len()));
+    let linked = kino::characters::link(&[&doc, &doc2]);
+    eprintln!("linked: {linked:?}");
+    let id = |t: usize, rank: u32| linked[t].iter().find(|c| c.rank == rank).and_then(|c| c.series_identity);
+    let (astronaut1, hopper1) = (id(0, 0).expect("the astronaut"), id(0, 1).expect("Grace Hopper"));
+    assert_ne!(astronaut1, hopper1);
+    // In the second episode Grace Hopper has the most screen time: rank 0 there is her.
+    assert_eq!((id(1, 0), id(1, 1)), (Some(hopper1), Some(astronaut1)), "{linked:?}");
 }

@@ -4,6 +4,7 @@ pub mod adbreaks;
 pub mod admin;
 pub mod analysis;
 pub mod catalog;
+pub mod characters;
 pub mod envelope;
 pub mod fingerprints;
 pub mod markers;

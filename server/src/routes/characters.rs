@@ -1,0 +1,95 @@
+//! The characters of an item with their identities across its series
+//! (`/results/characters/v1/{inventory_id}`), linked by the core (`kino::characters`) from the
+//! face descriptors in the episodes' signals.
+
+use axum::Json;
+use axum::extract::{Path, RawQuery, State};
+use axum::http::HeaderMap;
+use kino::characters::LinkedCharacter;
+use serde::Serialize;
+use serde_json::Value;
+use utoipa::ToSchema;
+
+use super::{caller, live_item};
+use crate::auth::Accept;
+use crate::error::AppError;
+use crate::state::AppState;
+
+/// An item's characters and who they are across its series.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct CharactersAnswer {
+    /// The item.
+    pub inventory_id: String,
+    /// Its series, for an episode; `null` otherwise (identities are then the item's own).
+    pub series_id: Option<String>,
+    /// How many titles were linked (the series' episodes with signals).
+    pub titles_linked: usize,
+    /// Its characters in rank order, each with its series identity (the same number in every
+    /// episode for the same person; 0 has the most screen time over the series).
+    pub characters: Vec<LinkedCharacter>,
+}
+
+/// The item's characters with their identities across its series: the same person keeps one
+/// number in every episode where the evidence (face descriptors) allows.
+#[utoipa::path(
+    get,
+    path = "/results/characters/v1/{inventory_id}",
+    tag = "characters",
+    params(crate::openapi::InventoryId),
+    responses((status = 200, description = "The characters", body = CharactersAnswer), super::results::ItemErrors),
+    security(("api_key" = []), ("api_key_header" = [])),
+)]
+pub async fn characters(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    RawQuery(raw): RawQuery,
+    headers: HeaderMap,
+) -> Result<Json<CharactersAnswer>, AppError> {
+    let (org, _) = caller(&state, raw.as_deref(), &headers, Accept::ApiKey)?;
+    tokio::task::spawn_blocking(move || {
+        let item = live_item(&state, org, &id)?;
+        let Some(own) = state.prepared(org, &item.id)? else {
+            return Err(AppError::NotFound(format!("item {id:?} has no analysis signals yet")));
+        };
+        let field = |body: &Value, key: &str| -> Option<Value> {
+            ["episodic_info", "extended_episodic_info"]
+                .iter()
+                .find_map(|k| body[*k].get(key).filter(|v| !v.is_null()).cloned())
+        };
+        let series = (item.item_type == "episode").then(|| field(&item.body, "series_id")).flatten();
+        let series = series.and_then(|v| v.as_str().map(String::from));
+        // The series' episodes with signals, in season and episode order (the item included).
+        let mut titles = vec![(item.id.clone(), (i64::MIN, i64::MIN), own)];
+        if let Some(series) = &series {
+            for e in state.store.children(org, series)? {
+                if e.deleted || e.item_type != "episode" || e.id == item.id {
+                    continue;
+                }
+                let order = |b: &Value| {
+                    let n = |k| field(b, k).and_then(|v| v.as_i64()).unwrap_or(i64::MAX);
+                    (n("season_number"), n("episode_number"))
+                };
+                if let Some(p) = state.prepared(org, &e.id)? {
+                    titles.push((e.id.clone(), order(&e.body), p));
+                }
+            }
+            let own_order = {
+                let n = |k| field(&item.body, k).and_then(|v| v.as_i64()).unwrap_or(i64::MAX);
+                (n("season_number"), n("episode_number"))
+            };
+            titles[0].1 = own_order;
+        }
+        titles.sort_by(|a, b| a.1.cmp(&b.1).then(a.0.cmp(&b.0)));
+        let signals: Vec<&kino::Signals> = titles.iter().map(|(_, _, p)| p.signals()).collect();
+        let linked = kino::characters::link(&signals);
+        let at = titles.iter().position(|(t, ..)| *t == item.id).unwrap_or(0);
+        Ok(Json(CharactersAnswer {
+            inventory_id: item.id,
+            series_id: series,
+            titles_linked: titles.len(),
+            characters: linked.into_iter().nth(at).unwrap_or_default(),
+        }))
+    })
+    .await
+    .map_err(|e| AppError::Internal(e.to_string()))?
+}
