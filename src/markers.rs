@@ -4,8 +4,8 @@
 //! **Intro**: the stretch of sound that recurs near the start of the season's episodes. Each
 //! episode's search window is its first quarter, at most its first ten minutes (the bounds of
 //! the open intro-detection tools). For each pair of episodes, their windows' audio fingerprints
-//! ([`AudioFingerprint`]) are aligned as [`crate::fingerprint`] does (offsets voted by agreeing
-//! hashes, then hashes matched where the bit error rate of the 3.1 s around them is below 0.35),
+//! ([`AudioFingerprint`]) are aligned as [`crate::fingerprint`] does (offsets voted by agreeing hashes
+//! and hash halves, then hashes matched where the bit error rate of the 3.1 s around them is below 0.35),
 //! and each alignment's matched hashes form runs (gaps under [`MAX_GAP`] seconds bridged). The
 //! longest run of [`MIN_INTRO`] to [`MAX_INTRO`] seconds is that pair's intro candidate. An
 //! episode's intro is the candidate that the most other episodes agree with (starts within
@@ -91,7 +91,7 @@ fn runs(a: &AudioFingerprint, b: &AudioFingerprint) -> Vec<Run> {
     if a.hashes.is_empty() || b.hashes.is_empty() || (a.hop - b.hop).abs() > 1e-9 {
         return Vec::new();
     }
-    let index = Positions::new(b);
+    let index = Positions::with_halves(b);
     let mut votes: Vec<(i64, usize)> = index.votes(a).into_iter().filter(|&(_, v)| v >= 2).collect();
     votes.sort_by(|x, y| y.1.cmp(&x.1).then(x.0.cmp(&y.0)));
     let gap = (MAX_GAP / a.hop).round() as usize;

@@ -410,6 +410,39 @@ if videos:
     print("fingerprint+ maps:", {k: profile[k] for k in ("mood", "keyword", "mood_tag", "language")})
 
 # %% [markdown]
+# ## Binge markers of a season
+#
+# Three "episodes" of 160 s, each with its own sound (pink noise of its own seed, swelling at its
+# own rate) and the same 20 s
+# intro (the start of the music test video's soundtrack) at a different time; the third opens with
+# 10 s of the second's own sound, a recap. `season_markers` finds the intro of each (searched in
+# the first quarter of each episode) and the recap from their fingerprints.
+
+# %%
+if videos:
+    tune = next((v for v in videos if "music" in v.name), videos[0])
+    truth, episodes = [], []
+    for n, at in enumerate([4.0, 11.5, 2.0]):
+        path = out / f"episode-{n + 1}.mp4"
+        recap = n == 2
+        swell = lambda seed: f"volume='0.4+0.35*sin(2*PI*{0.2 + 0.11 * seed}*t)':eval=frame"  # noqa: E731
+        own = f"anoisesrc=c=pink:r=16000:a=0.25:seed={n + 1}:d=200,{swell(n + 1)}"
+        parts = f"[1:a]atrim=end=20,aresample=16000,aformat=channel_layouts=mono,asetpts=PTS-STARTPTS[t];{own}[o];" \
+                f"[o]asplit=2[o1][o2];[o1]atrim=end={at},asetpts=PTS-STARTPTS[a0];[o2]atrim=start={at},asetpts=PTS-STARTPTS[a1];"
+        chain = "[a0][t][a1]concat=n=3:v=0:a=1"
+        if recap:
+            parts += f"anoisesrc=c=pink:r=16000:a=0.25:seed=2:d=200,{swell(2)},atrim=start=60:end=70,asetpts=PTS-STARTPTS[r];"
+            chain = "[r][a0][t][a1]concat=n=4:v=0:a=1"
+        subprocess.run(["ffmpeg", "-v", "error", "-nostdin", "-y", "-f", "lavfi", "-i", "color=c=gray:s=64x36:r=25:d=160",
+                        "-i", str(tune), "-filter_complex", parts + chain + ",atrim=end=160[a]", "-map", "0:v", "-map", "[a]",
+                        "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", "-b:a", "128k", "-t", "160", str(path)], check=True)
+        episodes.append(kino.analyze(str(path), models=False))
+        truth.append(at + (10.0 if recap else 0.0))
+    for n, (m, start) in enumerate(zip(kino.season_markers(episodes, numbers=[1, 2, 3]), truth)):
+        print(f"episode {n + 1}: intro {m['intro_start']}-{m['intro_end']} s (true {start}-{start + 20}), "
+              f"recap {m['recap_start']}-{m['recap_end']}")
+
+# %% [markdown]
 # ## Semantic search over the scenes of several titles
 #
 # Each analysed title carries one 1024-float embedding per scene: with the sentence model, the
