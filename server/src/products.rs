@@ -144,23 +144,14 @@ pub fn season_of(
     item: &crate::store::ItemRow,
     own: &Signals,
 ) -> Result<Vec<SeasonEpisode>, crate::error::AppError> {
-    let info = |body: &Value, key: &str| -> Option<Value> {
-        ["episodic_info", "extended_episodic_info"]
-            .iter()
-            .find_map(|k| body[*k].get(key).filter(|v| !v.is_null()).cloned())
-    };
-    let number = |body: &Value| info(body, "episode_number").and_then(|v| v.as_i64());
-    let mut out = vec![(item.id.clone(), number(&item.body), std::sync::Arc::new(own.clone()))];
-    let season = info(&item.body, "season_id").and_then(|v| v.as_str().map(String::from));
-    if let (Some(season), "episode") = (season, item.item_type.as_str()) {
+    let mut out = vec![(item.id.clone(), item.episodic_number("episode_number"), std::sync::Arc::new(own.clone()))];
+    if let Some(season) = season_id(item) {
         for e in state.store.children(org, &season)? {
-            let same =
-                info(&e.body, "season_id").and_then(|v| v.as_str().map(String::from)).as_deref() == Some(&season);
-            if e.deleted || e.item_type != "episode" || e.id == item.id || !same {
+            if e.deleted || e.id == item.id || season_id(&e).as_deref() != Some(&season) {
                 continue;
             }
             if let Some(p) = state.prepared(org, &e.id)? {
-                out.push((e.id.clone(), number(&e.body), std::sync::Arc::new(p.signals().clone())));
+                out.push((e.id.clone(), e.episodic_number("episode_number"), std::sync::Arc::new(p.signals().clone())));
             }
         }
     }
@@ -193,9 +184,7 @@ pub fn season_id(item: &crate::store::ItemRow) -> Option<String> {
     if item.item_type != "episode" {
         return None;
     }
-    ["episodic_info", "extended_episodic_info"]
-        .iter()
-        .find_map(|k| item.body[*k].get("season_id").and_then(|v| v.as_str()).map(String::from))
+    item.episodic("season_id").and_then(Value::as_str).map(String::from)
 }
 
 /// The markers of `item` among its season's episodes.

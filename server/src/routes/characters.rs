@@ -51,13 +51,14 @@ pub async fn characters(
         let Some(own) = state.prepared(org, &item.id)? else {
             return Err(AppError::NotFound(format!("item {id:?} has no analysis signals yet")));
         };
-        let field = |body: &Value, key: &str| -> Option<Value> {
-            ["episodic_info", "extended_episodic_info"]
-                .iter()
-                .find_map(|k| body[*k].get(key).filter(|v| !v.is_null()).cloned())
+        let series = (item.item_type == "episode")
+            .then(|| item.episodic("series_id").and_then(Value::as_str).map(String::from))
+            .flatten();
+        // Season, then episode; missing numbers last.
+        let order = |e: &crate::store::ItemRow| {
+            let n = |k| e.episodic_number(k).unwrap_or(i64::MAX);
+            (n("season_number"), n("episode_number"))
         };
-        let series = (item.item_type == "episode").then(|| field(&item.body, "series_id")).flatten();
-        let series = series.and_then(|v| v.as_str().map(String::from));
         // The series' episodes with signals, in season and episode order (the item included).
         let mut titles = vec![(item.id.clone(), (i64::MIN, i64::MIN), own)];
         if let Some(series) = &series {
@@ -65,19 +66,11 @@ pub async fn characters(
                 if e.deleted || e.item_type != "episode" || e.id == item.id {
                     continue;
                 }
-                let order = |b: &Value| {
-                    let n = |k| field(b, k).and_then(|v| v.as_i64()).unwrap_or(i64::MAX);
-                    (n("season_number"), n("episode_number"))
-                };
                 if let Some(p) = state.prepared(org, &e.id)? {
-                    titles.push((e.id.clone(), order(&e.body), p));
+                    titles.push((e.id.clone(), order(&e), p));
                 }
             }
-            let own_order = {
-                let n = |k| field(&item.body, k).and_then(|v| v.as_i64()).unwrap_or(i64::MAX);
-                (n("season_number"), n("episode_number"))
-            };
-            titles[0].1 = own_order;
+            titles[0].1 = order(&item);
         }
         titles.sort_by(|a, b| a.1.cmp(&b.1).then(a.0.cmp(&b.0)));
         let signals: Vec<&kino::Signals> = titles.iter().map(|(_, _, p)| p.signals()).collect();

@@ -28,6 +28,19 @@ pub struct ItemRow {
     pub deleted: bool,
 }
 
+impl ItemRow {
+    /// A field of the item's `episodic_info` (else `extended_episodic_info`), e.g. `season_id`;
+    /// `None` when neither has it (or it is `null`).
+    pub fn episodic(&self, key: &str) -> Option<&serde_json::Value> {
+        ["episodic_info", "extended_episodic_info"].iter().find_map(|k| self.body[*k].get(key).filter(|v| !v.is_null()))
+    }
+
+    /// An integer field of its episodic information (`season_number`, `episode_number`).
+    pub fn episodic_number(&self, key: &str) -> Option<i64> {
+        self.episodic(key).and_then(serde_json::Value::as_i64)
+    }
+}
+
 /// A stored task.
 #[derive(Debug, Clone)]
 pub struct TaskRow {
