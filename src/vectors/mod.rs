@@ -7,6 +7,8 @@
 //!   and the fallback for small collections.
 //! - [`HnswIndex`]: built with hnsw_rs, repaired so every node is reachable, written flat and
 //!   searched straight from the memory map (no deserialisation at open).
+//! - [`SegmentedIndex`]: a changing collection of segments and an in-memory delta, with
+//!   deletions filtered during search and merges in the background (the service's indexes).
 //! - [`Filter`]s, [`scenes`] (search scenes, best scene per item, text queries) and
 //!   [`similar`] (the deprecated similar-titles product).
 //!
@@ -34,6 +36,7 @@ mod hnsw;
 mod mmap;
 pub mod npy;
 pub mod scenes;
+pub mod segments;
 mod set;
 pub mod similar;
 mod view;
@@ -44,6 +47,9 @@ pub use exact::ExactIndex;
 pub use filter::{AllOf, AllowList, Exclude, Filter, KindFilter};
 pub use format::{INDEX_FORMAT_VERSION, INDEX_MAGIC};
 pub use hnsw::{BuildProgress, BuildReport, BuildStage, HnswIndex, HnswParams};
+pub use segments::{
+    ItemVectors, SegmentConfig, SegmentFilter, SegmentHit, SegmentStats, SegmentedIndex, SpannedVector, Stamp,
+};
 pub use set::{ItemKind, MAX_DIM, VectorSet};
 
 use crate::error::Result;

@@ -7,6 +7,7 @@ use crate::signals::Signals;
 use crate::vectors::VectorIndex;
 use crate::vectors::distance::Metric;
 use crate::vectors::filter::Filter;
+use crate::vectors::segments::{SegmentFilter, SegmentedIndex};
 use crate::vectors::set::{ItemKind, VectorSet};
 
 /// Parameters of a similar-titles request.
@@ -41,7 +42,7 @@ pub struct SimilarItem {
 
 /// Maps a distance to a score in `[0, 1]`, rounded as reported ([`crate::report::score`]); the
 /// `max_score` bound compares that reported value.
-fn score(metric: Metric, distance: f32) -> f64 {
+pub fn score(metric: Metric, distance: f32) -> f64 {
     let d = f64::from(distance);
     let s = match metric {
         Metric::Cosine => 1.0 - d / 2.0,
@@ -99,6 +100,55 @@ pub fn similar(index: &dyn VectorIndex, inventory_id: &str, query: &SimilarQuery
                 .collect();
         }
         want = want.saturating_mul(2).min(index.len());
+    }
+}
+
+/// [`similar`] over a [`SegmentedIndex`] of items (the service's changing item index).
+pub fn similar_in(index: &SegmentedIndex, inventory_id: &str, query: &SimilarQuery) -> Result<Vec<SimilarItem>> {
+    if let Some(max) = query.max_score
+        && !(0.0..=1.0).contains(&max)
+    {
+        return Err(Error::InvalidParameter { param: "max_score", rule: format!("must be in [0, 1] (got {max})") });
+    }
+    let own = index.vectors_of(inventory_id);
+    let vector = match own.as_slice() {
+        [(_, v)] => v.clone(),
+        [] => return Err(Error::UnknownId { id: inventory_id.to_string(), what: "item index" }),
+        many => {
+            return Err(Error::InvalidParameter {
+                param: "index",
+                rule: format!("similar titles need an item index; `{inventory_id}` has {} vectors", many.len()),
+            });
+        }
+    };
+    let need = query.skip.saturating_add(query.count);
+    if need == 0 {
+        return Ok(Vec::new());
+    }
+    let kinds = query.kind.map(|k| [k]);
+    let filter = SegmentFilter {
+        exclude: Some(inventory_id),
+        kinds: kinds.as_ref().map(|k| &k[..]),
+        ..SegmentFilter::default()
+    };
+    let total = index.stats().items.max(1);
+    let mut want = need.max(16).min(total);
+    loop {
+        let hits = index.search(&vector, want, &filter)?;
+        let kept: Vec<_> = hits
+            .iter()
+            .map(|h| (h, score(index.config().metric, h.distance)))
+            .filter(|(_, s)| query.max_score.is_none_or(|max| *s <= max))
+            .collect();
+        if kept.len() >= need || hits.len() < want || want >= total {
+            return Ok(kept
+                .into_iter()
+                .skip(query.skip)
+                .take(query.count)
+                .map(|(h, s)| SimilarItem { inventory_id: h.id.clone(), kind: h.kind, score: s })
+                .collect());
+        }
+        want = want.saturating_mul(2).min(total);
     }
 }
 

@@ -7,6 +7,7 @@ mod demo_data;
 mod query_rules;
 mod reference;
 mod reported;
+mod segments;
 mod signals_rules;
 mod support;
 mod vectors;
