@@ -114,6 +114,8 @@ pub fn app(state: AppState) -> Router {
         .route("/results/jitthumbnails/v2/{inventory_id}", get(thumbnails::thumbnails))
         // scene-level retrieval
         .route("/results/semantic_scenes/v1/text-embedding", get(results::text_embedding))
+        // catalog-wide scene search
+        .route("/search/v1/scenes", get(crate::routes::search::scenes))
         .route("/results/semantic_scenes/v1/video-embedding", get(results::semantic_scenes_list))
         .route("/results/semantic_scenes/v1/video-embedding/{inventory_id}", get(results::semantic_scenes))
         .route("/results/semantic_scenes/v1/status/{inventory_id}", get(results::semantic_scenes_status))

@@ -11,6 +11,7 @@ pub mod demo;
 pub mod error;
 pub mod files;
 pub mod identity;
+pub mod indexes;
 pub mod openapi;
 pub mod portal;
 pub mod products;

@@ -4,7 +4,6 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, RwLock};
 
-use kino::vectors::{ExactIndex, ItemKind, Metric, VectorSet};
 use kino::{Prepared, Signals, TextEncoder};
 use tokio::sync::Notify;
 
@@ -100,9 +99,6 @@ pub const DEFAULT_MAX_QUEUED_GENERATIONS: usize = 20;
 /// Prepared signals by (organisation, item).
 type PreparedCache = RwLock<HashMap<(OrgId, String), Arc<Prepared>>>;
 
-/// Vector indexes by organisation and collection.
-type IndexCache = RwLock<HashMap<(OrgId, Collection), Arc<ExactIndex>>>;
-
 /// Cheap to clone: everything behind `Arc`s.
 #[derive(Debug, Clone)]
 pub struct AppState {
@@ -110,8 +106,8 @@ pub struct AppState {
     pub store: Arc<Store>,
     /// Prepared signals by (organisation, item), built on first use.
     prepared: Arc<PreparedCache>,
-    /// Vector indexes, each swapped whole when rebuilt.
-    indexes: Arc<IndexCache>,
+    /// The organisations' vector indexes (segments kept current item by item).
+    pub indexes: Arc<crate::indexes::Indexes>,
     /// The pretrained models media analysis uses (each may be missing).
     pub models: Arc<kino_media::AnalysisModels>,
     /// The text encoder of search queries: the sentence model in the scene space when it is
@@ -167,7 +163,7 @@ impl AppState {
             limiter: Arc::new(crate::ratelimit::RateLimiter::new(config.rate_limit_per_hour, 3600)),
             store: Arc::new(store),
             prepared: Arc::default(),
-            indexes: Arc::default(),
+            indexes: Arc::new(crate::indexes::Indexes::new(config.index_dir.clone())),
             wake: Arc::new(Notify::new()),
             refresher: Arc::default(),
             analysing: Arc::default(),
@@ -236,88 +232,6 @@ impl AppState {
         };
         (of(kino::signals::TagKind::Keyword), of(kino::signals::TagKind::Mood))
     }
-
-    fn index_path(&self, org: OrgId, c: Collection) -> PathBuf {
-        self.config.index_dir.join(format!("org-{}-{}.kvx", org.0, c.name()))
-    }
-
-    /// One of the organisation's vector indexes (memory-mapped), built on first use.
-    pub fn index(&self, org: OrgId, c: Collection) -> Result<Option<Arc<ExactIndex>>, AppError> {
-        if let Some(index) = self.indexes.read().unwrap_or_else(|e| e.into_inner()).get(&(org, c)) {
-            return Ok(Some(index.clone()));
-        }
-        let path = self.index_path(org, c);
-        if path.exists() {
-            // The whole file is checked once when the service maps it (payload checksum and
-            // structure), so damaged bytes are never served; a damaged file is rebuilt.
-            match ExactIndex::open(&path).and_then(|index| index.verify().map(|()| index)) {
-                Ok(index) => {
-                    let index = Arc::new(index);
-                    self.indexes.write().unwrap_or_else(|e| e.into_inner()).insert((org, c), index.clone());
-                    return Ok(Some(index));
-                }
-                Err(e) => tracing::warn!(file = %path.display(), error = %e, "index file damaged; rebuilding it"),
-            }
-        }
-        self.rebuild_index(org, c)
-    }
-
-    /// Rebuilds one of the organisation's indexes from its stored results (live items only): a
-    /// new file is written and renamed into place, then the mapping is swapped, so a reader sees
-    /// the old index or the new one, never a half-built one.
-    pub fn rebuild_index(&self, org: OrgId, c: Collection) -> Result<Option<Arc<ExactIndex>>, AppError> {
-        let mut set = match c {
-            Collection::Items => VectorSet::items(kino::signals::ITEM_EMBEDDING_DIM, Metric::Cosine)?,
-            Collection::Scenes => VectorSet::scenes(kino::signals::SCENE_EMBEDDING_DIM, Metric::Cosine)?,
-        };
-        for r in self.store.all_results(org, c.product())? {
-            let Some(item) = self.store.item(org, &r.item_id)? else { continue };
-            let Some(data) = r.data.as_ref().filter(|_| !item.deleted) else { continue };
-            let kind = match item.item_type.as_str() {
-                "standalone" => ItemKind::Movie,
-                "series" => ItemKind::Series,
-                "episode" => ItemKind::Episode,
-                _ => ItemKind::Other,
-            };
-            match c {
-                Collection::Items => {
-                    if let Ok(v) = serde_json::from_value::<Vec<f32>>(data["embedding"].clone()) {
-                        set.push_item(&item.id, kind, &v)?;
-                    }
-                }
-                Collection::Scenes => {
-                    for scene in data["scene_embeddings"].as_array().into_iter().flatten() {
-                        let (Some(start), Some(end)) = (scene["start_ts"].as_f64(), scene["end_ts"].as_f64()) else {
-                            continue;
-                        };
-                        if let Ok(v) = serde_json::from_value::<Vec<f32>>(scene["embedding"].clone()) {
-                            set.push_scene(&item.id, kind, start, end, &v)?;
-                        }
-                    }
-                }
-            }
-        }
-        let mut cache = self.indexes.write().unwrap_or_else(|e| e.into_inner());
-        let path = self.index_path(org, c);
-        if set.is_empty() {
-            cache.remove(&(org, c));
-            let _ = std::fs::remove_file(&path);
-            return Ok(None);
-        }
-        std::fs::create_dir_all(&self.config.index_dir).map_err(|e| AppError::Internal(format!("index dir: {e}")))?;
-        ExactIndex::write(&set, &path)?;
-        let index = Arc::new(ExactIndex::open(&path)?);
-        cache.insert((org, c), index.clone());
-        Ok(Some(index))
-    }
-
-    /// Rebuilds every index of the organisation (after a deletion).
-    pub fn rebuild_indexes(&self, org: OrgId) -> Result<(), AppError> {
-        for c in Collection::ALL {
-            self.rebuild_index(org, c)?;
-        }
-        Ok(())
-    }
 }
 
 /// Seals the webhook secrets an older version stored in plain text.
@@ -351,34 +265,7 @@ pub fn rotate_secrets_key(store: &Store, key_file: &std::path::Path) -> Result<u
     Ok(resealed.len())
 }
 
-/// The vector collections kept per organisation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Collection {
-    /// 256-float item embeddings (similar titles), from `similar` results.
-    Items,
-    /// 1024-float scene embeddings with their spans, from `semantic_scenes` results.
-    Scenes,
-}
-
-impl Collection {
-    /// Both collections.
-    pub const ALL: [Collection; 2] = [Collection::Items, Collection::Scenes];
-
-    fn name(self) -> &'static str {
-        match self {
-            Collection::Items => "items",
-            Collection::Scenes => "scenes",
-        }
-    }
-
-    /// The product whose results feed the collection.
-    pub fn product(self) -> &'static str {
-        match self {
-            Collection::Items => "similar",
-            Collection::Scenes => "semantic_scenes",
-        }
-    }
-}
+pub use crate::indexes::Collection;
 
 /// Intra-op threads of the sentence model: every core, since one call serves a whole batch of
 /// waiting queries (`kino_media::embed::SceneSpace`).

@@ -133,10 +133,10 @@ fn process(state: &AppState, job: &Job) -> Result<(), StoreError> {
                 Some(&data),
                 &crate::products::models_of(&job.product, &signals),
             )?;
-            if let Some(c) = Collection::ALL.into_iter().find(|c| c.product() == job.product)
-                && let Err(e) = state.rebuild_index(job.org, c)
+            if Collection::of_product(&job.product).is_some()
+                && let Err(e) = state.indexes.sync_item(&state.store, job.org, &job.item_id)
             {
-                tracing::error!(error = %e, collection = ?c, "cannot rebuild an index");
+                tracing::error!(error = %e, item = %job.item_id, "cannot update the vector index");
             }
             Ok(())
         }

@@ -1276,3 +1276,148 @@ async fn characters_keep_one_identity_across_a_series() {
     t.movie("bare").await;
     assert_eq!(t.call("GET", "/results/characters/v1/bare", None).await.0, StatusCode::NOT_FOUND);
 }
+
+/// The ids and start times of a scene search's answer.
+fn scene_hits(answer: &Value) -> Vec<(String, f64)> {
+    answer["scenes"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{answer}"))
+        .iter()
+        .map(|s| (s["inventory_id"].as_str().unwrap().to_string(), s["start_ts"].as_f64().unwrap()))
+        .collect()
+}
+
+#[tokio::test]
+async fn the_catalog_wide_scene_search_follows_the_catalog() {
+    use kino_server::indexes::{Collection, Indexes};
+    let mut t = test_app();
+    // Tiny segments, so that a few titles already flush and merge.
+    let dir = t.state.config.index_dir.clone();
+    t.state.indexes = std::sync::Arc::new(Indexes::tuned(dir, |c| kino::vectors::SegmentConfig {
+        flush_vectors: 40,
+        merge_segments: 2,
+        graph_from: 60,
+        ..c
+    }));
+    for (i, (id, year)) in [("m1", 1999), ("m2", 2010), ("m3", 2020)].iter().enumerate() {
+        let body = json!({"id": id, "type": "standalone", "title": format!("Film {id}"), "release_year": year});
+        assert_eq!(t.call("PUT", "/catalog/v1/item", Some(body)).await.0, StatusCode::OK);
+        t.signals(id, i as u64 + 21).await;
+    }
+    for (n, id) in ["e1", "e2"].iter().enumerate() {
+        let body = json!({"id": id, "type": "episode", "title": id, "episodic_info":
+            {"series_id": "s1", "season_id": "s1-1", "season_number": 1, "episode_number": n + 1}});
+        assert_eq!(t.call("PUT", "/catalog/v1/item", Some(body)).await.0, StatusCode::OK);
+        let mut o = kino::synth::SynthOptions::new(id, 1800.0, 1.0, 40 + n as u64);
+        o.scene_embeddings = true;
+        let s = kino::synth::generate(&o);
+        let (st, b) =
+            t.raw("PUT", &format!("/analysis/v1/item/episode/{id}?key={}", t.key), Some(s.to_json()), &[]).await;
+        assert_eq!(st, StatusCode::OK, "{b}");
+    }
+    let ids = ["m1", "m2", "m3", "e1", "e2"];
+    for id in ids {
+        t.call("POST", &task(id, "semantic_scenes"), None).await;
+    }
+    t.process();
+
+    // A text query: the best scenes across the catalog, best first.
+    let (s, a) = t.call("GET", "/search/v1/scenes?text=car%20chase&count=20", None).await;
+    assert_eq!(s, StatusCode::OK, "{a}");
+    let hits = scene_hits(&a);
+    assert_eq!(hits.len(), 20, "{a}");
+    let scores: Vec<f64> = a["scenes"].as_array().unwrap().iter().map(|s| s["score"].as_f64().unwrap()).collect();
+    assert!(scores.windows(2).all(|w| w[0] >= w[1]) && scores.iter().all(|s| (0.0..=1.0).contains(s)), "{scores:?}");
+    assert!(a["encoder"].is_string());
+    let found: std::collections::HashSet<&str> = hits.iter().map(|h| h.0.as_str()).collect();
+    assert!(found.len() >= 2, "scenes of several titles: {found:?}");
+    // Paging: skip 2 of the same list.
+    let (_, page) = t.call("GET", "/search/v1/scenes?text=car%20chase&skip=2&count=3", None).await;
+    assert_eq!(scene_hits(&page), hits[2..5].to_vec());
+    // One scene as the query: other titles only, and its own best match is a close one.
+    let (top_id, top_start) = hits[0].clone();
+    let (s, like) =
+        t.call("GET", &format!("/search/v1/scenes?item_id={top_id}&start_ts={top_start}&count=5"), None).await;
+    assert_eq!(s, StatusCode::OK, "{like}");
+    assert!(scene_hits(&like).iter().all(|h| h.0 != top_id) && !scene_hits(&like).is_empty(), "{like}");
+    let (s, like) = t.call("GET", "/search/v1/scenes?item_id=m2&count=5", None).await;
+    assert_eq!(s, StatusCode::OK, "{like}");
+    assert!(scene_hits(&like).iter().all(|h| h.0 != "m2"));
+
+    // Filters.
+    let q = "/search/v1/scenes?text=car%20chase&count=50";
+    let only = |a: &Value, allowed: &[&str]| scene_hits(a).iter().all(|h| allowed.contains(&h.0.as_str()));
+    let (_, a) = t.call("GET", &format!("{q}&type=episode"), None).await;
+    assert!(!scene_hits(&a).is_empty() && only(&a, &["e1", "e2"]), "{a}");
+    let (_, a) = t.call("GET", &format!("{q}&series_id=s1"), None).await;
+    assert!(!scene_hits(&a).is_empty() && only(&a, &["e1", "e2"]), "{a}");
+    let (_, a) = t.call("GET", &format!("{q}&release_year_gte=2005&release_year_lte=2015"), None).await;
+    assert!(!scene_hits(&a).is_empty() && only(&a, &["m2"]), "{a}");
+    let (_, a) = t.call("GET", &format!("{q}&from_ts=100&to_ts=400"), None).await;
+    let scenes = a["scenes"].as_array().unwrap();
+    assert!(!scenes.is_empty(), "{a}");
+    assert!(scenes.iter().all(|s| s["start_ts"].as_f64().unwrap() >= 100.0 && s["end_ts"].as_f64().unwrap() <= 400.0));
+    let org = t.state.store.ensure_org("acme").unwrap().0;
+    let catalog = t.state.store.catalogs(org).unwrap()[0].0;
+    let (_, a) = t.call("GET", &format!("{q}&catalog_id={catalog}"), None).await;
+    assert!(scene_hits(&a).is_empty(), "no smartlist lists anything yet: {a}");
+    kino_server::portal::smartlists::create(
+        &t.state,
+        org,
+        &json!({"title": "Films", "catalog": "acme", "creator": "ed@example.com", "filter": {"type": ["standalone"]}}),
+    )
+    .unwrap();
+    let (_, a) = t.call("GET", &format!("{q}&catalog_id={catalog}"), None).await;
+    assert!(!scene_hits(&a).is_empty() && only(&a, &["m1", "m2", "m3"]), "{a}");
+
+    // Every rule broken is named.
+    for (query, field) in [
+        ("", "text"),
+        ("text=a&item_id=m1", "text"),
+        ("start_ts=3", "start_ts"),
+        ("text=a&count=101", "count"),
+        ("text=a&count=0", "count"),
+        ("text=a&skip=995&count=10", "skip"),
+        ("text=a&type=film", "type"),
+        ("text=a&from_ts=50&to_ts=10", "to_ts"),
+        ("text=a&release_year_gte=1800", "release_year_gte"),
+        ("text=a&catalog_id=x", "catalog_id"),
+        ("text=%20", "text"),
+    ] {
+        let (s, e) = t.call("GET", &format!("/search/v1/scenes?{query}"), None).await;
+        assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY, "{query}: {e}");
+        assert!(e.to_string().contains(field), "{query} names {field}: {e}");
+    }
+    for query in ["item_id=nobody", "item_id=m1&start_ts=9999", "text=a&catalog_id=424242", "item_id=s1"] {
+        let (s, e) = t.call("GET", &format!("/search/v1/scenes?{query}"), None).await;
+        assert_eq!(s, StatusCode::NOT_FOUND, "{query}: {e}");
+    }
+
+    // A deleted title is never found; upserted again, it is back.
+    t.call("PUT", "/catalog/v1/delete/standalone/m1", None).await;
+    let (_, a) = t.call("GET", &format!("{q}&count=100"), None).await;
+    assert!(scene_hits(&a).iter().all(|h| h.0 != "m1"), "{a}");
+    let body = json!({"id": "m1", "type": "standalone", "title": "Film m1", "release_year": 1999});
+    t.call("PUT", "/catalog/v1/item", Some(body)).await;
+    let (_, a) = t.call("GET", &format!("{q}&count=100"), None).await;
+    assert!(scene_hits(&a).iter().any(|h| h.0 == "m1"), "{a}");
+
+    // The scenes went to segments in the background, and the answers did not change.
+    let index = t.state.indexes.loaded(org, Collection::Scenes).unwrap();
+    assert!(support::until(|| !index.needs_maintenance()).await);
+    let stats = index.stats();
+    assert!(stats.segments >= 1 && stats.items == 5, "{stats:?}");
+    let (_, again) = t.call("GET", "/search/v1/scenes?text=car%20chase&count=20", None).await;
+    let answer = scene_hits(&again);
+    let same = answer.iter().filter(|h| hits.contains(h)).count();
+    assert!(same >= 18, "the segments find what the delta found: {answer:?} vs {hits:?}");
+
+    // A restart reads the segments and checks them against the database.
+    let key = t.key.clone();
+    let TestApp { state, _dir, .. } = t;
+    drop(state);
+    let state = open(_dir.path());
+    let t = TestApp { state, key, _dir };
+    let (_, after) = t.call("GET", "/search/v1/scenes?text=car%20chase&count=20", None).await;
+    assert_eq!(scene_hits(&after), answer);
+}

@@ -348,27 +348,43 @@ async fn the_database_and_keys_are_private_and_webhook_secrets_sealed() {
 }
 
 #[tokio::test]
-async fn a_damaged_index_file_is_rebuilt_not_served() {
-    let t = start(|c| c);
-    for id in ["m1", "m2", "m3"] {
+async fn a_damaged_index_segment_is_reloaded_not_served() {
+    let mut t = start(|c| c);
+    // Every item flushes a segment of its own.
+    let dir = t.state.config.index_dir.clone();
+    let tuned = |c| kino::vectors::SegmentConfig { flush_vectors: 1, merge_segments: 8, ..c };
+    t.state.indexes = std::sync::Arc::new(kino_server::indexes::Indexes::tuned(dir.clone(), tuned));
+    // The index opens with the first similar-titles request, and follows every job after that.
+    t.movie("m1", None).await;
+    t.signals("m1").await;
+    t.call("POST", "/tasks/catalog-item/m1/product/similar/version/1", None).await;
+    while worker::run_one(&t.state) {}
+    assert_eq!(t.call("GET", "/results/similar/similar/v2/m1", None).await.0, StatusCode::OK);
+    for id in ["m2", "m3"] {
         t.movie(id, None).await;
         t.signals(id).await;
         t.call("POST", &format!("/tasks/catalog-item/{id}/product/similar/version/1"), None).await;
     }
     while worker::run_one(&t.state) {}
-    let path = t.dir.path().join("indexes");
-    let file = std::fs::read_dir(&path)
+    let org = t.state.store.ensure_org("acme").unwrap().0;
+    let index = t.state.indexes.loaded(org, kino_server::indexes::Collection::Items).unwrap();
+    assert!(support::until(|| !index.needs_maintenance() && index.stats().delta_vectors == 0).await);
+    let segments = dir.join(format!("org-{}", org.0)).join("items");
+    let files: Vec<std::path::PathBuf> = std::fs::read_dir(&segments)
         .unwrap()
         .map(|e| e.unwrap().path())
-        .find(|p| p.to_string_lossy().contains("items"))
-        .expect("the item index was written");
-    // flip payload bytes behind the service's back, then a fresh process maps the file
-    // (the vectors follow the 1024-byte header: all-ones bytes are NaN floats)
-    let mut bytes = std::fs::read(&file).unwrap();
-    for b in &mut bytes[1024..1024 + 3 * 1024] {
-        *b = 0xff;
+        .filter(|p| p.to_string_lossy().ends_with(".kvx"))
+        .collect();
+    assert!(!files.is_empty(), "the item index was written");
+    // Flip payload bytes behind the service's back, then a fresh process maps the files (the
+    // vectors follow the 1024-byte header: all-ones bytes are NaN floats).
+    for file in &files {
+        let mut bytes = std::fs::read(file).unwrap();
+        for b in &mut bytes[1024..1024 + 256 * 4] {
+            *b = 0xff;
+        }
+        std::fs::write(file, &bytes).unwrap();
     }
-    std::fs::write(&file, &bytes).unwrap();
     let fresh =
         AppState::new(Store::open(&t.dir.path().join("kino.sqlite3")).unwrap(), Config::in_dir(t.dir.path())).unwrap();
     let req = Request::builder()
@@ -379,5 +395,5 @@ async fn a_damaged_index_file_is_rebuilt_not_served() {
     assert_eq!(s, StatusCode::OK, "{v}");
     let text = v.to_string();
     assert!(!text.contains("null"), "no damaged score is served: {text}");
-    assert!(text.contains("m2") || text.contains("m3"), "{text}");
+    assert!(text.contains("m2") && text.contains("m3"), "the damaged segments' items are loaded again: {text}");
 }

@@ -63,7 +63,7 @@ use crate::routes::{admin, analysis, catalog, portal, previews, results, service
         previews::clips, previews::generation, previews::clip_types, previews::status, previews::list,
         crate::routes::thumbnails::thumbnails, crate::routes::thumbnails::generation,
         crate::routes::thumbnails::status, crate::routes::thumbnails::list,
-        results::text_embedding, results::semantic_scenes, results::semantic_scenes_status, results::semantic_scenes_list,
+        results::text_embedding, crate::routes::search::scenes, results::semantic_scenes, results::semantic_scenes_status, results::semantic_scenes_list,
         results::semantic, results::semantic_status, results::semantic_list,
         results::profanity, results::profanity_status, results::profanity_segments, results::profanity_list,
         results::similar_movies, results::similar_series, results::similar_any,

@@ -178,6 +178,48 @@ pub struct SimilarQuery {
     pub max_score: Option<f64>,
 }
 
+/// The catalog-wide scene search: a query (`text`, or `item_id` with or without `start_ts`),
+/// filters and paging.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct SceneSearchQuery {
+    /// Scenes matching this text (not with `item_id`).
+    #[param(min_length = 1)]
+    pub text: Option<String>,
+    /// Scenes like this item's (the mean of its scenes), or like one of its scenes with
+    /// `start_ts`; the item itself is left out of the results.
+    pub item_id: Option<String>,
+    /// The start of the query scene in `item_id`, seconds (the scene starting nearest, within 1 s).
+    #[param(minimum = 0.0)]
+    pub start_ts: Option<f64>,
+    /// Only members of the smartlists of this catalog.
+    pub catalog_id: Option<i64>,
+    /// Only items of these types, comma-separated (`standalone`, `episode`; series and seasons
+    /// have no scenes of their own).
+    #[param(rename = "type")]
+    pub item_type: Option<String>,
+    /// Only the episodes of this series.
+    pub series_id: Option<String>,
+    /// Only items released in this year or later.
+    #[param(minimum = 1901, maximum = 2049)]
+    pub release_year_gte: Option<i64>,
+    /// Only items released in this year or earlier.
+    #[param(minimum = 1901, maximum = 2049)]
+    pub release_year_lte: Option<i64>,
+    /// Only scenes starting at or after this time of their title, seconds.
+    #[param(minimum = 0.0)]
+    pub from_ts: Option<f64>,
+    /// Only scenes ending at or before this time of their title, seconds (at least `from_ts`).
+    #[param(minimum = 0.0)]
+    pub to_ts: Option<f64>,
+    /// Scenes skipped from the start of the list (`skip + count` at most 1000).
+    #[param(minimum = 0, default = 0)]
+    pub skip: Option<i64>,
+    /// Scenes returned.
+    #[param(minimum = 1, maximum = 100, default = 10)]
+    pub count: Option<i64>,
+}
+
 /// The catalog item list.
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]

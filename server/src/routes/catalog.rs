@@ -90,6 +90,8 @@ pub fn apply_upsert(state: &AppState, org: OrgId, item: CatalogItem) -> Result<(
     let body = serde_json::to_value(&item).map_err(|e| AppError::Internal(e.to_string()))?;
     let before = store.item(org, &item.id)?.and_then(|old| crate::products::season_id(&old));
     store.upsert_item(org, &item.id, &item.item_type, &body, false)?;
+    // An item that was deleted is searchable again (and its type may have changed).
+    state.indexes.sync_item(store, org, &item.id)?;
     // An episode that joins a season (or moves between seasons) changes their markers.
     let after = store.item(org, &item.id)?.and_then(|new| crate::products::season_id(&new));
     if before != after {
@@ -111,18 +113,22 @@ pub fn apply_upsert(state: &AppState, org: OrgId, item: CatalogItem) -> Result<(
 
 /// Marks an item deleted, and with a series its seasons and episodes, with a season its episodes.
 pub fn delete_cascade(state: &AppState, org: OrgId, id: &str) -> Result<(), AppError> {
-    delete_items(state, org, id)?;
-    state.rebuild_indexes(org)?;
+    for deleted in delete_items(state, org, id)? {
+        state.indexes.sync_item(&state.store, org, &deleted)?;
+    }
     crate::portal::smartlists::catalog_changed(state, org);
     Ok(())
 }
 
-fn delete_items(state: &AppState, org: OrgId, id: &str) -> Result<(), AppError> {
+/// Marks `id` and its descendants deleted; returns their ids.
+fn delete_items(state: &AppState, org: OrgId, id: &str) -> Result<Vec<String>, AppError> {
     let store = &state.store;
+    let mut deleted = Vec::new();
     let mut pending = vec![id.to_string()];
     while let Some(next) = pending.pop() {
         let Some(item) = store.item(org, &next)? else { continue };
         store.mark_deleted(org, &next)?;
+        deleted.push(next.clone());
         if let Some(season) = crate::products::season_id(&item) {
             crate::products::season_changed(state, org, &season, &item.id)?;
         }
@@ -134,7 +140,7 @@ fn delete_items(state: &AppState, org: OrgId, id: &str) -> Result<(), AppError> 
             }
         }
     }
-    Ok(())
+    Ok(deleted)
 }
 
 /// One item as last stored (deleted items only with `allow_deleted=true`).

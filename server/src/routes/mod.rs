@@ -11,6 +11,7 @@ pub mod markers;
 pub mod portal;
 pub mod previews;
 pub mod results;
+pub mod search;
 pub mod service;
 pub mod tasks;
 pub mod thumbnails;

@@ -3,8 +3,8 @@
 use axum::Json;
 use axum::extract::{Path, RawQuery, State};
 use axum::http::HeaderMap;
+use kino::vectors::ItemKind;
 use kino::vectors::similar::SimilarQuery;
-use kino::vectors::{ItemKind, VectorIndex};
 use serde_json::{Value, json};
 
 use super::envelope::{
@@ -610,15 +610,17 @@ pub async fn similar(
     let mine = state.store.result(org, id, "similar", None)?.filter(|r| r.status == "success");
     let not_found = || AppError::NotFound(format!("no similar result for item {id:?}"));
     let Some(mine) = mine else { return Err(not_found()) };
-    let mut index = state.index(org, Collection::Items)?;
-    if index.as_ref().is_none_or(|i| i.nodes_of(id).is_empty()) {
-        // The result is newer than the index (stored, rebuild not yet swapped in): rebuild now.
-        index = state.rebuild_index(org, Collection::Items)?;
+    let index = state.indexes.get(&state.store, org, Collection::Items)?;
+    if index.vectors_of(id).is_empty() {
+        // The result is newer than the index (stored, not yet synced by its job): sync now.
+        state.indexes.sync_item(&state.store, org, id)?;
     }
-    let Some(index) = index.filter(|i| !i.nodes_of(id).is_empty()) else { return Err(not_found()) };
+    if index.vectors_of(id).is_empty() {
+        return Err(not_found());
+    }
     let kind = only.map(|t| if t == "series" { ItemKind::Series } else { ItemKind::Movie });
     let query = SimilarQuery { skip, count, max_score, kind };
-    let found = kino::vectors::similar::similar(&*index, id, &query)?;
+    let found = kino::vectors::similar::similar_in(&index, id, &query)?;
     let mut similar = Vec::with_capacity(found.len());
     for f in found {
         let Some(other) = state.store.item(org, &f.inventory_id)? else { continue };

@@ -3,10 +3,12 @@
 
 mod portal;
 mod sqlite;
+mod vectors;
 mod webhooks;
 
 pub use portal::{CreativeAssetRow, RecipeRow, SmartlistRow};
 pub use sqlite::{Store, StoreError, StoreResult};
+pub use vectors::ResultStamp;
 pub use webhooks::{ClaimedDelivery, DeliveryOutcome, DeliveryRow, DeliveryState, Outgoing, WebhookRow};
 
 /// An organisation's identity, resolved from a credential.

@@ -855,7 +855,7 @@ fn enqueue(
     Ok(())
 }
 
-fn item_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ItemRow> {
+pub(super) fn item_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ItemRow> {
     let body: String = r.get(3)?;
     Ok(ItemRow {
         id: r.get(0)?,
