@@ -184,7 +184,7 @@ pub struct SimilarQuery {
 #[into_params(parameter_in = Query)]
 pub struct SceneSearchQuery {
     /// Scenes matching this text (not with `item_id`).
-    #[param(min_length = 1)]
+    #[param(min_length = 1, example = "car chase")]
     pub text: Option<String>,
     /// Scenes like this item's (the mean of its scenes), or like one of its scenes with
     /// `start_ts`; the item itself is left out of the results.
