@@ -1,6 +1,7 @@
 //! Storage: the only module that speaks SQL. An embedded SQLite database (WAL mode) behind a
 //! narrow interface of domain operations, so that a PostgreSQL backend can take its place.
 
+pub mod migrations;
 mod portal;
 mod sqlite;
 mod vectors;

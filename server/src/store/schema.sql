@@ -1,4 +1,5 @@
--- kino-server schema, version 1. Every row belongs to one organisation.
+-- kino-server schema, migration 1 (see migrations.rs: later changes are new migrations, never
+-- edits of this file). Every row belongs to one organisation.
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS orgs (
     id INTEGER PRIMARY KEY AUTOINCREMENT,

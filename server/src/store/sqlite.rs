@@ -12,8 +12,23 @@ pub type StoreResult<T> = Result<T, StoreError>;
 
 /// A storage failure; callers only log it (the SQL stays in this module).
 #[derive(Debug, thiserror::Error)]
-#[error("database: {0}")]
-pub struct StoreError(#[from] rusqlite::Error);
+pub enum StoreError {
+    /// The database failed.
+    #[error("database: {0}")]
+    Database(#[from] rusqlite::Error),
+    /// The database's schema is newer than this build's (see [`super::migrations`]).
+    #[error("database: {0}")]
+    Schema(String),
+}
+
+impl From<super::migrations::MigrationError> for StoreError {
+    fn from(e: super::migrations::MigrationError) -> Self {
+        match e {
+            super::migrations::MigrationError::Database(e) => StoreError::Database(e),
+            newer => StoreError::Schema(newer.to_string()),
+        }
+    }
+}
 
 /// The database. One connection behind a mutex: SQLite has one writer at a time anyway, and the
 /// queries are short; WAL mode keeps a reader from blocking on a writer's fsync.
@@ -23,38 +38,6 @@ pub struct Store {
 }
 
 const LEASE_SECONDS: i64 = 300;
-
-/// Brings a database made by an earlier version up to the schema: columns added since.
-fn migrate(conn: &Connection) -> rusqlite::Result<()> {
-    let has = |table: &str, column: &str| -> rusqlite::Result<bool> {
-        let mut st = conn.prepare(&format!("PRAGMA table_info({table})"))?;
-        let names: Vec<String> = st.query_map([], |r| r.get(1))?.collect::<rusqlite::Result<_>>()?;
-        Ok(names.iter().any(|n| n == column))
-    };
-    if !has("catalogs", "generation_enabled")? {
-        conn.execute_batch("ALTER TABLE catalogs ADD COLUMN generation_enabled INTEGER NOT NULL DEFAULT 0")?;
-    }
-    if !has("recipes", "followup_items")? {
-        conn.execute_batch("ALTER TABLE recipes ADD COLUMN followup_items TEXT NOT NULL DEFAULT '[]'")?;
-    }
-    if !has("results", "models")? {
-        conn.execute_batch("ALTER TABLE results ADD COLUMN models TEXT NOT NULL DEFAULT ''")?;
-    }
-    if !has("signals", "partial")? {
-        conn.execute_batch("ALTER TABLE signals ADD COLUMN partial INTEGER NOT NULL DEFAULT 0")?;
-    }
-    if !has("generations", "request")? {
-        conn.execute_batch(
-            "ALTER TABLE generations ADD COLUMN request TEXT;
-             ALTER TABLE generations ADD COLUMN fingerprint TEXT;",
-        )?;
-    }
-    conn.execute_batch(
-        "CREATE INDEX IF NOT EXISTS generations_open ON generations (org_id, state, fingerprint);
-         CREATE INDEX IF NOT EXISTS generations_queue ON generations (state, created_at);",
-    )?;
-    Ok(())
-}
 
 /// Creates the database file with mode 0600 when absent (SQLite gives its journal files the
 /// database file's mode), and makes an existing one private.
@@ -72,15 +55,18 @@ impl Store {
     /// The file and its `-wal` and `-shm` companions are private (mode 0600): they hold the
     /// catalog and sealed webhook secrets.
     pub fn open(path: &Path) -> StoreResult<Store> {
-        create_private(path)
-            .map_err(|e| StoreError(rusqlite::Error::InvalidPath(format!("{}: {e}", path.display()).into())))?;
-        let conn = Connection::open(path)?;
+        create_private(path).map_err(|e| {
+            StoreError::Database(rusqlite::Error::InvalidPath(format!("{}: {e}", path.display()).into()))
+        })?;
+        let mut conn = Connection::open(path)?;
         conn.pragma_update(None, "journal_mode", "WAL")?;
         conn.pragma_update(None, "synchronous", "NORMAL")?;
         conn.pragma_update(None, "foreign_keys", "ON")?;
         conn.busy_timeout(std::time::Duration::from_secs(5))?;
-        conn.execute_batch(include_str!("schema.sql"))?;
-        migrate(&conn)?;
+        let applied = super::migrations::apply(&mut conn)?;
+        if !applied.is_empty() {
+            tracing::info!(?applied, version = super::migrations::latest(), "database schema migrated");
+        }
         for suffix in ["-wal", "-shm"] {
             let companion = std::path::PathBuf::from(format!("{}{suffix}", path.display()));
             if let Err(e) = crate::files::private_file(&companion) {
@@ -968,5 +954,28 @@ mod tests {
         assert!(store.catalog_generation(OrgId(1), "acme").unwrap());
         drop(store);
         assert!(Store::open(&path).unwrap().catalog_generation(OrgId(1), "acme").unwrap(), "migration runs once");
+        let c = Connection::open(&path).unwrap();
+        let version: u32 = c.pragma_query_value(None, "user_version", |r| r.get(0)).unwrap();
+        assert_eq!(version, super::super::migrations::latest());
+        let name: String =
+            c.query_row("SELECT name FROM schema_migrations WHERE version = 1", [], |r| r.get(0)).unwrap();
+        assert!(name.contains("upgraded from an unversioned database"), "{name}");
+    }
+
+    #[test]
+    fn migrations_run_once_and_a_newer_database_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("kino.sqlite3");
+        let fresh = Store::open(&path).unwrap();
+        fresh.all_results(OrgId(1), "similar").expect("a new database has every column the queries read");
+        drop(fresh);
+        drop(Store::open(&path).unwrap());
+        let c = Connection::open(&path).unwrap();
+        let rows: i64 = c.query_row("SELECT count(*) FROM schema_migrations", [], |r| r.get(0)).unwrap();
+        assert_eq!(rows, i64::from(super::super::migrations::latest()), "each migration recorded once");
+        c.pragma_update(None, "user_version", 99).unwrap();
+        drop(c);
+        let e = Store::open(&path).unwrap_err().to_string();
+        assert!(e.contains("schema version 99") && e.contains("newer"), "{e}");
     }
 }
