@@ -85,13 +85,17 @@ pub enum SearchError {
     },
 }
 
+/// The lock held while one index is opened.
+type OpenLock = Arc<Mutex<()>>;
+
 /// The open indexes of every organisation.
 #[derive(Debug)]
 pub struct Indexes {
     dir: PathBuf,
     open: RwLock<HashMap<(OrgId, Collection), Arc<SegmentedIndex>>>,
-    /// Held while an index is opened and checked against the database, so it happens once.
-    opening: Mutex<()>,
+    /// One lock per index being opened and checked against the database, so that it happens
+    /// once, without making other organisations' first searches wait.
+    opening: Mutex<HashMap<(OrgId, Collection), OpenLock>>,
     /// What the search filters read of the items in the scene indexes, by organisation: kept in
     /// memory so that a filtered search asks the database nothing per item.
     meta: RwLock<HashMap<OrgId, HashMap<String, ItemMeta>>>,
@@ -189,7 +193,8 @@ impl Indexes {
         if let Some(index) = self.loaded(org, c) {
             return Ok(index);
         }
-        let _one = self.opening.lock().unwrap_or_else(|e| e.into_inner());
+        let key_lock = self.opening.lock().unwrap_or_else(|e| e.into_inner()).entry((org, c)).or_default().clone();
+        let _one = key_lock.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(index) = self.loaded(org, c) {
             return Ok(index);
         }
@@ -230,6 +235,25 @@ impl Indexes {
         maintain(&index, c);
         self.open.write().unwrap_or_else(|e| e.into_inner()).insert((org, c), index.clone());
         Ok(index)
+    }
+
+    /// Opens every organisation's indexes (at start, in the background), so that the first
+    /// search of each does not wait for its index to be checked against the database.
+    pub fn open_all(&self, store: &Store) {
+        let orgs = match store.orgs() {
+            Ok(orgs) => orgs,
+            Err(e) => {
+                tracing::error!(error = %e, "cannot list the organisations to open their indexes");
+                return;
+            }
+        };
+        for (org, _) in orgs {
+            for c in Collection::ALL {
+                if let Err(e) = self.get(store, org, c) {
+                    tracing::error!(org = org.0, collection = c.name(), error = %e, "cannot open an index");
+                }
+            }
+        }
     }
 
     /// Brings `item_id` up to date in the organisation's open indexes: its current vectors

@@ -373,6 +373,8 @@ fn serve(cli: &Cli, store: Store) -> Result<(), String> {
                 tracing::error!(error = %e, "cannot resume follow-up recipe runs");
             }
         });
+        let warming = state.clone();
+        tokio::task::spawn_blocking(move || warming.indexes.open_all(&warming.store));
         let refresher = tokio::spawn(kino_server::portal::smartlists::run_refresher(
             state.clone(),
             cli.smartlist_refresh_at,

@@ -621,16 +621,22 @@ pub async fn similar(
     let kind = only.map(|t| if t == "series" { ItemKind::Series } else { ItemKind::Movie });
     let query = SimilarQuery { skip, count, max_score, kind };
     let found = kino::vectors::similar::similar_in(&index, id, &query)?;
-    let mut similar = Vec::with_capacity(found.len());
-    for f in found {
-        let Some(other) = state.store.item(org, &f.inventory_id)? else { continue };
-        similar.push(SimilarTitle {
-            inventory_id: other.id,
-            item_type: result_type(&other.item_type),
-            service_id: other.service_id,
-            score: f.score,
-        });
-    }
+    // One query for the page's items; one deleted since the index saw it is left out.
+    let ids: Vec<&str> = found.iter().map(|f| f.inventory_id.as_str()).collect();
+    let items: std::collections::HashMap<String, crate::store::ItemRow> =
+        state.store.live_items(org, &ids)?.into_iter().map(|i| (i.id.clone(), i)).collect();
+    let similar = found
+        .iter()
+        .filter_map(|f| {
+            let other = items.get(&f.inventory_id)?;
+            Some(SimilarTitle {
+                inventory_id: other.id.clone(),
+                item_type: result_type(&other.item_type),
+                service_id: other.service_id.clone(),
+                score: f.score,
+            })
+        })
+        .collect();
     Ok(SimilarTitles {
         inventory_id: item.id,
         item_type: result_type(&item.item_type),
