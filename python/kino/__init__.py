@@ -24,6 +24,7 @@ from ._kino import (
     MediaError,
     MissingSignalError,
     ModelError,
+    SegmentedIndex,
     Signals,
     TextEncoder,
     VectorIndex,

@@ -40,6 +40,7 @@ __all__ = [
     "sign_webhook",
     "verify_webhook",
     "VectorIndex",
+    "SegmentedIndex",
     "exact_search",
 ]
 
@@ -368,6 +369,68 @@ class VectorIndex:
     def metric(self) -> str: ...
     @property
     def path(self) -> Optional[str]: ...
+
+class _SceneHit(TypedDict):
+    id: str
+    kind: str
+    start_ts: float
+    end_ts: float
+    score: float
+
+class _SegmentStats(TypedDict):
+    segments: int
+    graphs: int
+    segment_vectors: int
+    dead_vectors: int
+    delta_vectors: int
+    items: int
+
+@final
+class SegmentedIndex:
+    """A vector collection that changes item by item: segment files of the HNSW format under a
+    directory, an in-memory delta, removals filtered until ``maintain()`` merges them away."""
+
+    def __new__(
+        cls,
+        path: Union[str, os.PathLike[str]],
+        dim: int,
+        scenes: bool = True,
+        metric: str = "cosine",
+        flush_vectors: int = 4096,
+        merge_segments: int = 4,
+        graph_from: int = 2048,
+        ef: int = 96,
+    ) -> SegmentedIndex: ...
+    def upsert(
+        self,
+        id: str,
+        vectors: npt.NDArray[np.float32],
+        spans: Optional[Sequence[Tuple[float, float]]] = None,
+        kind: str = "unspecified",
+        stamp: int = 0,
+    ) -> None:
+        """Adds or replaces an item's vectors (a no-op for the stamp already stored)."""
+    def remove(self, id: str) -> None:
+        """Removes an item."""
+    def reconcile(self, current: Mapping[str, int]) -> List[str]:
+        """Drops stored copies that are not ``current``; returns the ids to upsert again."""
+    def search(
+        self,
+        query: npt.NDArray[np.float32],
+        k: int = 10,
+        ids: Optional[Sequence[str]] = None,
+        kinds: Optional[Sequence[str]] = None,
+        window: Optional[Tuple[float, float]] = None,
+        exclude: Optional[str] = None,
+    ) -> List[_SceneHit]:
+        """The ``k`` nearest vectors, best first, with the filters applied during the search."""
+    def maintain(self) -> None:
+        """Flushes the delta and merges segments when due."""
+    def compact(self) -> None:
+        """Merges everything into one segment without dead vectors."""
+    def stats(self) -> _SegmentStats: ...
+    def stamp(self, id: str) -> Optional[int]: ...
+    def __len__(self) -> int: ...
 
 def exact_search(
     vectors: npt.NDArray[np.float32],

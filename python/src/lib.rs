@@ -9,6 +9,7 @@ mod convert;
 mod errors;
 mod media;
 mod products;
+mod segments;
 mod signals;
 mod vectors;
 
@@ -46,6 +47,7 @@ fn _kino(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(products::sign_webhook, m)?)?;
     m.add_function(wrap_pyfunction!(products::verify_webhook, m)?)?;
     m.add_class::<vectors::PyVectorIndex>()?;
+    m.add_class::<segments::PySegmentedIndex>()?;
     m.add_function(wrap_pyfunction!(vectors::exact_search, m)?)?;
     Ok(())
 }

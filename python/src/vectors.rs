@@ -15,10 +15,10 @@ use crate::errors::IntoPyResult;
 
 /// A float32 matrix argument (`(n, d)`), or a 1-D vector taken as one row; says what was expected
 /// otherwise. The data is borrowed when the array is C-contiguous.
-struct Matrix<'py> {
+pub(crate) struct Matrix<'py> {
     array: MatrixArray<'py>,
-    rows: usize,
-    dim: usize,
+    pub(crate) rows: usize,
+    pub(crate) dim: usize,
     one: bool,
 }
 
@@ -28,7 +28,7 @@ enum MatrixArray<'py> {
 }
 
 impl<'py> Matrix<'py> {
-    fn extract(name: &str, obj: &Bound<'py, PyAny>, allow_1d: bool) -> PyResult<Matrix<'py>> {
+    pub(crate) fn extract(name: &str, obj: &Bound<'py, PyAny>, allow_1d: bool) -> PyResult<Matrix<'py>> {
         if let Ok(a) = obj.extract::<PyReadonlyArray2<'py, f32>>() {
             let [rows, dim] = [a.shape()[0], a.shape()[1]];
             return Ok(Matrix { array: MatrixArray::Two(a), rows, dim, one: false });
@@ -44,7 +44,7 @@ impl<'py> Matrix<'py> {
         )))
     }
 
-    fn data(&self) -> Cow<'_, [f32]> {
+    pub(crate) fn data(&self) -> Cow<'_, [f32]> {
         match &self.array {
             MatrixArray::Two(a) => match a.as_slice() {
                 Ok(s) => Cow::Borrowed(s),

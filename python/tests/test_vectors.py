@@ -183,3 +183,52 @@ def test_demo_scene_text_search():
     found, scores = index.search(kino.TextEncoder().encode("car chase"), k=3)
     assert scores[0] > 0.5
     assert s.item_embedding is not None and s.item_embedding.shape == (256,)
+
+
+def test_a_segmented_index_changes_item_by_item_and_reopens(tmp_path):
+    d = 16
+    x = clustered(120, d, seed=5)
+    idx = kino.SegmentedIndex(tmp_path / "scenes", d, flush_vectors=20, merge_segments=2)
+    for i in range(40):
+        rows = x[i * 3 : i * 3 + 3]
+        idx.upsert(f"t{i}", rows, spans=[(0.0, 5.0), (10.0, 15.0), (20.0, 25.0)], kind="movie", stamp=1)
+    assert len(idx) == 40
+    stats = idx.stats()
+    assert stats["segments"] >= 1 and stats["items"] == 40
+    # The best hit of a stored scene is itself, score ~1.
+    hits = idx.search(x[7], k=3)
+    assert (hits[0]["id"], hits[0]["start_ts"]) == ("t2", 10.0) and hits[0]["score"] > 0.999
+    assert [h["score"] for h in hits] == sorted((h["score"] for h in hits), reverse=True)
+    # Filters apply during the search.
+    assert all(h["id"] != "t2" for h in idx.search(x[7], k=10, exclude="t2"))
+    assert {h["id"] for h in idx.search(x[7], k=10, ids=["t5", "t9"])} <= {"t5", "t9"}
+    assert all(h["start_ts"] >= 10.0 and h["end_ts"] <= 15.0 for h in idx.search(x[7], k=10, window=(10.0, 15.0)))
+    assert idx.search(x[7], k=5, kinds=["series"]) == []
+    # Removed items are never found; a changed item is found with its new vectors only.
+    idx.remove("t2")
+    assert all(h["id"] != "t2" for h in idx.search(x[7], k=20))
+    idx.upsert("t3", x[100:101], spans=[(0.0, 1.0)], stamp=2)
+    assert [h["start_ts"] for h in idx.search(x[100], k=50) if h["id"] == "t3"] == [0.0]
+    idx.compact()
+    assert idx.stats()["segments"] == 1 and idx.stats()["dead_vectors"] == 0
+    # Reopened, checked against the stamps of record: only what changed is named.
+    idx.upsert("t4", x[101:102], spans=[(0.0, 1.0)], stamp=2)  # in the delta only
+    del idx
+    again = kino.SegmentedIndex(tmp_path / "scenes", d, flush_vectors=20, merge_segments=2)
+    current = {f"t{i}": 1 for i in range(40) if i not in (2, 3, 4)} | {"t3": 2, "t4": 2}
+    assert again.reconcile(current) == ["t4"]
+    assert again.stamp("t3") == 2
+
+
+def test_a_segmented_index_names_what_is_wrong(tmp_path):
+    idx = kino.SegmentedIndex(tmp_path / "s", 4)
+    with pytest.raises(ValueError, match="spans"):
+        idx.upsert("a", np.ones((2, 4), np.float32), spans=[(0.0, 1.0)])
+    with pytest.raises(ValueError, match="kind"):
+        idx.upsert("a", np.ones((1, 4), np.float32), spans=[(0.0, 1.0)], kind="film")
+    with pytest.raises(ValueError, match="window"):
+        idx.search(np.ones(4, np.float32), window=(5.0, 1.0))
+    with pytest.raises(ValueError):
+        idx.search(np.ones(3, np.float32))
+    with pytest.raises(ValueError, match="metric"):
+        kino.SegmentedIndex(tmp_path / "t", 4, metric="hamming")
