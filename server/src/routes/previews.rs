@@ -137,25 +137,55 @@ pub async fn clips(
     }
 }
 
-fn clips_of(state: AppState, org: OrgId, params: &Params, id: String) -> Result<Json<ClipsEnvelope>, AppError> {
-    let query = ClipQuery::from_pairs(
-        params.0.iter().filter(|(k, _)| k != "key" && k != "catalog").map(|(k, v)| (k.as_str(), v.as_str())),
-    )?;
-    let item = live_item(&state, org, &id)?;
-    let Some(prepared) = state.prepared(org, &id)? else {
-        return Err(AppError::NotFound(format!("item {id:?} has no analysis signals yet")));
-    };
-    let embedding = match &query.search_query {
-        Some(text) => Some(state.encoder.encode(text)?),
-        None => None,
-    };
-    let mut clips = kino::select(&prepared, &query, embedding.as_deref())?;
-    for clip in &mut clips {
-        clip.service_id = Some(item.service_id.clone());
+/// What a per-request selection (clips, thumbnails) reads: the item, its prepared signals, and
+/// the embedding of the search text when there is one.
+#[derive(Debug)]
+pub struct Selection {
+    /// The live item.
+    pub item: crate::store::ItemRow,
+    /// Its prepared signals.
+    pub prepared: std::sync::Arc<kino::Prepared>,
+    /// The `search_query`'s embedding.
+    pub embedding: Option<Vec<f32>>,
+}
+
+impl Selection {
+    /// The item `id` with its signals (404 without either), and `search_query` encoded.
+    pub fn of(state: &AppState, org: OrgId, id: &str, search_query: Option<&str>) -> Result<Selection, AppError> {
+        let item = live_item(state, org, id)?;
+        let Some(prepared) = state.prepared(org, id)? else {
+            return Err(AppError::NotFound(format!("item {id:?} has no analysis signals yet")));
+        };
+        let embedding = match search_query {
+            Some(text) => Some(state.encoder.encode(text)?),
+            None => None,
+        };
+        Ok(Selection { item, prepared, embedding })
     }
-    let models = crate::products::models_of("jitpreviews", prepared.signals());
+
+    /// The `version_id` of `product` at `version`: the version, then the models the signals
+    /// came from.
+    pub fn version_id(&self, product: &str, version: &str) -> String {
+        let models = crate::products::models_of(product, self.prepared.signals());
+        if models.is_empty() { version.to_string() } else { format!("{version}+{models}") }
+    }
+}
+
+/// The query's parameters without the credential and the catalog, for the core's parsers.
+pub fn selection_pairs(params: &Params) -> impl Iterator<Item = (&str, &str)> {
+    params.0.iter().filter(|(k, _)| k != "key" && k != "catalog").map(|(k, v)| (k.as_str(), v.as_str()))
+}
+
+fn clips_of(state: AppState, org: OrgId, params: &Params, id: String) -> Result<Json<ClipsEnvelope>, AppError> {
+    let query = ClipQuery::from_pairs(selection_pairs(params))?;
+    let selection = Selection::of(&state, org, &id, query.search_query.as_deref())?;
+    let mut clips = kino::select(&selection.prepared, &query, selection.embedding.as_deref())?;
+    for clip in &mut clips {
+        clip.service_id = Some(selection.item.service_id.clone());
+    }
     let version = query.effective_version().to_string();
-    let version_id = if models.is_empty() { version.clone() } else { format!("{version}+{models}") };
+    let version_id = selection.version_id("jitpreviews", &version);
+    let item = selection.item;
     let mut gen_id = None;
     if query.trigger_generation || query.generate {
         require_generation(&state, org, params, &query)?;

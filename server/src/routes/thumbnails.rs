@@ -8,12 +8,14 @@ use axum::http::HeaderMap;
 use axum::response::Response;
 use kino::thumbnail::{ThumbnailQuery, jit_thumbnails};
 
+use super::StatusEnvelope;
 use super::envelope::{
     GenerationStatus, ItemIdentity, ThumbnailOut, ThumbnailsAnswer, ThumbnailsAnswerData, ThumbnailsList,
 };
-use super::previews::{generation_of, previews_caller, queue_generation, require_generation};
+use super::previews::{
+    Selection, generation_of, previews_caller, queue_generation, require_generation, selection_pairs,
+};
 use super::results::{item_status, list_product};
-use super::{StatusEnvelope, live_item};
 use crate::catalog::result_type;
 use crate::error::AppError;
 use crate::state::AppState;
@@ -56,21 +58,12 @@ fn thumbnails_of(
     params: &crate::query::Params,
     id: String,
 ) -> Result<Json<ThumbnailsAnswer>, AppError> {
-    let query = ThumbnailQuery::from_pairs(
-        params.0.iter().filter(|(k, _)| k != "key" && k != "catalog").map(|(k, v)| (k.as_str(), v.as_str())),
-    )?;
-    let item = live_item(&state, org, &id)?;
-    let Some(prepared) = state.prepared(org, &id)? else {
-        return Err(AppError::NotFound(format!("item {id:?} has no analysis signals yet")));
-    };
-    let embedding = match &query.clips.search_query {
-        Some(text) => Some(state.encoder.encode(text)?),
-        None => None,
-    };
-    let found = jit_thumbnails(&prepared, &query, embedding.as_deref())?;
-    let models = crate::products::models_of("jitthumbnails", prepared.signals());
+    let query = ThumbnailQuery::from_pairs(selection_pairs(params))?;
+    let selection = Selection::of(&state, org, &id, query.clips.search_query.as_deref())?;
+    let found = jit_thumbnails(&selection.prepared, &query, selection.embedding.as_deref())?;
     let version = query.clips.effective_version().to_string();
-    let version_id = if models.is_empty() { version.clone() } else { format!("{version}+{models}") };
+    let version_id = selection.version_id("jitthumbnails", &version);
+    let Selection { item, prepared, .. } = selection;
     let clips = &query.clips;
     let mut gen_id = None;
     let mut out: Vec<ThumbnailOut> =
