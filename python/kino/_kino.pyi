@@ -399,7 +399,7 @@ class SegmentedIndex:
         flush_vectors: int = 4096,
         merge_segments: int = 4,
         graph_from: int = 2048,
-        ef: int = 96,
+        ef: int = 64,
     ) -> SegmentedIndex: ...
     def upsert(
         self,

@@ -45,7 +45,7 @@ impl PySegmentedIndex {
     /// Opens (creating when absent) the collection stored in the directory ``path``.
     /// ``scenes``: many vectors per item, each with a span (else one vector per item).
     #[new]
-    #[pyo3(signature = (path, dim, scenes = true, metric = "cosine", flush_vectors = 4096, merge_segments = 4, graph_from = 2048, ef = 96))]
+    #[pyo3(signature = (path, dim, scenes = true, metric = "cosine", flush_vectors = 4096, merge_segments = 4, graph_from = 2048, ef = 64))]
     #[allow(clippy::too_many_arguments)] // the constructor's keyword arguments
     fn new(
         py: Python<'_>,

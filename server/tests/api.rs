@@ -1291,12 +1291,14 @@ fn scene_hits(answer: &Value) -> Vec<(String, f64)> {
 async fn the_catalog_wide_scene_search_follows_the_catalog() {
     use kino_server::indexes::{Collection, Indexes};
     let mut t = test_app();
-    // Tiny segments, so that a few titles already flush and merge.
+    // Tiny segments, so that a few titles already flush and merge; scanned rather than walked as
+    // graphs, so that answers before and after the flushes must be equal (the HNSW segments'
+    // recall is measured in the core's tests and the benchmark).
     let dir = t.state.config.index_dir.clone();
     t.state.indexes = std::sync::Arc::new(Indexes::tuned(dir, |c| kino::vectors::SegmentConfig {
         flush_vectors: 40,
         merge_segments: 2,
-        graph_from: 60,
+        graph_from: usize::MAX,
         ..c
     }));
     for (i, (id, year)) in [("m1", 1999), ("m2", 2010), ("m3", 2020)].iter().enumerate() {
@@ -1409,8 +1411,7 @@ async fn the_catalog_wide_scene_search_follows_the_catalog() {
     assert!(stats.segments >= 1 && stats.items == 5, "{stats:?}");
     let (_, again) = t.call("GET", "/search/v1/scenes?text=car%20chase&count=20", None).await;
     let answer = scene_hits(&again);
-    let same = answer.iter().filter(|h| hits.contains(h)).count();
-    assert!(same >= 18, "the segments find what the delta found: {answer:?} vs {hits:?}");
+    assert_eq!(answer, hits, "the segments find what the delta found");
 
     // A restart reads the segments and checks them against the database.
     let key = t.key.clone();

@@ -64,7 +64,8 @@ pub struct SegmentConfig {
 
 impl SegmentConfig {
     /// The defaults for a collection of `dim`-float vectors: flush at 4,096 vectors, merge above
-    /// 4 segments, graphs from 2,048 vectors, `m` 16, `ef_construction` 100, `ef` 96.
+    /// 4 segments, graphs from 2,048 vectors, `m` 16, `ef_construction` 100, `ef` 64 (recall@10
+    /// 0.977 at 100k x 1024 in the core's measurements).
     pub fn new(dim: usize, metric: Metric, scenes: bool) -> SegmentConfig {
         SegmentConfig {
             dim,
@@ -74,7 +75,7 @@ impl SegmentConfig {
             merge_segments: 4,
             graph_from: 2048,
             params: HnswParams { m: 16, ef_construction: 100 },
-            ef: 96,
+            ef: 64,
         }
     }
 
