@@ -256,12 +256,25 @@ impl Indexes {
         }
     }
 
+    /// The index if it is open, or once it is, when it is being opened now: an open that began
+    /// before this item's result was stored may have read the stamps without it, so a change must
+    /// wait for that open to finish and then apply itself. (An open that begins later reads the
+    /// stamps after the result, which was stored before this is called.)
+    fn loaded_or_opened(&self, org: OrgId, c: Collection) -> Option<Arc<SegmentedIndex>> {
+        if let Some(index) = self.loaded(org, c) {
+            return Some(index);
+        }
+        let opening = self.opening.lock().unwrap_or_else(|e| e.into_inner()).get(&(org, c)).cloned()?;
+        drop(opening.lock().unwrap_or_else(|e| e.into_inner()));
+        self.loaded(org, c)
+    }
+
     /// Brings `item_id` up to date in the organisation's open indexes: its current vectors
     /// when it is live with a successful result, else none. An index not yet open needs nothing:
     /// it is checked against the database when it opens.
     pub fn sync_item(&self, store: &Store, org: OrgId, item_id: &str) -> Result<(), SearchError> {
         for c in Collection::ALL {
-            let Some(index) = self.loaded(org, c) else { continue };
+            let Some(index) = self.loaded_or_opened(org, c) else { continue };
             let item = store.item(org, item_id)?.filter(|i| !i.deleted);
             if c == Collection::Scenes {
                 let mut meta = self.meta.write().unwrap_or_else(|e| e.into_inner());
