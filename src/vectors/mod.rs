@@ -9,6 +9,8 @@
 //!   searched straight from the memory map (no deserialisation at open).
 //! - [`SegmentedIndex`]: a changing collection of segments and an in-memory delta, with
 //!   deletions filtered during search and merges in the background (the service's indexes).
+//! - [`Int8Codes`]: per-dimension int8 codes to score many candidates cheaply, re-ranked with
+//!   the float vectors (the segments' filtered scans).
 //! - [`Filter`]s, [`scenes`] (search scenes, best scene per item, text queries) and
 //!   [`similar`] (the deprecated similar-titles product).
 //!
@@ -35,6 +37,7 @@ mod format;
 mod hnsw;
 mod mmap;
 pub mod npy;
+mod quant;
 pub mod scenes;
 pub mod segments;
 mod set;
@@ -47,6 +50,7 @@ pub use exact::ExactIndex;
 pub use filter::{AllOf, AllowList, Exclude, Filter, KindFilter};
 pub use format::{INDEX_FORMAT_VERSION, INDEX_MAGIC};
 pub use hnsw::{BuildProgress, BuildReport, BuildStage, HnswIndex, HnswParams};
+pub use quant::{Int8Codes, Int8Query};
 pub use segments::{
     ItemVectors, SegmentConfig, SegmentFilter, SegmentHit, SegmentStats, SegmentedIndex, SpannedVector, Stamp,
 };

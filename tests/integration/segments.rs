@@ -227,6 +227,34 @@ fn hnsw_segments_find_what_the_brute_force_finds() {
     }
     let recall = hit as f64 / total as f64;
     assert!(recall >= 0.9, "recall@10 {recall}");
+
+    // A filter that names a seventh of the items: their nodes are scored by int8 code and the
+    // shortlist re-ranked with the floats, so the answer is the brute force's over the allowed
+    // items, with float distances, and never a removed or unnamed item.
+    let allowed: HashSet<String> = (0..2000).step_by(7).map(|i| format!("t{i}")).collect();
+    let filtered: Model =
+        model.iter().filter(|(i, _)| allowed.contains(&format!("t{i}"))).map(|(i, r)| (*i, r.clone())).collect();
+    let (mut hit, mut total) = (0, 0);
+    for seed in 0..50 {
+        let q = clustered(1, DIM, 1, 950 + seed);
+        let want = brute(&filtered, &q, 10);
+        let got: Vec<(String, f64, f32)> = index
+            .search(&q, 10, &SegmentFilter { ids: Some(&allowed), ..SegmentFilter::default() })
+            .unwrap()
+            .into_iter()
+            .map(|h| (h.id, h.span[0], h.distance))
+            .collect();
+        assert_eq!(got.len(), 10);
+        for g in &got {
+            assert!(filtered.contains_key(&g.0[1..].parse::<usize>().unwrap()), "{} is not allowed", g.0);
+            let (_, v) = &filtered[&g.0[1..].parse::<usize>().unwrap()][0];
+            assert!((g.2 - Metric::Cosine.distance(&normalised(&q), &normalised(v))).abs() < 1e-5, "a float distance");
+        }
+        hit += got.iter().filter(|g| want.iter().any(|w| w.0 == g.0)).count();
+        total += want.len();
+    }
+    let recall = hit as f64 / total as f64;
+    assert!(recall >= 0.99, "filtered recall@10 {recall}");
 }
 
 #[test]
