@@ -428,15 +428,11 @@ pub fn search_scenes(
             (encoder.encode(text)?, None)
         }
         SceneQuery::Scene { item_id, start_ts } => {
-            let scenes = own_scenes(&index, item_id)?;
-            let nearest = scenes
-                .iter()
-                .min_by(|a, b| (a.0[0] - start_ts).abs().total_cmp(&(b.0[0] - start_ts).abs()))
-                .filter(|s| (s.0[0] - start_ts).abs() <= 1.0)
-                .ok_or_else(|| {
-                    SearchError::NotFound(format!("item {item_id:?} has no scene starting at {start_ts} s"))
-                })?;
-            (nearest.1.clone(), Some(item_id.as_str()))
+            let (span, vector) = index.nearest_scene(item_id, *start_ts).ok_or_else(|| no_scenes(item_id))?;
+            if (span[0] - start_ts).abs() > 1.0 {
+                return Err(SearchError::NotFound(format!("item {item_id:?} has no scene starting at {start_ts} s")));
+            }
+            (vector, Some(item_id.as_str()))
         }
         SceneQuery::Item(item_id) => {
             let scenes = own_scenes(&index, item_id)?;
@@ -500,11 +496,15 @@ pub fn search_scenes(
 fn own_scenes(index: &SegmentedIndex, item_id: &str) -> Result<Vec<SpannedVector>, SearchError> {
     let scenes = index.vectors_of(item_id);
     if scenes.is_empty() {
-        return Err(SearchError::NotFound(format!(
-            "item {item_id:?} not found, or without scene embeddings (no successful semantic_scenes task)"
-        )));
+        return Err(no_scenes(item_id));
     }
     Ok(scenes)
+}
+
+fn no_scenes(item_id: &str) -> SearchError {
+    SearchError::NotFound(format!(
+        "item {item_id:?} not found, or without scene embeddings (no successful semantic_scenes task)"
+    ))
 }
 
 #[cfg(test)]
