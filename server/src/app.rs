@@ -4,6 +4,7 @@ use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::routing::{get, post, put};
 
+use crate::routes::tokens::{Interface, count_tokens};
 use crate::routes::{adbreaks, admin, analysis, catalog, portal, previews, results, service, tasks, thumbnails};
 use crate::state::AppState;
 
@@ -25,6 +26,20 @@ async fn not_found(uri: axum::http::Uri) -> axum::response::Response {
     }
 }
 
+async fn portal_not_found() -> axum::response::Response {
+    use axum::response::IntoResponse;
+    crate::routes::portal::PortalError::new(axum::http::StatusCode::NOT_FOUND, "no such endpoint").into_response()
+}
+
+async fn portal_method_not_allowed() -> axum::response::Response {
+    use axum::response::IntoResponse;
+    crate::routes::portal::PortalError::new(
+        axum::http::StatusCode::METHOD_NOT_ALLOWED,
+        "method not allowed on this endpoint",
+    )
+    .into_response()
+}
+
 async fn method_not_allowed(uri: axum::http::Uri) -> axum::response::Response {
     use axum::response::IntoResponse;
     let status = axum::http::StatusCode::METHOD_NOT_ALLOWED;
@@ -36,16 +51,43 @@ async fn method_not_allowed(uri: axum::http::Uri) -> axum::response::Response {
     }
 }
 
-/// The service's router over `state`; tests call it without a socket.
+/// The service's router over `state`; tests call it without a socket. One router per interface
+/// group, merged; the portal and the previews behind the access-token layer, the admin API nested
+/// under `/admin/v1` with its own fallback.
 pub fn app(state: AppState) -> Router {
-    let task = "/tasks/catalog-item/{inventory_id}/product/{product}/version/{version}";
+    Router::new()
+        .merge(service_routes())
+        .merge(portal_routes(&state))
+        .nest("/admin/v1", admin_routes())
+        .merge(processing_routes())
+        .merge(previews_routes(&state))
+        .merge(results_routes())
+        // rendered clips and thumbnails (the bucket), read-only
+        .nest_service("/media", tower_http::services::ServeDir::new(&state.config.bucket_root))
+        .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
+        .layer(axum::middleware::map_response(crate::error::json_errors))
+        .with_state(state)
+}
+
+/// Health, version, the OpenAPI documents and their pages, and `/oauth/token`.
+fn service_routes() -> Router<AppState> {
     Router::new()
         .route("/health", get(service::health))
         .route("/version", get(service::version))
         .route("/openapi.json", get(service::openapi_json))
         .route("/docs", get(service::docs))
-        // identity and portal
         .route("/oauth/token", post(crate::identity::token))
+        .route("/smartlists/openapi.json", get(service::portal_openapi_json))
+        .route("/smartlists/docs", get(service::smartlist_docs))
+        .route("/smartlists/docs/{*rest}", get(service::smartlist_docs_any))
+        .route("/portal/docs", get(service::portal_docs))
+        .route("/portal/docs/{*rest}", get(service::portal_docs_any))
+}
+
+/// The portal: access tokens only, counted against the organisation's rate limit.
+fn portal_routes(state: &AppState) -> Router<AppState> {
+    Router::new()
         .route("/catalogs/", get(portal::catalogs))
         .route("/catalogs/{id}", get(portal::catalog))
         .route("/smartlists/", get(portal::smartlists))
@@ -55,42 +97,50 @@ pub fn app(state: AppState) -> Router {
         .route("/recipes/{id}", get(portal::recipe))
         .route("/creative-assets/", get(portal::creative_assets))
         .route("/creative-assets/{id}", get(portal::creative_asset))
-        .route("/smartlists/openapi.json", get(service::portal_openapi_json))
-        .route("/smartlists/docs", get(service::smartlist_docs))
-        .route("/smartlists/docs/{*rest}", get(service::smartlist_docs_any))
-        .route("/portal/docs", get(service::portal_docs))
-        .route("/portal/docs/{*rest}", get(service::portal_docs_any))
-        // the web application's management (admin API)
-        .route("/admin/v1/orgs", get(admin::list_orgs).post(admin::create_org))
-        .route("/admin/v1/orgs/{org}/catalogs", get(admin::list_catalogs).post(admin::create_catalog))
-        .route("/admin/v1/orgs/{org}/catalogs/{name}", axum::routing::patch(admin::update_catalog))
-        .route("/admin/v1/orgs/{org}/api-keys", get(admin::list_keys).post(admin::create_key))
-        .route("/admin/v1/orgs/{org}/api-keys/{id}", axum::routing::delete(admin::revoke_key))
-        .route("/admin/v1/orgs/{org}/clients", get(admin::list_clients).post(admin::create_client))
-        .route("/admin/v1/orgs/{org}/clients/{id}", axum::routing::delete(admin::revoke_client))
-        .route("/admin/v1/orgs/{org}/smartlists", get(admin::list_smartlists).post(admin::create_smartlist))
-        .route("/admin/v1/orgs/{org}/smartlists/refresh", post(admin::refresh_smartlists))
+        .route_layer(axum::middleware::from_fn_with_state((state.clone(), Interface::Portal), count_tokens))
+}
+
+/// The web application's management (admin API), under `/admin/v1`.
+fn admin_routes() -> Router<AppState> {
+    Router::new()
+        .route("/orgs", get(admin::list_orgs).post(admin::create_org))
+        .route("/orgs/{org}/catalogs", get(admin::list_catalogs).post(admin::create_catalog))
+        .route("/orgs/{org}/catalogs/{name}", axum::routing::patch(admin::update_catalog))
+        .route("/orgs/{org}/api-keys", get(admin::list_keys).post(admin::create_key))
+        .route("/orgs/{org}/api-keys/{id}", axum::routing::delete(admin::revoke_key))
+        .route("/orgs/{org}/clients", get(admin::list_clients).post(admin::create_client))
+        .route("/orgs/{org}/clients/{id}", axum::routing::delete(admin::revoke_client))
+        .route("/orgs/{org}/smartlists", get(admin::list_smartlists).post(admin::create_smartlist))
+        .route("/orgs/{org}/smartlists/refresh", post(admin::refresh_smartlists))
         .route(
-            "/admin/v1/orgs/{org}/smartlists/{id}",
+            "/orgs/{org}/smartlists/{id}",
             get(admin::get_smartlist).patch(admin::update_smartlist).delete(admin::delete_smartlist),
         )
-        .route("/admin/v1/orgs/{org}/smartlists/{id}/publish", post(admin::publish_smartlist))
-        .route("/admin/v1/orgs/{org}/smartlists/{id}/unpublish", post(admin::unpublish_smartlist))
-        .route("/admin/v1/orgs/{org}/smartlists/{id}/assets", get(admin::smartlist_members))
-        .route("/admin/v1/orgs/{org}/recipes", get(admin::list_recipes).post(admin::create_recipe))
-        .route("/admin/v1/orgs/{org}/recipes/{id}", get(admin::get_recipe).patch(admin::update_recipe))
-        .route("/admin/v1/orgs/{org}/recipes/{id}/publish", post(admin::publish_recipe))
-        .route("/admin/v1/orgs/{org}/recipes/{id}/unpublish", post(admin::unpublish_recipe))
-        .route("/admin/v1/orgs/{org}/recipes/{id}/run", post(admin::run_recipe))
-        .route("/admin/v1/orgs/{org}/recipes/{id}/creative-assets", get(admin::recipe_assets))
-        .route("/admin/v1/orgs/{org}/webhooks", get(admin::list_webhooks).post(admin::create_webhook))
-        .route("/admin/v1/orgs/{org}/webhooks/{id}", axum::routing::delete(admin::delete_webhook))
-        .route("/admin/v1/orgs/{org}/webhooks/{id}/enable", post(admin::enable_webhook))
-        .route("/admin/v1/orgs/{org}/webhooks/{id}/disable", post(admin::disable_webhook))
-        .route("/admin/v1/orgs/{org}/webhooks/{id}/test", post(admin::test_webhook))
-        .route("/admin/v1/orgs/{org}/webhooks/{id}/deliveries", get(admin::webhook_deliveries))
-        .route("/admin/v1/orgs/{org}/webhook-deliveries/{id}/redeliver", post(admin::redeliver))
-        // catalog ingestion
+        .route("/orgs/{org}/smartlists/{id}/publish", post(admin::publish_smartlist))
+        .route("/orgs/{org}/smartlists/{id}/unpublish", post(admin::unpublish_smartlist))
+        .route("/orgs/{org}/smartlists/{id}/assets", get(admin::smartlist_members))
+        .route("/orgs/{org}/recipes", get(admin::list_recipes).post(admin::create_recipe))
+        .route("/orgs/{org}/recipes/{id}", get(admin::get_recipe).patch(admin::update_recipe))
+        .route("/orgs/{org}/recipes/{id}/publish", post(admin::publish_recipe))
+        .route("/orgs/{org}/recipes/{id}/unpublish", post(admin::unpublish_recipe))
+        .route("/orgs/{org}/recipes/{id}/run", post(admin::run_recipe))
+        .route("/orgs/{org}/recipes/{id}/creative-assets", get(admin::recipe_assets))
+        .route("/orgs/{org}/webhooks", get(admin::list_webhooks).post(admin::create_webhook))
+        .route("/orgs/{org}/webhooks/{id}", axum::routing::delete(admin::delete_webhook))
+        .route("/orgs/{org}/webhooks/{id}/enable", post(admin::enable_webhook))
+        .route("/orgs/{org}/webhooks/{id}/disable", post(admin::disable_webhook))
+        .route("/orgs/{org}/webhooks/{id}/test", post(admin::test_webhook))
+        .route("/orgs/{org}/webhooks/{id}/deliveries", get(admin::webhook_deliveries))
+        .route("/orgs/{org}/webhook-deliveries/{id}/redeliver", post(admin::redeliver))
+        .fallback(portal_not_found)
+        .method_not_allowed_fallback(portal_method_not_allowed)
+}
+
+/// Catalog ingestion, customer signals and tasks (API keys; the key is checked before any body
+/// is read, since every handler extracts its caller before its body).
+fn processing_routes() -> Router<AppState> {
+    let task = "/tasks/catalog-item/{inventory_id}/product/{product}/version/{version}";
+    Router::new()
         .route("/catalog/v1/item", put(catalog::upsert).get(catalog::list))
         .route("/catalog/v1/item/{item_type}/{id}", get(catalog::get))
         .route("/catalog/v1/delete/{item_type}/{id}", put(catalog::delete))
@@ -98,11 +148,14 @@ pub fn app(state: AppState) -> Router {
             "/analysis/v1/item/{item_type}/{id}",
             put(analysis::put_signals).layer(DefaultBodyLimit::max(analysis::MAX_SIGNALS_BYTES)),
         )
-        // tasks
         .route(task, get(tasks::get).post(tasks::post).delete(tasks::delete))
         .route(&format!("{task}/reset"), put(tasks::reset))
         .route("/tasks/catalog-item/{inventory_id}", get(tasks::list))
-        // previews
+}
+
+/// Previews and thumbnails: an API key, or an access token counted against the rate limit.
+fn previews_routes(state: &AppState) -> Router<AppState> {
+    Router::new()
         .route("/results/jitpreviews/v2/", get(previews::list))
         .route("/results/jitpreviews/v2/info/clip_types", get(previews::clip_types))
         .route("/results/jitpreviews/v2/gen/{gen_id}/status", get(previews::generation))
@@ -112,6 +165,12 @@ pub fn app(state: AppState) -> Router {
         .route("/results/jitthumbnails/v2/gen/{gen_id}/status", get(thumbnails::generation))
         .route("/results/jitthumbnails/v2/status/{inventory_id}", get(thumbnails::status))
         .route("/results/jitthumbnails/v2/{inventory_id}", get(thumbnails::thumbnails))
+        .route_layer(axum::middleware::from_fn_with_state((state.clone(), Interface::Previews), count_tokens))
+}
+
+/// The results of every other product, and the catalog-wide scene search (API keys).
+fn results_routes() -> Router<AppState> {
+    Router::new()
         // scene-level retrieval
         .route("/results/semantic_scenes/v1/text-embedding", get(results::text_embedding))
         // catalog-wide scene search
@@ -158,11 +217,4 @@ pub fn app(state: AppState) -> Router {
         .route("/results/emotions/v2/", get(results::emotions_list))
         .route("/results/emotions/v2/status/{inventory_id}", get(results::emotions_status))
         .route("/results/emotions/v2/{inventory_id}", get(results::emotions))
-        // rendered clips and thumbnails (the bucket), read-only
-        .nest_service("/media", tower_http::services::ServeDir::new(&state.config.bucket_root))
-        .fallback(not_found)
-        .method_not_allowed_fallback(method_not_allowed)
-        .layer(axum::middleware::from_fn_with_state(state.clone(), crate::routes::credential_before_body))
-        .layer(axum::middleware::map_response(crate::error::json_errors))
-        .with_state(state)
 }

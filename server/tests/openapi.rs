@@ -153,8 +153,21 @@ fn routes_in_app_source() -> Vec<(String, String)> {
         .and_then(|rest| rest.split('"').next())
         .expect("app.rs names the task path `task`")
         .to_string();
+    // Routers nested under a prefix: `.nest("/prefix", name())` and the routes of `fn name`.
+    let nested: Vec<(String, String)> = source
+        .split(".nest(\"")
+        .skip(1)
+        .filter_map(|rest| {
+            let (prefix, rest) = rest.split_once("\", ")?;
+            let name = rest.split('(').next()?;
+            Some((prefix.to_string(), name.to_string()))
+        })
+        .collect();
     let mut out = Vec::new();
-    for call in source.split(".route(").skip(1) {
+    for (i, call) in source.split(".route(").enumerate().skip(1) {
+        let before: String = source.split(".route(").take(i).collect::<Vec<_>>().join(".route(");
+        let router = before.rsplit("\nfn ").next().and_then(|f| f.split('(').next()).unwrap_or("");
+        let prefix = nested.iter().find(|(_, name)| name == router).map_or("", |(p, _)| p.as_str());
         let call = call.split("\n        .").next().unwrap();
         let path = if call.starts_with("task,") {
             task.clone()
@@ -163,7 +176,7 @@ fn routes_in_app_source() -> Vec<(String, String)> {
         } else {
             call.split('"').nth(1).expect("a route path literal").to_string()
         };
-        let path = path.replace("{*", "{");
+        let path = format!("{prefix}{}", path.replace("{*", "{"));
         for method in ["get", "post", "put", "delete", "patch"] {
             let needle = format!("{method}(");
             let mut calls = call

@@ -2,14 +2,12 @@
 //! milliseconds or frames, and contextual (what surrounds each break).
 
 use axum::Json;
-use axum::extract::{Path, RawQuery, State};
-use axum::http::HeaderMap;
+use axum::extract::{Path, State};
 use serde::Serialize;
 use utoipa::{IntoParams, ToSchema};
 
 use super::envelope::{ItemIdentity, ResultStatus, ResultType};
-use super::{caller, live_item};
-use crate::auth::Accept;
+use super::{ApiCaller, live_item};
 use crate::catalog::result_type;
 use crate::error::AppError;
 use crate::query::{Collect, Params};
@@ -127,18 +125,17 @@ fn version_id(product: &str, s: &kino::Signals) -> String {
 
 fn by_window(
     state: &AppState,
-    raw: Option<&str>,
-    headers: &HeaderMap,
+    org: OrgId,
+    params: &Params,
     id: &str,
     frames: bool,
 ) -> Result<AdbreaksAnswer, AppError> {
-    let (org, params) = caller(state, raw, headers, Accept::ApiKey)?;
     let mut c = Collect::default();
     let options = kino::adbreaks::AdbreakOptions {
-        window: minutes(&mut c, &params, "window", 5.0),
-        separation: minutes(&mut c, &params, "separation", 1.0),
-        skip_first: minutes(&mut c, &params, "skip_first", 1.0),
-        skip_last: minutes(&mut c, &params, "skip_last", 1.0),
+        window: minutes(&mut c, params, "window", 5.0),
+        separation: minutes(&mut c, params, "separation", 1.0),
+        skip_first: minutes(&mut c, params, "skip_first", 1.0),
+        skip_last: minutes(&mut c, params, "skip_last", 1.0),
     };
     c.finish()?;
     let (item, prepared) = signals_of(state, org, id)?;
@@ -176,10 +173,9 @@ fn by_window(
 pub async fn millisec(
     State(state): State<AppState>,
     Path(id): Path<String>,
-    RawQuery(raw): RawQuery,
-    headers: HeaderMap,
+    ApiCaller { org, params }: ApiCaller,
 ) -> Result<Json<AdbreaksAnswer>, AppError> {
-    by_window(&state, raw.as_deref(), &headers, &id, false).map(Json)
+    by_window(&state, org, &params, &id, false).map(Json)
 }
 
 /// The item's ad breaks by window, in frame numbers.
@@ -194,10 +190,9 @@ pub async fn millisec(
 pub async fn frame(
     State(state): State<AppState>,
     Path(id): Path<String>,
-    RawQuery(raw): RawQuery,
-    headers: HeaderMap,
+    ApiCaller { org, params }: ApiCaller,
 ) -> Result<Json<AdbreaksAnswer>, AppError> {
-    by_window(&state, raw.as_deref(), &headers, &id, true).map(Json)
+    by_window(&state, org, &params, &id, true).map(Json)
 }
 
 /// The item's contextual ad breaks: each with the nudity and profanity near it and the tags of the
@@ -213,10 +208,8 @@ pub async fn frame(
 pub async fn contextual(
     State(state): State<AppState>,
     Path(id): Path<String>,
-    RawQuery(raw): RawQuery,
-    headers: HeaderMap,
+    ApiCaller { org, params }: ApiCaller,
 ) -> Result<Json<ContextualEnvelope>, AppError> {
-    let (org, params) = caller(&state, raw.as_deref(), &headers, Accept::ApiKey)?;
     let mut c = Collect::default();
     let options = kino::adbreaks::ContextualOptions {
         minimum_separation: minutes(&mut c, &params, "minimum_separation", 1.0),

@@ -2,13 +2,12 @@
 
 use axum::Json;
 use axum::body::{Body, Bytes};
-use axum::extract::{Path, RawQuery, State};
+use axum::extract::{Path, State};
 use axum::http::HeaderMap;
 use kino::Signals;
 use serde_json::json;
 
-use super::{caller, live_item};
-use crate::auth::Accept;
+use super::{ApiCaller, live_item};
 use crate::error::{AppError, Detail};
 use crate::state::AppState;
 
@@ -55,11 +54,10 @@ pub struct SignalsAccepted {
 pub async fn put_signals(
     State(state): State<AppState>,
     Path((item_type, id)): Path<(String, String)>,
-    RawQuery(raw): RawQuery,
+    ApiCaller { org, .. }: ApiCaller,
     headers: HeaderMap,
     body: Body,
 ) -> Result<Json<SignalsAccepted>, AppError> {
-    let (org, _) = caller(&state, raw.as_deref(), &headers, Accept::ApiKey)?;
     let item = live_item(&state, org, &id)?;
     if item.item_type != item_type {
         return Err(AppError::item_not_found(&id));

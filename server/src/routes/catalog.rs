@@ -2,12 +2,10 @@
 
 use axum::Json;
 use axum::body::Bytes;
-use axum::extract::{Path, RawQuery, State};
-use axum::http::HeaderMap;
+use axum::extract::{Path, State};
 use serde_json::{Value, json};
 
-use super::caller;
-use crate::auth::Accept;
+use super::ApiCaller;
 use crate::catalog::{CatalogItem, ExtendedEpisodicInfo, ITEM_TYPES};
 use crate::error::{AppError, Detail};
 use crate::openapi::params::{ItemGetQuery, ItemListQuery};
@@ -55,11 +53,9 @@ impl utoipa::IntoResponses for CatalogErrors {
 )]
 pub async fn upsert(
     State(state): State<AppState>,
-    RawQuery(raw): RawQuery,
-    headers: HeaderMap,
+    ApiCaller { org, .. }: ApiCaller,
     body: Bytes,
 ) -> Result<Json<Null>, AppError> {
-    let (org, _) = caller(&state, raw.as_deref(), &headers, Accept::ApiKey)?;
     let item = CatalogItem::parse(&body)?;
     let s = state.clone();
     tokio::task::spawn_blocking(move || apply_upsert(&s, org, item))
@@ -156,10 +152,8 @@ fn delete_items(state: &AppState, org: OrgId, id: &str) -> Result<Vec<String>, A
 pub async fn get(
     State(state): State<AppState>,
     Path((item_type, id)): Path<(String, String)>,
-    RawQuery(raw): RawQuery,
-    headers: HeaderMap,
+    ApiCaller { org, params }: ApiCaller,
 ) -> Result<Json<Value>, AppError> {
-    let (org, params) = caller(&state, raw.as_deref(), &headers, Accept::ApiKey)?;
     check_type(&item_type)?;
     let mut c = Collect::default();
     let allow_deleted = c.take(params.bool("allow_deleted", false), false);
@@ -227,10 +221,8 @@ pub struct ItemListEntry {
 )]
 pub async fn list(
     State(state): State<AppState>,
-    RawQuery(raw): RawQuery,
-    headers: HeaderMap,
+    ApiCaller { org, params }: ApiCaller,
 ) -> Result<Json<Vec<ItemListEntry>>, AppError> {
-    let (org, params) = caller(&state, raw.as_deref(), &headers, Accept::ApiKey)?;
     let mut c = Collect::default();
     let page_num = c.take(params.int("page_num", 0, 0), 0);
     let page_size = c.take(params.int("page_size", 500, 1), 500);
@@ -259,10 +251,8 @@ pub async fn list(
 pub async fn delete(
     State(state): State<AppState>,
     Path((item_type, id)): Path<(String, String)>,
-    RawQuery(raw): RawQuery,
-    headers: HeaderMap,
+    ApiCaller { org, .. }: ApiCaller,
 ) -> Result<Json<Null>, AppError> {
-    let (org, _) = caller(&state, raw.as_deref(), &headers, Accept::ApiKey)?;
     check_type(&item_type)?;
     match state.store.item(org, &id)? {
         Some(item) if item.item_type == item_type => delete_cascade(&state, org, &id)?,

@@ -3,15 +3,13 @@
 //! face descriptors in the episodes' signals.
 
 use axum::Json;
-use axum::extract::{Path, RawQuery, State};
-use axum::http::HeaderMap;
+use axum::extract::{Path, State};
 use kino::characters::LinkedCharacter;
 use serde::Serialize;
 use serde_json::Value;
 use utoipa::ToSchema;
 
-use super::{caller, live_item};
-use crate::auth::Accept;
+use super::{ApiCaller, live_item};
 use crate::error::AppError;
 use crate::state::AppState;
 
@@ -42,10 +40,8 @@ pub struct CharactersAnswer {
 pub async fn characters(
     State(state): State<AppState>,
     Path(id): Path<String>,
-    RawQuery(raw): RawQuery,
-    headers: HeaderMap,
+    ApiCaller { org, .. }: ApiCaller,
 ) -> Result<Json<CharactersAnswer>, AppError> {
-    let (org, _) = caller(&state, raw.as_deref(), &headers, Accept::ApiKey)?;
     tokio::task::spawn_blocking(move || {
         let item = live_item(&state, org, &id)?;
         let Some(own) = state.prepared(org, &item.id)? else {

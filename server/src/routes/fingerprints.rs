@@ -3,15 +3,13 @@
 //! (`kino::fingerprint`); the fingerprints are those of the items' signals.
 
 use axum::Json;
-use axum::extract::{Path, RawQuery, State};
-use axum::http::HeaderMap;
+use axum::extract::{Path, State};
 use kino::fingerprint::{Duplicate, DuplicateIndex};
 use kino::signals::AudioFingerprint;
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use super::{caller, live_item};
-use crate::auth::Accept;
+use super::{ApiCaller, live_item};
 use crate::error::AppError;
 use crate::state::AppState;
 use crate::store::OrgId;
@@ -70,10 +68,8 @@ fn fingerprints(state: &AppState, org: OrgId) -> Result<Vec<(String, AudioFinger
 pub async fn duplicates(
     State(state): State<AppState>,
     Path(id): Path<String>,
-    RawQuery(raw): RawQuery,
-    headers: HeaderMap,
+    ApiCaller { org, .. }: ApiCaller,
 ) -> Result<Json<DuplicatesAnswer>, AppError> {
-    let (org, _) = caller(&state, raw.as_deref(), &headers, Accept::ApiKey)?;
     tokio::task::spawn_blocking(move || {
         live_item(&state, org, &id)?;
         let all = fingerprints(&state, org)?;
@@ -100,10 +96,8 @@ pub async fn duplicates(
 )]
 pub async fn groups(
     State(state): State<AppState>,
-    RawQuery(raw): RawQuery,
-    headers: HeaderMap,
+    ApiCaller { org, .. }: ApiCaller,
 ) -> Result<Json<DuplicateGroups>, AppError> {
-    let (org, _) = caller(&state, raw.as_deref(), &headers, Accept::ApiKey)?;
     tokio::task::spawn_blocking(move || {
         let all = fingerprints(&state, org)?;
         let index = DuplicateIndex::new(all.iter().map(|(i, fp)| (i.clone(), fp)));

@@ -2,13 +2,11 @@
 //! computed by the `markers` task from its season's audio fingerprints (`kino::markers`).
 
 use axum::Json;
-use axum::extract::{Path, RawQuery, State};
-use axum::http::HeaderMap;
+use axum::extract::{Path, State};
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use super::{caller, live_item};
-use crate::auth::Accept;
+use super::{ApiCaller, live_item};
 use crate::error::AppError;
 use crate::openapi::params::PreviewsListQuery;
 use crate::products::MarkersPayload;
@@ -94,10 +92,8 @@ pub struct MarkersList {
 pub async fn asset(
     State(state): State<AppState>,
     Path(id): Path<String>,
-    RawQuery(raw): RawQuery,
-    headers: HeaderMap,
+    ApiCaller { org, .. }: ApiCaller,
 ) -> Result<Json<MarkersAnswer>, AppError> {
-    let (org, _) = caller(&state, raw.as_deref(), &headers, Accept::ApiKey)?;
     let item = live_item(&state, org, &id)?;
     let row = state.store.result(org, &item.id, "markers", None)?;
     Ok(Json(MarkersAnswer::new(item.id, row.as_ref())))
@@ -114,10 +110,8 @@ pub async fn asset(
 )]
 pub async fn list(
     State(state): State<AppState>,
-    RawQuery(raw): RawQuery,
-    headers: HeaderMap,
+    ApiCaller { org, params }: ApiCaller,
 ) -> Result<Json<MarkersList>, AppError> {
-    let (org, params) = caller(&state, raw.as_deref(), &headers, Accept::ApiKey)?;
     let mut c = Collect::default();
     let page_num = c.take(params.int("page_num", 0, 0), 0);
     let page_size = c.take(params.int("page_size", 1000, 1), 1000);

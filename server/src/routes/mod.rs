@@ -15,16 +15,40 @@ pub mod search;
 pub mod service;
 pub mod tasks;
 pub mod thumbnails;
+pub mod tokens;
 
 pub use envelope::{ResultEnvelope, ResultList, StatusEnvelope};
 
+use axum::extract::FromRequestParts;
 use axum::http::HeaderMap;
+use axum::http::request::Parts;
 
 use crate::auth::{self, Accept};
 use crate::error::AppError;
 use crate::query::Params;
 use crate::state::AppState;
 use crate::store::{ItemRow, OrgId};
+
+/// The caller of the processing and results interfaces, extracted from the request: the
+/// organisation of its API key (`?key=` or `X-API-Key`) and the decoded query string. A missing,
+/// unknown or revoked key, a bearer access token, or a malformed query string is refused before
+/// the handler runs (and before any body is read, since handlers take it after this).
+#[derive(Debug)]
+pub struct ApiCaller {
+    /// The caller's organisation.
+    pub org: OrgId,
+    /// The decoded query string.
+    pub params: Params,
+}
+
+impl FromRequestParts<AppState> for ApiCaller {
+    type Rejection = AppError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<ApiCaller, AppError> {
+        let (org, params) = caller(state, parts.uri.query(), &parts.headers, Accept::ApiKey)?;
+        Ok(ApiCaller { org, params })
+    }
+}
 
 /// The caller's organisation and decoded query.
 pub fn caller(
@@ -36,32 +60,6 @@ pub fn caller(
     let params = Params::parse(raw)?;
     let org = auth::organisation(state, &params, headers, accept)?;
     Ok((org, params))
-}
-
-/// Refuses a request that carries a body to the processing interface (catalog, analysis, tasks)
-/// without a live credential, before the body is read: an anonymous client cannot make the
-/// service buffer or parse anything. The handlers resolve the caller again for their own use.
-pub async fn credential_before_body(
-    axum::extract::State(state): axum::extract::State<AppState>,
-    request: axum::extract::Request,
-    next: axum::middleware::Next,
-) -> axum::response::Response {
-    use axum::response::IntoResponse as _;
-    let path = request.uri().path();
-    let processing = ["/catalog/", "/analysis/", "/tasks/"].iter().any(|p| path.starts_with(p));
-    let headers = request.headers();
-    let has_body = headers.contains_key(axum::http::header::TRANSFER_ENCODING)
-        || headers
-            .get(axum::http::header::CONTENT_LENGTH)
-            .and_then(|v| v.to_str().ok())
-            .is_some_and(|v| v.trim() != "0");
-    if processing
-        && has_body
-        && let Err(e) = caller(&state, request.uri().query(), headers, Accept::ApiKey)
-    {
-        return e.into_response();
-    }
-    next.run(request).await
 }
 
 /// A live (not deleted) item of the organisation, or 404.

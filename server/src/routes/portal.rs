@@ -5,12 +5,13 @@
 
 use axum::Json;
 use axum::extract::{Path, RawQuery, State};
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use crate::identity::{self, TokenError};
+use super::tokens::PortalCaller;
+use crate::identity;
 use crate::portal::pages::{
     CatalogPage, CatalogsLink, CreativeAssetPage, Pagination, PortalCatalog, RecipePage, SmartlistAssetPage,
     SmartlistLink, SmartlistPage, page_of,
@@ -85,30 +86,6 @@ impl From<crate::store::StoreError> for PortalError {
     }
 }
 
-/// Checks the bearer token (RFC 6750 errors) and that its client is live; the caller's claims.
-fn authenticate(state: &AppState, headers: &HeaderMap) -> Result<identity::Claims, PortalError> {
-    let result = crate::auth::bearer(headers).map_or(Err(TokenError::Missing), |t| identity::authenticate(state, t));
-    result.map_err(|e| match e {
-        TokenError::Missing => {
-            PortalError::new(StatusCode::UNAUTHORIZED, e.description()).with_challenge("Bearer realm=\"kino\"")
-        }
-        TokenError::Invalid | TokenError::Revoked => {
-            PortalError::new(StatusCode::UNAUTHORIZED, e.description()).with_challenge(invalid_token_challenge(e))
-        }
-        TokenError::Unavailable => PortalError::internal(),
-    })
-}
-
-/// The RFC 6750 challenge of a refused access token.
-pub fn invalid_token_challenge(e: TokenError) -> String {
-    format!("Bearer realm=\"kino\", error=\"invalid_token\", error_description=\"{}\"", e.description())
-}
-
-/// The RFC 6750 challenge of a token that lacks `scope`.
-pub fn insufficient_scope_challenge(scope: &str) -> String {
-    format!("Bearer realm=\"kino\", error=\"insufficient_scope\", scope=\"{scope}\"")
-}
-
 /// Puts the rate-limit headers on an answer (and `Retry-After` on a refusal).
 pub fn with_quota(mut res: Response, q: Quota) -> Response {
     let h = res.headers_mut();
@@ -132,41 +109,18 @@ pub fn with_quota(mut res: Response, q: Quota) -> Response {
     res
 }
 
-/// Authenticates, counts the request against the organisation's quota, checks the scope, runs
-/// `f`, and puts the rate-limit headers on whatever it answers (every answer to a valid token; a
-/// request without one has no organisation to count against).
-fn portal<T: Serialize>(
-    state: &AppState,
-    headers: &HeaderMap,
+/// The handler's answer: `f` run for the caller's organisation when its token carries `scope`
+/// (the [`count_tokens`](super::tokens::count_tokens) layer authenticated and counted it, and puts
+/// the rate-limit headers on this answer, whatever it is).
+fn answer<T: Serialize>(
+    caller: &PortalCaller,
     scope: &str,
     f: impl FnOnce(OrgId) -> Result<T, PortalError>,
 ) -> Response {
-    let claims = match authenticate(state, headers) {
-        Ok(claims) => claims,
-        Err(e) => return e.into_response(),
-    };
-    let org = OrgId(claims.org);
-    let quota = match state.limiter.hit(&state.store, org) {
-        Ok(quota) => quota,
-        Err(e) => return PortalError::from(e).into_response(),
-    };
-    let res = if !quota.allowed {
-        PortalError::new(
-            StatusCode::TOO_MANY_REQUESTS,
-            format!("rate limit of {} requests per hour exceeded", quota.limit),
-        )
-        .into_response()
-    } else if !claims.has_scope(scope) {
-        PortalError::new(StatusCode::FORBIDDEN, format!("the token lacks the scope {scope}"))
-            .with_challenge(insufficient_scope_challenge(scope))
-            .into_response()
-    } else {
-        match f(org) {
-            Ok(body) => Json(body).into_response(),
-            Err(e) => e.into_response(),
-        }
-    };
-    with_quota(res, quota)
+    match caller.require(scope).and_then(f) {
+        Ok(body) => Json(body).into_response(),
+        Err(e) => e.into_response(),
+    }
 }
 
 fn bounded_int(params: &Params, name: &str, default: i64, min: i64, max: i64) -> Result<i64, PortalError> {
@@ -207,8 +161,8 @@ fn catalogs_of(state: &AppState, org: OrgId) -> Result<Vec<PortalCatalog>, Porta
     responses((status = 200, description = "A page of catalogs", body = CatalogPage), crate::openapi::PortalErrors),
     security(("oauth2" = ["read:smartlist:published"])),
 )]
-pub async fn catalogs(State(state): State<AppState>, RawQuery(raw): RawQuery, headers: HeaderMap) -> Response {
-    portal(&state, &headers, identity::SCOPES[0], |org| {
+pub async fn catalogs(State(state): State<AppState>, RawQuery(raw): RawQuery, caller: PortalCaller) -> Response {
+    answer(&caller, identity::SCOPES[0], |org| {
         let (page, limit) = paging(raw.as_deref())?;
         Ok(CatalogPage::of(catalogs_of(&state, org)?, page, limit))
     })
@@ -225,8 +179,8 @@ pub async fn catalogs(State(state): State<AppState>, RawQuery(raw): RawQuery, he
     responses((status = 200, description = "The catalog", body = PortalCatalog), crate::openapi::PortalErrors),
     security(("oauth2" = ["read:smartlist:published"])),
 )]
-pub async fn catalog(State(state): State<AppState>, Path(id): Path<String>, headers: HeaderMap) -> Response {
-    portal(&state, &headers, identity::SCOPES[0], |org| {
+pub async fn catalog(State(state): State<AppState>, Path(id): Path<String>, caller: PortalCaller) -> Response {
+    answer(&caller, identity::SCOPES[0], |org| {
         let id: i64 = id.parse().ok().filter(|v: &i64| v.abs() <= MAX_SAFE_INTEGER).ok_or_else(|| {
             PortalError::new(
                 StatusCode::BAD_REQUEST,
@@ -290,8 +244,8 @@ fn contains_ci(haystack: &str, needle: Option<&str>) -> bool {
     responses((status = 200, description = "A page of smartlists", body = SmartlistPage), crate::openapi::PortalErrors),
     security(("oauth2" = ["read:smartlist:published"])),
 )]
-pub async fn smartlists(State(state): State<AppState>, RawQuery(raw): RawQuery, headers: HeaderMap) -> Response {
-    portal(&state, &headers, identity::SCOPES[0], |org| {
+pub async fn smartlists(State(state): State<AppState>, RawQuery(raw): RawQuery, caller: PortalCaller) -> Response {
+    answer(&caller, identity::SCOPES[0], |org| {
         let (page, limit) = paging(raw.as_deref())?;
         let params = query(raw.as_deref())?;
         let catalog_id = match params.get("catalogId") {
@@ -343,10 +297,8 @@ fn published_smartlist(state: &AppState, org: OrgId, id: &str) -> Result<crate::
     responses((status = 200, description = "The smartlist", body = crate::portal::views::SmartlistDetail), crate::openapi::PortalErrors),
     security(("oauth2" = ["read:smartlist:published"])),
 )]
-pub async fn smartlist(State(state): State<AppState>, Path(id): Path<String>, headers: HeaderMap) -> Response {
-    portal(&state, &headers, identity::SCOPES[0], |org| {
-        Ok(views::smartlist_detail(&published_smartlist(&state, org, &id)?))
-    })
+pub async fn smartlist(State(state): State<AppState>, Path(id): Path<String>, caller: PortalCaller) -> Response {
+    answer(&caller, identity::SCOPES[0], |org| Ok(views::smartlist_detail(&published_smartlist(&state, org, &id)?)))
 }
 
 /// `GET /smartlists/{id}/assets`: the current members in position order.
@@ -364,9 +316,9 @@ pub async fn smartlist_assets(
     State(state): State<AppState>,
     Path(id): Path<String>,
     RawQuery(raw): RawQuery,
-    headers: HeaderMap,
+    caller: PortalCaller,
 ) -> Response {
-    portal(&state, &headers, identity::SCOPES[0], |org| {
+    answer(&caller, identity::SCOPES[0], |org| {
         let s = published_smartlist(&state, org, &id)?;
         let (page, limit) = paging(raw.as_deref())?;
         let offset = (page - 1).saturating_mul(limit);
@@ -395,8 +347,8 @@ pub async fn smartlist_assets(
     responses((status = 200, description = "A page of recipes", body = RecipePage), crate::openapi::PortalErrors),
     security(("oauth2" = ["read:recipe:published"])),
 )]
-pub async fn recipes(State(state): State<AppState>, RawQuery(raw): RawQuery, headers: HeaderMap) -> Response {
-    portal(&state, &headers, identity::SCOPES[1], |org| {
+pub async fn recipes(State(state): State<AppState>, RawQuery(raw): RawQuery, caller: PortalCaller) -> Response {
+    answer(&caller, identity::SCOPES[1], |org| {
         let (page, limit) = paging(raw.as_deref())?;
         let params = query(raw.as_deref())?;
         let kind = one_of(&params, "type", &recipes::TYPES)?;
@@ -426,8 +378,8 @@ pub async fn recipes(State(state): State<AppState>, RawQuery(raw): RawQuery, hea
     responses((status = 200, description = "The recipe", body = crate::portal::views::RecipeDetail), crate::openapi::PortalErrors),
     security(("oauth2" = ["read:recipe:published"])),
 )]
-pub async fn recipe(State(state): State<AppState>, Path(id): Path<String>, headers: HeaderMap) -> Response {
-    portal(&state, &headers, identity::SCOPES[1], |org| {
+pub async fn recipe(State(state): State<AppState>, Path(id): Path<String>, caller: PortalCaller) -> Response {
+    answer(&caller, identity::SCOPES[1], |org| {
         let id = uuid_path(&id, "recipe")?;
         state
             .store
@@ -456,8 +408,8 @@ fn published_assets(state: &AppState, org: OrgId) -> Result<Vec<crate::store::Cr
     responses((status = 200, description = "A page of creative assets", body = CreativeAssetPage), crate::openapi::PortalErrors),
     security(("oauth2" = ["read:creative-asset:published"])),
 )]
-pub async fn creative_assets(State(state): State<AppState>, RawQuery(raw): RawQuery, headers: HeaderMap) -> Response {
-    portal(&state, &headers, identity::SCOPES[2], |org| {
+pub async fn creative_assets(State(state): State<AppState>, RawQuery(raw): RawQuery, caller: PortalCaller) -> Response {
+    answer(&caller, identity::SCOPES[2], |org| {
         let (page, limit) = paging(raw.as_deref())?;
         let params = query(raw.as_deref())?;
         let recipe = params.get("recipeId").map(|r| uuid_path(r, "recipeId")).transpose()?;
@@ -488,8 +440,8 @@ pub async fn creative_assets(State(state): State<AppState>, RawQuery(raw): RawQu
     responses((status = 200, description = "The creative asset", body = crate::portal::views::CreativeAssetDetail), crate::openapi::PortalErrors),
     security(("oauth2" = ["read:creative-asset:published"])),
 )]
-pub async fn creative_asset(State(state): State<AppState>, Path(id): Path<String>, headers: HeaderMap) -> Response {
-    portal(&state, &headers, identity::SCOPES[2], |org| {
+pub async fn creative_asset(State(state): State<AppState>, Path(id): Path<String>, caller: PortalCaller) -> Response {
+    answer(&caller, identity::SCOPES[2], |org| {
         let id = uuid_path(&id, "creative asset")?;
         let a = published_assets(&state, org)?
             .into_iter()

@@ -3,112 +3,21 @@
 //! is counted against its organisation's portal rate limit and needs the `read:previews` scope.
 
 use axum::Json;
-use axum::extract::{Path, RawQuery, State};
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
-use axum::response::{IntoResponse, Response};
+use axum::extract::{Path, State};
+use axum::response::IntoResponse;
 use kino::ClipQuery;
 use serde_json::json;
 
 use super::envelope::{ClipsData, ClipsEnvelope, GenerationState, GenerationStatus, ItemIdentity, PreviewsList};
-use super::portal::{insufficient_scope_challenge, invalid_token_challenge, with_quota};
 use super::results::{item_status, list_product};
-use super::{StatusEnvelope, caller, live_item};
-use crate::auth::{Accept, random_hex};
+use super::tokens::PreviewsCaller;
+use super::{StatusEnvelope, live_item};
+use crate::auth::random_hex;
 use crate::catalog::result_type;
-use crate::error::{AppError, Detail, ErrorDetail};
-use crate::identity::{self, PREVIEWS_SCOPE, TokenError};
+use crate::error::{AppError, Detail};
 use crate::query::Params;
-use crate::ratelimit::Quota;
 use crate::state::AppState;
 use crate::store::{NewGeneration, OrgId, Queued};
-
-/// The caller of a previews endpoint: its organisation, the query, and (for an access token) the
-/// request counted against the organisation's rate limit.
-pub(super) struct Caller {
-    pub(super) org: OrgId,
-    pub(super) params: Params,
-    quota: Option<Quota>,
-}
-
-impl Caller {
-    /// The handler's answer, with the rate-limit headers for an access token.
-    pub(super) fn answer<T: serde::Serialize>(&self, result: Result<Json<T>, AppError>) -> Response {
-        let res = result.into_response();
-        match self.quota {
-            Some(q) => with_quota(res, q),
-            None => res,
-        }
-    }
-}
-
-/// A refusal in the previews' error shape (`{"detail": ...}`) with a `WWW-Authenticate` challenge.
-fn refused(status: StatusCode, detail: String, challenge: Option<String>) -> Response {
-    let mut res = (status, Json(ErrorDetail { detail })).into_response();
-    if let Some(value) = challenge.and_then(|c| HeaderValue::from_str(&c).ok()) {
-        res.headers_mut().insert(header::WWW_AUTHENTICATE, value);
-    }
-    res
-}
-
-/// Authenticates a previews request: an access token (client live, counted against the
-/// organisation's rate limit, scope `read:previews`), else an API key (`?key=`, `X-API-Key` or
-/// bearer); then requires one of the organisation's catalogs. The error is the answer to give.
-pub(super) fn previews_caller(
-    state: &AppState,
-    raw: Option<&str>,
-    headers: &HeaderMap,
-) -> Result<Caller, Box<Response>> {
-    let Some(token) = crate::auth::bearer(headers).filter(|b| crate::auth::is_access_token(b)) else {
-        let (org, params) = caller(state, raw, headers, Accept::ApiKeyOrBearer).map_err(boxed)?;
-        require_catalog(state, org, &params).map_err(boxed)?;
-        return Ok(Caller { org, params, quota: None });
-    };
-    let claims = identity::authenticate(state, token).map_err(|e| match e {
-        TokenError::Unavailable => boxed(AppError::Internal("client lookup failed".into())),
-        _ => Box::new(refused(StatusCode::UNAUTHORIZED, e.description().into(), Some(invalid_token_challenge(e)))),
-    })?;
-    let org = OrgId(claims.org);
-    let quota = state.limiter.hit(&state.store, org).map_err(|e| boxed(AppError::from(e)))?;
-    let refusal = if !quota.allowed {
-        Some(refused(
-            StatusCode::TOO_MANY_REQUESTS,
-            format!("rate limit of {} requests per hour exceeded", quota.limit),
-            None,
-        ))
-    } else if !claims.has_scope(PREVIEWS_SCOPE) {
-        Some(refused(
-            StatusCode::FORBIDDEN,
-            format!("insufficient_scope: the access token lacks the scope {PREVIEWS_SCOPE}"),
-            Some(insufficient_scope_challenge(PREVIEWS_SCOPE)),
-        ))
-    } else {
-        None
-    };
-    let checked = match refusal {
-        Some(res) => Err(res),
-        None => Params::parse(raw)
-            .and_then(|params| require_catalog(state, org, &params).map(|()| params))
-            .map_err(IntoResponse::into_response),
-    };
-    match checked {
-        Ok(params) => Ok(Caller { org, params, quota: Some(quota) }),
-        Err(res) => Err(Box::new(with_quota(res, quota))),
-    }
-}
-
-/// An error as the (boxed) answer to give.
-fn boxed(e: AppError) -> Box<Response> {
-    Box::new(e.into_response())
-}
-
-fn require_catalog(state: &AppState, org: OrgId, params: &Params) -> Result<(), AppError> {
-    let name = params.required("catalog").map_err(AppError::invalid)?;
-    if state.store.has_catalog(org, name)? {
-        Ok(())
-    } else {
-        Err(AppError::NotFound(format!("catalog {name:?} not found")))
-    }
-}
 
 /// The best moments of an item as preview clips, chosen by the parameters (docs/clip-selection.md);
 /// `trigger_generation=true` also renders them in the background.
@@ -125,16 +34,8 @@ fn require_catalog(state: &AppState, org: OrgId, params: &Params) -> Result<(), 
     ),
     security(("api_key" = []), ("api_key_header" = []), ("bearer" = [])),
 )]
-pub async fn clips(
-    State(state): State<AppState>,
-    Path(id): Path<String>,
-    RawQuery(raw): RawQuery,
-    headers: HeaderMap,
-) -> Response {
-    match previews_caller(&state, raw.as_deref(), &headers) {
-        Ok(c) => c.answer(clips_of(state, c.org, &c.params, id)),
-        Err(refusal) => *refusal,
-    }
+pub async fn clips(State(state): State<AppState>, Path(id): Path<String>, c: PreviewsCaller) -> impl IntoResponse {
+    clips_of(state, c.org, &c.params, id)
 }
 
 /// What a per-request selection (clips, thumbnails) reads: the item, its prepared signals, and
@@ -286,13 +187,9 @@ pub(super) fn queue_generation(
 pub async fn generation(
     State(state): State<AppState>,
     Path(gen_id): Path<String>,
-    RawQuery(raw): RawQuery,
-    headers: HeaderMap,
-) -> Response {
-    match previews_caller(&state, raw.as_deref(), &headers) {
-        Ok(c) => c.answer(generation_of(state, c.org, gen_id)),
-        Err(refusal) => *refusal,
-    }
+    c: PreviewsCaller,
+) -> impl IntoResponse {
+    generation_of(state, c.org, gen_id)
 }
 
 pub(super) fn generation_of(state: AppState, org: OrgId, gen_id: String) -> Result<Json<GenerationStatus>, AppError> {
@@ -317,11 +214,8 @@ pub(super) fn generation_of(state: AppState, org: OrgId, gen_id: String) -> Resu
     responses((status = 200, description = "The clip types", body = kino::clips::ClipTypesInfo), crate::openapi::PreviewsErrors),
     security(("api_key" = []), ("api_key_header" = []), ("bearer" = [])),
 )]
-pub async fn clip_types(State(state): State<AppState>, RawQuery(raw): RawQuery, headers: HeaderMap) -> Response {
-    match previews_caller(&state, raw.as_deref(), &headers) {
-        Ok(c) => c.answer(kino::clip_types_info(c.params.get("version")).map(Json).map_err(Into::into)),
-        Err(refusal) => *refusal,
-    }
+pub async fn clip_types(c: PreviewsCaller) -> Result<Json<kino::clips::ClipTypesInfo>, AppError> {
+    kino::clip_types_info(c.params.get("version")).map(Json).map_err(AppError::from)
 }
 
 /// The status of the item's previews result (its signals were processed).
@@ -334,16 +228,8 @@ pub async fn clip_types(State(state): State<AppState>, RawQuery(raw): RawQuery, 
     responses((status = 200, description = "The result's status", body = StatusEnvelope), crate::openapi::PreviewsErrors),
     security(("api_key" = []), ("api_key_header" = []), ("bearer" = [])),
 )]
-pub async fn status(
-    State(state): State<AppState>,
-    Path(id): Path<String>,
-    RawQuery(raw): RawQuery,
-    headers: HeaderMap,
-) -> Response {
-    match previews_caller(&state, raw.as_deref(), &headers) {
-        Ok(c) => c.answer(item_status(&state, c.org, &c.params, &id, "jitpreviews").map(Json)),
-        Err(refusal) => *refusal,
-    }
+pub async fn status(State(state): State<AppState>, Path(id): Path<String>, c: PreviewsCaller) -> impl IntoResponse {
+    item_status(&state, c.org, &c.params, &id, "jitpreviews").map(Json)
 }
 
 /// Items with previews results, oldest update first.
@@ -356,9 +242,6 @@ pub async fn status(
     responses((status = 200, description = "A page of results", body = PreviewsList), crate::openapi::PreviewsErrors),
     security(("api_key" = []), ("api_key_header" = []), ("bearer" = [])),
 )]
-pub async fn list(State(state): State<AppState>, RawQuery(raw): RawQuery, headers: HeaderMap) -> Response {
-    match previews_caller(&state, raw.as_deref(), &headers) {
-        Ok(c) => c.answer(list_product(&state, c.org, &c.params, "jitpreviews", 1000, None).map(Json)),
-        Err(refusal) => *refusal,
-    }
+pub async fn list(State(state): State<AppState>, c: PreviewsCaller) -> impl IntoResponse {
+    list_product(&state, c.org, &c.params, "jitpreviews", 1000, None).map(Json)
 }

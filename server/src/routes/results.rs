@@ -1,8 +1,7 @@
 //! Per-item results: profanity, emotions, item and scene embeddings, similar titles, and lists.
 
 use axum::Json;
-use axum::extract::{Path, RawQuery, State};
-use axum::http::HeaderMap;
+use axum::extract::{Path, State};
 use kino::vectors::ItemKind;
 use kino::vectors::similar::SimilarQuery;
 use serde_json::{Value, json};
@@ -13,8 +12,7 @@ use super::envelope::{
     ProfanityLabelEnvelope, ProfanityList, ProfanitySegmentsEnvelope, SceneEmbeddingsEnvelope, SceneEmbeddingsList,
     SceneTagsEnvelope, SceneTagsList,
 };
-use super::{ResultEnvelope, ResultList, StatusEnvelope, caller, live_item};
-use crate::auth::Accept;
+use super::{ApiCaller, ResultEnvelope, ResultList, StatusEnvelope, live_item};
 use crate::catalog::result_type;
 use crate::error::AppError;
 use crate::openapi::params::{
@@ -141,10 +139,8 @@ macro_rules! item_endpoint {
         pub async fn $name(
             State(state): State<AppState>,
             Path(id): Path<String>,
-            RawQuery(raw): RawQuery,
-            headers: HeaderMap,
+            ApiCaller { org, params }: ApiCaller,
         ) -> Result<Json<ResultEnvelope>, AppError> {
-            let (org, params) = caller(&state, raw.as_deref(), &headers, Accept::ApiKey)?;
             item_result(&state, org, &params, &id, $product, $part).map(Json)
         }
     };
@@ -164,10 +160,8 @@ macro_rules! status_endpoint {
         pub async fn $name(
             State(state): State<AppState>,
             Path(id): Path<String>,
-            RawQuery(raw): RawQuery,
-            headers: HeaderMap,
+            ApiCaller { org, params }: ApiCaller,
         ) -> Result<Json<StatusEnvelope>, AppError> {
-            let (org, params) = caller(&state, raw.as_deref(), &headers, Accept::ApiKey)?;
             item_status(&state, org, &params, &id, $product).map(Json)
         }
     };
@@ -348,10 +342,8 @@ impl utoipa::IntoResponses for ListErrors {
 )]
 pub async fn profanity_list(
     State(state): State<AppState>,
-    RawQuery(raw): RawQuery,
-    headers: HeaderMap,
+    ApiCaller { org, params }: ApiCaller,
 ) -> Result<Json<ResultList>, AppError> {
-    let (org, params) = caller(&state, raw.as_deref(), &headers, Accept::ApiKey)?;
     list_product(&state, org, &params, "profanity", 500, None).map(Json)
 }
 
@@ -366,10 +358,8 @@ pub async fn profanity_list(
 )]
 pub async fn nudity_list(
     State(state): State<AppState>,
-    RawQuery(raw): RawQuery,
-    headers: HeaderMap,
+    ApiCaller { org, params }: ApiCaller,
 ) -> Result<Json<ResultList>, AppError> {
-    let (org, params) = caller(&state, raw.as_deref(), &headers, Accept::ApiKey)?;
     list_product(&state, org, &params, "nudity", 500, None).map(Json)
 }
 
@@ -384,10 +374,8 @@ pub async fn nudity_list(
 )]
 pub async fn fingerprintplus_list(
     State(state): State<AppState>,
-    RawQuery(raw): RawQuery,
-    headers: HeaderMap,
+    ApiCaller { org, params }: ApiCaller,
 ) -> Result<Json<ResultList>, AppError> {
-    let (org, params) = caller(&state, raw.as_deref(), &headers, Accept::ApiKey)?;
     list_product(&state, org, &params, "fingerprintplus", 500, None).map(Json)
 }
 
@@ -402,10 +390,8 @@ pub async fn fingerprintplus_list(
 )]
 pub async fn scene_tags_list(
     State(state): State<AppState>,
-    RawQuery(raw): RawQuery,
-    headers: HeaderMap,
+    ApiCaller { org, params }: ApiCaller,
 ) -> Result<Json<ResultList>, AppError> {
-    let (org, params) = caller(&state, raw.as_deref(), &headers, Accept::ApiKey)?;
     list_product(&state, org, &params, "scene_tags", 500, None).map(Json)
 }
 
@@ -420,10 +406,8 @@ pub async fn scene_tags_list(
 )]
 pub async fn content_summary_list(
     State(state): State<AppState>,
-    RawQuery(raw): RawQuery,
-    headers: HeaderMap,
+    ApiCaller { org, params }: ApiCaller,
 ) -> Result<Json<ResultList>, AppError> {
-    let (org, params) = caller(&state, raw.as_deref(), &headers, Accept::ApiKey)?;
     list_product(&state, org, &params, "content_summary", 500, None).map(Json)
 }
 
@@ -438,10 +422,8 @@ pub async fn content_summary_list(
 )]
 pub async fn emotions_list(
     State(state): State<AppState>,
-    RawQuery(raw): RawQuery,
-    headers: HeaderMap,
+    ApiCaller { org, params }: ApiCaller,
 ) -> Result<Json<ResultList>, AppError> {
-    let (org, params) = caller(&state, raw.as_deref(), &headers, Accept::ApiKey)?;
     let kind = params.get("type").unwrap_or("all");
     let types: Option<&[&str]> = match kind {
         "all" => None,
@@ -462,20 +444,14 @@ pub async fn emotions_list(
     list_product(&state, org, &params, "emotions", 500, types).map(Json)
 }
 
-fn embedding_list(
-    state: &AppState,
-    raw: Option<&str>,
-    headers: &HeaderMap,
-    product: &str,
-) -> Result<ResultList, AppError> {
-    let (org, params) = caller(state, raw, headers, Accept::ApiKey)?;
+fn embedding_list(state: &AppState, org: OrgId, params: &Params, product: &str) -> Result<ResultList, AppError> {
     let include_episodes = params.bool("include_episodes", false).map_err(AppError::invalid)?;
     let types: &[&str] = if include_episodes {
         &["standalone", "episode", "series", "season"]
     } else {
         &["standalone", "series", "season"]
     };
-    list_product(state, org, &params, product, 500, Some(types))
+    list_product(state, org, params, product, 500, Some(types))
 }
 
 /// Items with item embeddings, oldest update first.
@@ -489,10 +465,9 @@ fn embedding_list(
 )]
 pub async fn semantic_list(
     State(state): State<AppState>,
-    RawQuery(raw): RawQuery,
-    headers: HeaderMap,
+    ApiCaller { org, params }: ApiCaller,
 ) -> Result<Json<ResultList>, AppError> {
-    embedding_list(&state, raw.as_deref(), &headers, "semantic").map(Json)
+    embedding_list(&state, org, &params, "semantic").map(Json)
 }
 
 /// Items with scene embeddings, oldest update first.
@@ -506,10 +481,9 @@ pub async fn semantic_list(
 )]
 pub async fn semantic_scenes_list(
     State(state): State<AppState>,
-    RawQuery(raw): RawQuery,
-    headers: HeaderMap,
+    ApiCaller { org, params }: ApiCaller,
 ) -> Result<Json<ResultList>, AppError> {
-    embedding_list(&state, raw.as_deref(), &headers, "semantic_scenes").map(Json)
+    embedding_list(&state, org, &params, "semantic_scenes").map(Json)
 }
 
 /// The embedding of a text query (1024 floats), for searching scene embeddings.
@@ -523,10 +497,8 @@ pub async fn semantic_scenes_list(
 )]
 pub async fn text_embedding(
     State(state): State<AppState>,
-    RawQuery(raw): RawQuery,
-    headers: HeaderMap,
+    ApiCaller { params, .. }: ApiCaller,
 ) -> Result<Json<TextEmbedding>, AppError> {
-    let (_, params) = caller(&state, raw.as_deref(), &headers, Accept::ApiKey)?;
     let q = params.required("q").map_err(AppError::invalid)?;
     if q.trim().is_empty() {
         return Err(AppError::invalid(crate::error::Detail::query(
@@ -595,12 +567,11 @@ pub struct SimilarTitle {
 /// `GET /results/similar/similar/v2/{movies|series|}/{id}`: nearest titles by item embedding.
 pub async fn similar(
     state: &AppState,
-    raw: Option<&str>,
-    headers: &HeaderMap,
+    org: OrgId,
+    params: &Params,
     id: &str,
     only: Option<&'static str>,
 ) -> Result<SimilarTitles, AppError> {
-    let (org, params) = caller(state, raw, headers, Accept::ApiKey)?;
     let mut c = Collect::default();
     let skip = c.take(params.int("skip", 0, 0), 0) as usize;
     let count = c.take(params.int("count", 10, 1), 10) as usize;
@@ -611,11 +582,11 @@ pub async fn similar(
     let not_found = || AppError::NotFound(format!("no similar result for item {id:?}"));
     let Some(mine) = mine else { return Err(not_found()) };
     let index = state.indexes.get(&state.store, org, Collection::Items)?;
-    if index.vectors_of(id).is_empty() {
+    if !index.contains(id) {
         // The result is newer than the index (stored, not yet synced by its job): sync now.
         state.indexes.sync_item(&state.store, org, id)?;
     }
-    if index.vectors_of(id).is_empty() {
+    if !index.contains(id) {
         return Err(not_found());
     }
     let kind = only.map(|t| if t == "series" { ItemKind::Series } else { ItemKind::Movie });
@@ -659,10 +630,9 @@ pub async fn similar(
 pub async fn similar_any(
     State(state): State<AppState>,
     Path(id): Path<String>,
-    RawQuery(raw): RawQuery,
-    headers: HeaderMap,
+    ApiCaller { org, params }: ApiCaller,
 ) -> Result<Json<SimilarTitles>, AppError> {
-    similar(&state, raw.as_deref(), &headers, &id, None).await.map(Json)
+    similar(&state, org, &params, &id, None).await.map(Json)
 }
 
 /// Movies (standalone items) similar to an item (deprecated).
@@ -677,10 +647,9 @@ pub async fn similar_any(
 pub async fn similar_movies(
     State(state): State<AppState>,
     Path(id): Path<String>,
-    RawQuery(raw): RawQuery,
-    headers: HeaderMap,
+    ApiCaller { org, params }: ApiCaller,
 ) -> Result<Json<SimilarTitles>, AppError> {
-    similar(&state, raw.as_deref(), &headers, &id, Some("standalone")).await.map(Json)
+    similar(&state, org, &params, &id, Some("standalone")).await.map(Json)
 }
 
 /// Series similar to an item (deprecated).
@@ -695,8 +664,7 @@ pub async fn similar_movies(
 pub async fn similar_series(
     State(state): State<AppState>,
     Path(id): Path<String>,
-    RawQuery(raw): RawQuery,
-    headers: HeaderMap,
+    ApiCaller { org, params }: ApiCaller,
 ) -> Result<Json<SimilarTitles>, AppError> {
-    similar(&state, raw.as_deref(), &headers, &id, Some("series")).await.map(Json)
+    similar(&state, org, &params, &id, Some("series")).await.map(Json)
 }

@@ -2,14 +2,12 @@
 //! [`crate::indexes::search_scenes`] (parameters, the answer's shape, errors).
 
 use axum::Json;
-use axum::extract::{RawQuery, State};
-use axum::http::HeaderMap;
+use axum::extract::State;
 use serde::Serialize;
 use serde_json::{Value, json};
 use utoipa::ToSchema;
 
-use super::caller;
-use crate::auth::Accept;
+use super::ApiCaller;
 use crate::catalog::{ITEM_TYPES, result_type};
 use crate::error::{AppError, Detail};
 use crate::indexes::{ItemCriteria, MAX_SEARCH_DEPTH, SceneQuery, SceneSearch, SearchError, search_scenes};
@@ -184,10 +182,8 @@ fn value_error(name: &str, rule: &str) -> Detail {
 )]
 pub async fn scenes(
     State(state): State<AppState>,
-    RawQuery(raw): RawQuery,
-    headers: HeaderMap,
+    ApiCaller { org, params }: ApiCaller,
 ) -> Result<Json<SceneSearchAnswer>, AppError> {
-    let (org, params) = caller(&state, raw.as_deref(), &headers, Accept::ApiKey)?;
     let search = search_of(&params)?;
     let encoder = matches!(search.query, SceneQuery::Text(_)).then(|| state.encoder.version().to_string());
     let (skip, count) = (search.skip, search.count);

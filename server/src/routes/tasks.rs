@@ -12,15 +12,14 @@
 
 use axum::Json;
 use axum::body::Bytes;
-use axum::extract::{Path, RawQuery, State};
-use axum::http::{HeaderMap, StatusCode};
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
 use axum::response::IntoResponse;
 use serde::Serialize;
 use serde_json::{Value, json};
 use utoipa::ToSchema;
 
-use super::{caller, live_item};
-use crate::auth::Accept;
+use super::{ApiCaller, live_item};
 use crate::error::{AppError, Detail};
 use crate::openapi::schemas::Empty;
 use crate::products::PRODUCTS;
@@ -202,10 +201,8 @@ fn not_found(id: &str, product: &str, version: &str) -> AppError {
 pub async fn get(
     State(state): State<AppState>,
     Path((id, product, version)): Path<TaskPath>,
-    RawQuery(raw): RawQuery,
-    headers: HeaderMap,
+    ApiCaller { org, .. }: ApiCaller,
 ) -> Result<Json<TaskStatus>, AppError> {
-    let (org, _) = caller(&state, raw.as_deref(), &headers, Accept::ApiKey)?;
     check_product(&product)?;
     answer(&state, org, &id, &product, &version)
 }
@@ -224,11 +221,9 @@ pub async fn get(
 pub async fn post(
     State(state): State<AppState>,
     Path((id, product, version)): Path<TaskPath>,
-    RawQuery(raw): RawQuery,
-    headers: HeaderMap,
+    ApiCaller { org, .. }: ApiCaller,
     body: Bytes,
 ) -> Result<Json<TaskStatus>, AppError> {
-    let (org, _) = caller(&state, raw.as_deref(), &headers, Accept::ApiKey)?;
     check_product(&product)?;
     if version.is_empty() {
         return Err(AppError::invalid(Detail::query(
@@ -294,10 +289,8 @@ pub async fn post(
 pub async fn delete(
     State(state): State<AppState>,
     Path((id, product, version)): Path<TaskPath>,
-    RawQuery(raw): RawQuery,
-    headers: HeaderMap,
+    ApiCaller { org, .. }: ApiCaller,
 ) -> Result<Json<TaskStatus>, AppError> {
-    let (org, _) = caller(&state, raw.as_deref(), &headers, Accept::ApiKey)?;
     check_product(&product)?;
     let existed = state.store.deactivate_task(org, &id, &product, &version)?;
     let status = status_of(&state, org, &id, &product, &version)?;
@@ -323,10 +316,8 @@ pub async fn delete(
 pub async fn reset(
     State(state): State<AppState>,
     Path((id, product, version)): Path<TaskPath>,
-    RawQuery(raw): RawQuery,
-    headers: HeaderMap,
+    ApiCaller { org, .. }: ApiCaller,
 ) -> Result<impl IntoResponse, AppError> {
-    let (org, _) = caller(&state, raw.as_deref(), &headers, Accept::ApiKey)?;
     check_product(&product)?;
     let (status, _) =
         status_of(&state, org, &id, &product, &version)?.ok_or_else(|| not_found(&id, &product, &version))?;
@@ -351,10 +342,8 @@ pub async fn reset(
 pub async fn list(
     State(state): State<AppState>,
     Path(id): Path<String>,
-    RawQuery(raw): RawQuery,
-    headers: HeaderMap,
+    ApiCaller { org, .. }: ApiCaller,
 ) -> Result<Json<Vec<TaskSummary>>, AppError> {
-    let (org, _) = caller(&state, raw.as_deref(), &headers, Accept::ApiKey)?;
     if state.store.item(org, &id)?.is_none() {
         return Err(AppError::item_not_found(&id));
     }

@@ -3,19 +3,17 @@
 //! previews. Authentication, rate limits and catalogs are the previews'.
 
 use axum::Json;
-use axum::extract::{Path, RawQuery, State};
-use axum::http::HeaderMap;
-use axum::response::Response;
+use axum::extract::{Path, State};
+use axum::response::IntoResponse;
 use kino::thumbnail::{ThumbnailQuery, jit_thumbnails};
 
 use super::StatusEnvelope;
 use super::envelope::{
     GenerationStatus, ItemIdentity, ThumbnailOut, ThumbnailsAnswer, ThumbnailsAnswerData, ThumbnailsList,
 };
-use super::previews::{
-    Selection, generation_of, previews_caller, queue_generation, require_generation, selection_pairs,
-};
+use super::previews::{Selection, generation_of, queue_generation, require_generation, selection_pairs};
 use super::results::{item_status, list_product};
+use super::tokens::PreviewsCaller;
 use crate::catalog::result_type;
 use crate::error::AppError;
 use crate::state::AppState;
@@ -37,19 +35,8 @@ use crate::store::OrgId;
     ),
     security(("api_key" = []), ("api_key_header" = []), ("bearer" = [])),
 )]
-pub async fn thumbnails(
-    State(state): State<AppState>,
-    Path(id): Path<String>,
-    RawQuery(raw): RawQuery,
-    headers: HeaderMap,
-) -> Response {
-    match previews_caller(&state, raw.as_deref(), &headers) {
-        Ok(c) => {
-            let params = c.params.clone();
-            c.answer(thumbnails_of(state, c.org, &params, id))
-        }
-        Err(refusal) => *refusal,
-    }
+pub async fn thumbnails(State(state): State<AppState>, Path(id): Path<String>, c: PreviewsCaller) -> impl IntoResponse {
+    thumbnails_of(state, c.org, &c.params, id)
 }
 
 fn thumbnails_of(
@@ -112,13 +99,9 @@ fn thumbnails_of(
 pub async fn generation(
     State(state): State<AppState>,
     Path(gen_id): Path<String>,
-    RawQuery(raw): RawQuery,
-    headers: HeaderMap,
-) -> Response {
-    match previews_caller(&state, raw.as_deref(), &headers) {
-        Ok(c) => c.answer(generation_of(state, c.org, gen_id)),
-        Err(refusal) => *refusal,
-    }
+    c: PreviewsCaller,
+) -> impl IntoResponse {
+    generation_of(state, c.org, gen_id)
 }
 
 /// The status of the item's thumbnails result (its signals were processed).
@@ -131,16 +114,8 @@ pub async fn generation(
     responses((status = 200, description = "The result's status", body = StatusEnvelope), crate::openapi::PreviewsErrors),
     security(("api_key" = []), ("api_key_header" = []), ("bearer" = [])),
 )]
-pub async fn status(
-    State(state): State<AppState>,
-    Path(id): Path<String>,
-    RawQuery(raw): RawQuery,
-    headers: HeaderMap,
-) -> Response {
-    match previews_caller(&state, raw.as_deref(), &headers) {
-        Ok(c) => c.answer(item_status(&state, c.org, &c.params, &id, "jitthumbnails").map(Json)),
-        Err(refusal) => *refusal,
-    }
+pub async fn status(State(state): State<AppState>, Path(id): Path<String>, c: PreviewsCaller) -> impl IntoResponse {
+    item_status(&state, c.org, &c.params, &id, "jitthumbnails").map(Json)
 }
 
 /// Items with thumbnails results, oldest update first.
@@ -153,9 +128,6 @@ pub async fn status(
     responses((status = 200, description = "A page of results", body = ThumbnailsList), crate::openapi::PreviewsErrors),
     security(("api_key" = []), ("api_key_header" = []), ("bearer" = [])),
 )]
-pub async fn list(State(state): State<AppState>, RawQuery(raw): RawQuery, headers: HeaderMap) -> Response {
-    match previews_caller(&state, raw.as_deref(), &headers) {
-        Ok(c) => c.answer(list_product(&state, c.org, &c.params, "jitthumbnails", 1000, None).map(Json)),
-        Err(refusal) => *refusal,
-    }
+pub async fn list(State(state): State<AppState>, c: PreviewsCaller) -> impl IntoResponse {
+    list_product(&state, c.org, &c.params, "jitthumbnails", 1000, None).map(Json)
 }

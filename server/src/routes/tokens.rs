@@ -1,0 +1,194 @@
+//! Callers with access tokens (`/oauth/token`): the layer that authenticates them and counts
+//! their requests against the organisation's rate limit, and the extractors that hand the result
+//! to the handlers of the portal and of the previews.
+//!
+//! The layer runs before any handler: a refused token never reaches one, a counted request always
+//! gets the `ratelimit-*` headers on whatever it is answered (the handler's result, its error, a
+//! missing scope), and `429` once the hour's quota is spent. The portal requires a token; the
+//! previews take one or an API key (which is not counted).
+
+use std::sync::Arc;
+
+use axum::Json;
+use axum::extract::{FromRequestParts, Request, State};
+use axum::http::request::Parts;
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+
+use super::portal::{PortalError, with_quota};
+use crate::error::{AppError, ErrorDetail};
+use crate::identity::{self, Claims, TokenError};
+use crate::query::Params;
+use crate::state::AppState;
+use crate::store::OrgId;
+
+/// The interface a request belongs to, which decides the shape of its errors and whether a
+/// token is required.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Interface {
+    /// The portal: a token is required; errors are `{error, message, statusCode}`.
+    Portal,
+    /// The previews: a token or an API key; errors are `{detail}`.
+    Previews,
+}
+
+/// An authenticated access token whose request was counted.
+#[derive(Debug, Clone)]
+pub struct TokenCaller {
+    /// The token's organisation.
+    pub org: OrgId,
+    claims: Arc<Claims>,
+}
+
+impl TokenCaller {
+    /// Whether the token carries `scope`.
+    pub fn has_scope(&self, scope: &str) -> bool {
+        self.claims.has_scope(scope)
+    }
+}
+
+/// The RFC 6750 challenge of a refused access token.
+pub fn invalid_token_challenge(e: TokenError) -> String {
+    format!("Bearer realm=\"kino\", error=\"invalid_token\", error_description=\"{}\"", e.description())
+}
+
+/// The RFC 6750 challenge of a token that lacks `scope`.
+pub fn insufficient_scope_challenge(scope: &str) -> String {
+    format!("Bearer realm=\"kino\", error=\"insufficient_scope\", scope=\"{scope}\"")
+}
+
+/// A refusal in the previews' error shape (`{"detail": ...}`) with a `WWW-Authenticate` challenge.
+pub fn refused(status: StatusCode, detail: String, challenge: Option<String>) -> Response {
+    let mut res = (status, Json(ErrorDetail { detail })).into_response();
+    if let Some(value) = challenge.and_then(|c| HeaderValue::from_str(&c).ok()) {
+        res.headers_mut().insert(header::WWW_AUTHENTICATE, value);
+    }
+    res
+}
+
+/// The refusal of a token, in the interface's shape.
+fn token_refused(interface: Interface, e: TokenError) -> Response {
+    match (interface, e) {
+        (Interface::Portal, TokenError::Missing) => PortalError::new(StatusCode::UNAUTHORIZED, e.description())
+            .with_challenge("Bearer realm=\"kino\"")
+            .into_response(),
+        (Interface::Portal, TokenError::Unavailable) => PortalError::internal().into_response(),
+        (Interface::Portal, _) => PortalError::new(StatusCode::UNAUTHORIZED, e.description())
+            .with_challenge(invalid_token_challenge(e))
+            .into_response(),
+        (Interface::Previews, TokenError::Unavailable) => {
+            AppError::Internal("client lookup failed".into()).into_response()
+        }
+        (Interface::Previews, _) => {
+            refused(StatusCode::UNAUTHORIZED, e.description().into(), Some(invalid_token_challenge(e)))
+        }
+    }
+}
+
+/// The layer of the portal and previews routes (`middleware::from_fn_with_state((state,
+/// interface), count_tokens)`): authenticates an access token, counts the request, refuses it
+/// over the quota, hands a [`TokenCaller`] to the handler and puts the rate-limit headers on the
+/// answer. A previews request without an access token passes through untouched.
+pub async fn count_tokens(
+    State((state, interface)): State<(AppState, Interface)>,
+    mut request: Request,
+    next: Next,
+) -> Response {
+    let bearer = crate::auth::bearer(request.headers());
+    let claims = match interface {
+        // Any bearer credential must be a valid token here.
+        Interface::Portal => bearer.map_or(Err(TokenError::Missing), |token| identity::authenticate(&state, token)),
+        // A bearer API key is the previews' business (an API key caller, not counted).
+        Interface::Previews => match bearer.filter(|b| crate::auth::is_access_token(b)) {
+            Some(token) => identity::authenticate(&state, token),
+            None => return next.run(request).await,
+        },
+    };
+    let claims = match claims {
+        Ok(claims) => claims,
+        Err(e) => return token_refused(interface, e),
+    };
+    let org = OrgId(claims.org);
+    let quota = match state.limiter.hit(&state.store, org) {
+        Ok(quota) => quota,
+        Err(e) => {
+            return match interface {
+                Interface::Portal => PortalError::from(e).into_response(),
+                Interface::Previews => AppError::from(e).into_response(),
+            };
+        }
+    };
+    let res = if quota.allowed {
+        request.extensions_mut().insert(TokenCaller { org, claims: Arc::new(claims) });
+        next.run(request).await
+    } else {
+        let message = format!("rate limit of {} requests per hour exceeded", quota.limit);
+        match interface {
+            Interface::Portal => PortalError::new(StatusCode::TOO_MANY_REQUESTS, message).into_response(),
+            Interface::Previews => refused(StatusCode::TOO_MANY_REQUESTS, message, None),
+        }
+    };
+    with_quota(res, quota)
+}
+
+/// The caller of a portal endpoint (behind [`count_tokens`]); [`PortalCaller::require`] checks
+/// the endpoint's scope.
+#[derive(Debug, Clone)]
+pub struct PortalCaller(TokenCaller);
+
+impl PortalCaller {
+    /// The organisation, when the token carries `scope`; else 403 with the RFC 6750 challenge.
+    pub fn require(&self, scope: &str) -> Result<OrgId, PortalError> {
+        if self.0.has_scope(scope) {
+            Ok(self.0.org)
+        } else {
+            Err(PortalError::new(StatusCode::FORBIDDEN, format!("the token lacks the scope {scope}"))
+                .with_challenge(insufficient_scope_challenge(scope)))
+        }
+    }
+}
+
+impl FromRequestParts<AppState> for PortalCaller {
+    type Rejection = PortalError;
+
+    async fn from_request_parts(parts: &mut Parts, _: &AppState) -> Result<PortalCaller, PortalError> {
+        // Only a route without the layer lacks it: a wiring mistake, not the caller's.
+        parts.extensions.get::<TokenCaller>().cloned().map(PortalCaller).ok_or_else(PortalError::internal)
+    }
+}
+
+/// The caller of a previews endpoint: an access token with the `read:previews` scope (counted by
+/// [`count_tokens`]) or an API key (`?key=`, `X-API-Key` or bearer), and the query, which must
+/// name one of the organisation's catalogs.
+#[derive(Debug)]
+pub struct PreviewsCaller {
+    /// The caller's organisation.
+    pub org: OrgId,
+    /// The decoded query string.
+    pub params: Params,
+}
+
+impl FromRequestParts<AppState> for PreviewsCaller {
+    type Rejection = Response;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<PreviewsCaller, Response> {
+        let (org, params) = match parts.extensions.get::<TokenCaller>() {
+            Some(token) if !token.has_scope(identity::PREVIEWS_SCOPE) => {
+                return Err(refused(
+                    StatusCode::FORBIDDEN,
+                    format!("insufficient_scope: the access token lacks the scope {}", identity::PREVIEWS_SCOPE),
+                    Some(insufficient_scope_challenge(identity::PREVIEWS_SCOPE)),
+                ));
+            }
+            Some(token) => (token.org, Params::parse(parts.uri.query()).map_err(IntoResponse::into_response)?),
+            None => super::caller(state, parts.uri.query(), &parts.headers, crate::auth::Accept::ApiKeyOrBearer)
+                .map_err(IntoResponse::into_response)?,
+        };
+        let name = params.required("catalog").map_err(|e| AppError::invalid(e).into_response())?;
+        if !state.store.has_catalog(org, name).map_err(|e| AppError::from(e).into_response())? {
+            return Err(AppError::NotFound(format!("catalog {name:?} not found")).into_response());
+        }
+        Ok(PreviewsCaller { org, params })
+    }
+}
