@@ -115,8 +115,8 @@ impl Int8Codes {
         }
     }
 
-    /// The `k` nodes of `nodes` nearest to `query` that `filter` allows, nearest first, with
-    /// their float distances: the `shortlist` best by estimate (at least `k`) are re-ranked with
+    /// The `k` nodes of `nodes` (in any order) nearest to `query` that `filter` allows, nearest
+    /// first, with their float distances: the `shortlist` best by estimate (at least `k`) are re-ranked with
     /// the vectors of `index` (the index these codes were made from).
     pub fn search(
         &self,
@@ -135,13 +135,15 @@ impl Int8Codes {
         let mut best = BinaryHeap::<Scored>::with_capacity(size + 1);
         for &node in nodes {
             let d = self.estimate(&prepared, node);
-            if best.len() == size && best.peek().is_some_and(|w| d >= w.distance) {
+            // Ties go to the lower node, so the answer does not depend on the order of `nodes`.
+            let candidate = Scored { distance: d, node };
+            if best.len() == size && best.peek().is_some_and(|worst| candidate >= *worst) {
                 continue;
             }
             if filter.is_some_and(|f| !f.allows(node, index.kind(node))) {
                 continue;
             }
-            best.push(Scored { distance: d, node });
+            best.push(candidate);
             if best.len() > size {
                 best.pop();
             }
@@ -220,6 +222,13 @@ mod tests {
             total += want.len();
         }
         assert!(hit as f64 / total as f64 >= 0.99, "recall {}", hit as f64 / total as f64);
+        // The order of the candidates does not matter.
+        let query = index.vector(11).unwrap().to_vec();
+        let reversed: Vec<u32> = nodes.iter().rev().copied().collect();
+        assert_eq!(
+            codes.search(&index, &query, 10, 80, &nodes, Some(&allowed)),
+            codes.search(&index, &query, 10, 80, &reversed, Some(&allowed))
+        );
         // A shortlist as long as the candidates is the exact search.
         let query = index.vector(5).unwrap().to_vec();
         let all = codes.search(&index, &query, 10, nodes.len(), &nodes, Some(&allowed));
