@@ -51,6 +51,9 @@ if [ -x scripts/test-python.sh ]; then
   scripts/test-python.sh
 fi
 
+echo "== Rendered media in object storage (a real S3-compatible server: moto, pinned from PyPI)"
+scripts/test-s3.sh
+
 echo "== Duplicate search on real media (audio fingerprints of re-encoded, scaled, cropped, trimmed and cut copies)"
 .venv/bin/python scripts/fingerprint-accuracy.py "$(scripts/fetch-test-media.sh | tail -n 1)"
 

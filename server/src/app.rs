@@ -63,11 +63,21 @@ pub fn app(state: AppState) -> Router {
         .merge(previews_routes(&state))
         .merge(results_routes())
         // rendered clips and thumbnails (the bucket), read-only
-        .nest_service("/media", tower_http::services::ServeDir::new(&state.config.bucket_root))
+        .nest_service("/media", media_service(&state))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(axum::middleware::map_response(crate::error::json_errors))
         .with_state(state)
+}
+
+/// The bucket's files under `/media`: the bucket root as a directory, or the object store the
+/// renders are published to ([`crate::bucket`]).
+fn media_service(state: &AppState) -> Router {
+    if state.bucket.is_remote() {
+        Router::new().fallback(crate::routes::media::object).with_state(state.clone())
+    } else {
+        Router::new().fallback_service(tower_http::services::ServeDir::new(&state.config.bucket_root))
+    }
 }
 
 /// Health, version, the OpenAPI documents and their pages, and `/oauth/token`.

@@ -6,6 +6,7 @@
 pub mod admin_cli;
 pub mod app;
 pub mod auth;
+pub mod bucket;
 pub mod catalog;
 pub mod demo;
 pub mod error;

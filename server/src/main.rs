@@ -61,6 +61,11 @@ struct Cli {
     /// Where rendered clips and thumbnails are written (default: <data-dir>/bucket).
     #[arg(long, env = "KINO_BUCKET_ROOT", global = true)]
     bucket_root: Option<PathBuf>,
+    /// Object store that rendered files are published to and /media reads from, shared by
+    /// replicas: s3://bucket[/prefix] (AWS_* variables: credentials, AWS_REGION, AWS_ENDPOINT for
+    /// an S3-compatible server, AWS_ALLOW_HTTP) or file:///shared/dir. Default: the bucket root.
+    #[arg(long, env = "KINO_OBJECT_STORE", global = true)]
+    object_store: Option<String>,
     /// Public base URL of the bucket for the portal's `*_url` fields; the service itself serves
     /// the bucket under /media.
     #[arg(long, env = "KINO_MEDIA_BASE_URL", default_value = "/media", global = true)]
@@ -278,6 +283,7 @@ fn state(cli: &Cli, store: Store) -> Result<AppState, String> {
             secrets_key: cli.data_dir.join("secrets.key"),
             rate_limit_per_hour: cli.rate_limit,
             bucket_root: cli.bucket_root.clone().unwrap_or_else(|| cli.data_dir.join("bucket")),
+            object_store: cli.object_store.clone(),
             media_base_url: cli.media_base_url.clone(),
             admin_token: Some(admin_token(cli)?),
             webhook_allow_loopback: cli.webhook_allow_loopback,

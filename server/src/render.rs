@@ -98,7 +98,13 @@ fn clip_file(
     vertical: bool,
     relative: &str,
 ) -> Result<(), String> {
-    cut(video, s, span.0, span.1, vertical, &bucket_file(state, relative)?)
+    cut(video, s, span.0, span.1, vertical, &bucket_file(state, relative)?)?;
+    publish(state, relative)
+}
+
+/// Publishes a rendered bucket file to the object store, when there is one.
+fn publish(state: &AppState, relative: &str) -> Result<(), String> {
+    state.bucket.publish(relative).map_err(|e| format!("cannot publish {relative}: {e}"))
 }
 
 /// Large and small JPEGs of the frame at `time`: their sizes. Horizontal: the large one at the
@@ -106,6 +112,20 @@ fn clip_file(
 /// the 9:16 crop (cut from a one-second vertical clip around `time`), the large one at the crop's
 /// width, the small one half of it up to [`SMALL_WIDTH`].
 fn thumbnails(
+    state: &AppState,
+    video: &Path,
+    s: &Signals,
+    time: f64,
+    vertical: bool,
+    (large_rel, small_rel): (&str, &str),
+) -> Result<[(u32, u32); 2], String> {
+    let sizes = render_thumbnails(state, video, s, time, vertical, (large_rel, small_rel))?;
+    publish(state, large_rel)?;
+    publish(state, small_rel)?;
+    Ok(sizes)
+}
+
+fn render_thumbnails(
     state: &AppState,
     video: &Path,
     s: &Signals,

@@ -26,6 +26,9 @@ pub struct Config {
     pub rate_limit_per_hour: u32,
     /// Where rendered files (clips, thumbnails) are written; paths in results are relative to it.
     pub bucket_root: PathBuf,
+    /// The object store rendered files are published to and `/media` reads from
+    /// (`s3://bucket/prefix` or `file:///dir`); `None`: the bucket root is the bucket.
+    pub object_store: Option<String>,
     /// The admin API's bearer credential; `None` turns the admin HTTP API off.
     pub admin_token: Option<String>,
     /// Public base URL of the bucket, joined with a file's path to give the `*_url` fields.
@@ -65,6 +68,7 @@ impl Config {
             secrets_key: dir.join("secrets.key"),
             rate_limit_per_hour: 1000,
             bucket_root: dir.join("bucket"),
+            object_store: None,
             admin_token: None,
             media_base_url: "/media".into(),
             webhook_allow_loopback: false,
@@ -129,6 +133,8 @@ pub struct AppState {
     pub webhook_wake: Arc<Notify>,
     /// Wakes the renderers when a generation is queued.
     pub render_wake: Arc<Notify>,
+    /// Where rendered files are published and read ([`crate::bucket`]).
+    pub bucket: Arc<crate::bucket::Bucket>,
     /// Slots for signals uploads being read ([`Config::max_uploads`]).
     pub uploads: Arc<tokio::sync::Semaphore>,
     /// Media analyses in progress: fraction done by (organisation, item).
@@ -169,6 +175,10 @@ impl AppState {
             analysing: Arc::default(),
             webhook_wake: Arc::new(Notify::new()),
             render_wake: Arc::new(Notify::new()),
+            bucket: Arc::new(
+                crate::bucket::Bucket::open(&config.bucket_root, config.object_store.as_deref())
+                    .map_err(std::io::Error::other)?,
+            ),
             uploads: Arc::new(tokio::sync::Semaphore::new(config.max_uploads.max(1))),
             config: Arc::new(config),
         })

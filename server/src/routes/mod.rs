@@ -8,6 +8,7 @@ pub mod characters;
 pub mod envelope;
 pub mod fingerprints;
 pub mod markers;
+pub mod media;
 pub mod portal;
 pub mod previews;
 pub mod results;
