@@ -219,23 +219,11 @@ fn consensus(candidates: &[(f64, f64)]) -> Option<(f64, f64)> {
 mod tests {
     use super::*;
 
-    fn noise(n: usize, seed: u64) -> Vec<u32> {
-        let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-        (0..n)
-            .map(|_| {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                (x >> 16) as u32 | 1
-            })
-            .collect()
-    }
-
     /// An episode of `seconds` with `intro` (hashes) inserted at `at` seconds after `prefix`.
     fn episode(seconds: f64, seed: u64, prefix: &[u32], intro: &[u32], at: f64) -> Signals {
         let mut s = crate::synth::demo_signals("e", seconds, 1.0, seed);
         let mut h = prefix.to_vec();
-        let own = noise((seconds * 10.0) as usize, seed);
+        let own = crate::synth::fingerprint_hashes((seconds * 10.0) as usize, seed);
         let start = (at * 10.0) as usize;
         h.extend_from_slice(&own[..start]);
         h.extend_from_slice(intro);
@@ -248,7 +236,7 @@ mod tests {
 
     #[test]
     fn the_shared_intro_is_found_at_each_offset_and_the_recap_too() {
-        let intro = noise(400, 99); // 40 s
+        let intro = crate::synth::fingerprint_hashes(400, 99); // 40 s
         let e1 = episode(1200.0, 1, &[], &intro, 30.0);
         let e2 = episode(1300.0, 2, &[], &intro, 95.5);
         // Episode 3 opens with 20 s of episode 2's content (after its intro): a recap.
@@ -271,8 +259,8 @@ mod tests {
 
     #[test]
     fn no_intro_without_a_shared_stretch_or_a_second_episode() {
-        let a = episode(900.0, 5, &[], &noise(100, 7), 20.0); // 10 s: too short for an intro
-        let b = episode(900.0, 6, &[], &noise(100, 7), 50.0);
+        let a = episode(900.0, 5, &[], &crate::synth::fingerprint_hashes(100, 7), 20.0); // 10 s: too short for an intro
+        let b = episode(900.0, 6, &[], &crate::synth::fingerprint_hashes(100, 7), 50.0);
         let m = season_markers(&[Episode { number: Some(1), signals: &a }, Episode { number: Some(2), signals: &b }]);
         assert_eq!((m[0].intro_start, m[1].intro_start), (None, None));
         let alone = season_markers(&[Episode { number: Some(1), signals: &a }]);

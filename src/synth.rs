@@ -50,6 +50,21 @@ impl SplitMix64 {
     }
 }
 
+/// `n` seeded pseudo-random audio fingerprint hashes (xorshift; odd, so never 0), for tests of
+/// marker and duplicate detection: the same seed gives the same hashes, different seeds share
+/// almost none.
+pub fn fingerprint_hashes(n: usize, seed: u64) -> Vec<u32> {
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 16) as u32 | 1
+        })
+        .collect()
+}
+
 /// Keyword vocabulary of the synthetic tags.
 pub const KEYWORDS: [&str; 20] = [
     "car chase",

@@ -99,18 +99,6 @@ impl TestApp {
 }
 
 /// `n` pseudo-random non-zero audio fingerprint hashes from `seed` (xorshift): unrelated sound.
-fn pseudo_hashes(seed: u64, n: usize) -> Vec<u32> {
-    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    (0..n)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x >> 16) as u32 | 1
-        })
-        .collect()
-}
-
 fn task(id: &str, product: &str) -> String {
     format!("/tasks/catalog-item/{id}/product/{product}/version/1.0.0")
 }
@@ -1126,7 +1114,7 @@ async fn thumbnails_are_chosen_per_request_and_their_task_is_computed() {
 async fn fingerprints_answer_and_the_duplicate_search_finds_the_same_film() {
     let t = test_app();
     // Three titles: a film, its copy with a few bits changed and 20 s trimmed, another film.
-    let hashes = pseudo_hashes;
+    let hashes = |seed: u64, n: usize| kino::synth::fingerprint_hashes(n, seed);
     let film = hashes(1, 5000);
     let copy: Vec<u32> = film[200..].iter().enumerate().map(|(i, h)| if i % 3 == 0 { h ^ 0b101 } else { *h }).collect();
     for (id, prints) in [("film", film), ("copy", copy), ("other", hashes(2, 5000))] {
@@ -1173,7 +1161,7 @@ async fn fingerprints_answer_and_the_duplicate_search_finds_the_same_film() {
 #[tokio::test]
 async fn markers_find_the_season_intro_and_follow_episodes_joining() {
     let t = test_app();
-    let noise = pseudo_hashes;
+    let noise = |seed: u64, n: usize| kino::synth::fingerprint_hashes(n, seed);
     let intro = noise(99, 300); // 30 s shared by the season
     let episode = |n: u64, at: usize| -> Vec<u32> {
         let mut h = noise(n, 12_000);
