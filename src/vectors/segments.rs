@@ -519,12 +519,16 @@ impl SegmentedIndex {
                 filter,
                 ids: filter.ids.map(|ids| (ids, &segment.nodes)),
                 ids_checked: false,
+                // A graph segment decides here whether to scan (below); a small one lets its
+                // exact search ask.
+                offers_candidates: segment.codes.is_none(),
             };
             // Few allowed items in a graph segment: score their nodes by int8 code and re-rank
             // the shortlist with the float vectors (a quarter of the memory traffic of a float
             // scan); else the index's own search.
-            let scanned = match (&segment.codes, node_filter.allowed_nodes(k)) {
-                (Some(codes), Some(nodes)) => {
+            let allowed = segment.codes.as_ref().and_then(|codes| Some((codes, node_filter.allowed_nodes(k)?)));
+            let scanned = match allowed {
+                Some((codes, nodes)) => {
                     node_filter.ids_checked = true;
                     Some(codes.search(
                         index,
@@ -535,7 +539,7 @@ impl SegmentedIndex {
                         Some(&node_filter),
                     ))
                 }
-                _ => None,
+                None => None,
             };
             let found = match scanned {
                 Some(hits) => hits,
@@ -910,6 +914,8 @@ struct NodeFilter<'a> {
     ids: Option<(&'a HashSet<String>, &'a NodesOf)>,
     /// Whether every node asked about is of an allowed id (a scan of the candidates).
     ids_checked: bool,
+    /// Whether [`Filter::candidates`] lists the allowed nodes (else the caller already did).
+    offers_candidates: bool,
 }
 
 impl Filter for NodeFilter<'_> {
@@ -928,6 +934,9 @@ impl Filter for NodeFilter<'_> {
     }
 
     fn candidates(&self, limit: usize) -> Option<Vec<u32>> {
+        if !self.offers_candidates {
+            return None;
+        }
         let mut nodes = self.allowed_nodes(limit)?;
         nodes.sort_unstable();
         Some(nodes)

@@ -19,7 +19,6 @@ use crate::portal::pages::{
 use crate::portal::smartlists::PURPOSES;
 use crate::portal::{is_email, is_uuid, recipes, views};
 use crate::query::Params;
-use crate::ratelimit::Quota;
 use crate::state::AppState;
 use crate::store::OrgId;
 
@@ -84,29 +83,6 @@ impl From<crate::store::StoreError> for PortalError {
         tracing::error!(error = %e, "database error");
         PortalError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal server error")
     }
-}
-
-/// Puts the rate-limit headers on an answer (and `Retry-After` on a refusal).
-pub fn with_quota(mut res: Response, q: Quota) -> Response {
-    let h = res.headers_mut();
-    for (name, value) in [
-        ("ratelimit-limit", q.limit.to_string()),
-        ("ratelimit-remaining", q.remaining.to_string()),
-        ("ratelimit-reset", q.reset.to_string()),
-        ("x-ratelimit-limit", q.limit.to_string()),
-        ("x-ratelimit-remaining", q.remaining.to_string()),
-        ("x-ratelimit-reset", q.reset.to_string()),
-    ] {
-        if let Ok(v) = HeaderValue::from_str(&value) {
-            h.insert(name, v);
-        }
-    }
-    if !q.allowed
-        && let Ok(v) = HeaderValue::from_str(&q.reset.to_string())
-    {
-        h.insert(header::RETRY_AFTER, v);
-    }
-    res
 }
 
 /// The handler's answer: `f` run for the caller's organisation when its token carries `scope`

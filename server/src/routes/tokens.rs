@@ -16,10 +16,11 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
-use super::portal::{PortalError, with_quota};
+use super::portal::PortalError;
 use crate::error::{AppError, ErrorDetail};
 use crate::identity::{self, Claims, TokenError};
 use crate::query::Params;
+use crate::ratelimit::Quota;
 use crate::state::AppState;
 use crate::store::OrgId;
 
@@ -63,6 +64,29 @@ pub fn refused(status: StatusCode, detail: String, challenge: Option<String>) ->
     let mut res = (status, Json(ErrorDetail { detail })).into_response();
     if let Some(value) = challenge.and_then(|c| HeaderValue::from_str(&c).ok()) {
         res.headers_mut().insert(header::WWW_AUTHENTICATE, value);
+    }
+    res
+}
+
+/// Puts the rate-limit headers on an answer (and `Retry-After` on a refusal).
+fn with_quota(mut res: Response, q: Quota) -> Response {
+    let h = res.headers_mut();
+    for (name, value) in [
+        ("ratelimit-limit", q.limit.to_string()),
+        ("ratelimit-remaining", q.remaining.to_string()),
+        ("ratelimit-reset", q.reset.to_string()),
+        ("x-ratelimit-limit", q.limit.to_string()),
+        ("x-ratelimit-remaining", q.remaining.to_string()),
+        ("x-ratelimit-reset", q.reset.to_string()),
+    ] {
+        if let Ok(v) = HeaderValue::from_str(&value) {
+            h.insert(name, v);
+        }
+    }
+    if !q.allowed
+        && let Ok(v) = HeaderValue::from_str(&q.reset.to_string())
+    {
+        h.insert(header::RETRY_AFTER, v);
     }
     res
 }
