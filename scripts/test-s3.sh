@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the object-storage tests (server/tests/bucket.rs) against a real S3-compatible server:
+# Runs the object-storage tests (server/tests/server/bucket.rs) against a real S3-compatible server:
 # moto's standalone server (PyPI `moto[server]`, pinned), which implements the S3 REST API in
 # Python and installs from the package registry like the rest of the test tools (MinIO and other
 # servers ship as binaries from their own sites, which cannot be fetched here). Starts it on a
@@ -34,4 +34,4 @@ print("S3-compatible server (moto) at", endpoint, "with bucket kino-test")
 PY
 KINO_TEST_S3=s3://kino-test KINO_REQUIRE_S3=1 AWS_ENDPOINT="$endpoint" AWS_ALLOW_HTTP=true AWS_REGION=us-east-1 \
     AWS_ACCESS_KEY_ID=kino-test AWS_SECRET_ACCESS_KEY=kino-test \
-    cargo test -q -p kino-server --test bucket
+    cargo test -q -p kino-server --test server bucket::

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use kino::vectors::{ExactIndex, SegmentFilter, VectorIndex, VectorSet, clustered};
 use kino_server::indexes::Collection;
-use kino_server::store::Store;
+use kino_server::store::{ResultStatus, Store};
 use kino_server::{AppState, Config, app};
 use serde_json::json;
 
@@ -97,7 +97,7 @@ async fn main() {
                 json!({"start_ts": s as f64 * 10.0, "end_ts": s as f64 * 10.0 + 9.0, "embedding": v})
             })
             .collect();
-        state.store.finish_job(&job, "success", "", Some(&json!({"scene_embeddings": scenes}))).unwrap();
+        state.store.finish_job(&job, ResultStatus::Success, "", Some(&json!({"scene_embeddings": scenes}))).unwrap();
     }
     println!("stored the results: {:.1} s", started.elapsed().as_secs_f64());
 

@@ -6,9 +6,8 @@ use std::path::Path;
 use kino::Signals;
 
 use crate::auth::{generate_key, hash_key, key_prefix};
-use crate::catalog::CatalogItem;
+use crate::catalog::{self, CatalogItem};
 use crate::products::PROCESSED;
-use crate::routes::catalog::apply_upsert;
 use crate::state::AppState;
 
 /// The demo organisation's name.
@@ -57,7 +56,7 @@ pub fn bootstrap(state: &AppState, demo_dir: &Path) -> Result<Option<String>, St
         let item = CatalogItem::parse(value.to_string().as_bytes()).map_err(|e| format!("demo item: {e:?}"))?;
         let id = item.id.clone();
         let has_asset = item.asset_info.is_some();
-        apply_upsert(state, org, item).map_err(|e| format!("demo item {id}: {e}"))?;
+        catalog::upsert(state, org, item).map_err(|e| format!("demo item {id}: {e}"))?;
         if has_asset {
             playable.push(id);
         }

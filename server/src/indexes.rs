@@ -19,7 +19,7 @@ use kino::vectors::{
     ItemKind, ItemVectors, Metric, SegmentConfig, SegmentFilter, SegmentedIndex, SpannedVector, Stamp,
 };
 
-use crate::store::{ItemRow, OrgId, ResultRow, ResultStamp, Store, StoreError};
+use crate::store::{ItemRow, OrgId, ResultRow, ResultStamp, ResultStatus, Store, StoreError};
 
 /// The vector collections kept per organisation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -322,7 +322,7 @@ impl Indexes {
 
 /// An item's vectors from its stored result (`None` without usable embeddings).
 fn vectors_of(config: &SegmentConfig, c: Collection, item: &ItemRow, row: &ResultRow) -> Option<ItemVectors> {
-    let data = row.data.as_ref().filter(|_| row.status == "success")?;
+    let data = row.data.as_ref().filter(|_| row.status == ResultStatus::Success)?;
     let mut vectors =
         ItemVectors::new(config, &item.id, kind_of(&item.item_type), stamp_of(&row.version, &row.updated_at)).ok()?;
     match c {

@@ -24,6 +24,7 @@ pub mod secrets;
 pub mod serve;
 pub mod state;
 pub mod store;
+pub mod tasks;
 pub mod webhooks;
 pub mod worker;
 

@@ -166,7 +166,7 @@ pub fn season_changed(
     org: crate::store::OrgId,
     season: &str,
     except: &str,
-) -> Result<(), crate::error::AppError> {
+) -> Result<(), crate::store::StoreError> {
     let mut queued = 0;
     for e in state.store.children(org, season)? {
         if e.item_type == "episode" && !e.deleted && e.id != except {

@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 
 use crate::files::{LocalMedia, MediaRoot};
 use crate::state::{AppState, Config};
-use crate::store::{ClaimedGeneration, CreativeAssetRow, GenerationRow, ItemRow, OrgId};
+use crate::store::{ClaimedGeneration, CreativeAssetRow, GenerationRow, ItemRow, OrgId, RenderState};
 
 /// Width of large thumbnails (at most the source width).
 pub const LARGE_WIDTH: u32 = 1280;
@@ -410,10 +410,10 @@ pub fn render_generation(state: &AppState, g: &ClaimedGeneration) {
         serde_json::to_value(data).map_err(|e| e.to_string())
     })();
     let row = match outcome {
-        Ok(data) => GenerationRow { state: "SUCCESS".into(), error: String::new(), data: Some(data) },
+        Ok(data) => GenerationRow { state: RenderState::Success, error: String::new(), data: Some(data) },
         Err(e) => {
             tracing::warn!(gen_id = %g.id, item = %g.item_id, error = %e, "clip generation failed");
-            GenerationRow { state: "FAILED".into(), error: e, data: None }
+            GenerationRow { state: RenderState::Failed, error: e, data: None }
         }
     };
     if let Err(e) = state.store.finish_generation(g.org, &g.id, &row) {

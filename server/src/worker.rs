@@ -15,7 +15,7 @@ use crate::files::LocalMedia;
 use crate::products::{NOT_AVAILABLE, PROCESSED, compute};
 use crate::render::{local_media, local_sidecar, unusable_media};
 use crate::state::{AppState, Collection};
-use crate::store::{ItemRow, Job, StoreError};
+use crate::store::{ItemRow, Job, ResultStatus, StoreError};
 
 /// Runs `count` workers until `shutdown` turns true; a job in flight is finished first.
 pub async fn run(state: AppState, count: usize, shutdown: watch::Receiver<bool>) {
@@ -81,14 +81,16 @@ pub fn run_one(state: &AppState) -> bool {
 fn process(state: &AppState, job: &Job) -> Result<(), StoreError> {
     let store = &state.store;
     if !PROCESSED.contains(&job.product.as_str()) {
-        return store.finish_job(job, "failed", NOT_AVAILABLE, None);
+        return store.finish_job(job, ResultStatus::Failed, NOT_AVAILABLE, None);
     }
     let Some(item) = store.item(job.org, &job.item_id)? else {
-        return store.finish_job(job, "failed", "the item does not exist", None);
+        return store.finish_job(job, ResultStatus::Failed, "the item does not exist", None);
     };
     let mut signals = match state.prepared(job.org, &job.item_id) {
         Ok(p) => p.map(|p| p.signals().clone()),
-        Err(e) => return store.finish_job(job, "failed", &format!("stored signals are unreadable: {e}"), None),
+        Err(e) => {
+            return store.finish_job(job, ResultStatus::Failed, &format!("stored signals are unreadable: {e}"), None);
+        }
     };
     // A fast pass of the media analysis serves the products that do not read what speech
     // recognition produces; the others wait for the final signals. When no analysis of the item
@@ -106,7 +108,7 @@ fn process(state: &AppState, job: &Job) -> Result<(), StoreError> {
             Ok(Some(s)) => signals = Some(s),
             Ok(None) => {}
             Err(Outcome::Parked) => return store.park_job(job, needs_final),
-            Err(Outcome::Failed(error)) => return store.finish_job(job, "failed", &error, None),
+            Err(Outcome::Failed(error)) => return store.finish_job(job, ResultStatus::Failed, &error, None),
             Err(Outcome::Store(e)) => return Err(e),
         }
     }
@@ -128,7 +130,7 @@ fn process(state: &AppState, job: &Job) -> Result<(), StoreError> {
         Ok(data) => {
             store.finish_job_by(
                 job,
-                "success",
+                ResultStatus::Success,
                 "",
                 Some(&data),
                 &crate::products::models_of(&job.product, &signals),
@@ -140,7 +142,7 @@ fn process(state: &AppState, job: &Job) -> Result<(), StoreError> {
             }
             Ok(())
         }
-        Err(e) => store.finish_job(job, "failed", &e, None),
+        Err(e) => store.finish_job(job, ResultStatus::Failed, &e, None),
     }
 }
 

@@ -5,7 +5,7 @@
 //! security); [`ApiDoc`] lists them. Query parameters are `IntoParams` types in [`params`] (the
 //! previews parameters come from the core's `ClipQuery::parameter_specs`); answers are the types the
 //! handlers serialise, and request bodies that handlers read field by field are in [`schemas`]. The
-//! contract test in `server/tests/support` validates every answer of the integration tests against
+//! contract test in `server/tests/server/support.rs` validates every answer of the integration tests against
 //! this document.
 
 pub mod admin_bodies;

@@ -3,7 +3,7 @@
 //! (smartlist filters, recipe configs, the token request), and the enumerations of fields kept as
 //! text; the admin API's request bodies are in [`super::admin_bodies`] (re-exported here). Every
 //! answer is described by the type its handler serialises, not here; the contract test
-//! (`server/tests/support`) validates every answer of the integration tests against them.
+//! (`server/tests/server/support.rs`) validates every answer of the integration tests against them.
 
 use std::collections::BTreeMap;
 

@@ -6,7 +6,7 @@
 use serde::Serialize;
 
 use crate::state::AppState;
-use crate::store::{CreativeAssetRow, OrgId, Outgoing};
+use crate::store::{CreativeAssetRow, OrgId, Outgoing, RecipeStatus};
 use crate::webhooks::events::{CreativeAssetEvent, RecipeCompleted, RecipeFailed, SmartListUpdated};
 
 /// The event ready to queue with the change that causes it (`None`, logged, if it cannot be
@@ -56,7 +56,7 @@ pub fn recipe_completed(id: &str, title: &str, data_only: bool, assets: &[String
     RecipeCompleted {
         recipe_id: id.into(),
         recipe_title: title.into(),
-        status: "completed",
+        status: RecipeStatus::Completed,
         data_only,
         creative_asset_count: assets.len() as u64,
         creative_asset_ids: assets.to_vec(),
@@ -68,7 +68,7 @@ pub fn recipe_failed(id: &str, title: &str, data_only: bool, error: &str) -> Rec
     RecipeFailed {
         recipe_id: id.into(),
         recipe_title: title.into(),
-        status: "failed",
+        status: RecipeStatus::Failed,
         data_only,
         error_message: error.into(),
     }

@@ -7,7 +7,7 @@ use serde_json::Value;
 use utoipa::ToSchema;
 
 use crate::openapi::schemas::{RecipeConfig, SmartlistFilter};
-use crate::store::{CreativeAssetRow, RecipeRow, SmartlistRow};
+use crate::store::{CreativeAssetRow, CreativeAssetStatus, RecipeRow, RecipeStatus, SmartlistRow};
 
 /// A smartlist as portal lists show it.
 #[derive(Debug, Clone, Serialize, ToSchema)]
@@ -103,8 +103,7 @@ pub struct Recipe {
     /// Description.
     pub description: String,
     /// `draft`, `published`, `running`, `completed` or `failed`.
-    #[schema(value_type = RecipeStatus)]
-    pub status: String,
+    pub status: RecipeStatus,
     /// `thumbnails` or `preview-clips`.
     #[serde(rename = "type")]
     #[schema(value_type = crate::openapi::schemas::RecipeType)]
@@ -127,22 +126,6 @@ pub struct Recipe {
     pub updated_at: String,
     /// This recipe.
     pub _links: SelfLink,
-}
-
-/// Where a recipe stands.
-#[derive(Debug, Clone, Copy, Serialize, ToSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum RecipeStatus {
-    /// Not published.
-    Draft,
-    /// Published, not running.
-    Published,
-    /// A run is in progress.
-    Running,
-    /// The last run made at least one asset.
-    Completed,
-    /// The last run made none.
-    Failed,
 }
 
 /// A link to the resource itself.
@@ -179,8 +162,7 @@ pub struct CreativeAsset {
     #[schema(value_type = crate::openapi::schemas::CreativeAssetType)]
     pub kind: String,
     /// `pending`, `completed` or `failed`.
-    #[schema(value_type = CreativeAssetStatus)]
-    pub status: String,
+    pub status: CreativeAssetStatus,
     /// The recipe that made it.
     #[schema(format = "uuid")]
     pub recipe_id: String,
@@ -220,18 +202,6 @@ pub struct CreativeAsset {
     pub updated_at: String,
     /// The asset and its recipe.
     pub _links: CreativeAssetLinks,
-}
-
-/// How far a creative asset got.
-#[derive(Debug, Clone, Copy, Serialize, ToSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum CreativeAssetStatus {
-    /// Being made.
-    Pending,
-    /// Made (files rendered, or data only).
-    Completed,
-    /// Not made; the admin view's `error` says why.
-    Failed,
 }
 
 /// Links of a creative asset.
@@ -316,7 +286,7 @@ pub fn recipe(r: &RecipeRow) -> Recipe {
         id: r.id.clone(),
         title: r.title.clone(),
         description: r.description.clone(),
-        status: r.status.clone(),
+        status: r.status,
         kind: r.kind.clone(),
         creator: r.creator.clone(),
         catalog: r.catalog_name.clone(),
@@ -349,7 +319,7 @@ pub fn creative_asset(a: &CreativeAssetRow, media_base: &str) -> CreativeAsset {
         id: a.id.clone(),
         title: a.title.clone(),
         kind: a.kind.clone(),
-        status: a.status.clone(),
+        status: a.status,
         recipe_id: a.recipe_id.clone(),
         recipe_title: a.recipe_title.clone(),
         inventory_id: a.item_id.clone(),

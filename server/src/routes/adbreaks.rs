@@ -6,13 +6,13 @@ use axum::extract::{Path, State};
 use serde::Serialize;
 use utoipa::{IntoParams, ToSchema};
 
-use super::envelope::{ItemIdentity, ResultStatus, ResultType};
+use super::envelope::{ItemIdentity, ResultType};
 use super::{ApiCaller, live_item};
 use crate::catalog::result_type;
 use crate::error::AppError;
 use crate::query::{Collect, Params};
 use crate::state::AppState;
-use crate::store::{ItemRow, OrgId};
+use crate::store::{ItemRow, OrgId, ResultStatus};
 
 /// Parameters of the ad breaks by window (minutes).
 #[derive(Debug, serde::Deserialize, IntoParams)]
@@ -77,8 +77,7 @@ pub struct AdbreaksAnswer {
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct ContextualEnvelope {
     /// `success`.
-    #[schema(value_type = ResultStatus)]
-    pub status: &'static str,
+    pub status: ResultStatus,
     /// Empty.
     pub error: &'static str,
     /// When the answer was computed (RFC 3339, UTC).
@@ -229,7 +228,7 @@ pub async fn contextual(
         version_id: version_id.clone(),
     };
     Ok(Json(ContextualEnvelope {
-        status: "success",
+        status: ResultStatus::Success,
         error: "",
         updated: crate::store::now(),
         version_id,

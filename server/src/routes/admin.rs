@@ -18,7 +18,7 @@ use crate::auth::{CredentialError, generate_key, hash_key, key_prefix};
 use crate::portal::views::{AdminCreativeAsset, AdminRecipe, SmartlistAsset, SmartlistDetail};
 use crate::portal::{ManageError, recipes, smartlists, text, views};
 use crate::state::AppState;
-use crate::store::{DeliveryRow, OrgId};
+use crate::store::{DeliveryRow, OrgId, RecipeStatus};
 use crate::webhooks::{self, WebhookError, WebhookView};
 
 mod answers;
@@ -566,7 +566,7 @@ pub async fn unpublish_recipe(State(state): State<AppState>, s: Scope) -> Answer
 )]
 pub async fn run_recipe(State(state): State<AppState>, s: Scope) -> Answer<RunStarted> {
     let run = recipes::start(&state, s.org, &s.id)?;
-    accepted(RunStarted { recipe_id: s.id, run_number: run, status: "running" })
+    accepted(RunStarted { recipe_id: s.id, run_number: run, status: RecipeStatus::Running })
 }
 
 /// `GET /admin/v1/orgs/{org}/recipes/{id}/creative-assets`: every asset of every run.

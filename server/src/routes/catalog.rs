@@ -6,12 +6,11 @@ use axum::extract::{Path, State};
 use serde_json::{Value, json};
 
 use super::ApiCaller;
-use crate::catalog::{CatalogItem, ExtendedEpisodicInfo, ITEM_TYPES};
+use crate::catalog::{self, CatalogError, CatalogItem, ITEM_TYPES};
 use crate::error::{AppError, Detail};
 use crate::openapi::params::{ItemGetQuery, ItemListQuery};
 use crate::query::Collect;
 use crate::state::AppState;
-use crate::store::OrgId;
 
 fn check_type(item_type: &str) -> Result<(), AppError> {
     if ITEM_TYPES.contains(&item_type) {
@@ -24,6 +23,18 @@ fn check_type(item_type: &str) -> Result<(), AppError> {
         input: json!(item_type),
         ctx: json!({"expected": "'standalone', 'series', 'season' or 'episode'"}),
     }))
+}
+
+impl From<CatalogError> for AppError {
+    fn from(e: CatalogError) -> Self {
+        match e {
+            CatalogError::Invalid(issues) => AppError::Validation(issues),
+            CatalogError::NotFound(id) => AppError::item_not_found(&id),
+            CatalogError::Store(e) => e.into(),
+            CatalogError::Index(e) => e.into(),
+            unreadable @ CatalogError::Unreadable { .. } => AppError::Internal(unreadable.to_string()),
+        }
+    }
 }
 
 /// The responses of the catalog endpoints besides success.
@@ -58,85 +69,11 @@ pub async fn upsert(
 ) -> Result<Json<Null>, AppError> {
     let item = CatalogItem::parse(&body)?;
     let s = state.clone();
-    tokio::task::spawn_blocking(move || apply_upsert(&s, org, item))
+    tokio::task::spawn_blocking(move || catalog::upsert(&s, org, item))
         .await
         .map_err(|e| AppError::Internal(e.to_string()))??;
     state.wake.notify_waiters();
     Ok(Json(Null))
-}
-
-/// Stores an item, completes its episodic hierarchy, applies its operations.
-pub fn apply_upsert(state: &AppState, org: OrgId, item: CatalogItem) -> Result<(), AppError> {
-    let store = &state.store;
-    item.check_hierarchy(|id| Ok(store.item(org, id)?))?;
-    if matches!(item.item_type.as_str(), "season" | "episode")
-        && let Some(series) = item.series_id()
-        && store.item(org, series)?.is_none()
-    {
-        let parent = CatalogItem::virtual_parent(series, "series", None);
-        store.upsert_item(org, series, "series", &serde_json::to_value(&parent).expect("serializable"), false)?;
-    }
-    if item.item_type == "episode"
-        && let (Some(season), Some(series)) = (item.season_id(), item.series_id())
-        && store.item(org, season)?.is_none()
-    {
-        let parent = CatalogItem::virtual_parent(season, "season", Some(series));
-        store.upsert_item(org, season, "season", &serde_json::to_value(&parent).expect("serializable"), false)?;
-    }
-    let body = serde_json::to_value(&item).map_err(|e| AppError::Internal(e.to_string()))?;
-    let before = store.item(org, &item.id)?.and_then(|old| crate::products::season_id(&old));
-    store.upsert_item(org, &item.id, &item.item_type, &body, false)?;
-    // An item that was deleted is searchable again (and its type may have changed).
-    state.indexes.sync_item(store, org, &item.id)?;
-    // An episode that joins a season (or moves between seasons) changes their markers.
-    let after = store.item(org, &item.id)?.and_then(|new| crate::products::season_id(&new));
-    if before != after {
-        for season in before.iter().chain(after.iter()) {
-            crate::products::season_changed(state, org, season, &item.id)?;
-        }
-    }
-    if item.operations.deleted {
-        delete_cascade(state, org, &item.id)?;
-    }
-    if item.operations.force_asset_reprocess {
-        for task in store.tasks(org, &item.id)?.into_iter().filter(|t| t.active) {
-            store.reprocess(org, &item.id, &task.product, &task.version)?;
-        }
-    }
-    crate::portal::smartlists::catalog_changed(state, org);
-    Ok(())
-}
-
-/// Marks an item deleted, and with a series its seasons and episodes, with a season its episodes.
-pub fn delete_cascade(state: &AppState, org: OrgId, id: &str) -> Result<(), AppError> {
-    for deleted in delete_items(state, org, id)? {
-        state.indexes.sync_item(&state.store, org, &deleted)?;
-    }
-    crate::portal::smartlists::catalog_changed(state, org);
-    Ok(())
-}
-
-/// Marks `id` and its descendants deleted; returns their ids.
-fn delete_items(state: &AppState, org: OrgId, id: &str) -> Result<Vec<String>, AppError> {
-    let store = &state.store;
-    let mut deleted = Vec::new();
-    let mut pending = vec![id.to_string()];
-    while let Some(next) = pending.pop() {
-        let Some(item) = store.item(org, &next)? else { continue };
-        store.mark_deleted(org, &next)?;
-        deleted.push(next.clone());
-        if let Some(season) = crate::products::season_id(&item) {
-            crate::products::season_changed(state, org, &season, &item.id)?;
-        }
-        if matches!(item.item_type.as_str(), "series" | "season") {
-            for child in store.children(org, &next)? {
-                if !child.deleted {
-                    pending.push(child.id);
-                }
-            }
-        }
-    }
-    Ok(deleted)
 }
 
 /// One item as last stored (deleted items only with `allow_deleted=true`).
@@ -159,41 +96,11 @@ pub async fn get(
     let allow_deleted = c.take(params.bool("allow_deleted", false), false);
     let asset_model = c.take(params.bool("asset_model", false), false);
     c.finish()?;
-    let item = match state.store.item(org, &id)? {
-        Some(item) if item.item_type == item_type && (allow_deleted || !item.deleted) => item,
-        _ => return Err(AppError::item_not_found(&id)),
-    };
-    let mut body = item.body.clone();
+    let item = catalog::get(&state, org, &item_type, &id, allow_deleted)?;
     if asset_model && item.item_type == "episode" {
-        body = to_asset_model(&state, org, body)?;
+        return Ok(Json(catalog::asset_model(&state, org, &item)?));
     }
-    Ok(Json(body))
-}
-
-/// The asset-structured form of an episode: `extended_episodic_info` with series and season titles.
-fn to_asset_model(state: &AppState, org: OrgId, body: Value) -> Result<Value, AppError> {
-    let mut item: CatalogItem = serde_json::from_value(body).map_err(|e| AppError::Internal(e.to_string()))?;
-    let title_of = |id: Option<&str>| -> Result<Option<String>, AppError> {
-        Ok(match id {
-            Some(id) => {
-                state.store.item(org, id)?.and_then(|i| i.body.get("title").and_then(Value::as_str).map(String::from))
-            }
-            None => None,
-        })
-    };
-    let info = item.episodic_info.take().unwrap_or_default();
-    let ext = item.extended_episodic_info.take().unwrap_or_default();
-    let series_id = ext.series_id.clone().or(info.series_id);
-    let season_id = ext.season_id.clone().or(info.season_id);
-    item.extended_episodic_info = Some(ExtendedEpisodicInfo {
-        series_title: ext.series_title.clone().or(title_of(series_id.as_deref())?),
-        season_title: ext.season_title.clone().or(title_of(season_id.as_deref())?),
-        series_id,
-        season_id,
-        season_number: ext.season_number.or(info.season_number),
-        episode_number: ext.episode_number.or(info.episode_number),
-    });
-    serde_json::to_value(item).map_err(|e| AppError::Internal(e.to_string()))
+    Ok(Json(item.body))
 }
 
 /// An entry of the item list.
@@ -254,10 +161,7 @@ pub async fn delete(
     ApiCaller { org, .. }: ApiCaller,
 ) -> Result<Json<Null>, AppError> {
     check_type(&item_type)?;
-    match state.store.item(org, &id)? {
-        Some(item) if item.item_type == item_type => delete_cascade(&state, org, &id)?,
-        _ => return Err(AppError::item_not_found(&id)),
-    }
+    catalog::delete(&state, org, &item_type, &id)?;
     Ok(Json(Null))
 }
 

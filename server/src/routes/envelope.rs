@@ -14,14 +14,13 @@ use crate::products::{
     JitpreviewsPayload, JitthumbnailsPayload, NudityPayload, ProfanityLabelPayload, ProfanityPayload,
     ProfanitySegmentsPayload, SceneEmbeddingsPayload, SceneTagsPayload,
 };
-use crate::store::{ItemRow, ResultRow};
+use crate::store::{ItemRow, ResultRow, ResultStatus};
 
 /// The status of a stored result, without data (`.../status/{inventory_id}`).
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct StatusEnvelope {
-    /// `success` or `failed`.
-    #[schema(value_type = ResultStatus)]
-    pub status: String,
+    /// Whether the product was computed.
+    pub status: ResultStatus,
     /// Why the result failed; empty on success.
     pub error: String,
     /// When the result was stored (RFC 3339, UTC).
@@ -35,16 +34,6 @@ pub struct StatusEnvelope {
     #[serde(rename = "type")]
     #[schema(value_type = ResultType)]
     pub item_type: &'static str,
-}
-
-/// Whether a result was computed.
-#[derive(Debug, Clone, Copy, Serialize, ToSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum ResultStatus {
-    /// Computed; `data` holds the product's fields.
-    Success,
-    /// Not computed; `error` says why and `data` holds the identity fields only.
-    Failed,
 }
 
 /// The result type of an item: `movie` for a standalone item.
@@ -80,7 +69,7 @@ impl StatusEnvelope {
     /// The status of `r`, a result of `item`.
     pub fn new(item: &ItemRow, r: &ResultRow) -> StatusEnvelope {
         StatusEnvelope {
-            status: r.status.clone(),
+            status: r.status,
             error: r.error.clone(),
             updated: r.updated_at.clone(),
             version_id: r.version_id(),
@@ -235,8 +224,7 @@ product_result!(
 #[schema(examples(clips_example))]
 pub struct ClipsEnvelope {
     /// `success`.
-    #[schema(value_type = ResultStatus)]
-    pub status: String,
+    pub status: ResultStatus,
     /// Empty.
     pub error: String,
     /// When the answer was computed (RFC 3339, UTC).
@@ -271,8 +259,7 @@ pub struct ClipsData {
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct ThumbnailsAnswer {
     /// `success`.
-    #[schema(value_type = ResultStatus)]
-    pub status: String,
+    pub status: ResultStatus,
     /// Empty.
     pub error: String,
     /// When the answer was computed (RFC 3339, UTC).

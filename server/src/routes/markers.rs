@@ -12,7 +12,7 @@ use crate::openapi::params::PreviewsListQuery;
 use crate::products::MarkersPayload;
 use crate::query::Collect;
 use crate::state::AppState;
-use crate::store::ResultRow;
+use crate::store::{ResultRow, ResultStatus};
 
 /// The markers of one item (seconds; `null` where nothing was found or the item is not processed).
 #[derive(Debug, Clone, Serialize, ToSchema)]
@@ -39,7 +39,7 @@ pub struct MarkersAnswer {
 impl MarkersAnswer {
     fn new(ident: String, row: Option<&ResultRow>) -> MarkersAnswer {
         let payload: Option<MarkersPayload> = row
-            .filter(|r| r.status == "success")
+            .filter(|r| r.status == ResultStatus::Success)
             .and_then(|r| r.data.clone())
             .and_then(|d| serde_json::from_value(d).ok());
         match payload {

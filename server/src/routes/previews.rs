@@ -17,7 +17,7 @@ use crate::catalog::result_type;
 use crate::error::{AppError, Detail};
 use crate::query::Params;
 use crate::state::AppState;
-use crate::store::{NewGeneration, OrgId, Queued};
+use crate::store::{NewGeneration, OrgId, Queued, RenderState, ResultStatus};
 
 /// The best moments of an item as preview clips, chosen by the parameters (docs/clip-selection.md);
 /// `trigger_generation=true` also renders them in the background.
@@ -101,7 +101,7 @@ fn clips_of(state: AppState, org: OrgId, params: &Params, id: String) -> Result<
         gen_id = Some(queued);
     }
     Ok(Json(ClipsEnvelope {
-        status: "success".into(),
+        status: ResultStatus::Success,
         error: String::new(),
         updated: crate::store::now(),
         version_id: version_id.clone(),
@@ -194,10 +194,10 @@ pub async fn generation(
 
 pub(super) fn generation_of(state: AppState, org: OrgId, gen_id: String) -> Result<Json<GenerationStatus>, AppError> {
     match state.store.generation(org, &gen_id)? {
-        Some(g) if g.state == "SUCCESS" => {
+        Some(g) if g.state == RenderState::Success => {
             Ok(Json(GenerationStatus { status: GenerationState::Success, error: String::new(), data: g.data }))
         }
-        Some(g) if g.state == "FAILED" => {
+        Some(g) if g.state == RenderState::Failed => {
             Ok(Json(GenerationStatus { status: GenerationState::Failed, error: g.error, data: None }))
         }
         _ => Err(AppError::NotFound(format!("generation {gen_id:?} is not finished or does not exist"))),

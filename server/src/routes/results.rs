@@ -23,7 +23,7 @@ use crate::products::{
 };
 use crate::query::{Collect, Params};
 use crate::state::{AppState, Collection};
-use crate::store::OrgId;
+use crate::store::{OrgId, ResultStatus};
 
 /// Which part of a stored payload an endpoint returns.
 #[derive(Debug, Clone, Copy)]
@@ -64,7 +64,7 @@ pub fn item_result(
         .store
         .result(org, id, product, params.get("version"))?
         .ok_or_else(|| AppError::NotFound(format!("no {product} result for item {id:?}")))?;
-    let payload = if r.status == "success" { shape(r.data.clone(), part) } else { None };
+    let payload = if r.status == ResultStatus::Success { shape(r.data.clone(), part) } else { None };
     Ok(ResultEnvelope::new(&item, &r, payload))
 }
 
@@ -106,7 +106,7 @@ pub fn list_product(
         if item.deleted || types.is_some_and(|t| !t.contains(&item.item_type.as_str())) {
             continue;
         }
-        let payload = if r.status == "success" { r.data.clone() } else { None };
+        let payload = if r.status == ResultStatus::Success { r.data.clone() } else { None };
         envelopes.push(ResultEnvelope::new(&item, &r, payload));
     }
     let total_count = envelopes.len();
@@ -578,7 +578,7 @@ pub async fn similar(
     let max_score = c.take(params.float("max_score", Some(0.0), Some(1.0)), None);
     c.finish()?;
     let item = live_item(state, org, id)?;
-    let mine = state.store.result(org, id, "similar", None)?.filter(|r| r.status == "success");
+    let mine = state.store.result(org, id, "similar", None)?.filter(|r| r.status == ResultStatus::Success);
     let not_found = || AppError::NotFound(format!("no similar result for item {id:?}"));
     let Some(mine) = mine else { return Err(not_found()) };
     let index = state.indexes.get(&state.store, org, Collection::Items)?;

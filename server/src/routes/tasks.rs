@@ -1,14 +1,5 @@
-//! Tasks (`/tasks/catalog-item/...`): exactly the interface's state table.
-//!
-//! | state | trigger | result |
-//! |---|---|---|
-//! | no task, no result | POST | task created active, job queued: `pending` |
-//! | no task, a result | POST | task created, the result reused: `ready` / `failed` |
-//! | any | POST again | options, active flag and timestamp overwritten; reactivated |
-//! | any | DELETE | task deactivated; its queued job dropped; the status returned |
-//! | `failed` | PUT reset | result dropped, job queued again: `{}` |
-//! | not `failed` | PUT reset | 400 |
-//! | no task, no result | GET / DELETE / PUT reset | 404 |
+//! Tasks (`/tasks/catalog-item/...`): the request shapes and answers of the interface's task
+//! state machine, which lives in [`crate::tasks`].
 
 use axum::Json;
 use axum::body::Bytes;
@@ -19,12 +10,12 @@ use serde::Serialize;
 use serde_json::{Value, json};
 use utoipa::ToSchema;
 
-use super::{ApiCaller, live_item};
+use super::ApiCaller;
 use crate::error::{AppError, Detail};
 use crate::openapi::schemas::Empty;
 use crate::products::PRODUCTS;
 use crate::state::AppState;
-use crate::store::{JobState, OrgId};
+use crate::tasks::{self, Status, TaskError, TaskState};
 
 type TaskPath = (String, String, String);
 
@@ -42,35 +33,6 @@ fn check_product(product: &str) -> Result<(), AppError> {
     }))
 }
 
-/// `(status, error)` of a tuple, or `None` when neither task nor result is known.
-fn status_of(
-    state: &AppState,
-    org: OrgId,
-    id: &str,
-    product: &str,
-    version: &str,
-) -> Result<Option<(String, String)>, AppError> {
-    let store = &state.store;
-    if let Some(r) = store.result(org, id, product, Some(version))? {
-        let status = if r.status == "success" { "ready" } else { "failed" };
-        return Ok(Some((status.into(), r.error)));
-    }
-    let Some(task) = store.task(org, id, product, version)? else { return Ok(None) };
-    let job = store.job_state(org, id, product, version)?;
-    let error = match (job, state.analysis_progress(org, id)) {
-        (Some(_), Some(done)) if store.signals_partial(org, id)? => {
-            format!("transcribing speech (the fast channels are ready): the analysis is {:.0}% done", 100.0 * done)
-        }
-        (Some(_), Some(done)) => format!("analysing the media file: {:.0}% done", 100.0 * done),
-        (Some(JobState::Waiting), None) => {
-            "waiting for the item's signals (PUT /analysis/v1/item/{item_type}/{id})".to_string()
-        }
-        (None, _) if !task.active => "task is inactive".to_string(),
-        _ => String::new(),
-    };
-    Ok(Some(("pending".into(), error)))
-}
-
 /// The status of a task: that of the latest result of (item, product, version).
 #[derive(Debug, Clone, Serialize, ToSchema)]
 #[schema(examples(json!({"status": "pending", "error": "", "_links": {
@@ -80,24 +42,11 @@ fn status_of(
     "reset": {"href": "/tasks/catalog-item/tt-demo-001/product/profanity/version/1.0.0/reset", "method": "PUT"}}})))]
 pub struct TaskStatus {
     /// `pending`, `ready` or `failed`.
-    #[schema(value_type = TaskState)]
-    pub status: String,
+    pub status: TaskState,
     /// Why it failed, or what a pending task waits for; empty otherwise.
     pub error: String,
     /// What can be done with the task.
     pub _links: TaskLinks,
-}
-
-/// The state of a task.
-#[derive(Debug, Clone, Copy, Serialize, ToSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum TaskState {
-    /// Not computed yet.
-    Pending,
-    /// The latest result succeeded.
-    Ready,
-    /// The latest result failed.
-    Failed,
 }
 
 /// The operations on a task.
@@ -138,8 +87,7 @@ pub struct TaskSummary {
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct TaskSummaryStatus {
     /// `pending`, `ready` or `failed`.
-    #[schema(value_type = TaskState)]
-    pub status: String,
+    pub status: TaskState,
     /// Why it failed, or what a pending task waits for; empty otherwise.
     pub error: String,
 }
@@ -153,12 +101,12 @@ pub struct TaskOptions {
     pub priority: Option<String>,
 }
 
-fn task_body(id: &str, product: &str, version: &str, status: (String, String)) -> TaskStatus {
+fn task_body(id: &str, product: &str, version: &str, status: Status) -> TaskStatus {
     let href = format!("/tasks/catalog-item/{id}/product/{product}/version/{version}");
     let link = |href: &str, method: &str| Link { href: href.to_string(), method: method.to_string() };
     TaskStatus {
-        status: status.0,
-        error: status.1,
+        status: status.state,
+        error: status.error,
         _links: TaskLinks {
             self_: link(&href, "GET"),
             update: link(&href, "POST"),
@@ -178,14 +126,15 @@ impl utoipa::IntoResponses for TaskErrors {
     }
 }
 
-/// The task status body of a tuple, or 404 when neither task nor result is known.
-fn answer(state: &AppState, org: OrgId, id: &str, product: &str, version: &str) -> Result<Json<TaskStatus>, AppError> {
-    let status = status_of(state, org, id, product, version)?.ok_or_else(|| not_found(id, product, version))?;
-    Ok(Json(task_body(id, product, version, status)))
-}
-
-fn not_found(id: &str, product: &str, version: &str) -> AppError {
-    AppError::NotFound(format!("no task and no result for item {id:?}, product {product:?}, version {version:?}"))
+impl From<TaskError> for AppError {
+    fn from(e: TaskError) -> Self {
+        match e {
+            not_found @ TaskError::NotFound { .. } => AppError::NotFound(not_found.to_string()),
+            TaskError::ItemNotFound(id) => AppError::item_not_found(&id),
+            not_failed @ TaskError::NotFailed(_) => AppError::BadRequest(not_failed.to_string()),
+            TaskError::Store(e) => e.into(),
+        }
+    }
 }
 
 /// The status of a task (404 when neither a task nor a result is known).
@@ -204,7 +153,8 @@ pub async fn get(
     ApiCaller { org, .. }: ApiCaller,
 ) -> Result<Json<TaskStatus>, AppError> {
     check_product(&product)?;
-    answer(&state, org, &id, &product, &version)
+    let status = tasks::status(&state, org, &id, &product, &version)?;
+    Ok(Json(task_body(&id, &product, &version, status)))
 }
 
 /// Creates or updates a task (idempotent; reactivates it); a job is queued unless a result exists.
@@ -234,7 +184,6 @@ pub async fn post(
             json!({"min_length": 1}),
         )));
     }
-    live_item(&state, org, &id)?;
     let options: Value = if body.iter().all(u8::is_ascii_whitespace) {
         json!({})
     } else {
@@ -271,9 +220,8 @@ pub async fn post(
             ctx: Value::Null,
         }));
     }
-    state.store.upsert_task(org, &id, &product, &version, &options.to_string())?;
-    state.wake.notify_waiters();
-    answer(&state, org, &id, &product, &version)
+    let status = tasks::upsert(&state, org, &id, &product, &version, &options)?;
+    Ok(Json(task_body(&id, &product, &version, status)))
 }
 
 /// Deactivates a task (its queued job is dropped); answers its status.
@@ -292,12 +240,8 @@ pub async fn delete(
     ApiCaller { org, .. }: ApiCaller,
 ) -> Result<Json<TaskStatus>, AppError> {
     check_product(&product)?;
-    let existed = state.store.deactivate_task(org, &id, &product, &version)?;
-    let status = status_of(&state, org, &id, &product, &version)?;
-    match status {
-        Some(status) if existed || status.0 != "pending" => Ok(Json(task_body(&id, &product, &version, status))),
-        _ => Err(not_found(&id, &product, &version)),
-    }
+    let status = tasks::deactivate(&state, org, &id, &product, &version)?;
+    Ok(Json(task_body(&id, &product, &version, status)))
 }
 
 /// Resets a failed task: its result is dropped and the job queued again (400 unless failed).
@@ -319,13 +263,7 @@ pub async fn reset(
     ApiCaller { org, .. }: ApiCaller,
 ) -> Result<impl IntoResponse, AppError> {
     check_product(&product)?;
-    let (status, _) =
-        status_of(&state, org, &id, &product, &version)?.ok_or_else(|| not_found(&id, &product, &version))?;
-    if status != "failed" {
-        return Err(AppError::BadRequest(format!("only a failed task can be reset; this one is {status}")));
-    }
-    state.store.reprocess(org, &id, &product, &version)?;
-    state.wake.notify_waiters();
+    tasks::reset(&state, org, &id, &product, &version)?;
     Ok((StatusCode::OK, Json(Empty {})))
 }
 
@@ -344,18 +282,14 @@ pub async fn list(
     Path(id): Path<String>,
     ApiCaller { org, .. }: ApiCaller,
 ) -> Result<Json<Vec<TaskSummary>>, AppError> {
-    if state.store.item(org, &id)?.is_none() {
-        return Err(AppError::item_not_found(&id));
-    }
-    let mut out = Vec::new();
-    for task in state.store.tasks(org, &id)? {
-        let (status, error) =
-            status_of(&state, org, &id, &task.product, &task.version)?.unwrap_or(("pending".into(), String::new()));
-        out.push(TaskSummary {
-            task_status: TaskSummaryStatus { status, error },
-            product: task.product,
-            version: task.version,
-        });
-    }
-    Ok(Json(out))
+    let list = tasks::of_item(&state, org, &id)?;
+    Ok(Json(
+        list.into_iter()
+            .map(|t| TaskSummary {
+                task_status: TaskSummaryStatus { status: t.status.state, error: t.status.error },
+                product: t.product,
+                version: t.version,
+            })
+            .collect(),
+    ))
 }

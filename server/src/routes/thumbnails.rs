@@ -17,7 +17,7 @@ use super::tokens::PreviewsCaller;
 use crate::catalog::result_type;
 use crate::error::AppError;
 use crate::state::AppState;
-use crate::store::OrgId;
+use crate::store::{OrgId, ResultStatus};
 
 /// Thumbnails of an item: the clip search's parameters choose the clips, the frame rule
 /// (`shot_margin`, `main_character`, and the clip bounds where stricter) a frame in each;
@@ -66,7 +66,7 @@ fn thumbnails_of(
         gen_id = Some(queued);
     }
     Ok(Json(ThumbnailsAnswer {
-        status: "success".into(),
+        status: ResultStatus::Success,
         error: String::new(),
         updated: crate::store::now(),
         version_id: version_id.clone(),

@@ -1,13 +1,45 @@
 //! Storage: the only module that speaks SQL. An embedded SQLite database (WAL mode) behind a
 //! narrow interface of domain operations, so that a PostgreSQL backend can take its place.
 
+/// A state stored as text: its name in the database (`as_str`), and the column conversions, which
+/// refuse a name the enum does not know rather than guess.
+macro_rules! text_enum {
+    ($t:ident { $($variant:ident => $name:literal),+ $(,)? }) => {
+        impl $t {
+            /// Its name in the database and the interface.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $($t::$variant => $name),+
+                }
+            }
+        }
+
+        impl rusqlite::types::ToSql for $t {
+            fn to_sql(&self) -> rusqlite::Result<rusqlite::types::ToSqlOutput<'_>> {
+                Ok(self.as_str().into())
+            }
+        }
+
+        impl rusqlite::types::FromSql for $t {
+            fn column_result(value: rusqlite::types::ValueRef<'_>) -> rusqlite::types::FromSqlResult<Self> {
+                match value.as_str()? {
+                    $($name => Ok($t::$variant),)+
+                    other => Err(rusqlite::types::FromSqlError::Other(
+                        format!("unknown {} {other:?}", stringify!($t)).into(),
+                    )),
+                }
+            }
+        }
+    };
+}
+
 pub mod migrations;
 mod portal;
 mod sqlite;
 mod vectors;
 mod webhooks;
 
-pub use portal::{CreativeAssetRow, RecipeRow, SmartlistRow};
+pub use portal::{CreativeAssetRow, CreativeAssetStatus, RecipeRow, RecipeStatus, SmartlistRow};
 pub use sqlite::{Store, StoreError, StoreResult};
 pub use vectors::ResultStamp;
 pub use webhooks::{ClaimedDelivery, DeliveryOutcome, DeliveryRow, DeliveryState, Outgoing, WebhookRow};
@@ -62,8 +94,8 @@ pub struct ResultRow {
     pub item_id: String,
     /// Product version.
     pub version: String,
-    /// `success` or `failed`.
-    pub status: String,
+    /// Whether the product was computed.
+    pub status: ResultStatus,
     /// Error text (empty on success).
     pub error: String,
     /// The product payload.
@@ -119,6 +151,23 @@ impl JobState {
     }
 }
 
+/// How a job ended: the status of its stored result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ResultStatus {
+    /// Computed; the result holds the product's payload.
+    Success,
+    /// Not computed; the result's error says why.
+    Failed,
+}
+
+text_enum! {
+    ResultStatus {
+        Success => "success",
+        Failed => "failed",
+    }
+}
+
 /// A claimed job.
 #[derive(Debug, Clone)]
 pub struct Job {
@@ -169,11 +218,33 @@ pub struct ClaimedGeneration {
     pub request: serde_json::Value,
 }
 
+/// Where a media generation stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RenderState {
+    /// Queued.
+    Pending,
+    /// Claimed by a renderer.
+    Rendering,
+    /// Every file was rendered.
+    Success,
+    /// Rendering failed.
+    Failed,
+}
+
+text_enum! {
+    RenderState {
+        Pending => "pending",
+        Rendering => "rendering",
+        Success => "SUCCESS",
+        Failed => "FAILED",
+    }
+}
+
 /// A media generation request.
 #[derive(Debug, Clone)]
 pub struct GenerationRow {
-    /// `pending` (queued), `rendering`, `SUCCESS` or `FAILED`.
-    pub state: String,
+    /// Where it stands.
+    pub state: RenderState,
     /// Why it failed.
     pub error: String,
     /// The generation status data.

@@ -41,6 +41,54 @@ pub struct SmartlistRow {
     pub item_count: i64,
 }
 
+/// Where a recipe stands.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum RecipeStatus {
+    /// Not published.
+    #[default]
+    Draft,
+    /// Published, not running.
+    Published,
+    /// A run is in progress.
+    Running,
+    /// The last run made at least one asset.
+    Completed,
+    /// The last run made none.
+    Failed,
+}
+
+/// How far a creative asset got.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum CreativeAssetStatus {
+    /// Being made.
+    #[default]
+    Pending,
+    /// Made (files rendered, or data only).
+    Completed,
+    /// Not made; the admin view's `error` says why.
+    Failed,
+}
+
+text_enum! {
+    RecipeStatus {
+        Draft => "draft",
+        Published => "published",
+        Running => "running",
+        Completed => "completed",
+        Failed => "failed",
+    }
+}
+
+text_enum! {
+    CreativeAssetStatus {
+        Pending => "pending",
+        Completed => "completed",
+        Failed => "failed",
+    }
+}
+
 /// A stored recipe.
 #[derive(Debug, Clone, Default)]
 pub struct RecipeRow {
@@ -64,8 +112,8 @@ pub struct RecipeRow {
     pub config: Value,
     /// Bumped on every config change.
     pub version: i64,
-    /// `draft`, `published`, `running`, `completed`, `failed`.
-    pub status: String,
+    /// Where it stands.
+    pub status: RecipeStatus,
     /// Runs of the recipe while unpublished.
     pub test_runs_count: i64,
     /// All runs.
@@ -97,8 +145,8 @@ pub struct CreativeAssetRow {
     pub asset_index: i64,
     /// `thumbnail`, `preview`, `thumbnail-vertical`, `preview-vertical`.
     pub kind: String,
-    /// `pending`, `completed`, `failed`.
-    pub status: String,
+    /// How far it got.
+    pub status: CreativeAssetStatus,
     /// Customer item id.
     pub item_id: String,
     /// Title.
@@ -255,7 +303,7 @@ impl Store {
 
     /// One of the organisation's smartlists.
     pub fn smartlist(&self, org: OrgId, id: &str) -> StoreResult<Option<SmartlistRow>> {
-        self.with(|c| {
+        self.read(|c| {
             c.query_row(
                 &format!(
                     "SELECT {SMARTLIST_COLUMNS} FROM smartlists s JOIN catalogs c ON c.id = s.catalog_id \
@@ -270,7 +318,7 @@ impl Store {
 
     /// The organisation's smartlists, oldest first.
     pub fn smartlists(&self, org: OrgId) -> StoreResult<Vec<SmartlistRow>> {
-        self.with(|c| {
+        self.read(|c| {
             let mut st = c.prepare(&format!(
                 "SELECT {SMARTLIST_COLUMNS} FROM smartlists s JOIN catalogs c ON c.id = s.catalog_id \
                  WHERE s.org_id = ?1 ORDER BY s.created_at, s.id"
@@ -292,7 +340,7 @@ impl Store {
 
     /// A smartlist's members (customer item ids) in position order.
     pub fn smartlist_members(&self, id: &str) -> StoreResult<Vec<String>> {
-        self.with(|c| {
+        self.read(|c| {
             let mut st =
                 c.prepare("SELECT item_id FROM smartlist_members WHERE smartlist_id = ?1 ORDER BY position")?;
             st.query_map([id], |r| r.get(0))?.collect()
@@ -307,7 +355,7 @@ impl Store {
         offset: i64,
         limit: i64,
     ) -> StoreResult<Vec<(i64, String, String)>> {
-        self.with(|c| {
+        self.read(|c| {
             let mut st = c.prepare(
                 "SELECT m.position, m.item_id, COALESCE(json_extract(i.body, '$.title'), '') FROM smartlist_members m \
                  LEFT JOIN items i ON i.org_id = ?1 AND i.id = m.item_id \
@@ -388,7 +436,7 @@ impl Store {
 
     /// One of the organisation's recipes.
     pub fn recipe(&self, org: OrgId, id: &str) -> StoreResult<Option<RecipeRow>> {
-        self.with(|c| {
+        self.read(|c| {
             c.query_row(
                 &format!(
                     "SELECT {RECIPE_COLUMNS} FROM recipes r JOIN catalogs c ON c.id = r.catalog_id \
@@ -403,7 +451,7 @@ impl Store {
 
     /// The organisation's recipes, oldest first.
     pub fn recipes(&self, org: OrgId) -> StoreResult<Vec<RecipeRow>> {
-        self.with(|c| {
+        self.read(|c| {
             let mut st = c.prepare(&format!(
                 "SELECT {RECIPE_COLUMNS} FROM recipes r JOIN catalogs c ON c.id = r.catalog_id \
                  WHERE r.org_id = ?1 ORDER BY r.created_at, r.id"
@@ -487,7 +535,7 @@ impl Store {
     pub fn finish_recipe_run(
         &self,
         id: &str,
-        status: &str,
+        status: RecipeStatus,
         error: Option<&str>,
         events: &[Outgoing],
     ) -> StoreResult<()> {
@@ -567,7 +615,7 @@ impl Store {
 
     /// One of the organisation's creative assets.
     pub fn creative_asset(&self, org: OrgId, id: &str) -> StoreResult<Option<CreativeAssetRow>> {
-        self.with(|c| {
+        self.read(|c| {
             c.query_row(
                 &format!(
                     "SELECT {ASSET_COLUMNS} FROM {ASSET_FROM} \
@@ -582,7 +630,7 @@ impl Store {
 
     /// The organisation's creative assets (optionally of one recipe), in creation order.
     pub fn creative_assets(&self, org: OrgId, recipe: Option<&str>) -> StoreResult<Vec<CreativeAssetRow>> {
-        self.with(|c| {
+        self.read(|c| {
             let mut st = c.prepare(&format!(
                 "SELECT {ASSET_COLUMNS} FROM {ASSET_FROM} \
                  WHERE a.org_id = ?1 AND (?2 IS NULL OR a.recipe_id = ?2) \
@@ -605,7 +653,7 @@ impl Store {
 
     /// The organisation of a catalog id.
     pub fn catalog_by_id(&self, org: OrgId, id: i64) -> StoreResult<Option<String>> {
-        self.with(|c| {
+        self.read(|c| {
             c.query_row("SELECT name FROM catalogs WHERE org_id = ?1 AND id = ?2", params![org.0, id], |r| r.get(0))
                 .optional()
         })

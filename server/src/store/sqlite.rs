@@ -1,7 +1,8 @@
 //! The SQLite implementation of [`Store`].
 
 use std::path::Path;
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, TryLockError};
 
 use rusqlite::{Connection, OptionalExtension, params};
 
@@ -30,12 +31,19 @@ impl From<super::migrations::MigrationError> for StoreError {
     }
 }
 
-/// The database. One connection behind a mutex: SQLite has one writer at a time anyway, and the
-/// queries are short; WAL mode keeps a reader from blocking on a writer's fsync.
+/// The database: a small pool of connections to one SQLite file in WAL mode. Writes go through
+/// one connection (SQLite has one writer at a time anyway, and this keeps a transaction from
+/// meeting another writer's lock half-way); reads go to any of [`READERS`] read-only connections,
+/// each in a transaction of its own, so that they run beside a write and see one snapshot.
 #[derive(Debug)]
 pub struct Store {
-    conn: Mutex<Connection>,
+    writer: Mutex<Connection>,
+    readers: Vec<Mutex<Connection>>,
+    next_reader: AtomicUsize,
 }
+
+/// How many connections serve reads.
+pub const READERS: usize = 4;
 
 const LEASE_SECONDS: i64 = 300;
 
@@ -73,12 +81,39 @@ impl Store {
                 tracing::warn!(file = %companion.display(), error = %e, "cannot make a database file private");
             }
         }
-        Ok(Store { conn: Mutex::new(conn) })
+        let readers = (0..READERS)
+            .map(|_| {
+                let reader = Connection::open(path)?;
+                reader.pragma_update(None, "query_only", "ON")?;
+                reader.busy_timeout(std::time::Duration::from_secs(5))?;
+                Ok(Mutex::new(reader))
+            })
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        Ok(Store { writer: Mutex::new(conn), readers, next_reader: AtomicUsize::new(0) })
     }
 
+    /// Runs `f` on the writing connection.
     pub(super) fn with<T>(&self, f: impl FnOnce(&mut Connection) -> rusqlite::Result<T>) -> StoreResult<T> {
-        let mut conn = self.conn.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let mut conn = self.writer.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         Ok(f(&mut conn)?)
+    }
+
+    /// Runs `f` in a read transaction on a free reading connection (the next one in turn when
+    /// all are busy). The connections are `query_only`: a write here is an error, not a race.
+    pub(super) fn read<T>(&self, f: impl FnOnce(&Connection) -> rusqlite::Result<T>) -> StoreResult<T> {
+        let start = self.next_reader.fetch_add(1, Ordering::Relaxed);
+        let n = self.readers.len();
+        let free = (0..n).find_map(|i| match self.readers[(start + i) % n].try_lock() {
+            Ok(conn) => Some(conn),
+            Err(TryLockError::Poisoned(poisoned)) => Some(poisoned.into_inner()),
+            Err(TryLockError::WouldBlock) => None,
+        });
+        let mut conn =
+            free.unwrap_or_else(|| self.readers[start % n].lock().unwrap_or_else(|poisoned| poisoned.into_inner()));
+        let tx = conn.transaction()?;
+        let out = f(&tx)?;
+        tx.commit()?;
+        Ok(out)
     }
 
     // ---- organisations, keys, catalogs ----
@@ -96,7 +131,7 @@ impl Store {
 
     /// Organisations by name.
     pub fn orgs(&self) -> StoreResult<Vec<(OrgId, String)>> {
-        self.with(|c| {
+        self.read(|c| {
             let mut st = c.prepare("SELECT id, name FROM orgs ORDER BY id")?;
             st.query_map([], |r| Ok((OrgId(r.get(0)?), r.get(1)?)))?.collect()
         })
@@ -104,7 +139,7 @@ impl Store {
 
     /// The organisation of that name.
     pub fn org_by_name(&self, name: &str) -> StoreResult<Option<OrgId>> {
-        self.with(|c| c.query_row("SELECT id FROM orgs WHERE name = ?1", [name], |r| Ok(OrgId(r.get(0)?))).optional())
+        self.read(|c| c.query_row("SELECT id FROM orgs WHERE name = ?1", [name], |r| Ok(OrgId(r.get(0)?))).optional())
     }
 
     /// Stores the hash of a new API key.
@@ -120,7 +155,7 @@ impl Store {
 
     /// The organisation of an unrevoked key hash.
     pub fn org_of_key(&self, hash: &str) -> StoreResult<Option<OrgId>> {
-        self.with(|c| {
+        self.read(|c| {
             c.query_row("SELECT org_id FROM api_keys WHERE hash = ?1 AND revoked_at IS NULL", [hash], |r| {
                 Ok(OrgId(r.get(0)?))
             })
@@ -153,7 +188,7 @@ impl Store {
 
     /// Keys of an organisation: (prefix, created, revoked).
     pub fn keys(&self, org: OrgId) -> StoreResult<Vec<(String, String, Option<String>)>> {
-        self.with(|c| {
+        self.read(|c| {
             let mut st =
                 c.prepare("SELECT prefix, created_at, revoked_at FROM api_keys WHERE org_id = ?1 ORDER BY created_at")?;
             st.query_map([org.0], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?.collect()
@@ -173,7 +208,7 @@ impl Store {
 
     /// Whether the organisation has a catalog of that name.
     pub fn has_catalog(&self, org: OrgId, name: &str) -> StoreResult<bool> {
-        self.with(|c| {
+        self.read(|c| {
             c.query_row("SELECT 1 FROM catalogs WHERE org_id = ?1 AND name = ?2", params![org.0, name], |_| Ok(()))
                 .optional()
                 .map(|o| o.is_some())
@@ -194,7 +229,7 @@ impl Store {
 
     /// Whether media asset generation is on for a catalog (off by default).
     pub fn catalog_generation(&self, org: OrgId, name: &str) -> StoreResult<bool> {
-        self.with(|c| {
+        self.read(|c| {
             c.query_row(
                 "SELECT generation_enabled FROM catalogs WHERE org_id = ?1 AND name = ?2",
                 params![org.0, name],
@@ -207,7 +242,7 @@ impl Store {
 
     /// The organisation's catalogs: (id, name, created_at), by id.
     pub fn catalogs(&self, org: OrgId) -> StoreResult<Vec<(i64, String, String)>> {
-        self.with(|c| {
+        self.read(|c| {
             let mut st = c.prepare("SELECT id, name, created_at FROM catalogs WHERE org_id = ?1 ORDER BY id")?;
             st.query_map([org.0], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?.collect()
         })
@@ -215,7 +250,7 @@ impl Store {
 
     /// An organisation's name.
     pub fn org_name(&self, org: OrgId) -> StoreResult<Option<String>> {
-        self.with(|c| c.query_row("SELECT name FROM orgs WHERE id = ?1", [org.0], |r| r.get(0)).optional())
+        self.read(|c| c.query_row("SELECT name FROM orgs WHERE id = ?1", [org.0], |r| r.get(0)).optional())
     }
 
     /// Stores an OAuth client (its secret hashed).
@@ -231,7 +266,7 @@ impl Store {
 
     /// A live OAuth client: (organisation, secret hash).
     pub fn client(&self, client_id: &str) -> StoreResult<Option<(OrgId, String)>> {
-        self.with(|c| {
+        self.read(|c| {
             c.query_row(
                 "SELECT org_id, secret_hash FROM oauth_clients WHERE client_id = ?1 AND revoked_at IS NULL",
                 [client_id],
@@ -283,7 +318,7 @@ impl Store {
 
     /// One item, deleted or not.
     pub fn item(&self, org: OrgId, id: &str) -> StoreResult<Option<ItemRow>> {
-        self.with(|c| {
+        self.read(|c| {
             c.query_row(
                 "SELECT id, service_id, type, body, deleted FROM items WHERE org_id = ?1 AND id = ?2",
                 params![org.0, id],
@@ -295,7 +330,7 @@ impl Store {
 
     /// A page of items in creation order.
     pub fn items(&self, org: OrgId, allow_deleted: bool, offset: i64, limit: i64) -> StoreResult<Vec<ItemRow>> {
-        self.with(|c| {
+        self.read(|c| {
             let mut st = c.prepare(
                 "SELECT id, service_id, type, body, deleted FROM items
                  WHERE org_id = ?1 AND (?2 OR deleted = 0) ORDER BY created_at, id LIMIT ?3 OFFSET ?4",
@@ -306,7 +341,7 @@ impl Store {
 
     /// Items whose body names `parent` as series or season (for cascades).
     pub fn children(&self, org: OrgId, parent: &str) -> StoreResult<Vec<ItemRow>> {
-        self.with(|c| {
+        self.read(|c| {
             let mut st = c.prepare(
                 "SELECT id, service_id, type, body, deleted FROM items WHERE org_id = ?1 AND (
                     json_extract(body, '$.episodic_info.series_id') = ?2 OR json_extract(body, '$.episodic_info.season_id') = ?2
@@ -353,7 +388,7 @@ impl Store {
     /// Whether an item's stored signals are a media analysis's fast pass, speech recognition
     /// still to come (false without signals).
     pub fn signals_partial(&self, org: OrgId, item_id: &str) -> StoreResult<bool> {
-        self.with(|c| {
+        self.read(|c| {
             c.query_row(
                 "SELECT partial FROM signals WHERE org_id = ?1 AND item_id = ?2",
                 params![org.0, item_id],
@@ -366,7 +401,7 @@ impl Store {
 
     /// An item's signals (binary form).
     pub fn signals(&self, org: OrgId, item_id: &str) -> StoreResult<Option<Vec<u8>>> {
-        self.with(|c| {
+        self.read(|c| {
             c.query_row("SELECT body FROM signals WHERE org_id = ?1 AND item_id = ?2", params![org.0, item_id], |r| {
                 r.get(0)
             })
@@ -412,7 +447,7 @@ impl Store {
 
     /// The task of a tuple.
     pub fn task(&self, org: OrgId, item_id: &str, product: &str, version: &str) -> StoreResult<Option<TaskRow>> {
-        self.with(|c| {
+        self.read(|c| {
             c.query_row(
                 "SELECT product, version, active FROM tasks WHERE org_id = ?1 AND item_id = ?2 AND product = ?3 AND version = ?4",
                 params![org.0, item_id, product, version],
@@ -424,7 +459,7 @@ impl Store {
 
     /// Every task of an item.
     pub fn tasks(&self, org: OrgId, item_id: &str) -> StoreResult<Vec<TaskRow>> {
-        self.with(|c| {
+        self.read(|c| {
             let mut st = c.prepare(
                 "SELECT product, version, active FROM tasks WHERE org_id = ?1 AND item_id = ?2 ORDER BY product, version",
             )?;
@@ -488,7 +523,7 @@ impl Store {
         product: &str,
         version: Option<&str>,
     ) -> StoreResult<Option<ResultRow>> {
-        self.with(|c| {
+        self.read(|c| {
             c.query_row(
                 "SELECT item_id, version, status, error, data, updated_at, models FROM results
                  WHERE org_id = ?1 AND item_id = ?2 AND product = ?3 AND (?4 IS NULL OR version = ?4)
@@ -512,7 +547,7 @@ impl Store {
         offset: i64,
         limit: i64,
     ) -> StoreResult<(Vec<ResultRow>, i64)> {
-        self.with(|c| {
+        self.read(|c| {
             let filter = "org_id = ?1 AND product = ?2 AND (?3 IS NULL OR version = ?3) AND (?4 IS NULL OR updated_at >= ?4) AND updated_at <= ?5";
             let total: i64 = c.query_row(
                 &format!("SELECT COUNT(*) FROM results WHERE {filter}"),
@@ -530,7 +565,7 @@ impl Store {
 
     /// Every successful result of a product for an organisation (for catalog-wide products).
     pub fn all_results(&self, org: OrgId, product: &str) -> StoreResult<Vec<ResultRow>> {
-        self.with(|c| {
+        self.read(|c| {
             let mut st = c.prepare(
                 "SELECT item_id, version, status, error, data, updated_at, models FROM results
                  WHERE org_id = ?1 AND product = ?2 AND status = 'success' ORDER BY item_id",
@@ -541,7 +576,7 @@ impl Store {
 
     /// The queue state of a tuple's job.
     pub fn job_state(&self, org: OrgId, item_id: &str, product: &str, version: &str) -> StoreResult<Option<JobState>> {
-        self.with(|c| {
+        self.read(|c| {
             c.query_row(
                 "SELECT state FROM jobs WHERE org_id = ?1 AND item_id = ?2 AND product = ?3 AND version = ?4",
                 params![org.0, item_id, product, version],
@@ -630,7 +665,7 @@ impl Store {
     pub fn finish_job(
         &self,
         job: &Job,
-        status: &str,
+        status: ResultStatus,
         error: &str,
         data: Option<&serde_json::Value>,
     ) -> StoreResult<()> {
@@ -642,7 +677,7 @@ impl Store {
     pub fn finish_job_by(
         &self,
         job: &Job,
-        status: &str,
+        status: ResultStatus,
         error: &str,
         data: Option<&serde_json::Value>,
         models: &str,
@@ -712,7 +747,7 @@ impl Store {
 
     /// Number of jobs not finished.
     pub fn open_jobs(&self) -> StoreResult<i64> {
-        self.with(|c| c.query_row("SELECT COUNT(*) FROM jobs WHERE state != 'waiting'", [], |r| r.get(0)))
+        self.read(|c| c.query_row("SELECT COUNT(*) FROM jobs WHERE state != 'waiting'", [], |r| r.get(0)))
     }
 
     // ---- generations ----
@@ -808,7 +843,7 @@ impl Store {
 
     /// A generation of the organisation.
     pub fn generation(&self, org: OrgId, id: &str) -> StoreResult<Option<GenerationRow>> {
-        self.with(|c| {
+        self.read(|c| {
             c.query_row(
                 "SELECT state, error, data FROM generations WHERE org_id = ?1 AND id = ?2",
                 params![org.0, id],
@@ -875,7 +910,7 @@ impl Store {
     /// The organisation's OAuth clients: (client id, created, revoked), oldest first; never the
     /// secret (only its hash is stored).
     pub fn clients(&self, org: OrgId) -> StoreResult<Vec<(String, String, Option<String>)>> {
-        self.with(|c| {
+        self.read(|c| {
             let mut st = c.prepare(
                 "SELECT client_id, created_at, revoked_at FROM oauth_clients WHERE org_id = ?1 ORDER BY created_at, client_id",
             )?;
@@ -898,7 +933,7 @@ impl Store {
     /// lookup, made for every access token presented, so a revocation (by any process on this
     /// database) takes effect at once.
     pub fn client_is_live(&self, org: OrgId, client_id: &str) -> StoreResult<bool> {
-        self.with(|c| {
+        self.read(|c| {
             c.query_row(
                 "SELECT 1 FROM oauth_clients WHERE client_id = ?1 AND org_id = ?2 AND revoked_at IS NULL",
                 params![client_id, org.0],

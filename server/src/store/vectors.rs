@@ -20,7 +20,7 @@ pub struct ResultStamp {
 impl Store {
     /// The latest successful `product` result of every live item.
     pub fn result_stamps(&self, org: OrgId, product: &str) -> StoreResult<Vec<ResultStamp>> {
-        self.with(|c| {
+        self.read(|c| {
             let mut st = c.prepare(
                 "SELECT r.item_id, r.version, MAX(r.updated_at) FROM results r
                  JOIN items i ON i.org_id = r.org_id AND i.id = r.item_id AND i.deleted = 0
@@ -36,7 +36,7 @@ impl Store {
 
     /// The latest successful `product` result of one item, when it is live and has one.
     pub fn result_stamp(&self, org: OrgId, item_id: &str, product: &str) -> StoreResult<Option<ResultStamp>> {
-        self.with(|c| {
+        self.read(|c| {
             c.query_row(
                 "SELECT r.item_id, r.version, r.updated_at FROM results r
                  JOIN items i ON i.org_id = r.org_id AND i.id = r.item_id AND i.deleted = 0
@@ -51,7 +51,7 @@ impl Store {
 
     /// The items listed by the smartlists of a catalog (deleted ones included: callers filter).
     pub fn catalog_members(&self, org: OrgId, catalog_id: i64) -> StoreResult<Vec<String>> {
-        self.with(|c| {
+        self.read(|c| {
             let mut st = c.prepare(
                 "SELECT DISTINCT m.item_id FROM smartlist_members m JOIN smartlists s ON s.id = m.smartlist_id
                  WHERE s.org_id = ?1 AND s.catalog_id = ?2",
@@ -72,7 +72,7 @@ impl Store {
         );
         let mut args: Vec<rusqlite::types::Value> = vec![org.0.into()];
         args.extend(ids.iter().map(|id| rusqlite::types::Value::from(id.to_string())));
-        self.with(|c| {
+        self.read(|c| {
             let mut st = c.prepare(&sql)?;
             st.query_map(params_from_iter(args.iter()), super::sqlite::item_row)?.collect()
         })
@@ -80,7 +80,7 @@ impl Store {
 
     /// Whether the organisation has the catalog.
     pub fn has_catalog_id(&self, org: OrgId, catalog_id: i64) -> StoreResult<bool> {
-        self.with(|c| {
+        self.read(|c| {
             c.query_row("SELECT 1 FROM catalogs WHERE org_id = ?1 AND id = ?2", params![org.0, catalog_id], |_| Ok(()))
                 .optional()
                 .map(|found| found.is_some())

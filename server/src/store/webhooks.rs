@@ -67,9 +67,8 @@ pub struct DeliveryRow {
     pub webhook_id: String,
     /// Event name (`test` for Test deliveries).
     pub event: String,
-    /// `pending`, `sending`, `succeeded` or `failed`.
-    #[schema(value_type = DeliveryState)]
-    pub state: String,
+    /// Where it stands.
+    pub state: DeliveryState,
     /// HTTP status of the answer, when one came.
     pub status_code: Option<u16>,
     /// Duration of the attempt.
@@ -85,7 +84,7 @@ pub struct DeliveryRow {
 }
 
 /// Where a delivery stands.
-#[derive(Debug, Clone, Copy, serde::Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum DeliveryState {
     /// Queued.
@@ -96,6 +95,15 @@ pub enum DeliveryState {
     Succeeded,
     /// Not answered 2xx (or interrupted).
     Failed,
+}
+
+text_enum! {
+    DeliveryState {
+        Pending => "pending",
+        Sending => "sending",
+        Succeeded => "succeeded",
+        Failed => "failed",
+    }
 }
 
 /// A delivery claimed for sending: everything needed to send it.
@@ -162,7 +170,7 @@ fn delivery_row(r: &Row<'_>) -> rusqlite::Result<DeliveryRow> {
 impl Store {
     /// Every webhook's stored signing secret, by webhook id (to seal or re-seal them).
     pub fn webhook_secrets(&self) -> StoreResult<Vec<(String, String)>> {
-        self.with(|c| {
+        self.read(|c| {
             let mut st = c.prepare("SELECT id, secret FROM webhooks")?;
             st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect()
         })
@@ -211,7 +219,7 @@ impl Store {
 
     /// The organisation's webhooks, oldest first.
     pub fn webhooks(&self, org: OrgId) -> StoreResult<Vec<WebhookRow>> {
-        self.with(|c| {
+        self.read(|c| {
             let mut st =
                 c.prepare(&format!("SELECT {WEBHOOK_COLUMNS} FROM webhooks WHERE org_id = ?1 ORDER BY rowid"))?;
             st.query_map([org.0], webhook_row)?.collect()
@@ -220,7 +228,7 @@ impl Store {
 
     /// One of the organisation's webhooks.
     pub fn webhook(&self, org: OrgId, id: &str) -> StoreResult<Option<WebhookRow>> {
-        self.with(|c| {
+        self.read(|c| {
             c.query_row(
                 &format!("SELECT {WEBHOOK_COLUMNS} FROM webhooks WHERE org_id = ?1 AND id = ?2"),
                 params![org.0, id],
@@ -305,7 +313,7 @@ impl Store {
 
     /// One of the organisation's deliveries with its body.
     pub fn delivery(&self, org: OrgId, id: &str) -> StoreResult<Option<(DeliveryRow, Vec<u8>)>> {
-        self.with(|c| {
+        self.read(|c| {
             c.query_row(
                 &format!("SELECT {DELIVERY_COLUMNS}, body FROM webhook_deliveries WHERE org_id = ?1 AND id = ?2"),
                 params![org.0, id],
@@ -317,7 +325,7 @@ impl Store {
 
     /// The latest `limit` deliveries of one webhook, newest first.
     pub fn deliveries(&self, org: OrgId, webhook_id: &str, limit: usize) -> StoreResult<Vec<DeliveryRow>> {
-        self.with(|c| {
+        self.read(|c| {
             let mut st = c.prepare(&format!(
                 "SELECT {DELIVERY_COLUMNS} FROM webhook_deliveries WHERE org_id = ?1 AND webhook_id = ?2 \
                  ORDER BY rowid DESC LIMIT ?3"
@@ -362,7 +370,7 @@ impl Store {
                  attempted_at = ?6 WHERE id = ?1",
                 params![
                     id,
-                    if outcome.succeeded { "succeeded" } else { "failed" },
+                    if outcome.succeeded { DeliveryState::Succeeded } else { DeliveryState::Failed },
                     outcome.status_code,
                     outcome.duration_ms as i64,
                     outcome.error,

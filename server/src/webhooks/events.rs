@@ -3,6 +3,8 @@
 
 use serde::Serialize;
 
+use crate::store::RecipeStatus;
+
 /// `smart_list.updated`: a Smartlist's membership changed.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -26,7 +28,7 @@ pub struct RecipeCompleted {
     /// Recipe title.
     pub recipe_title: String,
     /// Always `completed`.
-    pub status: &'static str,
+    pub status: RecipeStatus,
     /// Whether the run produced data only.
     pub data_only: bool,
     /// How many creative assets it produced.
@@ -44,7 +46,7 @@ pub struct RecipeFailed {
     /// Recipe title.
     pub recipe_title: String,
     /// Always `failed`.
-    pub status: &'static str,
+    pub status: RecipeStatus,
     /// Whether the run produced data only.
     pub data_only: bool,
     /// Why it failed.

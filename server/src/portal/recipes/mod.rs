@@ -34,7 +34,7 @@ pub use run::execute;
 
 use super::{ManageError, events, is_email, new_id, text};
 use crate::state::AppState;
-use crate::store::{OrgId, RecipeRow, Write, now};
+use crate::store::{OrgId, RecipeRow, RecipeStatus, Write, now};
 
 /// The values of a recipe's `type`.
 pub const TYPES: [&str; 2] = ["thumbnails", "preview-clips"];
@@ -83,7 +83,7 @@ fn apply(state: &AppState, org: OrgId, r: &mut RecipeRow, input: &Value, creatin
         Some(Value::Bool(b)) => Some(*b),
         Some(_) => return Err(ManageError::invalid("published", "must be true or false")),
     };
-    if r.status == "running" && (config.is_some() || kind.is_some()) {
+    if r.status == RecipeStatus::Running && (config.is_some() || kind.is_some()) {
         return Err(ManageError::Conflict("the recipe is running; change its config when the run ends".into()));
     }
     if let Some(t) = title {
@@ -110,14 +110,14 @@ fn apply(state: &AppState, org: OrgId, r: &mut RecipeRow, input: &Value, creatin
     match published {
         Some(true) if r.published_at.is_none() => {
             r.published_at = Some(now());
-            if r.status == "draft" {
-                r.status = "published".into();
+            if r.status == RecipeStatus::Draft {
+                r.status = RecipeStatus::Published;
             }
         }
         Some(false) => {
             r.published_at = None;
-            if r.status != "running" {
-                r.status = "draft".into();
+            if r.status != RecipeStatus::Running {
+                r.status = RecipeStatus::Draft;
             }
         }
         _ => {}
@@ -134,7 +134,7 @@ pub fn create(state: &AppState, org: OrgId, input: &Value) -> Result<RecipeRow, 
         org,
         config: json!({}),
         version: 1,
-        status: "draft".into(),
+        status: RecipeStatus::Draft,
         created_at: stamp.clone(),
         updated_at: stamp,
         ..RecipeRow::default()
@@ -237,7 +237,7 @@ fn follow_up(state: &AppState, org: OrgId, id: &str) {
         Ok(config) => launch(state, org, id.to_string(), config, run, Some(items)),
         Err(e) => {
             tracing::error!(recipe = id, error = %e, "a follow-up run cannot start: the stored config no longer parses");
-            let _ = state.store.finish_recipe_run(id, "failed", Some(&e.to_string()), &[]);
+            let _ = state.store.finish_recipe_run(id, RecipeStatus::Failed, Some(&e.to_string()), &[]);
         }
     }
 }

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use super::{Config, Targets};
 use crate::portal::events;
 use crate::state::AppState;
-use crate::store::{CreativeAssetRow, ItemRow, OrgId, Outgoing, RecipeRow, now};
+use crate::store::{CreativeAssetRow, CreativeAssetStatus, ItemRow, OrgId, Outgoing, RecipeRow, RecipeStatus, now};
 
 /// Runs a recipe to the end (on the calling thread): creates, renders and records its assets,
 /// then finishes the run and emits the recipe event. `only` restricts the run to those items (a
@@ -21,9 +21,9 @@ pub fn execute(state: &AppState, org: OrgId, r: &RecipeRow, config: &Config, run
     };
     let outcome = produce(state, org, r, config, run, only, &event);
     let (status, error) = match &outcome {
-        Ok(ids) if !ids.is_empty() => ("completed", None),
-        Ok(_) => ("failed", Some("no creative asset could be made: every asset failed".to_string())),
-        Err(e) => ("failed", Some(e.clone())),
+        Ok(ids) if !ids.is_empty() => (RecipeStatus::Completed, None),
+        Ok(_) => (RecipeStatus::Failed, Some("no creative asset could be made: every asset failed".to_string())),
+        Err(e) => (RecipeStatus::Failed, Some(e.clone())),
     };
     let announce = match (&outcome, &error) {
         (Ok(ids), None) => {
@@ -114,7 +114,7 @@ fn produce(
                     run_number: run,
                     asset_index: index,
                     kind: kind.clone(),
-                    status: "pending".into(),
+                    status: CreativeAssetStatus::Pending,
                     item_id: item.id.clone(),
                     title: format!("{title} – {} {}", kind.replace('-', " "), n + 1),
                     created_at: stamp.clone(),
@@ -134,12 +134,12 @@ fn produce(
                         a.logo_data = logo(&item.body, brightness);
                     }
                     (Err(e), _) => {
-                        a.status = "failed".into();
+                        a.status = CreativeAssetStatus::Failed;
                         a.error = Some(e.clone());
                         a.metadata = json!({"error": e});
                     }
                     (Ok(_), None) => {
-                        a.status = "failed".into();
+                        a.status = CreativeAssetStatus::Failed;
                         a.error = Some("no frame of the clip can be chosen".into());
                         a.metadata = json!({"error": a.error});
                     }
@@ -155,19 +155,19 @@ fn produce(
                 let asset_event =
                     |name: &str, a: &CreativeAssetRow| event(name, json!(events::creative_asset(a, &item.service_id)));
                 let created = asset_event("creative_asset.created", &a);
-                if a.status == "failed" {
+                if a.status == CreativeAssetStatus::Failed {
                     store(&a, &[created, asset_event("creative_asset.failed", &a)].concat())?;
                     continue;
                 }
                 store(&a, &created)?;
                 finish_asset(state, org, item, &mut a, config.data_only);
-                let done = match a.status.as_str() {
-                    "completed" => {
+                let done = match a.status {
+                    CreativeAssetStatus::Completed => {
                         completed.push(a.id.clone());
                         asset_event("creative_asset.completed", &a)
                     }
-                    "failed" => asset_event("creative_asset.failed", &a),
-                    _ => Vec::new(),
+                    CreativeAssetStatus::Failed => asset_event("creative_asset.failed", &a),
+                    CreativeAssetStatus::Pending => Vec::new(),
                 };
                 store(&a, &done)?;
             }
@@ -180,14 +180,14 @@ fn produce(
 fn finish_asset(state: &AppState, org: OrgId, item: &ItemRow, a: &mut CreativeAssetRow, data_only: bool) {
     a.updated_at = now();
     if data_only {
-        a.status = "completed".into();
+        a.status = CreativeAssetStatus::Completed;
         a.metadata["files"] = json!("none: data-only recipe");
         return;
     }
     match crate::render::creative_asset(state, org, item, a) {
-        Ok(()) => a.status = "completed".into(),
+        Ok(()) => a.status = CreativeAssetStatus::Completed,
         Err(e) => {
-            a.status = "failed".into();
+            a.status = CreativeAssetStatus::Failed;
             a.metadata["error"] = json!(e);
             a.error = Some(e);
         }

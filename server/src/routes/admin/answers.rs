@@ -5,6 +5,8 @@
 use serde::Serialize;
 use utoipa::ToSchema;
 
+use crate::store::RecipeStatus;
+
 /// An organisation.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct Organisation {
@@ -108,7 +110,7 @@ pub struct RunStarted {
     /// This run's number, from 1.
     pub run_number: i64,
     /// `running`.
-    pub status: &'static str,
+    pub status: RecipeStatus,
 }
 
 /// A webhook created: its signing secret is shown in this answer only.

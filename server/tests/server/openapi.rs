@@ -4,7 +4,7 @@
 //! the OpenAPI 3.1 specification's own schema by `scripts/test-client.sh`, with
 //! openapi-spec-validator.)
 
-mod support;
+use crate::support;
 
 use axum::body::Body;
 use axum::http::Request;

@@ -2,13 +2,13 @@
 //! `support::send`, which checks every answer against the OpenAPI document), plus one over a real
 //! socket, with a temporary data directory each.
 
-mod support;
+use crate::support;
 
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use http_body_util::BodyExt;
 use kino_server::auth::{generate_key, hash_key, key_prefix};
-use kino_server::store::{JobState, Store};
+use kino_server::store::{JobState, ResultStatus, Store};
 use kino_server::{AppState, Config, app, worker};
 use serde_json::{Value, json};
 
@@ -524,7 +524,7 @@ async fn results_interfaces() {
     t.signals("m4", 11).await;
     t.call("POST", &task("m4", "similar"), None).await;
     let job = t.state.store.claim_job().unwrap().unwrap();
-    t.state.store.finish_job(&job, "success", "", Some(&json!({"embedding": vec![0.5f32; 256]}))).unwrap();
+    t.state.store.finish_job(&job, ResultStatus::Success, "", Some(&json!({"embedding": vec![0.5f32; 256]}))).unwrap();
     let (s, sim) = t.call("GET", "/results/similar/similar/v2/m4", None).await;
     assert_eq!((s, sim["similar"].as_array().map(Vec::len)), (StatusCode::OK, Some(3)), "{sim}");
 }
@@ -691,7 +691,7 @@ async fn requests_that_race_a_running_job_are_not_lost() {
     let job = t.state.store.claim_job().unwrap().unwrap();
     let body = json!({"id": "m1", "type": "standalone", "title": "m1", "operations": {"force_asset_reprocess": true}});
     assert_eq!(t.call("PUT", "/catalog/v1/item", Some(body)).await.0, StatusCode::OK);
-    t.state.store.finish_job(&job, "success", "", Some(&json!({"emotion": "stale"}))).unwrap();
+    t.state.store.finish_job(&job, ResultStatus::Success, "", Some(&json!({"emotion": "stale"}))).unwrap();
     assert_eq!(t.call("GET", &task("m1", "emotions"), None).await.1["status"], "pending");
     t.process();
     assert_eq!(t.call("GET", &task("m1", "emotions"), None).await.1["status"], "ready");

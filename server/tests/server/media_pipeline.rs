@@ -3,7 +3,7 @@
 //! real speech, trigger generation and find playable files. Needs ffmpeg and espeak-ng; skips
 //! loudly without them unless `KINO_REQUIRE_FFMPEG` is set (the test command sets it).
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 use std::process::Command;
@@ -13,7 +13,7 @@ use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use http_body_util::BodyExt;
 use kino_server::auth::{generate_key, hash_key, key_prefix};
-use kino_server::store::Store;
+use kino_server::store::{CreativeAssetStatus, RecipeStatus, Store};
 use kino_server::{AppState, Config, app, worker};
 use serde_json::{Value, json};
 
@@ -320,15 +320,15 @@ async fn real_video_to_snapped_clips_and_rendered_files() {
         let recipe = kino_server::portal::recipes::create(&state, org, &input).unwrap();
         kino_server::portal::recipes::start(&state, org, &recipe.id).unwrap();
         let deadline = tokio::time::Instant::now() + Duration::from_secs(120);
-        while state.store.recipe(org, &recipe.id).unwrap().unwrap().status == "running" {
+        while state.store.recipe(org, &recipe.id).unwrap().unwrap().status == RecipeStatus::Running {
             assert!(tokio::time::Instant::now() < deadline, "the recipe did not finish");
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
-        assert_eq!(state.store.recipe(org, &recipe.id).unwrap().unwrap().status, "completed");
+        assert_eq!(state.store.recipe(org, &recipe.id).unwrap().unwrap().status, RecipeStatus::Completed);
         let assets = state.store.creative_assets(org, Some(&recipe.id)).unwrap();
         assert_eq!(assets.len(), 2, "{kind}: the asset and its vertical form");
         for a in &assets {
-            assert_eq!(a.status, "completed", "{kind}: {:?}", a.error);
+            assert_eq!(a.status, CreativeAssetStatus::Completed, "{kind}: {:?}", a.error);
             let paths: Vec<&String> = [&a.image_uri, &a.small_image_uri, &a.video_uri].into_iter().flatten().collect();
             assert_eq!(paths.len(), files, "{kind} {}: {paths:?}", a.kind);
             for p in paths {

@@ -5,7 +5,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use kino_server::store::Store;
+use kino_server::store::{DeliveryState, Store};
 use kino_server::{AppState, Config, webhooks};
 use rcgen::{BasicConstraints, CertificateParams, IsCa, Issuer, KeyPair};
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
@@ -13,8 +13,7 @@ use serde_json::json;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::sync::watch;
 
-mod support;
-use support::{hmac_hex, until};
+use crate::support::{hmac_hex, until};
 
 /// A private CA (its PEM) and a server configuration for `localhost` signed by it.
 fn private_ca() -> (String, Arc<rustls::ServerConfig>) {
@@ -104,7 +103,7 @@ async fn deliver(ca_pem: Option<Vec<u8>>, port: u16) -> (webhooks::DeliveryView,
     assert!(
         until(|| {
             log = webhooks::deliveries(&state, org, &view.id, 10).unwrap();
-            log.len() == 1 && (log[0].state == "succeeded" || log[0].state == "failed")
+            log.len() == 1 && matches!(log[0].state, DeliveryState::Succeeded | DeliveryState::Failed)
         })
         .await,
         "{log:?}"

@@ -20,8 +20,9 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use crate::error::{AppError, Detail};
-use crate::store::ItemRow;
+use super::CatalogError;
+use crate::error::Detail;
+use crate::store::{ItemRow, StoreError};
 
 /// Item types.
 pub const ITEM_TYPES: [&str; 4] = ["standalone", "series", "season", "episode"];
@@ -209,7 +210,7 @@ fn body_issue(path: &[&str], kind: &str, msg: impl Into<String>, input: Value, c
 
 impl CatalogItem {
     /// Parses and validates a request body; every problem is reported.
-    pub fn parse(body: &[u8]) -> Result<CatalogItem, AppError> {
+    pub fn parse(body: &[u8]) -> Result<CatalogItem, CatalogError> {
         let de = &mut serde_json::Deserializer::from_slice(body);
         let item: CatalogItem = serde_path_to_error::deserialize(de).map_err(|e| {
             let path = e.path().to_string();
@@ -226,15 +227,15 @@ impl CatalogItem {
             if kind == "missing" {
                 field = msg.split('`').nth(1).unwrap_or("").to_string();
                 loc.push(&field);
-                return AppError::invalid(body_issue(&loc, kind, "Field required", Value::Null, Value::Null));
+                return CatalogError::Invalid(vec![body_issue(&loc, kind, "Field required", Value::Null, Value::Null)]);
             }
-            AppError::invalid(body_issue(&loc, kind, msg, Value::Null, Value::Null))
+            CatalogError::Invalid(vec![body_issue(&loc, kind, msg, Value::Null, Value::Null)])
         })?;
         item.validate()?;
         Ok(item)
     }
 
-    fn validate(&self) -> Result<(), AppError> {
+    fn validate(&self) -> Result<(), CatalogError> {
         let mut issues = Vec::new();
         if self.id.is_empty() {
             issues.push(body_issue(
@@ -335,7 +336,7 @@ impl CatalogItem {
                 _ => {}
             }
         }
-        if issues.is_empty() { Ok(()) } else { Err(AppError::Validation(issues)) }
+        if issues.is_empty() { Ok(()) } else { Err(CatalogError::Invalid(issues)) }
     }
 
     /// Where the item names its series or season: `episodic_info` when it carries one, else
@@ -378,7 +379,10 @@ impl CatalogItem {
     /// Rules against the stored catalog (`lookup` reads an item by id): a live item keeps its
     /// type; the series a season or episode names, when it exists, is a series; the season an
     /// episode names, when it exists, is a season of the same series.
-    pub fn check_hierarchy(&self, lookup: impl Fn(&str) -> Result<Option<ItemRow>, AppError>) -> Result<(), AppError> {
+    pub fn check_hierarchy(
+        &self,
+        lookup: impl Fn(&str) -> Result<Option<ItemRow>, StoreError>,
+    ) -> Result<(), CatalogError> {
         let mut issues = Vec::new();
         if let Some(existing) = lookup(&self.id)?.filter(|e| !e.deleted && e.item_type != self.item_type) {
             issues.push(value_issue(
@@ -421,7 +425,7 @@ impl CatalogItem {
                 ));
             }
         }
-        if issues.is_empty() { Ok(()) } else { Err(AppError::Validation(issues)) }
+        if issues.is_empty() { Ok(()) } else { Err(CatalogError::Invalid(issues)) }
     }
 
     /// The series this item belongs to (seasons and episodes).

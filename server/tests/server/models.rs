@@ -4,7 +4,7 @@
 //! models, and fails instead when `KINO_REQUIRE_FFMPEG` / `KINO_REQUIRE_MODELS` is set (as the test
 //! command does).
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 use std::process::Command;

@@ -3,16 +3,16 @@
 
 use std::time::Duration;
 
+use crate::support::{Hit, Receiver, header, hmac_hex, until};
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use http_body_util::BodyExt;
 use kino_server::store::{OrgId, Store};
 use kino_server::{AppState, Config, app, webhooks};
 use serde_json::{Value, json};
-use support::{Hit, Receiver, header, hmac_hex, until};
 use tokio::sync::watch;
 
-mod support;
+use crate::support;
 
 const ADMIN: &str = "portal-admin-token";
 

@@ -18,7 +18,7 @@ use kino_server::store::{OrgId, Store};
 use kino_server::{AppState, Config, app};
 use serde_json::{Value, json};
 
-mod support;
+use crate::support;
 
 const ADMIN: &str = "identity-admin-token";
 

@@ -5,17 +5,17 @@
 
 use std::time::Duration;
 
+use crate::support::{Hit, Receiver, header, hmac_hex, until};
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use http_body_util::BodyExt;
-use kino_server::store::{OrgId, Store};
+use kino_server::store::{DeliveryState, OrgId, RecipeStatus, Store};
 use kino_server::webhooks::{self, DeliveryView, WebhookError, events};
 use kino_server::{AppState, Config, app};
 use serde_json::{Value, json};
-use support::{Hit, Receiver, header, hmac_hex, until};
 use tokio::sync::watch;
 
-mod support;
+use crate::support;
 
 const ADMIN: &str = "webhooks-admin-token";
 
@@ -96,7 +96,7 @@ impl Service {
         let mut log = Vec::new();
         let done = until(|| {
             log = self.log(webhook_id);
-            log.len() == n && log.iter().all(|d| d.state == "succeeded" || d.state == "failed")
+            log.len() == n && log.iter().all(|d| matches!(d.state, DeliveryState::Succeeded | DeliveryState::Failed))
         })
         .await;
         assert!(done, "{n} finished deliveries expected, log: {log:#?}");
@@ -187,7 +187,7 @@ fn sample(event: &str) -> Value {
         "recipe.completed" => serde_json::to_value(events::RecipeCompleted {
             recipe_id: recipe,
             recipe_title: "Posters".into(),
-            status: "completed",
+            status: RecipeStatus::Completed,
             data_only: false,
             creative_asset_count: 1,
             creative_asset_ids: vec!["7e1d9a40-2f6b-4c3a-8d5e-9a0b1c2d3e4f".into()],
@@ -195,7 +195,7 @@ fn sample(event: &str) -> Value {
         "recipe.failed" => serde_json::to_value(events::RecipeFailed {
             recipe_id: recipe,
             recipe_title: "Posters".into(),
-            status: "failed",
+            status: RecipeStatus::Failed,
             data_only: true,
             error_message: "no frames".into(),
         }),
@@ -222,7 +222,7 @@ async fn every_event_is_delivered_signed_with_its_envelope_and_data_shape() {
     }
     let log = s.finished(&id, 6).await;
     for d in &log {
-        assert_eq!(d.state, "succeeded", "{d:?}");
+        assert_eq!(d.state, DeliveryState::Succeeded, "{d:?}");
         assert_eq!(d.status_code, Some(200));
         assert!(d.duration_ms.is_some() && d.attempted_at.is_some() && d.error.is_none());
     }
@@ -253,7 +253,7 @@ async fn test_deliveries_reach_disabled_webhooks_without_an_event_header() {
     let (status, queued) = s.admin("POST", &format!("/acme/webhooks/{id}/test"), None).await;
     assert_eq!((status, &queued["event"], &queued["state"]), (StatusCode::ACCEPTED, &json!("test"), &json!("pending")));
     let log = s.finished(&id, 1).await;
-    assert_eq!(log[0].state, "succeeded");
+    assert_eq!(log[0].state, DeliveryState::Succeeded);
     let hits = receiver.hits();
     assert_eq!(hits.len(), 1);
     let envelope = check_delivery(&hits[0], &secret);
@@ -473,7 +473,7 @@ async fn a_restart_marks_deliveries_left_sending_as_failed() {
     assert!(
         until(|| {
             log = webhooks::deliveries(&state, org, &view.id, 10).unwrap();
-            log[0].state == "failed"
+            log[0].state == DeliveryState::Failed
         })
         .await,
         "{log:?}"
@@ -521,7 +521,7 @@ async fn deliveries_recheck_the_address_when_sending() {
         let mut log = Vec::new();
         let done = until(|| {
             log = webhooks::deliveries(&state, org, id, 10).unwrap();
-            log[0].state == "failed"
+            log[0].state == DeliveryState::Failed
         })
         .await;
         assert!(done, "{id}: {log:?}");

@@ -5,6 +5,7 @@
 use std::io::{Read, Write};
 use std::time::Duration;
 
+use crate::support::{DEADLINE, until};
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use http_body_util::BodyExt;
@@ -13,9 +14,8 @@ use kino_server::serve::HttpLimits;
 use kino_server::store::Store;
 use kino_server::{AppState, Config, app, worker};
 use serde_json::{Value, json};
-use support::{DEADLINE, until};
 
-mod support;
+use crate::support;
 
 struct T {
     state: AppState,

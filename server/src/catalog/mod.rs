@@ -1,0 +1,159 @@
+//! The catalog, as a domain: the item of the ingestion interface with its validation and episodic
+//! rules (`item`), and the operations on an organisation's stored catalog: upsert (completing the
+//! hierarchy, applying `operations`), deletion with its cascade, reading an item (as stored or in
+//! the asset-structured form). Each change reaches what depends on the catalog: the vector
+//! indexes, the season's markers, the smartlists. Errors are the domain's own ([`CatalogError`]);
+//! the routes turn them into HTTP answers.
+
+mod item;
+
+pub use item::*;
+use serde_json::Value;
+
+use crate::error::Detail;
+use crate::indexes::SearchError;
+use crate::state::AppState;
+use crate::store::{ItemRow, OrgId, StoreError};
+
+/// Why a catalog operation failed.
+#[derive(Debug, thiserror::Error)]
+pub enum CatalogError {
+    /// The item broke rules (every problem, with where it is).
+    #[error("invalid item: {}", .0.iter().map(|d| format!("{}: {}", d.loc.join("."), d.msg)).collect::<Vec<_>>().join("; "))]
+    Invalid(Vec<Detail>),
+    /// No such item (or one of another organisation, or of another type: indistinguishable).
+    #[error("item {0:?} not found")]
+    NotFound(String),
+    /// The database failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// The item's vectors could not be brought into the organisation's indexes.
+    #[error(transparent)]
+    Index(#[from] SearchError),
+    /// A stored item could not be read back.
+    #[error("stored item {id:?} is unreadable: {reason}")]
+    Unreadable {
+        /// The item.
+        id: String,
+        /// What was wrong.
+        reason: String,
+    },
+}
+
+/// Stores an item or replaces its data: checks it against the stored catalog, creates its missing
+/// series and season as virtual items, applies its `operations`, and brings the indexes, the
+/// season's markers and the smartlists up to date.
+pub fn upsert(state: &AppState, org: OrgId, item: CatalogItem) -> Result<(), CatalogError> {
+    let store = &state.store;
+    item.check_hierarchy(|id| store.item(org, id))?;
+    if matches!(item.item_type.as_str(), "season" | "episode")
+        && let Some(series) = item.series_id()
+        && store.item(org, series)?.is_none()
+    {
+        let parent = CatalogItem::virtual_parent(series, "series", None);
+        store.upsert_item(org, series, "series", &body_of(&parent), false)?;
+    }
+    if item.item_type == "episode"
+        && let (Some(season), Some(series)) = (item.season_id(), item.series_id())
+        && store.item(org, season)?.is_none()
+    {
+        let parent = CatalogItem::virtual_parent(season, "season", Some(series));
+        store.upsert_item(org, season, "season", &body_of(&parent), false)?;
+    }
+    let before = store.item(org, &item.id)?.and_then(|old| crate::products::season_id(&old));
+    store.upsert_item(org, &item.id, &item.item_type, &body_of(&item), false)?;
+    // An item that was deleted is searchable again (and its type may have changed).
+    state.indexes.sync_item(store, org, &item.id)?;
+    // An episode that joins a season (or moves between seasons) changes their markers.
+    let after = store.item(org, &item.id)?.and_then(|new| crate::products::season_id(&new));
+    if before != after {
+        for season in before.iter().chain(after.iter()) {
+            crate::products::season_changed(state, org, season, &item.id)?;
+        }
+    }
+    if item.operations.deleted {
+        delete_cascade(state, org, &item.id)?;
+    }
+    if item.operations.force_asset_reprocess {
+        for task in store.tasks(org, &item.id)?.into_iter().filter(|t| t.active) {
+            store.reprocess(org, &item.id, &task.product, &task.version)?;
+        }
+    }
+    crate::portal::smartlists::catalog_changed(state, org);
+    Ok(())
+}
+
+/// The stored form of an item (serializing a `CatalogItem` cannot fail: its maps have string keys).
+fn body_of(item: &CatalogItem) -> Value {
+    serde_json::to_value(item).unwrap_or(Value::Null)
+}
+
+/// Deletes the item `id` of type `item_type`, keeping its data (a series takes its seasons and
+/// episodes along, a season its episodes).
+pub fn delete(state: &AppState, org: OrgId, item_type: &str, id: &str) -> Result<(), CatalogError> {
+    match state.store.item(org, id)? {
+        Some(item) if item.item_type == item_type => delete_cascade(state, org, id),
+        _ => Err(CatalogError::NotFound(id.to_string())),
+    }
+}
+
+/// Marks an item deleted, and with a series its seasons and episodes, with a season its episodes.
+fn delete_cascade(state: &AppState, org: OrgId, id: &str) -> Result<(), CatalogError> {
+    let store = &state.store;
+    let mut pending = vec![id.to_string()];
+    while let Some(next) = pending.pop() {
+        let Some(item) = store.item(org, &next)? else { continue };
+        store.mark_deleted(org, &next)?;
+        state.indexes.sync_item(store, org, &next)?;
+        if let Some(season) = crate::products::season_id(&item) {
+            crate::products::season_changed(state, org, &season, &item.id)?;
+        }
+        if matches!(item.item_type.as_str(), "series" | "season") {
+            pending.extend(store.children(org, &next)?.into_iter().filter(|c| !c.deleted).map(|c| c.id));
+        }
+    }
+    crate::portal::smartlists::catalog_changed(state, org);
+    Ok(())
+}
+
+/// The item `id` of type `item_type` as last stored (a deleted one only with `allow_deleted`).
+pub fn get(
+    state: &AppState,
+    org: OrgId,
+    item_type: &str,
+    id: &str,
+    allow_deleted: bool,
+) -> Result<ItemRow, CatalogError> {
+    match state.store.item(org, id)? {
+        Some(item) if item.item_type == item_type && (allow_deleted || !item.deleted) => Ok(item),
+        _ => Err(CatalogError::NotFound(id.to_string())),
+    }
+}
+
+/// The asset-structured form of an episode's stored body: `extended_episodic_info` complete, with
+/// its series' and season's titles.
+pub fn asset_model(state: &AppState, org: OrgId, item: &ItemRow) -> Result<Value, CatalogError> {
+    let unreadable = |e: serde_json::Error| CatalogError::Unreadable { id: item.id.clone(), reason: e.to_string() };
+    let mut episode: CatalogItem = serde_json::from_value(item.body.clone()).map_err(unreadable)?;
+    let title_of = |id: Option<&str>| -> Result<Option<String>, StoreError> {
+        Ok(match id {
+            Some(id) => {
+                state.store.item(org, id)?.and_then(|i| i.body.get("title").and_then(Value::as_str).map(String::from))
+            }
+            None => None,
+        })
+    };
+    let info = episode.episodic_info.take().unwrap_or_default();
+    let ext = episode.extended_episodic_info.take().unwrap_or_default();
+    let series_id = ext.series_id.clone().or(info.series_id);
+    let season_id = ext.season_id.clone().or(info.season_id);
+    episode.extended_episodic_info = Some(ExtendedEpisodicInfo {
+        series_title: ext.series_title.clone().or(title_of(series_id.as_deref())?),
+        season_title: ext.season_title.clone().or(title_of(season_id.as_deref())?),
+        series_id,
+        season_id,
+        season_number: ext.season_number.or(info.season_number),
+        episode_number: ext.episode_number.or(info.episode_number),
+    });
+    serde_json::to_value(episode).map_err(unreadable)
+}

@@ -1,0 +1,188 @@
+//! Tasks, as a domain: the interface's state machine of (item, product, version). A task's state
+//! is that of its latest result (`ready` or `failed`), `pending` while none exists:
+//!
+//! | state | operation | outcome |
+//! |---|---|---|
+//! | no task, no result | [`upsert`] | task created active, job queued: `pending` |
+//! | no task, a result | [`upsert`] | task created, the result reused: `ready` / `failed` |
+//! | any | [`upsert`] again | options, active flag and timestamp overwritten; reactivated |
+//! | any | [`deactivate`] | task deactivated; its queued job dropped; the state returned |
+//! | `failed` | [`reset`] | result dropped, job queued again |
+//! | not `failed` | [`reset`] | [`TaskError::NotFailed`] |
+//! | no task, no result | [`status`] / [`deactivate`] / [`reset`] | [`TaskError::NotFound`] |
+//!
+//! Errors are the domain's own; the routes turn them into HTTP answers.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::state::AppState;
+use crate::store::{JobState, OrgId, ResultStatus, StoreError};
+
+/// The state of a task.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum TaskState {
+    /// Not computed yet.
+    Pending,
+    /// The latest result succeeded.
+    Ready,
+    /// The latest result failed.
+    Failed,
+}
+
+impl TaskState {
+    /// The name the interface gives it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TaskState::Pending => "pending",
+            TaskState::Ready => "ready",
+            TaskState::Failed => "failed",
+        }
+    }
+}
+
+impl std::fmt::Display for TaskState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A task's state, and why it failed or what a pending task waits for (empty otherwise).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Status {
+    /// The state.
+    pub state: TaskState,
+    /// Why it failed, or what it waits for.
+    pub error: String,
+}
+
+/// A task of an item and its status.
+#[derive(Debug, Clone)]
+pub struct ItemTask {
+    /// The product.
+    pub product: String,
+    /// The product version.
+    pub version: String,
+    /// Its status.
+    pub status: Status,
+}
+
+/// Why a task operation failed.
+#[derive(Debug, thiserror::Error)]
+pub enum TaskError {
+    /// Neither a task nor a result of (item, product, version) is known.
+    #[error("no task and no result for item {id:?}, product {product:?}, version {version:?}")]
+    NotFound {
+        /// The item.
+        id: String,
+        /// The product.
+        product: String,
+        /// The version.
+        version: String,
+    },
+    /// The item does not exist (or is deleted).
+    #[error("item {0:?} not found")]
+    ItemNotFound(String),
+    /// Only a failed task can be reset.
+    #[error("only a failed task can be reset; this one is {0}")]
+    NotFailed(TaskState),
+    /// The database failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+fn not_found(id: &str, product: &str, version: &str) -> TaskError {
+    TaskError::NotFound { id: id.into(), product: product.into(), version: version.into() }
+}
+
+/// The status of (item, product, version), or `None` when neither a task nor a result is known.
+pub fn status_of(
+    state: &AppState,
+    org: OrgId,
+    id: &str,
+    product: &str,
+    version: &str,
+) -> Result<Option<Status>, StoreError> {
+    let store = &state.store;
+    if let Some(r) = store.result(org, id, product, Some(version))? {
+        let state = match r.status {
+            ResultStatus::Success => TaskState::Ready,
+            ResultStatus::Failed => TaskState::Failed,
+        };
+        return Ok(Some(Status { state, error: r.error }));
+    }
+    let Some(task) = store.task(org, id, product, version)? else { return Ok(None) };
+    let job = store.job_state(org, id, product, version)?;
+    let error = match (job, state.analysis_progress(org, id)) {
+        (Some(_), Some(done)) if store.signals_partial(org, id)? => {
+            format!("transcribing speech (the fast channels are ready): the analysis is {:.0}% done", 100.0 * done)
+        }
+        (Some(_), Some(done)) => format!("analysing the media file: {:.0}% done", 100.0 * done),
+        (Some(JobState::Waiting), None) => {
+            "waiting for the item's signals (PUT /analysis/v1/item/{item_type}/{id})".to_string()
+        }
+        (None, _) if !task.active => "task is inactive".to_string(),
+        _ => String::new(),
+    };
+    Ok(Some(Status { state: TaskState::Pending, error }))
+}
+
+/// The status of (item, product, version).
+pub fn status(state: &AppState, org: OrgId, id: &str, product: &str, version: &str) -> Result<Status, TaskError> {
+    status_of(state, org, id, product, version)?.ok_or_else(|| not_found(id, product, version))
+}
+
+/// Creates or updates the task of a live item with its options (a JSON object) and reactivates it;
+/// a job is queued unless a result exists. Answers the task's status.
+pub fn upsert(
+    state: &AppState,
+    org: OrgId,
+    id: &str,
+    product: &str,
+    version: &str,
+    options: &Value,
+) -> Result<Status, TaskError> {
+    match state.store.item(org, id)? {
+        Some(item) if !item.deleted => {}
+        _ => return Err(TaskError::ItemNotFound(id.to_string())),
+    }
+    state.store.upsert_task(org, id, product, version, &options.to_string())?;
+    state.wake.notify_waiters();
+    status(state, org, id, product, version)
+}
+
+/// Deactivates a task (its queued job is dropped); answers its status. A result without a task
+/// answers its state; nothing at all is [`TaskError::NotFound`].
+pub fn deactivate(state: &AppState, org: OrgId, id: &str, product: &str, version: &str) -> Result<Status, TaskError> {
+    let existed = state.store.deactivate_task(org, id, product, version)?;
+    match status_of(state, org, id, product, version)? {
+        Some(status) if existed || status.state != TaskState::Pending => Ok(status),
+        _ => Err(not_found(id, product, version)),
+    }
+}
+
+/// Resets a failed task: its result is dropped and its job queued again.
+pub fn reset(state: &AppState, org: OrgId, id: &str, product: &str, version: &str) -> Result<(), TaskError> {
+    let current = status(state, org, id, product, version)?;
+    if current.state != TaskState::Failed {
+        return Err(TaskError::NotFailed(current.state));
+    }
+    state.store.reprocess(org, id, product, version)?;
+    state.wake.notify_waiters();
+    Ok(())
+}
+
+/// Every task of an item, with its status.
+pub fn of_item(state: &AppState, org: OrgId, id: &str) -> Result<Vec<ItemTask>, TaskError> {
+    if state.store.item(org, id)?.is_none() {
+        return Err(TaskError::ItemNotFound(id.to_string()));
+    }
+    let mut out = Vec::new();
+    for task in state.store.tasks(org, id)? {
+        let status = status_of(state, org, id, &task.product, &task.version)?
+            .unwrap_or(Status { state: TaskState::Pending, error: String::new() });
+        out.push(ItemTask { product: task.product, version: task.version, status });
+    }
+    Ok(out)
+}

@@ -1,0 +1,17 @@
+//! kino-server's integration tests, one binary (one link of the service and its dependencies
+//! instead of one per file): each module is one area, `support` is what they share (the OpenAPI
+//! contract check, a webhook receiver, polling with a deadline). Run one area with
+//! `cargo test -p kino-server --test server bucket::`.
+
+mod api;
+mod bucket;
+mod hardening;
+mod identity;
+mod media_pipeline;
+mod models;
+mod openapi;
+mod portal;
+mod process;
+mod support;
+mod webhooks;
+mod webhooks_tls;
