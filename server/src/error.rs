@@ -155,6 +155,12 @@ impl AppError {
     }
 }
 
+impl From<tokio::task::JoinError> for AppError {
+    fn from(e: tokio::task::JoinError) -> Self {
+        AppError::Internal(format!("the request's work failed: {e}"))
+    }
+}
+
 impl From<crate::store::StoreError> for AppError {
     fn from(e: crate::store::StoreError) -> Self {
         AppError::Internal(e.to_string())

@@ -426,7 +426,12 @@ pub async fn token(State(state): State<AppState>, headers: HeaderMap, body: Byte
             &format!("scope: unknown scope {bad:?} (known: {})", SCOPES.join(" ")),
         );
     }
-    let client = match state.store.client(&client_id) {
+    // The lookup reads the database: off the async threads.
+    let (s, id) = (state.clone(), client_id.clone());
+    let lookup = tokio::task::spawn_blocking(move || s.store.client(&id).map_err(|e| e.to_string()))
+        .await
+        .unwrap_or_else(|e| Err(e.to_string()));
+    let client = match lookup {
         Ok(c) => c,
         Err(e) => {
             tracing::error!(error = %e, "client lookup failed");

@@ -7,7 +7,7 @@ use serde::Serialize;
 use utoipa::{IntoParams, ToSchema};
 
 use super::envelope::{ItemIdentity, ResultType};
-use super::{ApiCaller, live_item};
+use super::{ApiCaller, blocking, live_item};
 use crate::catalog::result_type;
 use crate::error::AppError;
 use crate::query::{Collect, Params};
@@ -174,7 +174,7 @@ pub async fn millisec(
     Path(id): Path<String>,
     ApiCaller { org, params }: ApiCaller,
 ) -> Result<Json<AdbreaksAnswer>, AppError> {
-    by_window(&state, org, &params, &id, false).map(Json)
+    blocking(move || by_window(&state, org, &params, &id, false).map(Json)).await
 }
 
 /// The item's ad breaks by window, in frame numbers.
@@ -191,7 +191,7 @@ pub async fn frame(
     Path(id): Path<String>,
     ApiCaller { org, params }: ApiCaller,
 ) -> Result<Json<AdbreaksAnswer>, AppError> {
-    by_window(&state, org, &params, &id, true).map(Json)
+    blocking(move || by_window(&state, org, &params, &id, true).map(Json)).await
 }
 
 /// The item's contextual ad breaks: each with the nudity and profanity near it and the tags of the
@@ -209,31 +209,34 @@ pub async fn contextual(
     Path(id): Path<String>,
     ApiCaller { org, params }: ApiCaller,
 ) -> Result<Json<ContextualEnvelope>, AppError> {
-    let mut c = Collect::default();
-    let options = kino::adbreaks::ContextualOptions {
-        minimum_separation: minutes(&mut c, &params, "minimum_separation", 1.0),
-        maximum_separation: minutes(&mut c, &params, "maximum_separation", 5.0),
-        skip_first: minutes(&mut c, &params, "skip_first", 1.0),
-        skip_last: minutes(&mut c, &params, "skip_last", 1.0),
-    };
-    c.finish()?;
-    let (item, prepared) = signals_of(&state, org, &id)?;
-    let s = prepared.signals();
-    let breaks = kino::adbreaks::contextual_adbreaks(s, &options)?;
-    let version_id = version_id("contextual_adbreak", s);
-    let identity = ItemIdentity {
-        inventory_id: item.id.clone(),
-        item_type: result_type(&item.item_type),
-        service_id: item.service_id.clone(),
-        version_id: version_id.clone(),
-    };
-    Ok(Json(ContextualEnvelope {
-        status: ResultStatus::Success,
-        error: "",
-        updated: crate::store::now(),
-        version_id,
-        inventory_id: item.id.clone(),
-        item_type: result_type(&item.item_type),
-        data: ContextualData { item: identity, context_adbreak: breaks },
-    }))
+    blocking(move || {
+        let mut c = Collect::default();
+        let options = kino::adbreaks::ContextualOptions {
+            minimum_separation: minutes(&mut c, &params, "minimum_separation", 1.0),
+            maximum_separation: minutes(&mut c, &params, "maximum_separation", 5.0),
+            skip_first: minutes(&mut c, &params, "skip_first", 1.0),
+            skip_last: minutes(&mut c, &params, "skip_last", 1.0),
+        };
+        c.finish()?;
+        let (item, prepared) = signals_of(&state, org, &id)?;
+        let s = prepared.signals();
+        let breaks = kino::adbreaks::contextual_adbreaks(s, &options)?;
+        let version_id = version_id("contextual_adbreak", s);
+        let identity = ItemIdentity {
+            inventory_id: item.id.clone(),
+            item_type: result_type(&item.item_type),
+            service_id: item.service_id.clone(),
+            version_id: version_id.clone(),
+        };
+        Ok(Json(ContextualEnvelope {
+            status: ResultStatus::Success,
+            error: "",
+            updated: crate::store::now(),
+            version_id,
+            inventory_id: item.id.clone(),
+            item_type: result_type(&item.item_type),
+            data: ContextualData { item: identity, context_adbreak: breaks },
+        }))
+    })
+    .await
 }

@@ -13,6 +13,7 @@ use axum::http::{StatusCode, header};
 use serde_json::Value;
 use subtle::ConstantTimeEq;
 
+use super::blocking;
 use super::portal::PortalError;
 use crate::auth::{CredentialError, generate_key, hash_key, key_prefix};
 use crate::portal::views::{AdminCreativeAsset, AdminRecipe, SmartlistAsset, SmartlistDetail};
@@ -123,10 +124,13 @@ impl FromRequestParts<AppState> for Scope {
             .await
             .map_err(|e| PortalError::new(StatusCode::BAD_REQUEST, e.body_text()))?;
         let name = params.remove("org").unwrap_or_default();
-        let org = state
-            .store
-            .org_by_name(&name)?
-            .ok_or_else(|| PortalError::new(StatusCode::NOT_FOUND, format!("organisation {name:?} not found")))?;
+        let s = state.clone();
+        let org = blocking(move || {
+            s.store
+                .org_by_name(&name)?
+                .ok_or_else(|| PortalError::new(StatusCode::NOT_FOUND, format!("organisation {name:?} not found")))
+        })
+        .await?;
         let id = params.remove("id").or_else(|| params.remove("name")).unwrap_or_default();
         Ok(Scope { org, id })
     }
@@ -138,11 +142,6 @@ fn body(bytes: &Bytes) -> Result<Value, PortalError> {
     }
     serde_json::from_slice(bytes)
         .map_err(|e| PortalError::new(StatusCode::BAD_REQUEST, format!("the body must be a JSON object: {e}")))
-}
-
-/// Runs blocking work (DNS, a whole-organisation refresh) off the async threads.
-async fn blocking<T: Send + 'static>(f: impl FnOnce() -> Answer<T> + Send + 'static) -> Answer<T> {
-    tokio::task::spawn_blocking(f).await.unwrap_or_else(|_| Err(PortalError::internal()))
 }
 
 // ---- organisations, catalogs, credentials ----
@@ -157,7 +156,8 @@ async fn blocking<T: Send + 'static>(f: impl FnOnce() -> Answer<T> + Send + 'sta
     security(("admin_token" = [])),
 )]
 pub async fn list_orgs(State(state): State<AppState>, _: Admin) -> Answer<Vec<Organisation>> {
-    ok(state.store.orgs()?.into_iter().map(|(id, name)| Organisation { id: id.0, name }).collect())
+    blocking(move || ok(state.store.orgs()?.into_iter().map(|(id, name)| Organisation { id: id.0, name }).collect()))
+        .await
 }
 
 /// `POST /admin/v1/orgs` `{name}`: an organisation with a catalog of the same name.
@@ -171,11 +171,14 @@ pub async fn list_orgs(State(state): State<AppState>, _: Admin) -> Answer<Vec<Or
     security(("admin_token" = [])),
 )]
 pub async fn create_org(State(state): State<AppState>, _: Admin, bytes: Bytes) -> Answer<OrganisationCreated> {
-    let name = text("name", body(&bytes)?.get("name"), true, 100)?.unwrap_or_default();
-    let (id, new) = state.store.ensure_org(&name)?;
-    state.store.ensure_catalog(id, &name)?;
-    let answer = OrganisationCreated { id: id.0, name, created: new };
-    if new { created(answer) } else { ok(answer) }
+    blocking(move || {
+        let name = text("name", body(&bytes)?.get("name"), true, 100)?.unwrap_or_default();
+        let (id, new) = state.store.ensure_org(&name)?;
+        state.store.ensure_catalog(id, &name)?;
+        let answer = OrganisationCreated { id: id.0, name, created: new };
+        if new { created(answer) } else { ok(answer) }
+    })
+    .await
 }
 
 /// `GET /admin/v1/orgs/{org}/catalogs`.
@@ -189,12 +192,15 @@ pub async fn create_org(State(state): State<AppState>, _: Admin, bytes: Bytes) -
     security(("admin_token" = [])),
 )]
 pub async fn list_catalogs(State(state): State<AppState>, s: Scope) -> Answer<Vec<AdminCatalog>> {
-    let mut out = Vec::new();
-    for (id, name, created_at) in state.store.catalogs(s.org)? {
-        let generation = state.store.catalog_generation(s.org, &name)?;
-        out.push(AdminCatalog { id, name, created_at, media_generation: generation });
-    }
-    ok(out)
+    blocking(move || {
+        let mut out = Vec::new();
+        for (id, name, created_at) in state.store.catalogs(s.org)? {
+            let generation = state.store.catalog_generation(s.org, &name)?;
+            out.push(AdminCatalog { id, name, created_at, media_generation: generation });
+        }
+        ok(out)
+    })
+    .await
 }
 
 /// `POST /admin/v1/orgs/{org}/catalogs` `{name}`.
@@ -209,9 +215,12 @@ pub async fn list_catalogs(State(state): State<AppState>, s: Scope) -> Answer<Ve
     security(("admin_token" = [])),
 )]
 pub async fn create_catalog(State(state): State<AppState>, s: Scope, bytes: Bytes) -> Answer<CatalogCreated> {
-    let name = text("name", body(&bytes)?.get("name"), true, 200)?.unwrap_or_default();
-    let id = state.store.ensure_catalog(s.org, &name)?;
-    created(CatalogCreated { id, name })
+    blocking(move || {
+        let name = text("name", body(&bytes)?.get("name"), true, 200)?.unwrap_or_default();
+        let id = state.store.ensure_catalog(s.org, &name)?;
+        created(CatalogCreated { id, name })
+    })
+    .await
 }
 
 /// `PATCH /admin/v1/orgs/{org}/catalogs/{name}` `{"media_generation": true}`: turns media asset
@@ -227,13 +236,16 @@ pub async fn create_catalog(State(state): State<AppState>, s: Scope, bytes: Byte
     security(("admin_token" = [])),
 )]
 pub async fn update_catalog(State(state): State<AppState>, s: Scope, bytes: Bytes) -> Answer<CatalogSettingsChanged> {
-    let Some(Value::Bool(enabled)) = body(&bytes)?.get("media_generation").cloned() else {
-        return Err(PortalError::new(StatusCode::BAD_REQUEST, "media_generation: must be true or false"));
-    };
-    if !state.store.set_catalog_generation(s.org, &s.id, enabled)? {
-        return Err(PortalError::new(StatusCode::NOT_FOUND, format!("catalog {:?} not found", s.id)));
-    }
-    ok(CatalogSettingsChanged { name: s.id, media_generation: enabled })
+    blocking(move || {
+        let Some(Value::Bool(enabled)) = body(&bytes)?.get("media_generation").cloned() else {
+            return Err(PortalError::new(StatusCode::BAD_REQUEST, "media_generation: must be true or false"));
+        };
+        if !state.store.set_catalog_generation(s.org, &s.id, enabled)? {
+            return Err(PortalError::new(StatusCode::NOT_FOUND, format!("catalog {:?} not found", s.id)));
+        }
+        ok(CatalogSettingsChanged { name: s.id, media_generation: enabled })
+    })
+    .await
 }
 
 /// `GET /admin/v1/orgs/{org}/api-keys`: prefixes and times only, revoked keys too.
@@ -247,7 +259,7 @@ pub async fn update_catalog(State(state): State<AppState>, s: Scope, bytes: Byte
     security(("admin_token" = [])),
 )]
 pub async fn list_keys(State(state): State<AppState>, s: Scope) -> Answer<Vec<crate::auth::ApiKeyListing>> {
-    ok(crate::auth::keys(&state.store, s.org)?)
+    blocking(move || ok(crate::auth::keys(&state.store, s.org)?)).await
 }
 
 /// `DELETE /admin/v1/orgs/{org}/api-keys/{id}`: revokes the live key with this prefix (as listed);
@@ -262,7 +274,7 @@ pub async fn list_keys(State(state): State<AppState>, s: Scope) -> Answer<Vec<cr
     security(("admin_token" = [])),
 )]
 pub async fn revoke_key(State(state): State<AppState>, s: Scope) -> Answer<Revoked> {
-    ok(Revoked { revoked: crate::auth::revoke_key(&state.store, s.org, &s.id)? })
+    blocking(move || ok(Revoked { revoked: crate::auth::revoke_key(&state.store, s.org, &s.id)? })).await
 }
 
 /// `GET /admin/v1/orgs/{org}/clients`: client ids and times only, revoked clients too.
@@ -276,7 +288,7 @@ pub async fn revoke_key(State(state): State<AppState>, s: Scope) -> Answer<Revok
     security(("admin_token" = [])),
 )]
 pub async fn list_clients(State(state): State<AppState>, s: Scope) -> Answer<Vec<crate::identity::ClientListing>> {
-    ok(crate::identity::clients(&state.store, s.org)?)
+    blocking(move || ok(crate::identity::clients(&state.store, s.org)?)).await
 }
 
 /// `DELETE /admin/v1/orgs/{org}/clients/{id}`: revokes the client; it gets no new token and the
@@ -291,8 +303,11 @@ pub async fn list_clients(State(state): State<AppState>, s: Scope) -> Answer<Vec
     security(("admin_token" = [])),
 )]
 pub async fn revoke_client(State(state): State<AppState>, s: Scope) -> Answer<Revoked> {
-    crate::identity::revoke_client(&state.store, s.org, &s.id)?;
-    ok(Revoked { revoked: s.id.trim().to_string() })
+    blocking(move || {
+        crate::identity::revoke_client(&state.store, s.org, &s.id)?;
+        ok(Revoked { revoked: s.id.trim().to_string() })
+    })
+    .await
 }
 
 /// `POST /admin/v1/orgs/{org}/api-keys`: the key is in this answer only.
@@ -306,10 +321,13 @@ pub async fn revoke_client(State(state): State<AppState>, s: Scope) -> Answer<Re
     security(("admin_token" = [])),
 )]
 pub async fn create_key(State(state): State<AppState>, s: Scope) -> Answer<ApiKeyCreated> {
-    let key = generate_key();
-    state.store.add_key(s.org, &hash_key(&key), &key_prefix(&key))?;
-    let prefix = key_prefix(&key);
-    created(ApiKeyCreated { key, prefix, note: "shown once; stored only as a hash" })
+    blocking(move || {
+        let key = generate_key();
+        state.store.add_key(s.org, &hash_key(&key), &key_prefix(&key))?;
+        let prefix = key_prefix(&key);
+        created(ApiKeyCreated { key, prefix, note: "shown once; stored only as a hash" })
+    })
+    .await
 }
 
 /// `POST /admin/v1/orgs/{org}/clients`: OAuth client credentials; the secret is in this answer only.
@@ -323,9 +341,16 @@ pub async fn create_key(State(state): State<AppState>, s: Scope) -> Answer<ApiKe
     security(("admin_token" = [])),
 )]
 pub async fn create_client(State(state): State<AppState>, s: Scope) -> Answer<ClientCreated> {
-    let (client_id, secret) = crate::identity::new_client();
-    state.store.add_client(s.org, &client_id, &hash_key(&secret))?;
-    created(ClientCreated { client_id, client_secret: secret, note: "the secret is shown once; stored only as a hash" })
+    blocking(move || {
+        let (client_id, secret) = crate::identity::new_client();
+        state.store.add_client(s.org, &client_id, &hash_key(&secret))?;
+        created(ClientCreated {
+            client_id,
+            client_secret: secret,
+            note: "the secret is shown once; stored only as a hash",
+        })
+    })
+    .await
 }
 
 // ---- smartlists ----
@@ -341,7 +366,7 @@ pub async fn create_client(State(state): State<AppState>, s: Scope) -> Answer<Cl
     security(("admin_token" = [])),
 )]
 pub async fn list_smartlists(State(state): State<AppState>, s: Scope) -> Answer<Vec<SmartlistDetail>> {
-    ok(state.store.smartlists(s.org)?.iter().map(views::smartlist_detail).collect())
+    blocking(move || ok(state.store.smartlists(s.org)?.iter().map(views::smartlist_detail).collect())).await
 }
 
 /// `POST /admin/v1/orgs/{org}/smartlists`.
@@ -356,7 +381,7 @@ pub async fn list_smartlists(State(state): State<AppState>, s: Scope) -> Answer<
     security(("admin_token" = [])),
 )]
 pub async fn create_smartlist(State(state): State<AppState>, s: Scope, bytes: Bytes) -> Answer<SmartlistDetail> {
-    created(views::smartlist_detail(&smartlists::create(&state, s.org, &body(&bytes)?)?))
+    blocking(move || created(views::smartlist_detail(&smartlists::create(&state, s.org, &body(&bytes)?)?))).await
 }
 
 /// `GET /admin/v1/orgs/{org}/smartlists/{id}`.
@@ -370,7 +395,7 @@ pub async fn create_smartlist(State(state): State<AppState>, s: Scope, bytes: By
     security(("admin_token" = [])),
 )]
 pub async fn get_smartlist(State(state): State<AppState>, s: Scope) -> Answer<SmartlistDetail> {
-    ok(views::smartlist_detail(&smartlists::get(&state, s.org, &s.id)?))
+    blocking(move || ok(views::smartlist_detail(&smartlists::get(&state, s.org, &s.id)?))).await
 }
 
 /// `PATCH /admin/v1/orgs/{org}/smartlists/{id}`: the fields given.
@@ -385,7 +410,7 @@ pub async fn get_smartlist(State(state): State<AppState>, s: Scope) -> Answer<Sm
     security(("admin_token" = [])),
 )]
 pub async fn update_smartlist(State(state): State<AppState>, s: Scope, bytes: Bytes) -> Answer<SmartlistDetail> {
-    ok(views::smartlist_detail(&smartlists::update(&state, s.org, &s.id, &body(&bytes)?)?))
+    blocking(move || ok(views::smartlist_detail(&smartlists::update(&state, s.org, &s.id, &body(&bytes)?)?))).await
 }
 
 /// `DELETE /admin/v1/orgs/{org}/smartlists/{id}`.
@@ -399,8 +424,11 @@ pub async fn update_smartlist(State(state): State<AppState>, s: Scope, bytes: By
     security(("admin_token" = [])),
 )]
 pub async fn delete_smartlist(State(state): State<AppState>, s: Scope) -> Answer<Deleted> {
-    smartlists::delete(&state, s.org, &s.id)?;
-    ok(Deleted { deleted: s.id })
+    blocking(move || {
+        smartlists::delete(&state, s.org, &s.id)?;
+        ok(Deleted { deleted: s.id })
+    })
+    .await
 }
 
 /// `POST /admin/v1/orgs/{org}/smartlists/{id}/publish`.
@@ -414,7 +442,7 @@ pub async fn delete_smartlist(State(state): State<AppState>, s: Scope) -> Answer
     security(("admin_token" = [])),
 )]
 pub async fn publish_smartlist(State(state): State<AppState>, s: Scope) -> Answer<SmartlistDetail> {
-    ok(views::smartlist_detail(&smartlists::set_published(&state, s.org, &s.id, true)?))
+    blocking(move || ok(views::smartlist_detail(&smartlists::set_published(&state, s.org, &s.id, true)?))).await
 }
 
 /// `POST /admin/v1/orgs/{org}/smartlists/{id}/unpublish`.
@@ -428,7 +456,7 @@ pub async fn publish_smartlist(State(state): State<AppState>, s: Scope) -> Answe
     security(("admin_token" = [])),
 )]
 pub async fn unpublish_smartlist(State(state): State<AppState>, s: Scope) -> Answer<SmartlistDetail> {
-    ok(views::smartlist_detail(&smartlists::set_published(&state, s.org, &s.id, false)?))
+    blocking(move || ok(views::smartlist_detail(&smartlists::set_published(&state, s.org, &s.id, false)?))).await
 }
 
 /// `GET /admin/v1/orgs/{org}/smartlists/{id}/assets`: the members (drafts too).
@@ -442,13 +470,16 @@ pub async fn unpublish_smartlist(State(state): State<AppState>, s: Scope) -> Ans
     security(("admin_token" = [])),
 )]
 pub async fn smartlist_members(State(state): State<AppState>, s: Scope) -> Answer<Vec<SmartlistAsset>> {
-    let list = smartlists::get(&state, s.org, &s.id)?;
-    let mut out = Vec::new();
-    for (i, item) in state.store.smartlist_members(&list.id)?.iter().enumerate() {
-        let title = state.store.item(s.org, item)?.and_then(|it| it.body["title"].as_str().map(String::from));
-        out.push(views::smartlist_asset(item, title.as_deref().unwrap_or(""), i + 1));
-    }
-    ok(out)
+    blocking(move || {
+        let list = smartlists::get(&state, s.org, &s.id)?;
+        let mut out = Vec::new();
+        for (i, item) in state.store.smartlist_members(&list.id)?.iter().enumerate() {
+            let title = state.store.item(s.org, item)?.and_then(|it| it.body["title"].as_str().map(String::from));
+            out.push(views::smartlist_asset(item, title.as_deref().unwrap_or(""), i + 1));
+        }
+        ok(out)
+    })
+    .await
 }
 
 /// `POST /admin/v1/orgs/{org}/smartlists/refresh`: recompute every smartlist of the organisation now.
@@ -479,7 +510,7 @@ pub async fn refresh_smartlists(State(state): State<AppState>, s: Scope) -> Answ
     security(("admin_token" = [])),
 )]
 pub async fn list_recipes(State(state): State<AppState>, s: Scope) -> Answer<Vec<AdminRecipe>> {
-    ok(state.store.recipes(s.org)?.iter().map(views::admin_recipe).collect())
+    blocking(move || ok(state.store.recipes(s.org)?.iter().map(views::admin_recipe).collect())).await
 }
 
 /// `POST /admin/v1/orgs/{org}/recipes`; a published recipe starts running.
@@ -494,7 +525,7 @@ pub async fn list_recipes(State(state): State<AppState>, s: Scope) -> Answer<Vec
     security(("admin_token" = [])),
 )]
 pub async fn create_recipe(State(state): State<AppState>, s: Scope, bytes: Bytes) -> Answer<AdminRecipe> {
-    created(views::admin_recipe(&recipes::create(&state, s.org, &body(&bytes)?)?))
+    blocking(move || created(views::admin_recipe(&recipes::create(&state, s.org, &body(&bytes)?)?))).await
 }
 
 /// `GET /admin/v1/orgs/{org}/recipes/{id}`.
@@ -508,7 +539,7 @@ pub async fn create_recipe(State(state): State<AppState>, s: Scope, bytes: Bytes
     security(("admin_token" = [])),
 )]
 pub async fn get_recipe(State(state): State<AppState>, s: Scope) -> Answer<AdminRecipe> {
-    ok(views::admin_recipe(&recipes::get(&state, s.org, &s.id)?))
+    blocking(move || ok(views::admin_recipe(&recipes::get(&state, s.org, &s.id)?))).await
 }
 
 /// `PATCH /admin/v1/orgs/{org}/recipes/{id}`.
@@ -523,7 +554,7 @@ pub async fn get_recipe(State(state): State<AppState>, s: Scope) -> Answer<Admin
     security(("admin_token" = [])),
 )]
 pub async fn update_recipe(State(state): State<AppState>, s: Scope, bytes: Bytes) -> Answer<AdminRecipe> {
-    ok(views::admin_recipe(&recipes::update(&state, s.org, &s.id, &body(&bytes)?)?))
+    blocking(move || ok(views::admin_recipe(&recipes::update(&state, s.org, &s.id, &body(&bytes)?)?))).await
 }
 
 /// `POST /admin/v1/orgs/{org}/recipes/{id}/publish` (runs it).
@@ -537,7 +568,7 @@ pub async fn update_recipe(State(state): State<AppState>, s: Scope, bytes: Bytes
     security(("admin_token" = [])),
 )]
 pub async fn publish_recipe(State(state): State<AppState>, s: Scope) -> Answer<AdminRecipe> {
-    ok(views::admin_recipe(&recipes::set_published(&state, s.org, &s.id, true)?))
+    blocking(move || ok(views::admin_recipe(&recipes::set_published(&state, s.org, &s.id, true)?))).await
 }
 
 /// `POST /admin/v1/orgs/{org}/recipes/{id}/unpublish`.
@@ -551,7 +582,7 @@ pub async fn publish_recipe(State(state): State<AppState>, s: Scope) -> Answer<A
     security(("admin_token" = [])),
 )]
 pub async fn unpublish_recipe(State(state): State<AppState>, s: Scope) -> Answer<AdminRecipe> {
-    ok(views::admin_recipe(&recipes::set_published(&state, s.org, &s.id, false)?))
+    blocking(move || ok(views::admin_recipe(&recipes::set_published(&state, s.org, &s.id, false)?))).await
 }
 
 /// `POST /admin/v1/orgs/{org}/recipes/{id}/run`: 202 with the run number.
@@ -565,8 +596,11 @@ pub async fn unpublish_recipe(State(state): State<AppState>, s: Scope) -> Answer
     security(("admin_token" = [])),
 )]
 pub async fn run_recipe(State(state): State<AppState>, s: Scope) -> Answer<RunStarted> {
-    let run = recipes::start(&state, s.org, &s.id)?;
-    accepted(RunStarted { recipe_id: s.id, run_number: run, status: RecipeStatus::Running })
+    blocking(move || {
+        let run = recipes::start(&state, s.org, &s.id)?;
+        accepted(RunStarted { recipe_id: s.id, run_number: run, status: RecipeStatus::Running })
+    })
+    .await
 }
 
 /// `GET /admin/v1/orgs/{org}/recipes/{id}/creative-assets`: every asset of every run.
@@ -580,9 +614,12 @@ pub async fn run_recipe(State(state): State<AppState>, s: Scope) -> Answer<RunSt
     security(("admin_token" = [])),
 )]
 pub async fn recipe_assets(State(state): State<AppState>, s: Scope) -> Answer<Vec<AdminCreativeAsset>> {
-    let r = recipes::get(&state, s.org, &s.id)?;
-    let assets = state.store.creative_assets(s.org, Some(&r.id))?;
-    ok(assets.iter().map(|a| views::admin_creative_asset(a, &state.config.media_base_url)).collect())
+    blocking(move || {
+        let r = recipes::get(&state, s.org, &s.id)?;
+        let assets = state.store.creative_assets(s.org, Some(&r.id))?;
+        ok(assets.iter().map(|a| views::admin_creative_asset(a, &state.config.media_base_url)).collect())
+    })
+    .await
 }
 
 // ---- webhooks ----
@@ -598,7 +635,7 @@ pub async fn recipe_assets(State(state): State<AppState>, s: Scope) -> Answer<Ve
     security(("admin_token" = [])),
 )]
 pub async fn list_webhooks(State(state): State<AppState>, s: Scope) -> Answer<Vec<WebhookView>> {
-    ok(webhooks::list(&state, s.org)?)
+    blocking(move || ok(webhooks::list(&state, s.org)?)).await
 }
 
 /// `POST /admin/v1/orgs/{org}/webhooks` `{url, events, enabled}`: the signing secret is in this
@@ -648,8 +685,11 @@ pub async fn create_webhook(State(state): State<AppState>, s: Scope, bytes: Byte
     security(("admin_token" = [])),
 )]
 pub async fn delete_webhook(State(state): State<AppState>, s: Scope) -> Answer<Deleted> {
-    webhooks::delete(&state, s.org, &s.id)?;
-    ok(Deleted { deleted: s.id })
+    blocking(move || {
+        webhooks::delete(&state, s.org, &s.id)?;
+        ok(Deleted { deleted: s.id })
+    })
+    .await
 }
 
 /// `POST /admin/v1/orgs/{org}/webhooks/{id}/enable`.
@@ -663,7 +703,7 @@ pub async fn delete_webhook(State(state): State<AppState>, s: Scope) -> Answer<D
     security(("admin_token" = [])),
 )]
 pub async fn enable_webhook(State(state): State<AppState>, s: Scope) -> Answer<WebhookView> {
-    ok(webhooks::set_enabled(&state, s.org, &s.id, true)?)
+    blocking(move || ok(webhooks::set_enabled(&state, s.org, &s.id, true)?)).await
 }
 
 /// `POST /admin/v1/orgs/{org}/webhooks/{id}/disable`.
@@ -677,7 +717,7 @@ pub async fn enable_webhook(State(state): State<AppState>, s: Scope) -> Answer<W
     security(("admin_token" = [])),
 )]
 pub async fn disable_webhook(State(state): State<AppState>, s: Scope) -> Answer<WebhookView> {
-    ok(webhooks::set_enabled(&state, s.org, &s.id, false)?)
+    blocking(move || ok(webhooks::set_enabled(&state, s.org, &s.id, false)?)).await
 }
 
 /// `POST /admin/v1/orgs/{org}/webhooks/{id}/test`: queues a Test delivery (202).
@@ -691,7 +731,7 @@ pub async fn disable_webhook(State(state): State<AppState>, s: Scope) -> Answer<
     security(("admin_token" = [])),
 )]
 pub async fn test_webhook(State(state): State<AppState>, s: Scope) -> Answer<DeliveryRow> {
-    accepted(webhooks::test(&state, s.org, &s.id)?)
+    blocking(move || accepted(webhooks::test(&state, s.org, &s.id)?)).await
 }
 
 /// `GET /admin/v1/orgs/{org}/webhooks/{id}/deliveries`: the delivery log, newest first.
@@ -705,7 +745,7 @@ pub async fn test_webhook(State(state): State<AppState>, s: Scope) -> Answer<Del
     security(("admin_token" = [])),
 )]
 pub async fn webhook_deliveries(State(state): State<AppState>, s: Scope) -> Answer<Vec<DeliveryRow>> {
-    ok(webhooks::deliveries(&state, s.org, &s.id, webhooks::MAX_LIST)?)
+    blocking(move || ok(webhooks::deliveries(&state, s.org, &s.id, webhooks::MAX_LIST)?)).await
 }
 
 /// `POST /admin/v1/orgs/{org}/webhook-deliveries/{id}/redeliver`: the same bytes again (202).
@@ -719,5 +759,5 @@ pub async fn webhook_deliveries(State(state): State<AppState>, s: Scope) -> Answ
     security(("admin_token" = [])),
 )]
 pub async fn redeliver(State(state): State<AppState>, s: Scope) -> Answer<DeliveryRow> {
-    accepted(webhooks::redeliver(&state, s.org, &s.id)?)
+    blocking(move || accepted(webhooks::redeliver(&state, s.org, &s.id)?)).await
 }

@@ -7,7 +7,7 @@ use axum::http::HeaderMap;
 use kino::Signals;
 use serde_json::json;
 
-use super::{ApiCaller, live_item};
+use super::{ApiCaller, blocking, live_item};
 use crate::error::{AppError, Detail};
 use crate::state::AppState;
 
@@ -58,7 +58,8 @@ pub async fn put_signals(
     headers: HeaderMap,
     body: Body,
 ) -> Result<Json<SignalsAccepted>, AppError> {
-    let item = live_item(&state, org, &id)?;
+    let (s, item_id) = (state.clone(), id.clone());
+    let item = blocking(move || live_item(&s, org, &item_id)).await?;
     if item.item_type != item_type {
         return Err(AppError::item_not_found(&id));
     }

@@ -5,7 +5,7 @@ use axum::body::Bytes;
 use axum::extract::{Path, State};
 use serde_json::{Value, json};
 
-use super::ApiCaller;
+use super::{ApiCaller, blocking};
 use crate::catalog::{self, CatalogError, CatalogItem, ITEM_TYPES};
 use crate::error::{AppError, Detail};
 use crate::openapi::params::{ItemGetQuery, ItemListQuery};
@@ -91,16 +91,19 @@ pub async fn get(
     Path((item_type, id)): Path<(String, String)>,
     ApiCaller { org, params }: ApiCaller,
 ) -> Result<Json<Value>, AppError> {
-    check_type(&item_type)?;
-    let mut c = Collect::default();
-    let allow_deleted = c.take(params.bool("allow_deleted", false), false);
-    let asset_model = c.take(params.bool("asset_model", false), false);
-    c.finish()?;
-    let item = catalog::get(&state, org, &item_type, &id, allow_deleted)?;
-    if asset_model && item.item_type == "episode" {
-        return Ok(Json(catalog::asset_model(&state, org, &item)?));
-    }
-    Ok(Json(item.body))
+    blocking(move || {
+        check_type(&item_type)?;
+        let mut c = Collect::default();
+        let allow_deleted = c.take(params.bool("allow_deleted", false), false);
+        let asset_model = c.take(params.bool("asset_model", false), false);
+        c.finish()?;
+        let item = catalog::get(&state, org, &item_type, &id, allow_deleted)?;
+        if asset_model && item.item_type == "episode" {
+            return Ok(Json(catalog::asset_model(&state, org, &item)?));
+        }
+        Ok(Json(item.body))
+    })
+    .await
 }
 
 /// An entry of the item list.
@@ -130,18 +133,21 @@ pub async fn list(
     State(state): State<AppState>,
     ApiCaller { org, params }: ApiCaller,
 ) -> Result<Json<Vec<ItemListEntry>>, AppError> {
-    let mut c = Collect::default();
-    let page_num = c.take(params.int("page_num", 0, 0), 0);
-    let page_size = c.take(params.int("page_size", 500, 1), 500);
-    let allow_deleted = c.take(params.bool("allow_deleted", false), false);
-    c.finish()?;
-    let items = state.store.items(org, allow_deleted, page_num.saturating_mul(page_size), page_size)?;
-    Ok(Json(
-        items
-            .into_iter()
-            .map(|i| ItemListEntry { id: i.id, service_id: i.service_id, item_type: i.item_type })
-            .collect(),
-    ))
+    blocking(move || {
+        let mut c = Collect::default();
+        let page_num = c.take(params.int("page_num", 0, 0), 0);
+        let page_size = c.take(params.int("page_size", 500, 1), 500);
+        let allow_deleted = c.take(params.bool("allow_deleted", false), false);
+        c.finish()?;
+        let items = state.store.items(org, allow_deleted, page_num.saturating_mul(page_size), page_size)?;
+        Ok(Json(
+            items
+                .into_iter()
+                .map(|i| ItemListEntry { id: i.id, service_id: i.service_id, item_type: i.item_type })
+                .collect(),
+        ))
+    })
+    .await
 }
 
 /// Deletes an item, keeping its data (a series takes its seasons and episodes along, a season
@@ -160,9 +166,12 @@ pub async fn delete(
     Path((item_type, id)): Path<(String, String)>,
     ApiCaller { org, .. }: ApiCaller,
 ) -> Result<Json<Null>, AppError> {
-    check_type(&item_type)?;
-    catalog::delete(&state, org, &item_type, &id)?;
-    Ok(Json(Null))
+    blocking(move || {
+        check_type(&item_type)?;
+        catalog::delete(&state, org, &item_type, &id)?;
+        Ok(Json(Null))
+    })
+    .await
 }
 
 /// The answer of the catalog writes: JSON `null`, as the interface answers.

@@ -6,7 +6,7 @@ use axum::extract::{Path, State};
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use super::{ApiCaller, live_item};
+use super::{ApiCaller, blocking, live_item};
 use crate::error::AppError;
 use crate::openapi::params::PreviewsListQuery;
 use crate::products::MarkersPayload;
@@ -94,9 +94,12 @@ pub async fn asset(
     Path(id): Path<String>,
     ApiCaller { org, .. }: ApiCaller,
 ) -> Result<Json<MarkersAnswer>, AppError> {
-    let item = live_item(&state, org, &id)?;
-    let row = state.store.result(org, &item.id, "markers", None)?;
-    Ok(Json(MarkersAnswer::new(item.id, row.as_ref())))
+    blocking(move || {
+        let item = live_item(&state, org, &id)?;
+        let row = state.store.result(org, &item.id, "markers", None)?;
+        Ok(Json(MarkersAnswer::new(item.id, row.as_ref())))
+    })
+    .await
 }
 
 /// Items with markers, oldest update first.
@@ -112,20 +115,25 @@ pub async fn list(
     State(state): State<AppState>,
     ApiCaller { org, params }: ApiCaller,
 ) -> Result<Json<MarkersList>, AppError> {
-    let mut c = Collect::default();
-    let page_num = c.take(params.int("page_num", 0, 0), 0);
-    let page_size = c.take(params.int("page_size", 1000, 1), 1000);
-    let from = c.take(params.datetime("from_utcdatetime"), None);
-    let to = c.take(params.datetime("to_utcdatetime"), None).unwrap_or_else(crate::store::now);
-    c.finish()?;
-    let (rows, _) = state.store.results(org, "markers", params.get("version"), from.as_deref(), &to, 0, i64::MAX)?;
-    let mut data = Vec::new();
-    for r in &rows {
-        if state.store.item(org, &r.item_id)?.is_some_and(|i| !i.deleted) {
-            data.push(MarkersAnswer::new(r.item_id.clone(), Some(r)));
+    blocking(move || {
+        let mut c = Collect::default();
+        let page_num = c.take(params.int("page_num", 0, 0), 0);
+        let page_size = c.take(params.int("page_size", 1000, 1), 1000);
+        let from = c.take(params.datetime("from_utcdatetime"), None);
+        let to = c.take(params.datetime("to_utcdatetime"), None).unwrap_or_else(crate::store::now);
+        c.finish()?;
+        let (rows, _) =
+            state.store.results(org, "markers", params.get("version"), from.as_deref(), &to, 0, i64::MAX)?;
+        let mut data = Vec::new();
+        for r in &rows {
+            if state.store.item(org, &r.item_id)?.is_some_and(|i| !i.deleted) {
+                data.push(MarkersAnswer::new(r.item_id.clone(), Some(r)));
+            }
         }
-    }
-    let total_count = data.len();
-    let data = data.into_iter().skip(page_num.saturating_mul(page_size) as usize).take(page_size as usize).collect();
-    Ok(Json(MarkersList { page_num, page_size, total_count, data }))
+        let total_count = data.len();
+        let data =
+            data.into_iter().skip(page_num.saturating_mul(page_size) as usize).take(page_size as usize).collect();
+        Ok(Json(MarkersList { page_num, page_size, total_count, data }))
+    })
+    .await
 }

@@ -46,7 +46,9 @@ impl FromRequestParts<AppState> for ApiCaller {
     type Rejection = AppError;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<ApiCaller, AppError> {
-        let (org, params) = caller(state, parts.uri.query(), &parts.headers, Accept::ApiKey)?;
+        // The key's lookup reads the database: off the async threads.
+        let (s, query, headers) = (state.clone(), parts.uri.query().map(str::to_string), parts.headers.clone());
+        let (org, params) = blocking(move || caller(&s, query.as_deref(), &headers, Accept::ApiKey)).await?;
         Ok(ApiCaller { org, params })
     }
 }
@@ -61,6 +63,18 @@ pub fn caller(
     let params = Params::parse(raw)?;
     let org = auth::organisation(state, &params, headers, accept)?;
     Ok((org, params))
+}
+
+/// Runs a handler's store and domain work on tokio's blocking pool, off the async threads: a
+/// query can wait for the database's writer or the disk, a domain operation can compute for a
+/// while. A panic there answers 500 (through `E: From<JoinError>`) instead of dropping the
+/// connection.
+pub async fn blocking<T, E>(work: impl FnOnce() -> Result<T, E> + Send + 'static) -> Result<T, E>
+where
+    T: Send + 'static,
+    E: From<tokio::task::JoinError> + Send + 'static,
+{
+    tokio::task::spawn_blocking(work).await?
 }
 
 /// A live (not deleted) item of the organisation, or 404.

@@ -78,6 +78,13 @@ impl IntoResponse for PortalError {
     }
 }
 
+impl From<tokio::task::JoinError> for PortalError {
+    fn from(e: tokio::task::JoinError) -> Self {
+        tracing::error!(error = %e, "a request's work failed");
+        PortalError::internal()
+    }
+}
+
 impl From<crate::store::StoreError> for PortalError {
     fn from(e: crate::store::StoreError) -> Self {
         tracing::error!(error = %e, "database error");
@@ -88,12 +95,16 @@ impl From<crate::store::StoreError> for PortalError {
 /// The handler's answer: `f` run for the caller's organisation when its token carries `scope`
 /// (the [`count_tokens`](super::tokens::count_tokens) layer authenticated and counted it, and puts
 /// the rate-limit headers on this answer, whatever it is).
-fn answer<T: Serialize>(
+async fn answer<T: Serialize + Send + 'static>(
     caller: &PortalCaller,
     scope: &str,
-    f: impl FnOnce(OrgId) -> Result<T, PortalError>,
+    f: impl FnOnce(OrgId) -> Result<T, PortalError> + Send + 'static,
 ) -> Response {
-    match caller.require(scope).and_then(f) {
+    let work = match caller.require(scope) {
+        Ok(org) => super::blocking(move || f(org)).await,
+        Err(e) => Err(e),
+    };
+    match work {
         Ok(body) => Json(body).into_response(),
         Err(e) => e.into_response(),
     }
@@ -138,10 +149,11 @@ fn catalogs_of(state: &AppState, org: OrgId) -> Result<Vec<PortalCatalog>, Porta
     security(("oauth2" = ["read:smartlist:published"])),
 )]
 pub async fn catalogs(State(state): State<AppState>, RawQuery(raw): RawQuery, caller: PortalCaller) -> Response {
-    answer(&caller, identity::SCOPES[0], |org| {
+    answer(&caller, identity::SCOPES[0], move |org| {
         let (page, limit) = paging(raw.as_deref())?;
         Ok(CatalogPage::of(catalogs_of(&state, org)?, page, limit))
     })
+    .await
 }
 
 /// `GET /catalogs/{id}`.
@@ -156,7 +168,7 @@ pub async fn catalogs(State(state): State<AppState>, RawQuery(raw): RawQuery, ca
     security(("oauth2" = ["read:smartlist:published"])),
 )]
 pub async fn catalog(State(state): State<AppState>, Path(id): Path<String>, caller: PortalCaller) -> Response {
-    answer(&caller, identity::SCOPES[0], |org| {
+    answer(&caller, identity::SCOPES[0], move |org| {
         let id: i64 = id.parse().ok().filter(|v: &i64| v.abs() <= MAX_SAFE_INTEGER).ok_or_else(|| {
             PortalError::new(
                 StatusCode::BAD_REQUEST,
@@ -168,6 +180,7 @@ pub async fn catalog(State(state): State<AppState>, Path(id): Path<String>, call
             .find(|c| c.id == id)
             .ok_or_else(|| PortalError::new(StatusCode::NOT_FOUND, format!("catalog {id} not found")))
     })
+    .await
 }
 
 fn query(raw: Option<&str>) -> Result<Params, PortalError> {
@@ -221,7 +234,7 @@ fn contains_ci(haystack: &str, needle: Option<&str>) -> bool {
     security(("oauth2" = ["read:smartlist:published"])),
 )]
 pub async fn smartlists(State(state): State<AppState>, RawQuery(raw): RawQuery, caller: PortalCaller) -> Response {
-    answer(&caller, identity::SCOPES[0], |org| {
+    answer(&caller, identity::SCOPES[0], move |org| {
         let (page, limit) = paging(raw.as_deref())?;
         let params = query(raw.as_deref())?;
         let catalog_id = match params.get("catalogId") {
@@ -251,6 +264,7 @@ pub async fn smartlists(State(state): State<AppState>, RawQuery(raw): RawQuery, 
             _links: CatalogsLink { catalogs: "/catalogs/".into() },
         })
     })
+    .await
 }
 
 fn published_smartlist(state: &AppState, org: OrgId, id: &str) -> Result<crate::store::SmartlistRow, PortalError> {
@@ -274,7 +288,10 @@ fn published_smartlist(state: &AppState, org: OrgId, id: &str) -> Result<crate::
     security(("oauth2" = ["read:smartlist:published"])),
 )]
 pub async fn smartlist(State(state): State<AppState>, Path(id): Path<String>, caller: PortalCaller) -> Response {
-    answer(&caller, identity::SCOPES[0], |org| Ok(views::smartlist_detail(&published_smartlist(&state, org, &id)?)))
+    answer(&caller, identity::SCOPES[0], move |org| {
+        Ok(views::smartlist_detail(&published_smartlist(&state, org, &id)?))
+    })
+    .await
 }
 
 /// `GET /smartlists/{id}/assets`: the current members in position order.
@@ -294,7 +311,7 @@ pub async fn smartlist_assets(
     RawQuery(raw): RawQuery,
     caller: PortalCaller,
 ) -> Response {
-    answer(&caller, identity::SCOPES[0], |org| {
+    answer(&caller, identity::SCOPES[0], move |org| {
         let s = published_smartlist(&state, org, &id)?;
         let (page, limit) = paging(raw.as_deref())?;
         let offset = (page - 1).saturating_mul(limit);
@@ -310,6 +327,7 @@ pub async fn smartlist_assets(
             _links: SmartlistLink { smartlist: format!("/smartlists/{}", s.id) },
         })
     })
+    .await
 }
 
 /// `GET /recipes/`: published recipes, filtered.
@@ -324,7 +342,7 @@ pub async fn smartlist_assets(
     security(("oauth2" = ["read:recipe:published"])),
 )]
 pub async fn recipes(State(state): State<AppState>, RawQuery(raw): RawQuery, caller: PortalCaller) -> Response {
-    answer(&caller, identity::SCOPES[1], |org| {
+    answer(&caller, identity::SCOPES[1], move |org| {
         let (page, limit) = paging(raw.as_deref())?;
         let params = query(raw.as_deref())?;
         let kind = one_of(&params, "type", &recipes::TYPES)?;
@@ -341,6 +359,7 @@ pub async fn recipes(State(state): State<AppState>, RawQuery(raw): RawQuery, cal
             .collect();
         Ok(RecipePage::of(items, page, limit))
     })
+    .await
 }
 
 /// `GET /recipes/{id}`.
@@ -355,7 +374,7 @@ pub async fn recipes(State(state): State<AppState>, RawQuery(raw): RawQuery, cal
     security(("oauth2" = ["read:recipe:published"])),
 )]
 pub async fn recipe(State(state): State<AppState>, Path(id): Path<String>, caller: PortalCaller) -> Response {
-    answer(&caller, identity::SCOPES[1], |org| {
+    answer(&caller, identity::SCOPES[1], move |org| {
         let id = uuid_path(&id, "recipe")?;
         state
             .store
@@ -364,6 +383,7 @@ pub async fn recipe(State(state): State<AppState>, Path(id): Path<String>, calle
             .map(|r| views::recipe_detail(&r))
             .ok_or_else(|| PortalError::new(StatusCode::NOT_FOUND, format!("recipe {id} not found")))
     })
+    .await
 }
 
 /// The creative assets of the organisation's published recipes.
@@ -385,7 +405,7 @@ fn published_assets(state: &AppState, org: OrgId) -> Result<Vec<crate::store::Cr
     security(("oauth2" = ["read:creative-asset:published"])),
 )]
 pub async fn creative_assets(State(state): State<AppState>, RawQuery(raw): RawQuery, caller: PortalCaller) -> Response {
-    answer(&caller, identity::SCOPES[2], |org| {
+    answer(&caller, identity::SCOPES[2], move |org| {
         let (page, limit) = paging(raw.as_deref())?;
         let params = query(raw.as_deref())?;
         let recipe = params.get("recipeId").map(|r| uuid_path(r, "recipeId")).transpose()?;
@@ -403,6 +423,7 @@ pub async fn creative_assets(State(state): State<AppState>, RawQuery(raw): RawQu
             .collect();
         Ok(CreativeAssetPage { data, pagination: Pagination::new(page, limit, total) })
     })
+    .await
 }
 
 /// `GET /creative-assets/{id}`.
@@ -417,7 +438,7 @@ pub async fn creative_assets(State(state): State<AppState>, RawQuery(raw): RawQu
     security(("oauth2" = ["read:creative-asset:published"])),
 )]
 pub async fn creative_asset(State(state): State<AppState>, Path(id): Path<String>, caller: PortalCaller) -> Response {
-    answer(&caller, identity::SCOPES[2], |org| {
+    answer(&caller, identity::SCOPES[2], move |org| {
         let id = uuid_path(&id, "creative asset")?;
         let a = published_assets(&state, org)?
             .into_iter()
@@ -425,4 +446,5 @@ pub async fn creative_asset(State(state): State<AppState>, Path(id): Path<String
             .ok_or_else(|| PortalError::new(StatusCode::NOT_FOUND, format!("creative asset {id} not found")))?;
         Ok(views::creative_asset_detail(&a, &state.config.media_base_url))
     })
+    .await
 }

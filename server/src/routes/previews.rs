@@ -11,7 +11,7 @@ use serde_json::json;
 use super::envelope::{ClipsData, ClipsEnvelope, GenerationState, GenerationStatus, ItemIdentity, PreviewsList};
 use super::results::{item_status, list_product};
 use super::tokens::PreviewsCaller;
-use super::{StatusEnvelope, live_item};
+use super::{StatusEnvelope, blocking, live_item};
 use crate::auth::random_hex;
 use crate::catalog::result_type;
 use crate::error::{AppError, Detail};
@@ -35,7 +35,7 @@ use crate::store::{NewGeneration, OrgId, Queued, RenderState, ResultStatus};
     security(("api_key" = []), ("api_key_header" = []), ("bearer" = [])),
 )]
 pub async fn clips(State(state): State<AppState>, Path(id): Path<String>, c: PreviewsCaller) -> impl IntoResponse {
-    clips_of(state, c.org, &c.params, id)
+    blocking(move || clips_of(state, c.org, &c.params, id)).await
 }
 
 /// What a per-request selection (clips, thumbnails) reads: the item, its prepared signals, and
@@ -189,7 +189,7 @@ pub async fn generation(
     Path(gen_id): Path<String>,
     c: PreviewsCaller,
 ) -> impl IntoResponse {
-    generation_of(state, c.org, gen_id)
+    blocking(move || generation_of(state, c.org, gen_id)).await
 }
 
 pub(super) fn generation_of(state: AppState, org: OrgId, gen_id: String) -> Result<Json<GenerationStatus>, AppError> {
@@ -229,7 +229,7 @@ pub async fn clip_types(c: PreviewsCaller) -> Result<Json<kino::clips::ClipTypes
     security(("api_key" = []), ("api_key_header" = []), ("bearer" = [])),
 )]
 pub async fn status(State(state): State<AppState>, Path(id): Path<String>, c: PreviewsCaller) -> impl IntoResponse {
-    item_status(&state, c.org, &c.params, &id, "jitpreviews").map(Json)
+    blocking(move || item_status(&state, c.org, &c.params, &id, "jitpreviews").map(Json)).await
 }
 
 /// Items with previews results, oldest update first.
@@ -243,5 +243,5 @@ pub async fn status(State(state): State<AppState>, Path(id): Path<String>, c: Pr
     security(("api_key" = []), ("api_key_header" = []), ("bearer" = [])),
 )]
 pub async fn list(State(state): State<AppState>, c: PreviewsCaller) -> impl IntoResponse {
-    list_product(&state, c.org, &c.params, "jitpreviews", 1000, None).map(Json)
+    blocking(move || list_product(&state, c.org, &c.params, "jitpreviews", 1000, None).map(Json)).await
 }

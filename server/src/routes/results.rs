@@ -12,7 +12,7 @@ use super::envelope::{
     ProfanityLabelEnvelope, ProfanityList, ProfanitySegmentsEnvelope, SceneEmbeddingsEnvelope, SceneEmbeddingsList,
     SceneTagsEnvelope, SceneTagsList,
 };
-use super::{ApiCaller, ResultEnvelope, ResultList, StatusEnvelope, live_item};
+use super::{ApiCaller, ResultEnvelope, ResultList, StatusEnvelope, blocking, live_item};
 use crate::catalog::result_type;
 use crate::error::AppError;
 use crate::openapi::params::{
@@ -141,7 +141,7 @@ macro_rules! item_endpoint {
             Path(id): Path<String>,
             ApiCaller { org, params }: ApiCaller,
         ) -> Result<Json<ResultEnvelope>, AppError> {
-            item_result(&state, org, &params, &id, $product, $part).map(Json)
+            blocking(move || item_result(&state, org, &params, &id, $product, $part)).await.map(Json)
         }
     };
 }
@@ -162,7 +162,7 @@ macro_rules! status_endpoint {
             Path(id): Path<String>,
             ApiCaller { org, params }: ApiCaller,
         ) -> Result<Json<StatusEnvelope>, AppError> {
-            item_status(&state, org, &params, &id, $product).map(Json)
+            blocking(move || item_status(&state, org, &params, &id, $product)).await.map(Json)
         }
     };
 }
@@ -344,7 +344,7 @@ pub async fn profanity_list(
     State(state): State<AppState>,
     ApiCaller { org, params }: ApiCaller,
 ) -> Result<Json<ResultList>, AppError> {
-    list_product(&state, org, &params, "profanity", 500, None).map(Json)
+    blocking(move || list_product(&state, org, &params, "profanity", 500, None).map(Json)).await
 }
 
 /// Items with nudity results, oldest update first.
@@ -360,7 +360,7 @@ pub async fn nudity_list(
     State(state): State<AppState>,
     ApiCaller { org, params }: ApiCaller,
 ) -> Result<Json<ResultList>, AppError> {
-    list_product(&state, org, &params, "nudity", 500, None).map(Json)
+    blocking(move || list_product(&state, org, &params, "nudity", 500, None).map(Json)).await
 }
 
 /// Items with fingerprint+ results, oldest update first.
@@ -376,7 +376,7 @@ pub async fn fingerprintplus_list(
     State(state): State<AppState>,
     ApiCaller { org, params }: ApiCaller,
 ) -> Result<Json<ResultList>, AppError> {
-    list_product(&state, org, &params, "fingerprintplus", 500, None).map(Json)
+    blocking(move || list_product(&state, org, &params, "fingerprintplus", 500, None).map(Json)).await
 }
 
 /// Items with scene tags, oldest update first.
@@ -392,7 +392,7 @@ pub async fn scene_tags_list(
     State(state): State<AppState>,
     ApiCaller { org, params }: ApiCaller,
 ) -> Result<Json<ResultList>, AppError> {
-    list_product(&state, org, &params, "scene_tags", 500, None).map(Json)
+    blocking(move || list_product(&state, org, &params, "scene_tags", 500, None).map(Json)).await
 }
 
 /// Items with content summaries, oldest update first.
@@ -408,7 +408,7 @@ pub async fn content_summary_list(
     State(state): State<AppState>,
     ApiCaller { org, params }: ApiCaller,
 ) -> Result<Json<ResultList>, AppError> {
-    list_product(&state, org, &params, "content_summary", 500, None).map(Json)
+    blocking(move || list_product(&state, org, &params, "content_summary", 500, None).map(Json)).await
 }
 
 /// Items with emotions results, oldest update first, of one type or all.
@@ -424,24 +424,27 @@ pub async fn emotions_list(
     State(state): State<AppState>,
     ApiCaller { org, params }: ApiCaller,
 ) -> Result<Json<ResultList>, AppError> {
-    let kind = params.get("type").unwrap_or("all");
-    let types: Option<&[&str]> = match kind {
-        "all" => None,
-        "movie" | "standalone" => Some(&["standalone"]),
-        "episode" => Some(&["episode"]),
-        "series" => Some(&["series"]),
-        "season" => Some(&["season"]),
-        other => {
-            return Err(AppError::invalid(crate::error::Detail::query(
-                "type",
-                "enum",
-                "Input should be 'all', 'movie', 'episode', 'series' or 'season'",
-                json!(other),
-                json!({"expected": "'all', 'movie', 'episode', 'series' or 'season'"}),
-            )));
-        }
-    };
-    list_product(&state, org, &params, "emotions", 500, types).map(Json)
+    blocking(move || {
+        let kind = params.get("type").unwrap_or("all");
+        let types: Option<&[&str]> = match kind {
+            "all" => None,
+            "movie" | "standalone" => Some(&["standalone"]),
+            "episode" => Some(&["episode"]),
+            "series" => Some(&["series"]),
+            "season" => Some(&["season"]),
+            other => {
+                return Err(AppError::invalid(crate::error::Detail::query(
+                    "type",
+                    "enum",
+                    "Input should be 'all', 'movie', 'episode', 'series' or 'season'",
+                    json!(other),
+                    json!({"expected": "'all', 'movie', 'episode', 'series' or 'season'"}),
+                )));
+            }
+        };
+        list_product(&state, org, &params, "emotions", 500, types).map(Json)
+    })
+    .await
 }
 
 fn embedding_list(state: &AppState, org: OrgId, params: &Params, product: &str) -> Result<ResultList, AppError> {
@@ -467,7 +470,7 @@ pub async fn semantic_list(
     State(state): State<AppState>,
     ApiCaller { org, params }: ApiCaller,
 ) -> Result<Json<ResultList>, AppError> {
-    embedding_list(&state, org, &params, "semantic").map(Json)
+    blocking(move || embedding_list(&state, org, &params, "semantic").map(Json)).await
 }
 
 /// Items with scene embeddings, oldest update first.
@@ -483,7 +486,7 @@ pub async fn semantic_scenes_list(
     State(state): State<AppState>,
     ApiCaller { org, params }: ApiCaller,
 ) -> Result<Json<ResultList>, AppError> {
-    embedding_list(&state, org, &params, "semantic_scenes").map(Json)
+    blocking(move || embedding_list(&state, org, &params, "semantic_scenes").map(Json)).await
 }
 
 /// The embedding of a text query (1024 floats), for searching scene embeddings.
@@ -565,7 +568,7 @@ pub struct SimilarTitle {
 }
 
 /// `GET /results/similar/similar/v2/{movies|series|}/{id}`: nearest titles by item embedding.
-pub async fn similar(
+pub fn similar(
     state: &AppState,
     org: OrgId,
     params: &Params,
@@ -632,7 +635,7 @@ pub async fn similar_any(
     Path(id): Path<String>,
     ApiCaller { org, params }: ApiCaller,
 ) -> Result<Json<SimilarTitles>, AppError> {
-    similar(&state, org, &params, &id, None).await.map(Json)
+    blocking(move || similar(&state, org, &params, &id, None)).await.map(Json)
 }
 
 /// Movies (standalone items) similar to an item (deprecated).
@@ -649,7 +652,7 @@ pub async fn similar_movies(
     Path(id): Path<String>,
     ApiCaller { org, params }: ApiCaller,
 ) -> Result<Json<SimilarTitles>, AppError> {
-    similar(&state, org, &params, &id, Some("standalone")).await.map(Json)
+    blocking(move || similar(&state, org, &params, &id, Some("standalone"))).await.map(Json)
 }
 
 /// Series similar to an item (deprecated).
@@ -666,5 +669,5 @@ pub async fn similar_series(
     Path(id): Path<String>,
     ApiCaller { org, params }: ApiCaller,
 ) -> Result<Json<SimilarTitles>, AppError> {
-    similar(&state, org, &params, &id, Some("series")).await.map(Json)
+    blocking(move || similar(&state, org, &params, &id, Some("series"))).await.map(Json)
 }

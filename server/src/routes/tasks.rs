@@ -10,7 +10,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 use utoipa::ToSchema;
 
-use super::ApiCaller;
+use super::{ApiCaller, blocking};
 use crate::error::{AppError, Detail};
 use crate::openapi::schemas::Empty;
 use crate::products::PRODUCTS;
@@ -152,9 +152,12 @@ pub async fn get(
     Path((id, product, version)): Path<TaskPath>,
     ApiCaller { org, .. }: ApiCaller,
 ) -> Result<Json<TaskStatus>, AppError> {
-    check_product(&product)?;
-    let status = tasks::status(&state, org, &id, &product, &version)?;
-    Ok(Json(task_body(&id, &product, &version, status)))
+    blocking(move || {
+        check_product(&product)?;
+        let status = tasks::status(&state, org, &id, &product, &version)?;
+        Ok(Json(task_body(&id, &product, &version, status)))
+    })
+    .await
 }
 
 /// Creates or updates a task (idempotent; reactivates it); a job is queued unless a result exists.
@@ -174,54 +177,57 @@ pub async fn post(
     ApiCaller { org, .. }: ApiCaller,
     body: Bytes,
 ) -> Result<Json<TaskStatus>, AppError> {
-    check_product(&product)?;
-    if version.is_empty() {
-        return Err(AppError::invalid(Detail::query(
-            "version",
-            "string_too_short",
-            "String should have at least 1 character",
-            json!(version),
-            json!({"min_length": 1}),
-        )));
-    }
-    let options: Value = if body.iter().all(u8::is_ascii_whitespace) {
-        json!({})
-    } else {
-        match serde_json::from_slice::<Value>(&body) {
-            Ok(v @ Value::Object(_)) => v,
-            Ok(other) => {
-                return Err(AppError::invalid(Detail {
-                    kind: "model_attributes_type".into(),
-                    loc: vec!["body".into()],
-                    msg: "Input should be a valid dictionary or object".into(),
-                    input: other,
-                    ctx: Value::Null,
-                }));
-            }
-            Err(e) => {
-                return Err(AppError::invalid(Detail {
-                    kind: "json_invalid".into(),
-                    loc: vec!["body".into()],
-                    msg: format!("JSON decode error: {e}"),
-                    input: Value::Null,
-                    ctx: Value::Null,
-                }));
-            }
+    blocking(move || {
+        check_product(&product)?;
+        if version.is_empty() {
+            return Err(AppError::invalid(Detail::query(
+                "version",
+                "string_too_short",
+                "String should have at least 1 character",
+                json!(version),
+                json!({"min_length": 1}),
+            )));
         }
-    };
-    if let Some(p) = options.get("priority")
-        && !p.is_string()
-    {
-        return Err(AppError::invalid(Detail {
-            kind: "string_type".into(),
-            loc: vec!["body".into(), "priority".into()],
-            msg: "Input should be a valid string".into(),
-            input: p.clone(),
-            ctx: Value::Null,
-        }));
-    }
-    let status = tasks::upsert(&state, org, &id, &product, &version, &options)?;
-    Ok(Json(task_body(&id, &product, &version, status)))
+        let options: Value = if body.iter().all(u8::is_ascii_whitespace) {
+            json!({})
+        } else {
+            match serde_json::from_slice::<Value>(&body) {
+                Ok(v @ Value::Object(_)) => v,
+                Ok(other) => {
+                    return Err(AppError::invalid(Detail {
+                        kind: "model_attributes_type".into(),
+                        loc: vec!["body".into()],
+                        msg: "Input should be a valid dictionary or object".into(),
+                        input: other,
+                        ctx: Value::Null,
+                    }));
+                }
+                Err(e) => {
+                    return Err(AppError::invalid(Detail {
+                        kind: "json_invalid".into(),
+                        loc: vec!["body".into()],
+                        msg: format!("JSON decode error: {e}"),
+                        input: Value::Null,
+                        ctx: Value::Null,
+                    }));
+                }
+            }
+        };
+        if let Some(p) = options.get("priority")
+            && !p.is_string()
+        {
+            return Err(AppError::invalid(Detail {
+                kind: "string_type".into(),
+                loc: vec!["body".into(), "priority".into()],
+                msg: "Input should be a valid string".into(),
+                input: p.clone(),
+                ctx: Value::Null,
+            }));
+        }
+        let status = tasks::upsert(&state, org, &id, &product, &version, &options)?;
+        Ok(Json(task_body(&id, &product, &version, status)))
+    })
+    .await
 }
 
 /// Deactivates a task (its queued job is dropped); answers its status.
@@ -239,9 +245,12 @@ pub async fn delete(
     Path((id, product, version)): Path<TaskPath>,
     ApiCaller { org, .. }: ApiCaller,
 ) -> Result<Json<TaskStatus>, AppError> {
-    check_product(&product)?;
-    let status = tasks::deactivate(&state, org, &id, &product, &version)?;
-    Ok(Json(task_body(&id, &product, &version, status)))
+    blocking(move || {
+        check_product(&product)?;
+        let status = tasks::deactivate(&state, org, &id, &product, &version)?;
+        Ok(Json(task_body(&id, &product, &version, status)))
+    })
+    .await
 }
 
 /// Resets a failed task: its result is dropped and the job queued again (400 unless failed).
@@ -262,9 +271,12 @@ pub async fn reset(
     Path((id, product, version)): Path<TaskPath>,
     ApiCaller { org, .. }: ApiCaller,
 ) -> Result<impl IntoResponse, AppError> {
-    check_product(&product)?;
-    tasks::reset(&state, org, &id, &product, &version)?;
-    Ok((StatusCode::OK, Json(Empty {})))
+    blocking(move || {
+        check_product(&product)?;
+        tasks::reset(&state, org, &id, &product, &version)?;
+        Ok((StatusCode::OK, Json(Empty {})))
+    })
+    .await
 }
 
 /// Every task of an item, with its status.
@@ -282,14 +294,17 @@ pub async fn list(
     Path(id): Path<String>,
     ApiCaller { org, .. }: ApiCaller,
 ) -> Result<Json<Vec<TaskSummary>>, AppError> {
-    let list = tasks::of_item(&state, org, &id)?;
-    Ok(Json(
-        list.into_iter()
-            .map(|t| TaskSummary {
-                task_status: TaskSummaryStatus { status: t.status.state, error: t.status.error },
-                product: t.product,
-                version: t.version,
-            })
-            .collect(),
-    ))
+    blocking(move || {
+        let list = tasks::of_item(&state, org, &id)?;
+        Ok(Json(
+            list.into_iter()
+                .map(|t| TaskSummary {
+                    task_status: TaskSummaryStatus { status: t.status.state, error: t.status.error },
+                    product: t.product,
+                    version: t.version,
+                })
+                .collect(),
+        ))
+    })
+    .await
 }

@@ -7,13 +7,13 @@ use axum::extract::{Path, State};
 use axum::response::IntoResponse;
 use kino::thumbnail::{ThumbnailQuery, jit_thumbnails};
 
-use super::StatusEnvelope;
 use super::envelope::{
     GenerationStatus, ItemIdentity, ThumbnailOut, ThumbnailsAnswer, ThumbnailsAnswerData, ThumbnailsList,
 };
 use super::previews::{Selection, generation_of, queue_generation, require_generation, selection_pairs};
 use super::results::{item_status, list_product};
 use super::tokens::PreviewsCaller;
+use super::{StatusEnvelope, blocking};
 use crate::catalog::result_type;
 use crate::error::AppError;
 use crate::state::AppState;
@@ -36,7 +36,7 @@ use crate::store::{OrgId, ResultStatus};
     security(("api_key" = []), ("api_key_header" = []), ("bearer" = [])),
 )]
 pub async fn thumbnails(State(state): State<AppState>, Path(id): Path<String>, c: PreviewsCaller) -> impl IntoResponse {
-    thumbnails_of(state, c.org, &c.params, id)
+    blocking(move || thumbnails_of(state, c.org, &c.params, id)).await
 }
 
 fn thumbnails_of(
@@ -101,7 +101,7 @@ pub async fn generation(
     Path(gen_id): Path<String>,
     c: PreviewsCaller,
 ) -> impl IntoResponse {
-    generation_of(state, c.org, gen_id)
+    blocking(move || generation_of(state, c.org, gen_id)).await
 }
 
 /// The status of the item's thumbnails result (its signals were processed).
@@ -115,7 +115,7 @@ pub async fn generation(
     security(("api_key" = []), ("api_key_header" = []), ("bearer" = [])),
 )]
 pub async fn status(State(state): State<AppState>, Path(id): Path<String>, c: PreviewsCaller) -> impl IntoResponse {
-    item_status(&state, c.org, &c.params, &id, "jitthumbnails").map(Json)
+    blocking(move || item_status(&state, c.org, &c.params, &id, "jitthumbnails").map(Json)).await
 }
 
 /// Items with thumbnails results, oldest update first.
@@ -129,5 +129,5 @@ pub async fn status(State(state): State<AppState>, Path(id): Path<String>, c: Pr
     security(("api_key" = []), ("api_key_header" = []), ("bearer" = [])),
 )]
 pub async fn list(State(state): State<AppState>, c: PreviewsCaller) -> impl IntoResponse {
-    list_product(&state, c.org, &c.params, "jitthumbnails", 1000, None).map(Json)
+    blocking(move || list_product(&state, c.org, &c.params, "jitthumbnails", 1000, None).map(Json)).await
 }

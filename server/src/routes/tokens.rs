@@ -119,30 +119,42 @@ pub async fn count_tokens(
     mut request: Request,
     next: Next,
 ) -> Response {
-    let bearer = crate::auth::bearer(request.headers());
-    let claims = match interface {
+    let token = match (interface, crate::auth::bearer(request.headers())) {
         // Any bearer credential must be a valid token here.
-        Interface::Portal => bearer.map_or(Err(TokenError::Missing), |token| identity::authenticate(&state, token)),
+        (Interface::Portal, None) => return token_refused(interface, TokenError::Missing),
+        (Interface::Portal, Some(token)) => token.to_string(),
         // A bearer API key is the previews' business (an API key caller, not counted).
-        Interface::Previews => match bearer.filter(|b| crate::auth::is_access_token(b)) {
-            Some(token) => identity::authenticate(&state, token),
+        (Interface::Previews, bearer) => match bearer.filter(|b| crate::auth::is_access_token(b)) {
+            Some(token) => token.to_string(),
             None => return next.run(request).await,
         },
     };
-    let claims = match claims {
-        Ok(claims) => claims,
-        Err(e) => return token_refused(interface, e),
-    };
-    let org = OrgId(claims.org);
-    let quota = match state.limiter.hit(&state.store, org) {
-        Ok(quota) => quota,
-        Err(e) => {
+    // The client's liveness and the request count are in the database: off the async threads.
+    let s = state.clone();
+    let checked = tokio::task::spawn_blocking(move || {
+        let claims = identity::authenticate(&s, &token)?;
+        let quota = s.limiter.hit(&s.store, OrgId(claims.org)).map_err(Counted::Store)?;
+        Ok::<_, Counted>((claims, quota))
+    })
+    .await
+    .unwrap_or(Err(Counted::Failed));
+    let (claims, quota) = match checked {
+        Ok(pair) => pair,
+        Err(Counted::Token(e)) => return token_refused(interface, e),
+        Err(Counted::Store(e)) => {
             return match interface {
                 Interface::Portal => PortalError::from(e).into_response(),
                 Interface::Previews => AppError::from(e).into_response(),
             };
         }
+        Err(Counted::Failed) => {
+            return match interface {
+                Interface::Portal => PortalError::internal().into_response(),
+                Interface::Previews => AppError::Internal("the rate-limit check failed".into()).into_response(),
+            };
+        }
     };
+    let org = OrgId(claims.org);
     let res = if quota.allowed {
         request.extensions_mut().insert(TokenCaller { org, claims: Arc::new(claims) });
         next.run(request).await
@@ -154,6 +166,22 @@ pub async fn count_tokens(
         }
     };
     with_quota(res, quota)
+}
+
+/// Why [`count_tokens`] could not count a request.
+enum Counted {
+    /// The token was refused.
+    Token(TokenError),
+    /// The database failed.
+    Store(crate::store::StoreError),
+    /// The check itself failed (a panic on the blocking pool).
+    Failed,
+}
+
+impl From<TokenError> for Counted {
+    fn from(e: TokenError) -> Self {
+        Counted::Token(e)
+    }
 }
 
 /// The caller of a portal endpoint (behind [`count_tokens`]); [`PortalCaller::require`] checks
@@ -205,14 +233,24 @@ impl FromRequestParts<AppState> for PreviewsCaller {
                     Some(insufficient_scope_challenge(identity::PREVIEWS_SCOPE)),
                 ));
             }
-            Some(token) => (token.org, Params::parse(parts.uri.query()).map_err(IntoResponse::into_response)?),
-            None => super::caller(state, parts.uri.query(), &parts.headers, crate::auth::Accept::ApiKeyOrBearer)
-                .map_err(IntoResponse::into_response)?,
+            Some(token) => (Some(token.org), Params::parse(parts.uri.query()).map_err(IntoResponse::into_response)?),
+            None => (None, Params::default()),
         };
-        let name = params.required("catalog").map_err(|e| AppError::invalid(e).into_response())?;
-        if !state.store.has_catalog(org, name).map_err(|e| AppError::from(e).into_response())? {
-            return Err(AppError::NotFound(format!("catalog {name:?} not found")).into_response());
-        }
+        // The API key's and the catalog's lookups read the database: off the async threads.
+        let (s, query, headers) = (state.clone(), parts.uri.query().map(str::to_string), parts.headers.clone());
+        let found = super::blocking(move || {
+            let (org, params) = match org {
+                Some(org) => (org, params),
+                None => super::caller(&s, query.as_deref(), &headers, crate::auth::Accept::ApiKeyOrBearer)?,
+            };
+            let name = params.required("catalog").map_err(AppError::invalid)?;
+            if !s.store.has_catalog(org, name)? {
+                return Err(AppError::NotFound(format!("catalog {name:?} not found")));
+            }
+            Ok((org, params))
+        })
+        .await;
+        let (org, params) = found.map_err(IntoResponse::into_response)?;
         Ok(PreviewsCaller { org, params })
     }
 }

@@ -969,6 +969,25 @@ mod tests {
     use super::*;
 
     #[test]
+    fn reads_run_beside_a_held_writer_and_cannot_write() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = std::sync::Arc::new(Store::open(&dir.path().join("kino.sqlite3")).unwrap());
+        let (org, _) = store.ensure_org("acme").unwrap();
+        // The writer is busy (held here, as a long write would hold it): a read still answers.
+        let held = store.writer.lock().unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        let reader = store.clone();
+        std::thread::spawn(move || tx.send(reader.org_by_name("acme").unwrap()).unwrap());
+        let found = rx.recv_timeout(std::time::Duration::from_secs(60)).expect("a read waited for the writer");
+        assert_eq!(found, Some(org));
+        drop(held);
+        // A write slipped into a read is refused by the connection, not raced.
+        let e = store.read(|c| c.execute("INSERT INTO orgs (name, created_at) VALUES ('x', 'now')", [])).unwrap_err();
+        assert!(e.to_string().contains("readonly") || e.to_string().contains("read-only"), "{e}");
+        assert_eq!(store.org_by_name("x").unwrap(), None);
+    }
+
+    #[test]
     fn a_database_of_an_earlier_version_gains_the_new_columns() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("old.sqlite3");

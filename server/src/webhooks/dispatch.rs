@@ -58,11 +58,12 @@ impl Clients {
 /// ([`INTERRUPTED`]). On shutdown, sends in flight are awaited for up to the timeout plus a
 /// second; any still running then are dropped and marked failed the same way.
 pub async fn run_dispatcher(state: AppState, mut shutdown: watch::Receiver<bool>) {
-    match state.store.fail_sending_deliveries(INTERRUPTED) {
+    off_thread(&state, |s| match s.store.fail_sending_deliveries(INTERRUPTED) {
         Ok(0) => {}
         Ok(n) => tracing::warn!(deliveries = n, "webhook deliveries interrupted by a restart marked failed"),
         Err(e) => tracing::error!(error = %e, "cannot mark interrupted webhook deliveries"),
-    }
+    })
+    .await;
     let timeout = state.config.webhook_timeout;
     let clients =
         match Clients::new(timeout, state.config.webhook_allow_loopback, state.config.webhook_ca_pem.as_deref()) {
@@ -81,17 +82,21 @@ pub async fn run_dispatcher(state: AppState, mut shutdown: watch::Receiver<bool>
         }
         if Instant::now() >= next_prune {
             next_prune = Instant::now() + PRUNE_EVERY;
-            prune(&state);
+            off_thread(&state, prune).await;
         }
         while in_flight.try_join_next().is_some() {}
         let free = permits.available_permits();
         let claimed = if free == 0 {
             Vec::new()
         } else {
-            state.store.claim_deliveries(free).unwrap_or_else(|e| {
-                tracing::error!(error = %e, "cannot claim webhook deliveries");
-                Vec::new()
+            off_thread(&state, move |s| {
+                s.store.claim_deliveries(free).unwrap_or_else(|e| {
+                    tracing::error!(error = %e, "cannot claim webhook deliveries");
+                    Vec::new()
+                })
             })
+            .await
+            .unwrap_or_default()
         };
         let more = free > 0 && claimed.len() == free;
         for delivery in claimed {
@@ -100,9 +105,12 @@ pub async fn run_dispatcher(state: AppState, mut shutdown: watch::Receiver<bool>
             in_flight.spawn(async move {
                 let outcome =
                     send(&clients, &delivery, &state.secrets, state.config.webhook_allow_loopback, timeout).await;
-                if let Err(e) = state.store.finish_delivery(&delivery.id, &outcome) {
-                    tracing::error!(error = %e, delivery = %delivery.id, "cannot record a webhook delivery");
-                }
+                off_thread(&state, move |s| {
+                    if let Err(e) = s.store.finish_delivery(&delivery.id, &outcome) {
+                        tracing::error!(error = %e, delivery = %delivery.id, "cannot record a webhook delivery");
+                    }
+                })
+                .await;
                 drop(permit);
             });
         }
@@ -120,10 +128,23 @@ pub async fn run_dispatcher(state: AppState, mut shutdown: watch::Receiver<bool>
     let drained = tokio::time::timeout(grace, async { while in_flight.join_next().await.is_some() {} }).await;
     if drained.is_err() {
         in_flight.shutdown().await;
-        if let Err(e) = state.store.fail_sending_deliveries(INTERRUPTED) {
-            tracing::error!(error = %e, "cannot mark interrupted webhook deliveries");
-        }
+        off_thread(&state, |s| {
+            if let Err(e) = s.store.fail_sending_deliveries(INTERRUPTED) {
+                tracing::error!(error = %e, "cannot mark interrupted webhook deliveries");
+            }
+        })
+        .await;
     }
+}
+
+/// Runs database work on tokio's blocking pool, off the async threads; `None` when that work
+/// panicked (it logs its own errors).
+async fn off_thread<T: Send + 'static>(
+    state: &AppState,
+    work: impl FnOnce(&AppState) -> T + Send + 'static,
+) -> Option<T> {
+    let s = state.clone();
+    tokio::task::spawn_blocking(move || work(&s)).await.ok()
 }
 
 /// How often the delivery log is pruned.
