@@ -67,7 +67,7 @@ pub fn bootstrap(state: &AppState, demo_dir: &Path) -> Result<Option<String>, St
         // The demo's generated signals have no audio fingerprint (only an analysis of real media
         // has one), so the fingerprint products are not requested for them.
         let fingerprinted = signals.audio_fingerprint.is_some();
-        state.put_signals(org, id, signals).map_err(|e| e.to_string())?;
+        crate::signals::put(state, org, id, signals).map_err(|e| e.to_string())?;
         for product in PROCESSED.iter().filter(|p| fingerprinted || !p.starts_with("fingerprint")) {
             store.upsert_task(org, id, product, DEMO_VERSION, "{}").map_err(|e| e.to_string())?;
         }

@@ -22,6 +22,7 @@ pub mod render;
 pub mod routes;
 pub mod secrets;
 pub mod serve;
+pub mod signals;
 pub mod state;
 pub mod store;
 pub mod tasks;

@@ -150,7 +150,7 @@ pub fn season_of(
             if e.deleted || e.id == item.id || season_id(&e).as_deref() != Some(&season) {
                 continue;
             }
-            if let Some(p) = state.prepared(org, &e.id)? {
+            if let Some(p) = crate::signals::prepared(state, org, &e.id)? {
                 out.push((e.id.clone(), e.episodic_number("episode_number"), std::sync::Arc::new(p.signals().clone())));
             }
         }

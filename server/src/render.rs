@@ -161,7 +161,8 @@ fn frame_in(s: &Signals, start: f64, stop: f64) -> f64 {
 /// its URIs.
 pub fn creative_asset(state: &AppState, org: OrgId, item: &ItemRow, a: &mut CreativeAssetRow) -> Result<(), String> {
     let video = video_of(state, item)?;
-    let prepared = state.prepared(org, &item.id).map_err(|e| e.to_string())?.ok_or("the item has no signals")?;
+    let prepared =
+        crate::signals::prepared(state, org, &item.id).map_err(|e| e.to_string())?.ok_or("the item has no signals")?;
     let s = prepared.signals();
     let base = format!("creative-assets/{}/{}", a.recipe_id, a.id);
     let vertical = a.kind.ends_with("-vertical");
@@ -351,7 +352,9 @@ pub fn render_generation(state: &AppState, g: &ClaimedGeneration) {
             .map_err(|e| e.to_string())?
             .ok_or_else(|| format!("item {:?} no longer exists", g.item_id))?;
         let video = video_of(state, &item)?;
-        let prepared = state.prepared(g.org, &item.id).map_err(|e| e.to_string())?.ok_or("the item has no signals")?;
+        let prepared = crate::signals::prepared(state, g.org, &item.id)
+            .map_err(|e| e.to_string())?
+            .ok_or("the item has no signals")?;
         let s = prepared.signals();
         let mut out = Vec::new();
         let mut stills = None;

@@ -4,10 +4,9 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, RwLock};
 
-use kino::{Prepared, Signals, TextEncoder};
+use kino::TextEncoder;
 use tokio::sync::Notify;
 
-use crate::error::AppError;
 use crate::store::{OrgId, Store};
 
 /// Settings the handlers and workers need.
@@ -100,16 +99,13 @@ pub const DEFAULT_MAX_UPLOADS: usize = 4;
 /// The default of [`Config::max_queued_generations`].
 pub const DEFAULT_MAX_QUEUED_GENERATIONS: usize = 20;
 
-/// Prepared signals by (organisation, item).
-type PreparedCache = RwLock<HashMap<(OrgId, String), Arc<Prepared>>>;
-
 /// Cheap to clone: everything behind `Arc`s.
 #[derive(Debug, Clone)]
 pub struct AppState {
     /// The database.
     pub store: Arc<Store>,
-    /// Prepared signals by (organisation, item), built on first use.
-    prepared: Arc<PreparedCache>,
+    /// Prepared signals by (organisation, item), built on first use ([`crate::signals`]).
+    pub signals: Arc<crate::signals::SignalsCache>,
     /// The organisations' vector indexes (segments kept current item by item).
     pub indexes: Arc<crate::indexes::Indexes>,
     /// The pretrained models media analysis uses (each may be missing).
@@ -168,7 +164,7 @@ impl AppState {
             secrets: Arc::new(secrets),
             limiter: Arc::new(crate::ratelimit::RateLimiter::new(config.rate_limit_per_hour, 3600)),
             store: Arc::new(store),
-            prepared: Arc::default(),
+            signals: Arc::default(),
             indexes: Arc::new(crate::indexes::Indexes::new(config.index_dir.clone())),
             wake: Arc::new(Notify::new()),
             refresher: Arc::default(),
@@ -184,63 +180,9 @@ impl AppState {
         })
     }
 
-    /// The prepared signals of an item, when it has any.
-    pub fn prepared(&self, org: OrgId, item_id: &str) -> Result<Option<Arc<Prepared>>, AppError> {
-        let key = (org, item_id.to_string());
-        if let Some(p) = self.prepared.read().unwrap_or_else(|e| e.into_inner()).get(&key) {
-            return Ok(Some(p.clone()));
-        }
-        let Some(bytes) = self.store.signals(org, item_id)? else { return Ok(None) };
-        let signals = Signals::from_binary(&bytes)
-            .map_err(|e| AppError::Internal(format!("stored signals of {item_id}: {e}")))?;
-        let prepared = Arc::new(Prepared::new(signals).map_err(|e| AppError::Internal(e.to_string()))?);
-        self.prepared.write().unwrap_or_else(|e| e.into_inner()).insert(key, prepared.clone());
-        Ok(Some(prepared))
-    }
-
-    /// Stores an item's signals and refreshes the cache.
-    pub fn put_signals(&self, org: OrgId, item_id: &str, signals: Signals) -> Result<(), AppError> {
-        self.store_signals(org, item_id, signals, false)
-    }
-
-    /// Stores the fast pass of an item's media analysis (speech recognition still to come): the
-    /// products that do not read the speech stage's channels can be computed from it meanwhile.
-    pub fn put_fast_signals(&self, org: OrgId, item_id: &str, signals: Signals) -> Result<(), AppError> {
-        self.store_signals(org, item_id, signals, true)
-    }
-
-    fn store_signals(&self, org: OrgId, item_id: &str, signals: Signals, partial: bool) -> Result<(), AppError> {
-        self.store.put_signals(org, item_id, &signals.to_binary(), partial)?;
-        // An episode's new sound changes its season's markers.
-        if !partial
-            && let Some(item) = self.store.item(org, item_id)?
-            && let Some(season) = crate::products::season_id(&item)
-        {
-            crate::products::season_changed(self, org, &season, item_id)?;
-        }
-        let prepared = Arc::new(Prepared::new(signals)?);
-        self.prepared.write().unwrap_or_else(|e| e.into_inner()).insert((org, item_id.to_string()), prepared);
-        self.wake.notify_waiters();
-        crate::portal::smartlists::catalog_changed(self, org);
-        Ok(())
-    }
-
     /// How far the media analysis of an item has come (0 to 1), while one runs.
     pub fn analysis_progress(&self, org: OrgId, item_id: &str) -> Option<f64> {
         self.analysing.read().unwrap_or_else(|e| e.into_inner()).get(&(org, item_id.to_string())).copied()
-    }
-
-    /// The names of the keyword and mood tags of an item's signals (empty without signals).
-    pub fn signal_tags(&self, org: OrgId, item_id: &str) -> (Vec<String>, Vec<String>) {
-        let Ok(Some(p)) = self.prepared(org, item_id) else { return (Vec::new(), Vec::new()) };
-        let of = |kind: kino::signals::TagKind| {
-            let mut names: Vec<String> =
-                p.signals().tags.iter().filter(|t| t.kind == kind).map(|t| t.name.clone()).collect();
-            names.sort();
-            names.dedup();
-            names
-        };
-        (of(kino::signals::TagKind::Keyword), of(kino::signals::TagKind::Mood))
     }
 }
 

@@ -86,7 +86,7 @@ fn process(state: &AppState, job: &Job) -> Result<(), StoreError> {
     let Some(item) = store.item(job.org, &job.item_id)? else {
         return store.finish_job(job, ResultStatus::Failed, "the item does not exist", None);
     };
-    let mut signals = match state.prepared(job.org, &job.item_id) {
+    let mut signals = match crate::signals::prepared(state, job.org, &job.item_id) {
         Ok(p) => p.map(|p| p.signals().clone()),
         Err(e) => {
             return store.finish_job(job, ResultStatus::Failed, &format!("stored signals are unreadable: {e}"), None);
@@ -217,7 +217,7 @@ fn analyse(
     let (mut next_report, mut last_lease) = (0.0, std::time::Instant::now());
     let fast = |early: &Signals| {
         // The fast channels are served while speech is transcribed.
-        if let Err(e) = state.put_fast_signals(job.org, &job.item_id, early.clone()) {
+        if let Err(e) = crate::signals::put_fast(state, job.org, &job.item_id, early.clone()) {
             tracing::error!(error = %e, "cannot store the fast pass of an analysis");
         } else {
             tracing::info!(item = %item.id, "fast channels stored; transcribing speech");
@@ -244,7 +244,7 @@ fn analyse(
     // The final signals are stored before the analysis is marked finished, so a job that waits
     // for them never finds a fast pass with no analysis running (and analyses again).
     if let Ok(s) = &analysed
-        && let Err(e) = state.put_signals(job.org, &job.item_id, s.clone())
+        && let Err(e) = crate::signals::put(state, job.org, &job.item_id, s.clone())
     {
         tracing::error!(error = %e, "cannot store analysed signals");
     }
@@ -274,7 +274,7 @@ fn read_sidecar(state: &AppState, job: &Job, item: &ItemRow, path: &Path) -> Res
         .map_err(|e| e.to_string())
         .and_then(|t| Signals::from_json(&t).map_err(|e| e.to_string()))
         .map_err(|e| Outcome::Failed(format!("sidecar {uri}.signals.json is invalid: {e}")))?;
-    if let Err(e) = state.put_signals(job.org, &job.item_id, signals.clone()) {
+    if let Err(e) = crate::signals::put(state, job.org, &job.item_id, signals.clone()) {
         tracing::error!(error = %e, "cannot store sidecar signals");
     }
     Ok(signals)

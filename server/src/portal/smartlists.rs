@@ -224,7 +224,7 @@ fn candidates(state: &AppState, org: OrgId) -> Result<(Vec<Candidate>, HashMap<S
         }
         offset += page.len() as i64;
         for item in page {
-            let (keywords, moods) = state.signal_tags(org, &item.id);
+            let (keywords, moods) = crate::signals::tags(state, org, &item.id);
             out.push(Candidate::from_item(&item.body, item.deleted, &keywords, &moods));
             service_ids.insert(item.id, item.service_id);
         }

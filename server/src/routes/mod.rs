@@ -77,6 +77,16 @@ where
     tokio::task::spawn_blocking(work).await?
 }
 
+impl From<crate::signals::SignalsError> for AppError {
+    fn from(e: crate::signals::SignalsError) -> Self {
+        match e {
+            crate::signals::SignalsError::Store(e) => e.into(),
+            crate::signals::SignalsError::Invalid(e) => e.into(),
+            unreadable @ crate::signals::SignalsError::Unreadable { .. } => AppError::Internal(unreadable.to_string()),
+        }
+    }
+}
+
 /// A live (not deleted) item of the organisation, or 404.
 pub fn live_item(state: &AppState, org: OrgId, id: &str) -> Result<ItemRow, AppError> {
     match state.store.item(org, id)? {

@@ -54,7 +54,7 @@ impl Selection {
     /// The item `id` with its signals (404 without either), and `search_query` encoded.
     pub fn of(state: &AppState, org: OrgId, id: &str, search_query: Option<&str>) -> Result<Selection, AppError> {
         let item = live_item(state, org, id)?;
-        let Some(prepared) = state.prepared(org, id)? else {
+        let Some(prepared) = crate::signals::prepared(state, org, id)? else {
             return Err(AppError::NotFound(format!("item {id:?} has no analysis signals yet")));
         };
         let embedding = match search_query {

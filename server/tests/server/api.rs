@@ -1004,7 +1004,7 @@ async fn a_fast_pass_serves_the_fast_products_while_speech_is_transcribed() {
         reasons: stage.iter().map(|c| (c.to_string(), kino_media::PENDING_TRANSCRIPTION.to_string())).collect(),
     });
     t.state.analysing.write().unwrap().insert((org, "m1".into()), 0.6);
-    t.state.put_fast_signals(org, "m1", fast).unwrap();
+    kino_server::signals::put_fast(&t.state, org, "m1", fast).unwrap();
     t.process();
     assert_eq!(t.call("GET", &task("m1", "emotions"), None).await.1["status"], "ready");
     for product in ["profanity", "content_summary"] {
@@ -1023,7 +1023,7 @@ async fn a_fast_pass_serves_the_fast_products_while_speech_is_transcribed() {
     assert!(err["detail"][0]["msg"].as_str().unwrap().contains("pending"), "{err}");
 
     // The final signals release the waiting jobs (stored before the analysis is marked finished).
-    t.state.put_signals(org, "m1", full).unwrap();
+    kino_server::signals::put(&t.state, org, "m1", full).unwrap();
     t.state.analysing.write().unwrap().remove(&(org, "m1".into()));
     t.process();
     assert_eq!(t.call("GET", &task("m1", "profanity"), None).await.1["status"], "ready");
@@ -1052,7 +1052,7 @@ async fn a_fast_pass_left_by_a_crash_is_not_served_as_final() {
             models: Default::default(),
             reasons: Default::default(),
         });
-        t.state.put_fast_signals(org, "m1", fast).unwrap();
+        kino_server::signals::put_fast(&t.state, org, "m1", fast).unwrap();
         assert_eq!(job.product, "profanity");
     }
     let state = open(dir.path());

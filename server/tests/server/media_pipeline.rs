@@ -97,7 +97,7 @@ fn make_video(dir: &Path) -> (std::path::PathBuf, [f64; 2]) {
 }
 
 fn signals_absent(state: &AppState, org: kino_server::store::OrgId) -> Vec<String> {
-    let p = state.prepared(org, "film").unwrap().unwrap();
+    let p = kino_server::signals::prepared(state, org, "film").unwrap().unwrap();
     p.signals().analysis.as_ref().map(|a| a.absent.clone()).unwrap_or_default()
 }
 
@@ -177,7 +177,7 @@ async fn real_video_to_snapped_clips_and_rendered_files() {
         "{status}"
     );
 
-    let signals = state.prepared(org, "film").unwrap().unwrap().signals().clone();
+    let signals = kino_server::signals::prepared(&state, org, "film").unwrap().unwrap().signals().clone();
     let cuts = [10.0, 20.0, 30.0];
     assert_eq!(signals.shots.len(), 3, "{:?}", signals.shots);
     for (found, cut) in signals.shots.iter().zip(cuts) {

@@ -117,7 +117,7 @@ async fn the_service_runs_its_models_and_names_them() {
     assert!(video.exists());
     // The fast pass stored during transcription was replaced by the final signals.
     assert!(!state.store.signals_partial(org, "talk").unwrap());
-    let stored = state.prepared(org, "talk").unwrap().unwrap();
+    let stored = kino_server::signals::prepared(&state, org, "talk").unwrap().unwrap();
     let reasons = &stored.signals().analysis.as_ref().unwrap().reasons;
     assert!(!reasons.values().any(|r| r == kino_media::PENDING_TRANSCRIPTION), "{reasons:?}");
 

@@ -90,7 +90,7 @@ fn produce(
     let mut index = 0;
     for item in &items {
         let title = item.body["title"].as_str().unwrap_or(&item.id).to_string();
-        let signals = state.prepared(org, &item.id).map_err(|e| e.to_string());
+        let signals = crate::signals::prepared(state, org, &item.id).map_err(|e| e.to_string());
         let clips: Result<Vec<Clip>, String> = match &signals {
             Ok(Some(p)) => match kino::select(p, &config.query, embedding.as_deref()) {
                 Ok(c) if c.is_empty() => Err("no moment of the item meets the recipe's previews parameters".into()),

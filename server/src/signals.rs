@@ -1,0 +1,102 @@
+//! An item's signals, as a domain: stored in the database in their binary form, prepared for
+//! clip selection once and kept in a cache, replaced by a new upload or analysis (which queues the
+//! work that depends on them: the season's markers, the jobs waiting for signals, the smartlists).
+//! Errors are the domain's own ([`SignalsError`]); the routes turn them into HTTP answers.
+
+use std::collections::HashMap;
+use std::sync::{Arc, RwLock};
+
+use kino::{Prepared, Signals};
+
+use crate::state::AppState;
+use crate::store::{OrgId, StoreError};
+
+/// Prepared signals by (organisation, item), built on first use.
+#[derive(Debug, Default)]
+pub struct SignalsCache {
+    prepared: RwLock<HashMap<(OrgId, String), Arc<Prepared>>>,
+}
+
+impl SignalsCache {
+    fn get(&self, org: OrgId, item_id: &str) -> Option<Arc<Prepared>> {
+        self.prepared.read().unwrap_or_else(|e| e.into_inner()).get(&(org, item_id.to_string())).cloned()
+    }
+
+    fn insert(&self, org: OrgId, item_id: &str, prepared: Arc<Prepared>) {
+        self.prepared.write().unwrap_or_else(|e| e.into_inner()).insert((org, item_id.to_string()), prepared);
+    }
+}
+
+/// Why signals could not be read or stored.
+#[derive(Debug, thiserror::Error)]
+pub enum SignalsError {
+    /// The database failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// The stored signals of an item cannot be read back (a damaged row).
+    #[error("stored signals of {id:?} are unreadable: {reason}")]
+    Unreadable {
+        /// The item.
+        id: String,
+        /// What was wrong.
+        reason: String,
+    },
+    /// The signals break the rules of a signals document.
+    #[error(transparent)]
+    Invalid(#[from] kino::Error),
+}
+
+/// The prepared signals of an item, when it has any.
+pub fn prepared(state: &AppState, org: OrgId, item_id: &str) -> Result<Option<Arc<Prepared>>, SignalsError> {
+    if let Some(p) = state.signals.get(org, item_id) {
+        return Ok(Some(p));
+    }
+    let Some(bytes) = state.store.signals(org, item_id)? else { return Ok(None) };
+    let unreadable = |reason: String| SignalsError::Unreadable { id: item_id.to_string(), reason };
+    let signals = Signals::from_binary(&bytes).map_err(|e| unreadable(e.to_string()))?;
+    let prepared = Arc::new(Prepared::new(signals).map_err(|e| unreadable(e.to_string()))?);
+    state.signals.insert(org, item_id, prepared.clone());
+    Ok(Some(prepared))
+}
+
+/// Stores an item's signals (an upload, or a finished analysis) and refreshes the cache.
+pub fn put(state: &AppState, org: OrgId, item_id: &str, signals: Signals) -> Result<(), SignalsError> {
+    store(state, org, item_id, signals, false)
+}
+
+/// Stores the fast pass of an item's media analysis (speech recognition still to come): the
+/// products that do not read the speech stage's channels can be computed from it meanwhile.
+pub fn put_fast(state: &AppState, org: OrgId, item_id: &str, signals: Signals) -> Result<(), SignalsError> {
+    store(state, org, item_id, signals, true)
+}
+
+fn store(state: &AppState, org: OrgId, item_id: &str, signals: Signals, partial: bool) -> Result<(), SignalsError> {
+    // Prepared first: signals that cannot be prepared are refused before anything is stored.
+    let binary = signals.to_binary();
+    let prepared = Arc::new(Prepared::new(signals)?);
+    state.store.put_signals(org, item_id, &binary, partial)?;
+    // An episode's new sound changes its season's markers.
+    if !partial
+        && let Some(item) = state.store.item(org, item_id)?
+        && let Some(season) = crate::products::season_id(&item)
+    {
+        crate::products::season_changed(state, org, &season, item_id)?;
+    }
+    state.signals.insert(org, item_id, prepared);
+    state.wake.notify_waiters();
+    crate::portal::smartlists::catalog_changed(state, org);
+    Ok(())
+}
+
+/// The names of the keyword and mood tags of an item's signals (empty without signals).
+pub fn tags(state: &AppState, org: OrgId, item_id: &str) -> (Vec<String>, Vec<String>) {
+    let Ok(Some(p)) = prepared(state, org, item_id) else { return (Vec::new(), Vec::new()) };
+    let of = |kind: kino::signals::TagKind| {
+        let mut names: Vec<String> =
+            p.signals().tags.iter().filter(|t| t.kind == kind).map(|t| t.name.clone()).collect();
+        names.sort();
+        names.dedup();
+        names
+    };
+    (of(kino::signals::TagKind::Keyword), of(kino::signals::TagKind::Mood))
+}
