@@ -11,6 +11,7 @@ pub mod catalog;
 pub mod demo;
 pub mod error;
 pub mod files;
+pub mod generation;
 pub mod identity;
 pub mod indexes;
 pub mod openapi;

@@ -12,12 +12,12 @@ use super::envelope::{ClipsData, ClipsEnvelope, GenerationState, GenerationStatu
 use super::results::{item_status, list_product};
 use super::tokens::PreviewsCaller;
 use super::{StatusEnvelope, blocking, live_item};
-use crate::auth::random_hex;
 use crate::catalog::result_type;
 use crate::error::{AppError, Detail};
+use crate::generation::{self, Finished, GenerationError};
 use crate::query::Params;
 use crate::state::AppState;
-use crate::store::{NewGeneration, OrgId, Queued, RenderState, ResultStatus};
+use crate::store::{OrgId, ResultStatus};
 
 /// The best moments of an item as preview clips, chosen by the parameters (docs/clip-selection.md);
 /// `trigger_generation=true` also renders them in the background.
@@ -94,7 +94,7 @@ fn clips_of(state: AppState, org: OrgId, params: &Params, id: String) -> Result<
         // renders at once; the gen status answers 404 until it has finished.
         let vertical = query.aspect_ratio == kino::clips::AspectRatio::Vertical9x16;
         let request = crate::render::GenerationRequest::new(&clips, vertical, &version);
-        let queued = queue_generation(&state, org, &id, request)?;
+        let queued = generation::queue(&state, org, &id, request)?;
         for (n, clip) in clips.iter_mut().enumerate() {
             clip.generated = Some(crate::render::paths(&queued, n));
         }
@@ -129,47 +129,36 @@ pub(super) fn require_generation(
     query: &ClipQuery,
 ) -> Result<(), AppError> {
     let catalog = params.get("catalog").unwrap_or_default();
-    if state.store.catalog_generation(org, catalog)? {
-        return Ok(());
+    match generation::require_enabled(state, org, catalog) {
+        Err(GenerationError::NotEnabled(_)) => {
+            let name = if query.generate { "generate" } else { "trigger_generation" };
+            Err(AppError::invalid(Detail::query(
+                name,
+                "value_error",
+                format!(
+                    "Value error, media asset generation is not enabled for catalog {catalog:?} (off by default; \
+                     kino-server admin set-generation ORG {catalog} on, or PATCH /admin/v1/orgs/ORG/catalogs/{catalog})"
+                ),
+                json!("true"),
+                json!({"catalog": catalog}),
+            )))
+        }
+        other => Ok(other?),
     }
-    let name = if query.generate { "generate" } else { "trigger_generation" };
-    Err(AppError::invalid(Detail::query(
-        name,
-        "value_error",
-        format!(
-            "Value error, media asset generation is not enabled for catalog {catalog:?} (off by default; \
-             kino-server admin set-generation ORG {catalog} on, or PATCH /admin/v1/orgs/ORG/catalogs/{catalog})"
-        ),
-        json!("true"),
-        json!({"catalog": catalog}),
-    )))
 }
 
-/// Queues the rendering of `request`, or finds an identical generation still queued or rendering;
-/// its id. 429 when the organisation has too many unfinished generations.
-pub(super) fn queue_generation(
-    state: &AppState,
-    org: OrgId,
-    item_id: &str,
-    request: crate::render::GenerationRequest,
-) -> Result<String, AppError> {
-    let fingerprint = request.fingerprint(item_id);
-    let gen_id = random_hex(16);
-    let request = serde_json::to_value(&request).map_err(|e| AppError::Internal(e.to_string()))?;
-    let new = NewGeneration { id: &gen_id, item_id, request: &request, fingerprint: &fingerprint };
-    match state.store.queue_generation(org, &new, state.config.max_queued_generations)? {
-        Queued::New => {
-            state.render_wake.notify_one();
-            Ok(gen_id)
+impl From<GenerationError> for AppError {
+    fn from(e: GenerationError) -> Self {
+        match e {
+            GenerationError::Store(e) => e.into(),
+            full @ GenerationError::QueueFull(_) => {
+                AppError::TooManyRequests { detail: full.to_string(), retry_after: 30 }
+            }
+            not_finished @ GenerationError::NotFinished(_) => AppError::NotFound(not_finished.to_string()),
+            other @ (GenerationError::NotEnabled(_) | GenerationError::Unstorable(_)) => {
+                AppError::Internal(other.to_string())
+            }
         }
-        Queued::Existing(id) => Ok(id),
-        Queued::Full => Err(AppError::TooManyRequests {
-            detail: format!(
-                "too many clip generations queued for this organisation (at most {}); try again when some have finished",
-                state.config.max_queued_generations
-            ),
-            retry_after: 30,
-        }),
     }
 }
 
@@ -193,15 +182,10 @@ pub async fn generation(
 }
 
 pub(super) fn generation_of(state: AppState, org: OrgId, gen_id: String) -> Result<Json<GenerationStatus>, AppError> {
-    match state.store.generation(org, &gen_id)? {
-        Some(g) if g.state == RenderState::Success => {
-            Ok(Json(GenerationStatus { status: GenerationState::Success, error: String::new(), data: g.data }))
-        }
-        Some(g) if g.state == RenderState::Failed => {
-            Ok(Json(GenerationStatus { status: GenerationState::Failed, error: g.error, data: None }))
-        }
-        _ => Err(AppError::NotFound(format!("generation {gen_id:?} is not finished or does not exist"))),
-    }
+    Ok(Json(match generation::finished(&state, org, &gen_id)? {
+        Finished::Success(data) => GenerationStatus { status: GenerationState::Success, error: String::new(), data },
+        Finished::Failed(error) => GenerationStatus { status: GenerationState::Failed, error, data: None },
+    }))
 }
 
 /// The clip types a previews version accepts.

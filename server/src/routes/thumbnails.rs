@@ -10,7 +10,7 @@ use kino::thumbnail::{ThumbnailQuery, jit_thumbnails};
 use super::envelope::{
     GenerationStatus, ItemIdentity, ThumbnailOut, ThumbnailsAnswer, ThumbnailsAnswerData, ThumbnailsList,
 };
-use super::previews::{Selection, generation_of, queue_generation, require_generation, selection_pairs};
+use super::previews::{Selection, generation_of, require_generation, selection_pairs};
 use super::results::{item_status, list_product};
 use super::tokens::PreviewsCaller;
 use super::{StatusEnvelope, blocking};
@@ -59,7 +59,7 @@ fn thumbnails_of(
         require_generation(&state, org, params, clips)?;
         let vertical = clips.aspect_ratio == kino::clips::AspectRatio::Vertical9x16;
         let request = crate::render::GenerationRequest::thumbnails(&found, prepared.signals().fps, vertical, &version);
-        let queued = queue_generation(&state, org, &id, request)?;
+        let queued = crate::generation::queue(&state, org, &id, request)?;
         for (n, t) in out.iter_mut().enumerate() {
             t.generated = Some(crate::render::thumbnail_paths(&queued, n));
         }
