@@ -1,6 +1,8 @@
 //! An item's signals, as a domain: stored in the database in their binary form, prepared for
 //! clip selection once and kept in a cache, replaced by a new upload or analysis (which queues the
 //! work that depends on them: the season's markers, the jobs waiting for signals, the smartlists).
+//! Every store bumps the signals' version in the database, and a cached entry is used only while
+//! its version is the stored one: a replica sees signals another process stored at its next read.
 //! Errors are the domain's own ([`SignalsError`]); the routes turn them into HTTP answers.
 
 use std::collections::HashMap;
@@ -11,19 +13,30 @@ use kino::{Prepared, Signals};
 use crate::state::AppState;
 use crate::store::{OrgId, StoreError};
 
-/// Prepared signals by (organisation, item), built on first use.
+/// An item's prepared signals and the version they were stored as.
+type Versioned = (i64, Arc<Prepared>);
+
+/// Prepared signals by (organisation, item) with the version they were stored as, built on first
+/// use.
 #[derive(Debug, Default)]
 pub struct SignalsCache {
-    prepared: RwLock<HashMap<(OrgId, String), Arc<Prepared>>>,
+    prepared: RwLock<HashMap<(OrgId, String), Versioned>>,
 }
 
 impl SignalsCache {
-    fn get(&self, org: OrgId, item_id: &str) -> Option<Arc<Prepared>> {
-        self.prepared.read().unwrap_or_else(|e| e.into_inner()).get(&(org, item_id.to_string())).cloned()
+    /// The cached signals of an item when they are of `version`.
+    fn get(&self, org: OrgId, item_id: &str, version: i64) -> Option<Arc<Prepared>> {
+        let cache = self.prepared.read().unwrap_or_else(|e| e.into_inner());
+        cache.get(&(org, item_id.to_string())).filter(|(v, _)| *v == version).map(|(_, p)| p.clone())
     }
 
-    fn insert(&self, org: OrgId, item_id: &str, prepared: Arc<Prepared>) {
-        self.prepared.write().unwrap_or_else(|e| e.into_inner()).insert((org, item_id.to_string()), prepared);
+    /// Caches `prepared` as `version` unless a newer version is cached already.
+    fn insert(&self, org: OrgId, item_id: &str, version: i64, prepared: Arc<Prepared>) {
+        let mut cache = self.prepared.write().unwrap_or_else(|e| e.into_inner());
+        let entry = cache.entry((org, item_id.to_string())).or_insert_with(|| (version, prepared.clone()));
+        if entry.0 <= version {
+            *entry = (version, prepared);
+        }
     }
 }
 
@@ -48,14 +61,15 @@ pub enum SignalsError {
 
 /// The prepared signals of an item, when it has any.
 pub fn prepared(state: &AppState, org: OrgId, item_id: &str) -> Result<Option<Arc<Prepared>>, SignalsError> {
-    if let Some(p) = state.signals.get(org, item_id) {
+    let Some(version) = state.store.signals_version(org, item_id)? else { return Ok(None) };
+    if let Some(p) = state.signals.get(org, item_id, version) {
         return Ok(Some(p));
     }
-    let Some(bytes) = state.store.signals(org, item_id)? else { return Ok(None) };
+    let Some((bytes, version)) = state.store.signals(org, item_id)? else { return Ok(None) };
     let unreadable = |reason: String| SignalsError::Unreadable { id: item_id.to_string(), reason };
     let signals = Signals::from_binary(&bytes).map_err(|e| unreadable(e.to_string()))?;
     let prepared = Arc::new(Prepared::new(signals).map_err(|e| unreadable(e.to_string()))?);
-    state.signals.insert(org, item_id, prepared.clone());
+    state.signals.insert(org, item_id, version, prepared.clone());
     Ok(Some(prepared))
 }
 
@@ -74,7 +88,7 @@ fn store(state: &AppState, org: OrgId, item_id: &str, signals: Signals, partial:
     // Prepared first: signals that cannot be prepared are refused before anything is stored.
     let binary = signals.to_binary();
     let prepared = Arc::new(Prepared::new(signals)?);
-    state.store.put_signals(org, item_id, &binary, partial)?;
+    let version = state.store.put_signals(org, item_id, &binary, partial)?;
     // An episode's new sound changes its season's markers.
     if !partial
         && let Some(item) = state.store.item(org, item_id)?
@@ -82,7 +96,7 @@ fn store(state: &AppState, org: OrgId, item_id: &str, signals: Signals, partial:
     {
         crate::products::season_changed(state, org, &season, item_id)?;
     }
-    state.signals.insert(org, item_id, prepared);
+    state.signals.insert(org, item_id, version, prepared);
     state.wake.notify_waiters();
     crate::portal::smartlists::catalog_changed(state, org);
     Ok(())

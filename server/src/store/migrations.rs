@@ -24,7 +24,14 @@ pub struct Migration {
 }
 
 /// The SQLite migrations, in order.
-pub const SQLITE: &[Migration] = &[Migration { version: 1, name: "initial schema", sql: include_str!("schema.sql") }];
+pub const SQLITE: &[Migration] = &[
+    Migration { version: 1, name: "initial schema", sql: include_str!("schema.sql") },
+    Migration {
+        version: 2,
+        name: "signals.version: bumped by every store, so that a replica sees its cached signals are stale",
+        sql: "ALTER TABLE signals ADD COLUMN version INTEGER NOT NULL DEFAULT 1;",
+    },
+];
 
 /// The schema version this build writes and understands.
 pub fn latest() -> u32 {

@@ -368,20 +368,23 @@ impl Store {
 
     /// Stores an item's signals (binary form; `partial`: a media analysis's fast pass, speech
     /// recognition still to come) and releases its jobs that waited for them.
-    pub fn put_signals(&self, org: OrgId, item_id: &str, binary: &[u8], partial: bool) -> StoreResult<()> {
+    pub fn put_signals(&self, org: OrgId, item_id: &str, binary: &[u8], partial: bool) -> StoreResult<i64> {
         self.with(|c| {
             let tx = c.transaction()?;
-            tx.execute(
-                "INSERT INTO signals (org_id, item_id, body, updated_at, partial) VALUES (?1, ?2, ?3, ?4, ?5)
+            let version = tx.query_row(
+                "INSERT INTO signals (org_id, item_id, body, updated_at, partial, version) VALUES (?1, ?2, ?3, ?4, ?5, 1)
                  ON CONFLICT (org_id, item_id) DO UPDATE SET body = excluded.body, updated_at = excluded.updated_at,
-                 partial = excluded.partial",
+                 partial = excluded.partial, version = signals.version + 1
+                 RETURNING version",
                 params![org.0, item_id, binary, now(), partial],
+                |r| r.get(0),
             )?;
             tx.execute(
                 "UPDATE jobs SET state = 'pending' WHERE org_id = ?1 AND item_id = ?2 AND state = 'waiting'",
                 params![org.0, item_id],
             )?;
-            tx.commit()
+            tx.commit()?;
+            Ok(version)
         })
     }
 
@@ -399,12 +402,26 @@ impl Store {
         })
     }
 
-    /// An item's signals (binary form).
-    pub fn signals(&self, org: OrgId, item_id: &str) -> StoreResult<Option<Vec<u8>>> {
+    /// An item's signals (binary form) and their version.
+    pub fn signals(&self, org: OrgId, item_id: &str) -> StoreResult<Option<(Vec<u8>, i64)>> {
         self.read(|c| {
-            c.query_row("SELECT body FROM signals WHERE org_id = ?1 AND item_id = ?2", params![org.0, item_id], |r| {
-                r.get(0)
-            })
+            c.query_row(
+                "SELECT body, version FROM signals WHERE org_id = ?1 AND item_id = ?2",
+                params![org.0, item_id],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .optional()
+        })
+    }
+
+    /// The version of an item's stored signals (bumped by every store), without reading them.
+    pub fn signals_version(&self, org: OrgId, item_id: &str) -> StoreResult<Option<i64>> {
+        self.read(|c| {
+            c.query_row(
+                "SELECT version FROM signals WHERE org_id = ?1 AND item_id = ?2",
+                params![org.0, item_id],
+                |r| r.get(0),
+            )
             .optional()
         })
     }

@@ -12,6 +12,7 @@ mod models;
 mod openapi;
 mod portal;
 mod process;
+mod replicas;
 mod support;
 mod webhooks;
 mod webhooks_tls;
