@@ -205,6 +205,26 @@ impl Indexes {
         for (file, reason) in &report.dropped {
             tracing::warn!(file, reason, "index segment unusable; its items are loaded again");
         }
+        let loaded = self.bring_up_to_date(store, org, c, &index)?;
+        let index = Arc::new(index);
+        if loaded > 0 {
+            tracing::info!(org = org.0, collection = c.name(), loaded, "index brought up to date");
+        }
+        maintain(&index, c);
+        self.open.write().unwrap_or_else(|e| e.into_inner()).insert((org, c), index.clone());
+        Ok(index)
+    }
+
+    /// Checks `index` against the database: items whose stored vectors are not their current
+    /// result's (or that are deleted) are dropped, current ones it lacks are loaded, and for scenes
+    /// the filter metadata of every live item is read again. Returns how many items were loaded.
+    fn bring_up_to_date(
+        &self,
+        store: &Store,
+        org: OrgId,
+        c: Collection,
+        index: &SegmentedIndex,
+    ) -> Result<usize, SearchError> {
         let current: HashMap<String, Stamp> = store
             .result_stamps(org, c.product())?
             .iter()
@@ -228,13 +248,27 @@ impl Indexes {
             }
             self.meta.write().unwrap_or_else(|e| e.into_inner()).insert(org, meta);
         }
-        let index = Arc::new(index);
-        if !missing.is_empty() {
-            tracing::info!(org = org.0, collection = c.name(), loaded = missing.len(), "index brought up to date");
+        Ok(missing.len())
+    }
+
+    /// Checks every open index against the database, for what other processes on the same
+    /// database (replicas) changed: this process keeps its own changes current item by item
+    /// ([`Indexes::sync_item`]), but learns of another's only here. `kino-server` runs it every
+    /// `--index-refresh` seconds. Returns how many items were loaded.
+    pub fn refresh_all(&self, store: &Store) -> usize {
+        let open: Vec<((OrgId, Collection), Arc<SegmentedIndex>)> =
+            self.open.read().unwrap_or_else(|e| e.into_inner()).iter().map(|(k, v)| (*k, v.clone())).collect();
+        let mut loaded = 0;
+        for ((org, c), index) in open {
+            match self.bring_up_to_date(store, org, c, &index) {
+                Ok(n) => {
+                    loaded += n;
+                    maintain(&index, c);
+                }
+                Err(e) => tracing::error!(org = org.0, collection = c.name(), error = %e, "cannot refresh an index"),
+            }
         }
-        maintain(&index, c);
-        self.open.write().unwrap_or_else(|e| e.into_inner()).insert((org, c), index.clone());
-        Ok(index)
+        loaded
     }
 
     /// Opens every organisation's indexes (at start, in the background), so that the first
@@ -317,6 +351,29 @@ impl Indexes {
     ) -> Result<Option<ItemVectors>, SearchError> {
         let Some(row) = store.result(org, &item.id, c.product(), Some(&stamp.version))? else { return Ok(None) };
         Ok(vectors_of(&self.config(c), c, item, &row))
+    }
+}
+
+/// Runs [`Indexes::refresh_all`] every `every` (on the blocking pool) until `shutdown` turns true.
+pub async fn run_refresher(
+    indexes: Arc<Indexes>,
+    store: Arc<Store>,
+    every: std::time::Duration,
+    mut shutdown: tokio::sync::watch::Receiver<bool>,
+) {
+    loop {
+        tokio::select! {
+            _ = tokio::time::sleep(every) => {}
+            _ = shutdown.changed() => {}
+        }
+        if *shutdown.borrow() {
+            break;
+        }
+        let (i, s) = (indexes.clone(), store.clone());
+        let loaded = tokio::task::spawn_blocking(move || i.refresh_all(&s)).await.unwrap_or(0);
+        if loaded > 0 {
+            tracing::info!(loaded, "indexes refreshed with changes made by other processes");
+        }
     }
 }
 

@@ -82,6 +82,10 @@ struct Cli {
     /// Allow webhooks to loopback addresses (and plain http:// to them); for local development.
     #[arg(long, env = "KINO_WEBHOOK_ALLOW_LOOPBACK", action = clap::ArgAction::SetTrue, global = true)]
     webhook_allow_loopback: bool,
+    /// Seconds between checks of the open vector indexes against the database, for changes made
+    /// by other processes on it (replicas); 0: never (one process alone keeps them current).
+    #[arg(long, env = "KINO_INDEX_REFRESH", default_value_t = 30, global = true)]
+    index_refresh: u64,
     /// Processing workers (blocking threads).
     #[arg(long, env = "KINO_WORKERS", default_value_t = 2, global = true)]
     workers: usize,
@@ -288,6 +292,7 @@ fn state(cli: &Cli, store: Store) -> Result<AppState, String> {
             admin_token: Some(admin_token(cli)?),
             webhook_allow_loopback: cli.webhook_allow_loopback,
             webhook_timeout: webhooks::DEFAULT_TIMEOUT,
+            webhook_lease: webhooks::DEFAULT_LEASE,
             webhook_log_days: cli.webhook_log_days,
             render_workers: cli.render_workers.unwrap_or_else(render::default_render_workers).max(1),
             max_queued_generations: cli.max_queued_generations,
@@ -386,6 +391,14 @@ fn serve(cli: &Cli, store: Store) -> Result<(), String> {
             cli.smartlist_refresh_at,
             stop_rx.clone(),
         ));
+        let index_refresher = (cli.index_refresh > 0).then(|| {
+            tokio::spawn(kino_server::indexes::run_refresher(
+                state.indexes.clone(),
+                state.store.clone(),
+                std::time::Duration::from_secs(cli.index_refresh),
+                stop_rx.clone(),
+            ))
+        });
         let dispatcher = tokio::spawn(webhooks::run_dispatcher(state.clone(), stop_rx));
         kino_server::serve::serve(listener, app(state), limits, shutdown).await.map_err(|e| e.to_string())?;
         tracing::info!("stopping: finishing in-flight jobs, renders and webhook deliveries");
@@ -394,6 +407,9 @@ fn serve(cli: &Cli, store: Store) -> Result<(), String> {
         let _ = renderers.await;
         let _ = refresher.await;
         let _ = dispatcher.await;
+        if let Some(index_refresher) = index_refresher {
+            let _ = index_refresher.await;
+        }
         Ok(())
     })
 }

@@ -41,6 +41,9 @@ pub struct Config {
     pub webhook_log_days: u32,
     /// Webhook delivery timeout ([`crate::webhooks::DEFAULT_TIMEOUT`], 30 s, in service).
     pub webhook_timeout: std::time::Duration,
+    /// How long the webhook dispatcher's lease lasts without renewal: among processes sharing
+    /// the database one dispatches, and another takes over this long after it dies.
+    pub webhook_lease: std::time::Duration,
     /// Clip generations rendered at once (each one ffmpeg process).
     pub render_workers: usize,
     /// Unfinished clip generations an organisation may have queued; more are refused (429).
@@ -72,6 +75,7 @@ impl Config {
             media_base_url: "/media".into(),
             webhook_allow_loopback: false,
             webhook_timeout: crate::webhooks::DEFAULT_TIMEOUT,
+            webhook_lease: crate::webhooks::DEFAULT_LEASE,
             webhook_log_days: 30,
             webhook_ca_pem: None,
             render_workers: crate::render::default_render_workers(),

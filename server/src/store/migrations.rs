@@ -31,6 +31,11 @@ pub const SQLITE: &[Migration] = &[
         name: "signals.version: bumped by every store, so that a replica sees its cached signals are stale",
         sql: "ALTER TABLE signals ADD COLUMN version INTEGER NOT NULL DEFAULT 1;",
     },
+    Migration {
+        version: 3,
+        name: "leases: one holder at a time for a role (the webhook dispatcher), taken over when it expires",
+        sql: "CREATE TABLE leases (name TEXT PRIMARY KEY, holder TEXT NOT NULL, expires_at INTEGER NOT NULL);",
+    },
 ];
 
 /// The schema version this build writes and understands.

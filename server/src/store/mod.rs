@@ -33,12 +33,14 @@ macro_rules! text_enum {
     };
 }
 
+mod leases;
 pub mod migrations;
 mod portal;
 mod sqlite;
 mod vectors;
 mod webhooks;
 
+pub use leases::Lease;
 pub use portal::{CreativeAssetRow, CreativeAssetStatus, RecipeRow, RecipeStatus, SmartlistRow};
 pub use sqlite::{Store, StoreError, StoreResult};
 pub use vectors::ResultStamp;

@@ -1,6 +1,9 @@
 //! The dispatcher: claims queued deliveries (pending -> sending), sends up to [`MAX_IN_FLIGHT`]
 //! at once, and records each outcome. One attempt per delivery, never a retry: a delivery left
-//! `sending` by a crash is marked failed at the next start, for a person to redeliver.
+//! `sending` by a crash is marked failed when a dispatcher next takes over, for a person to
+//! redeliver. Among processes sharing the database one dispatches at a time: it holds the lease
+//! [`DISPATCHER_LEASE`] and renews it as it polls; the others wait, and the first to find it
+//! expired (its holder died) takes over, cleaning up what the dead one left `sending`.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -14,13 +17,16 @@ use super::TEST_EVENT;
 use super::address::{PublicResolver, check_url};
 use crate::secrets::SecretBox;
 use crate::state::AppState;
-use crate::store::{ClaimedDelivery, DeliveryOutcome, now};
+use crate::store::{ClaimedDelivery, DeliveryOutcome, Lease, now};
 
 /// Deliveries sent at once.
 pub const MAX_IN_FLIGHT: usize = 16;
 
 /// The error recorded on deliveries a crash (or an overlong shutdown) left `sending`.
 pub const INTERRUPTED: &str = "interrupted by a restart; redeliver by hand";
+
+/// The lease of the dispatching process ([`crate::store::Store::take_lease`]).
+pub const DISPATCHER_LEASE: &str = "webhook-dispatcher";
 
 /// How often the queue is polled when nothing wakes the dispatcher.
 const POLL: Duration = Duration::from_secs(2);
@@ -58,12 +64,6 @@ impl Clients {
 /// ([`INTERRUPTED`]). On shutdown, sends in flight are awaited for up to the timeout plus a
 /// second; any still running then are dropped and marked failed the same way.
 pub async fn run_dispatcher(state: AppState, mut shutdown: watch::Receiver<bool>) {
-    off_thread(&state, |s| match s.store.fail_sending_deliveries(INTERRUPTED) {
-        Ok(0) => {}
-        Ok(n) => tracing::warn!(deliveries = n, "webhook deliveries interrupted by a restart marked failed"),
-        Err(e) => tracing::error!(error = %e, "cannot mark interrupted webhook deliveries"),
-    })
-    .await;
     let timeout = state.config.webhook_timeout;
     let clients =
         match Clients::new(timeout, state.config.webhook_allow_loopback, state.config.webhook_ca_pem.as_deref()) {
@@ -73,46 +73,76 @@ pub async fn run_dispatcher(state: AppState, mut shutdown: watch::Receiver<bool>
                 return;
             }
         };
+    let holder: Arc<str> = format!("{}-{}", std::process::id(), crate::auth::random_hex(8)).into();
+    let ttl_ms = i64::try_from(state.config.webhook_lease.as_millis()).unwrap_or(i64::MAX).max(1);
     let permits = Arc::new(Semaphore::new(MAX_IN_FLIGHT));
     let mut in_flight = JoinSet::new();
     let mut next_prune = Instant::now();
+    let mut holding = false;
     loop {
         if *shutdown.borrow() {
             break;
         }
-        if Instant::now() >= next_prune {
-            next_prune = Instant::now() + PRUNE_EVERY;
-            off_thread(&state, prune).await;
-        }
-        while in_flight.try_join_next().is_some() {}
-        let free = permits.available_permits();
-        let claimed = if free == 0 {
-            Vec::new()
-        } else {
-            off_thread(&state, move |s| {
-                s.store.claim_deliveries(free).unwrap_or_else(|e| {
-                    tracing::error!(error = %e, "cannot claim webhook deliveries");
-                    Vec::new()
-                })
-            })
-            .await
-            .unwrap_or_default()
-        };
-        let more = free > 0 && claimed.len() == free;
-        for delivery in claimed {
-            let Ok(permit) = permits.clone().acquire_owned().await else { break };
-            let (state, clients) = (state.clone(), clients.clone());
-            in_flight.spawn(async move {
-                let outcome =
-                    send(&clients, &delivery, &state.secrets, state.config.webhook_allow_loopback, timeout).await;
-                off_thread(&state, move |s| {
-                    if let Err(e) = s.store.finish_delivery(&delivery.id, &outcome) {
-                        tracing::error!(error = %e, delivery = %delivery.id, "cannot record a webhook delivery");
+        let h = holder.clone();
+        let lease = off_thread(&state, move |s| s.store.take_lease(DISPATCHER_LEASE, &h, now_ms(), ttl_ms)).await;
+        holding = match lease {
+            Some(Ok(Lease::Taken)) => {
+                // Nobody dispatched, or the one that did died: what it left `sending` is lost.
+                off_thread(&state, |s| match s.store.fail_sending_deliveries(INTERRUPTED) {
+                    Ok(0) => {}
+                    Ok(n) => {
+                        tracing::warn!(deliveries = n, "webhook deliveries interrupted by a restart marked failed")
                     }
+                    Err(e) => tracing::error!(error = %e, "cannot mark interrupted webhook deliveries"),
                 })
                 .await;
-                drop(permit);
-            });
+                tracing::info!(holder = %holder, "this process dispatches webhooks");
+                true
+            }
+            Some(Ok(Lease::Renewed)) => true,
+            Some(Ok(Lease::Busy)) => false,
+            Some(Err(e)) => {
+                tracing::error!(error = %e, "cannot take the webhook dispatcher's lease");
+                false
+            }
+            None => false,
+        };
+        while in_flight.try_join_next().is_some() {}
+        let mut more = false;
+        if holding {
+            if Instant::now() >= next_prune {
+                next_prune = Instant::now() + PRUNE_EVERY;
+                off_thread(&state, prune).await;
+            }
+            let free = permits.available_permits();
+            let claimed = if free == 0 {
+                Vec::new()
+            } else {
+                off_thread(&state, move |s| {
+                    s.store.claim_deliveries(free).unwrap_or_else(|e| {
+                        tracing::error!(error = %e, "cannot claim webhook deliveries");
+                        Vec::new()
+                    })
+                })
+                .await
+                .unwrap_or_default()
+            };
+            more = free > 0 && claimed.len() == free;
+            for delivery in claimed {
+                let Ok(permit) = permits.clone().acquire_owned().await else { break };
+                let (state, clients) = (state.clone(), clients.clone());
+                in_flight.spawn(async move {
+                    let outcome =
+                        send(&clients, &delivery, &state.secrets, state.config.webhook_allow_loopback, timeout).await;
+                    off_thread(&state, move |s| {
+                        if let Err(e) = s.store.finish_delivery(&delivery.id, &outcome) {
+                            tracing::error!(error = %e, delivery = %delivery.id, "cannot record a webhook delivery");
+                        }
+                    })
+                    .await;
+                    drop(permit);
+                });
+            }
         }
         if more {
             continue;
@@ -135,6 +165,22 @@ pub async fn run_dispatcher(state: AppState, mut shutdown: watch::Receiver<bool>
         })
         .await;
     }
+    if holding {
+        // Another process may take over at once.
+        off_thread(&state, move |s| {
+            if let Err(e) = s.store.release_lease(DISPATCHER_LEASE, &holder) {
+                tracing::error!(error = %e, "cannot release the webhook dispatcher's lease");
+            }
+        })
+        .await;
+    }
+}
+
+/// Milliseconds since the epoch, as leases count.
+fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
 }
 
 /// Runs database work on tokio's blocking pool, off the async threads; `None` when that work

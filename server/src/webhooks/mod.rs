@@ -19,7 +19,7 @@ use crate::state::AppState;
 use crate::store::{OrgId, Outgoing, StoreError, WebhookRow};
 
 pub use address::{check_url, forbidden_reason};
-pub use dispatch::{INTERRUPTED, MAX_IN_FLIGHT, run_dispatcher};
+pub use dispatch::{DISPATCHER_LEASE, INTERRUPTED, MAX_IN_FLIGHT, run_dispatcher};
 
 /// The events a webhook can subscribe to.
 pub const EVENTS: [&str; 6] = [
@@ -39,6 +39,9 @@ pub const TEST_MESSAGE: &str = "This is a test delivery from kino: your webhook 
 
 /// The interface's delivery timeout.
 pub const DEFAULT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// The default of [`crate::state::Config::webhook_lease`]: 30 s.
+pub const DEFAULT_LEASE: std::time::Duration = std::time::Duration::from_secs(30);
 
 /// Most deliveries [`deliveries`] returns at once.
 pub const MAX_LIST: usize = 1000;

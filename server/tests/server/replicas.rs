@@ -1,8 +1,10 @@
 //! Two service states over one database, as two replicas of a deployment see it: what one stores,
 //! the other reads at its next request, whatever it had cached.
 
-use kino_server::store::Store;
+use kino_server::indexes::Collection;
+use kino_server::store::{OrgId, ResultStatus, Store};
 use kino_server::{AppState, Config, signals};
+use serde_json::json;
 
 /// A replica: its own index directory and bucket root, the shared database.
 fn replica(dir: &std::path::Path, name: &str) -> AppState {
@@ -33,4 +35,41 @@ fn a_replica_reads_the_signals_another_stored_over_its_cache() {
     signals::put(&b, org, "m1", kino::synth::demo_signals("m1", 120.0, 1.0, 4)).unwrap();
     assert_eq!(signals::prepared(&a, org, "m1").unwrap().unwrap().signals().duration, 120.0);
     assert_eq!(signals::prepared(&b, org, "m1").unwrap().unwrap().signals().duration, 120.0);
+}
+
+/// Stores `id` with one scene embedding, as a finished `semantic_scenes` job does.
+fn store_scenes(state: &AppState, org: OrgId, id: &str) {
+    state
+        .store
+        .upsert_item(org, id, "standalone", &json!({"id": id, "type": "standalone", "title": id}), false)
+        .unwrap();
+    state.store.upsert_task(org, id, "semantic_scenes", "1.0.0", "{}").unwrap();
+    let job = state.store.claim_job().unwrap().expect("the task's job");
+    let embedding: Vec<f32> = (0..1024).map(|d| ((d * 7 + id.len()) % 13) as f32 - 6.0).collect();
+    let scenes = json!({"scene_embeddings": [{"start_ts": 0.0, "end_ts": 9.0, "embedding": embedding}]});
+    state.store.finish_job(&job, ResultStatus::Success, "", Some(&scenes)).unwrap();
+    state.indexes.sync_item(&state.store, org, id).unwrap();
+}
+
+#[test]
+fn a_replica_finds_in_its_index_what_another_stored_once_it_refreshes() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (replica(dir.path(), "a"), replica(dir.path(), "b"));
+    let (org, _) = a.store.ensure_org("acme").unwrap();
+    let holds =
+        |state: &AppState, id: &str| state.indexes.get(&state.store, org, Collection::Scenes).unwrap().contains(id);
+    assert!(!holds(&b, "m1"), "b's index is open, and empty");
+
+    store_scenes(&a, org, "m1");
+    assert!(holds(&a, "m1"), "a keeps its own changes current");
+    assert!(!holds(&b, "m1"), "b learns of a's changes only when it refreshes");
+    assert_eq!(b.indexes.refresh_all(&b.store), 1, "one item loaded");
+    assert!(holds(&b, "m1"));
+    assert_eq!(b.indexes.refresh_all(&b.store), 0, "nothing changed since");
+
+    kino_server::catalog::delete(&a, org, "standalone", "m1").unwrap();
+    assert!(!holds(&a, "m1"));
+    assert!(holds(&b, "m1"));
+    b.indexes.refresh_all(&b.store);
+    assert!(!holds(&b, "m1"), "a deletion reaches b at its refresh");
 }

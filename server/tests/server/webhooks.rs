@@ -534,3 +534,57 @@ async fn deliveries_recheck_the_address_when_sending() {
     dispatcher.await.unwrap();
     receiver.stop().await;
 }
+
+#[tokio::test]
+async fn one_process_dispatches_and_another_takes_over_when_it_dies() {
+    let receiver = Receiver::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    // Two processes on one database, with a short lease so that the takeover comes soon.
+    let replica = || {
+        AppState::new(
+            Store::open(&dir.path().join("kino.sqlite3")).unwrap(),
+            Config {
+                webhook_allow_loopback: true,
+                webhook_lease: Duration::from_secs(2),
+                ..Config::in_dir(dir.path())
+            },
+        )
+        .unwrap()
+    };
+    let (a, b) = (replica(), replica());
+    let (org, _) = a.store.ensure_org("acme").unwrap();
+    let (view, _) = webhooks::create(&a, org, &receiver.url("/ok"), &["recipe.failed".to_string()]).unwrap();
+    webhooks::set_enabled(&a, org, &view.id, true).unwrap();
+    let holder = || a.store.lease(webhooks::DISPATCHER_LEASE).unwrap().map(|(h, _)| h);
+
+    let (_stop_a, stopped_a) = watch::channel(false);
+    let dispatcher_a = tokio::spawn(webhooks::run_dispatcher(a.clone(), stopped_a));
+    assert!(until(|| holder().is_some()).await, "a takes the lease");
+    let first = holder().unwrap();
+    let (stop_b, stopped_b) = watch::channel(false);
+    let dispatcher_b = tokio::spawn(webhooks::run_dispatcher(b.clone(), stopped_b));
+    webhooks::emit(&a, org, "recipe.failed", sample("recipe.failed")).unwrap();
+    assert!(until(|| receiver.hits().len() == 1).await);
+    assert_eq!(holder(), Some(first.clone()), "b waits while a renews its lease");
+
+    // a dies: its dispatcher stops without giving the lease up.
+    dispatcher_a.abort();
+    let _ = dispatcher_a.await;
+    webhooks::emit(&b, org, "recipe.failed", sample("recipe.failed")).unwrap();
+    assert!(until(|| receiver.hits().len() == 2).await, "b takes over once a's lease has expired");
+    assert_ne!(holder(), Some(first), "b holds the lease now");
+    let mut log = Vec::new();
+    assert!(
+        until(|| {
+            log = webhooks::deliveries(&b, org, &view.id, 10).unwrap();
+            log.len() == 2 && log.iter().all(|d| d.state == DeliveryState::Succeeded)
+        })
+        .await,
+        "{log:?}"
+    );
+    assert_eq!(receiver.hits().len(), 2, "each delivery sent once");
+    let _ = stop_b.send(true);
+    dispatcher_b.await.unwrap();
+    assert_eq!(holder(), None, "a dispatcher that stops gives its lease up");
+    receiver.stop().await;
+}

@@ -1,0 +1,88 @@
+//! Leases: a role that must run in one process at a time among those sharing the database (the
+//! webhook dispatcher) is held by one holder until it stops renewing it; then another takes it
+//! over, and with it what the dead holder left half-done.
+
+use rusqlite::{OptionalExtension, TransactionBehavior, params};
+
+use super::{Store, StoreResult};
+
+/// What [`Store::take_lease`] found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lease {
+    /// The caller held it already: renewed.
+    Renewed,
+    /// The caller holds it now: nobody did, or its holder let it expire (and so stopped; what it
+    /// left half-done is the caller's to clean up).
+    Taken,
+    /// Another holder has it until it expires.
+    Busy,
+}
+
+impl Store {
+    /// Takes or renews the lease `name` for `holder` until `now_ms + ttl_ms` (milliseconds since
+    /// the epoch), unless another holder's lease runs past `now_ms`.
+    pub fn take_lease(&self, name: &str, holder: &str, now_ms: i64, ttl_ms: i64) -> StoreResult<Lease> {
+        self.with(|c| {
+            let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            let current: Option<(String, i64)> = tx
+                .query_row("SELECT holder, expires_at FROM leases WHERE name = ?1", [name], |r| {
+                    Ok((r.get(0)?, r.get(1)?))
+                })
+                .optional()?;
+            let lease = match &current {
+                Some((h, _)) if h == holder => Lease::Renewed,
+                Some((_, until)) if *until > now_ms => Lease::Busy,
+                _ => Lease::Taken,
+            };
+            if lease != Lease::Busy {
+                tx.execute(
+                    "INSERT INTO leases (name, holder, expires_at) VALUES (?1, ?2, ?3)
+                     ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at",
+                    params![name, holder, now_ms.saturating_add(ttl_ms)],
+                )?;
+            }
+            tx.commit()?;
+            Ok(lease)
+        })
+    }
+
+    /// Gives the lease up when `holder` has it (at shutdown: another can take it at once).
+    pub fn release_lease(&self, name: &str, holder: &str) -> StoreResult<()> {
+        self.with(|c| {
+            c.execute("DELETE FROM leases WHERE name = ?1 AND holder = ?2", params![name, holder])?;
+            Ok(())
+        })
+    }
+
+    /// The holder of the lease `name` and when it expires (ms since the epoch), when held.
+    pub fn lease(&self, name: &str) -> StoreResult<Option<(String, i64)>> {
+        self.read(|c| {
+            c.query_row("SELECT holder, expires_at FROM leases WHERE name = ?1", [name], |r| Ok((r.get(0)?, r.get(1)?)))
+                .optional()
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_holder_at_a_time_until_it_expires_or_is_released() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("kino.sqlite3")).unwrap();
+        assert_eq!(store.take_lease("role", "a", 1_000, 100).unwrap(), Lease::Taken);
+        assert_eq!(store.take_lease("role", "b", 1_050, 100).unwrap(), Lease::Busy);
+        assert_eq!(store.take_lease("role", "a", 1_090, 100).unwrap(), Lease::Renewed);
+        assert_eq!(store.lease("role").unwrap(), Some(("a".to_string(), 1_190)));
+        assert_eq!(store.take_lease("role", "b", 1_189, 100).unwrap(), Lease::Busy, "renewed until 1190");
+        assert_eq!(store.take_lease("role", "b", 1_190, 100).unwrap(), Lease::Taken, "a stopped renewing");
+        assert_eq!(store.take_lease("role", "a", 1_200, 100).unwrap(), Lease::Busy);
+        store.release_lease("role", "a").unwrap();
+        assert_eq!(store.lease("role").unwrap().map(|(h, _)| h), Some("b".to_string()), "only the holder releases");
+        store.release_lease("role", "b").unwrap();
+        assert_eq!(store.lease("role").unwrap(), None);
+        assert_eq!(store.take_lease("role", "a", 1_210, 100).unwrap(), Lease::Taken);
+        assert_eq!(store.take_lease("other", "b", 1_210, 100).unwrap(), Lease::Taken, "leases are by name");
+    }
+}
