@@ -51,6 +51,9 @@ if [ -x scripts/test-python.sh ]; then
   scripts/test-python.sh
 fi
 
+echo "== The service's integration tests again, on PostgreSQL (a throwaway cluster: Debian's postgresql, initdb in a temporary directory)"
+scripts/test-postgres.sh
+
 echo "== Rendered media in object storage (a real S3-compatible server: moto, pinned from PyPI)"
 scripts/test-s3.sh
 

@@ -32,8 +32,13 @@ struct Cli {
     #[arg(long, env = "KINO_DATA_DIR", default_value = "kino-data", global = true)]
     data_dir: PathBuf,
     /// Database file (default: <data-dir>/kino.sqlite3).
-    #[arg(long, env = "KINO_DATABASE", global = true)]
+    #[arg(long, env = "KINO_DATABASE", global = true, conflicts_with = "database_url")]
     database: Option<PathBuf>,
+    /// A PostgreSQL database instead of the SQLite file, shared by any number of kino-server
+    /// processes: `postgres://user:password@host:port/name` (schema migrations are applied at
+    /// start).
+    #[arg(long, env = "KINO_DATABASE_URL", global = true, value_parser = postgres_url)]
+    database_url: Option<String>,
     /// Root of local media paths (`asset_info.file_uri`); sidecar `<video>.signals.json` files are read from here.
     #[arg(long, env = "KINO_MEDIA_ROOT", default_value = ".", global = true)]
     media_root: PathBuf,
@@ -170,11 +175,17 @@ fn main() -> std::process::ExitCode {
         eprintln!("error: cannot create data directory {}: {e}", cli.data_dir.display());
         return std::process::ExitCode::FAILURE;
     }
-    let db = cli.database.clone().unwrap_or_else(|| cli.data_dir.join("kino.sqlite3"));
-    let store = match Store::open(&db) {
+    let opened = match &cli.database_url {
+        Some(url) => Store::connect(url).map_err(|e| format!("cannot open the PostgreSQL database: {e}")),
+        None => {
+            let db = cli.database.clone().unwrap_or_else(|| cli.data_dir.join("kino.sqlite3"));
+            Store::open(&db).map_err(|e| format!("cannot open database {}: {e}", db.display()))
+        }
+    };
+    let store = match opened {
         Ok(s) => s,
         Err(e) => {
-            eprintln!("error: cannot open database {}: {e}", db.display());
+            eprintln!("error: {e}");
             return std::process::ExitCode::FAILURE;
         }
     };
@@ -449,12 +460,23 @@ fn private_paths(cli: &Cli) -> Result<Vec<PathBuf>, String> {
             cli.data_dir.display()
         ));
     }
-    let db = cli.database.clone().unwrap_or_else(|| cli.data_dir.join("kino.sqlite3"));
     let mut paths = vec![data];
-    for suffix in ["", "-wal", "-shm"] {
-        paths.push(PathBuf::from(format!("{}{suffix}", db.display())));
+    if cli.database_url.is_none() {
+        let db = cli.database.clone().unwrap_or_else(|| cli.data_dir.join("kino.sqlite3"));
+        for suffix in ["", "-wal", "-shm"] {
+            paths.push(PathBuf::from(format!("{}{suffix}", db.display())));
+        }
     }
     Ok(paths)
+}
+
+/// `--database-url`: a PostgreSQL URL (the password it may hold is not echoed back).
+fn postgres_url(value: &str) -> Result<String, String> {
+    if !kino_server::store::is_postgres_url(value) {
+        return Err("must be a PostgreSQL URL: postgres://user:password@host:port/name".into());
+    }
+    value.parse::<tokio_postgres::Config>().map_err(|e| format!("not a valid PostgreSQL URL: {e}"))?;
+    Ok(value.to_string())
 }
 
 /// The admin API's credential: `--admin-token` / `KINO_ADMIN_TOKEN` or the file named by

@@ -2,7 +2,7 @@
 //! webhook dispatcher) is held by one holder until it stops renewing it; then another takes it
 //! over, and with it what the dead holder left half-done.
 
-use rusqlite::{OptionalExtension, TransactionBehavior, params};
+use super::db::{OptionalExtension, params};
 
 use super::{Store, StoreResult};
 
@@ -23,9 +23,8 @@ impl Store {
     /// the epoch), unless another holder's lease runs past `now_ms`.
     pub fn take_lease(&self, name: &str, holder: &str, now_ms: i64, ttl_ms: i64) -> StoreResult<Lease> {
         self.with(|c| {
-            let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
-            let current: Option<(String, i64)> = tx
-                .query_row("SELECT holder, expires_at FROM leases WHERE name = ?1", [name], |r| {
+            let current: Option<(String, i64)> = c
+                .query_row("SELECT holder, expires_at FROM leases WHERE name = ?1", params![name], |r| {
                     Ok((r.get(0)?, r.get(1)?))
                 })
                 .optional()?;
@@ -35,13 +34,12 @@ impl Store {
                 _ => Lease::Taken,
             };
             if lease != Lease::Busy {
-                tx.execute(
+                c.execute(
                     "INSERT INTO leases (name, holder, expires_at) VALUES (?1, ?2, ?3)
                      ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at",
                     params![name, holder, now_ms.saturating_add(ttl_ms)],
                 )?;
             }
-            tx.commit()?;
             Ok(lease)
         })
     }
@@ -57,8 +55,10 @@ impl Store {
     /// The holder of the lease `name` and when it expires (ms since the epoch), when held.
     pub fn lease(&self, name: &str) -> StoreResult<Option<(String, i64)>> {
         self.read(|c| {
-            c.query_row("SELECT holder, expires_at FROM leases WHERE name = ?1", [name], |r| Ok((r.get(0)?, r.get(1)?)))
-                .optional()
+            c.query_row("SELECT holder, expires_at FROM leases WHERE name = ?1", params![name], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })
+            .optional()
         })
     }
 }

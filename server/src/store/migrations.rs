@@ -1,9 +1,10 @@
-//! Versioned schema migrations, applied in order when the store opens.
+//! Versioned schema migrations, applied in order when the store opens, for each database.
 //!
-//! Each migration has a number and runs once, in its own `BEGIN IMMEDIATE` transaction that also
-//! records it (SQLite's `user_version`, and a row in `schema_migrations` with its name and time),
-//! so two processes starting at once on one database apply it once: the second waits for the
-//! first, then finds it done. A database made by a newer kino (a higher version than this build
+//! Each migration has a number, the same for SQLite and PostgreSQL, and runs once, in a
+//! transaction that also records it (a row in `schema_migrations` with its name and time, and on
+//! SQLite the `user_version`). Two processes starting at once on one database apply it once: the
+//! second waits for the first (SQLite's `BEGIN IMMEDIATE`, a PostgreSQL advisory lock), then
+//! finds it done. A database made by a newer kino (a higher version than this build
 //! knows) is refused with a clear error instead of being used with a schema it does not
 //! understand. Changing the schema means appending a migration, never editing one.
 //!
@@ -11,6 +12,8 @@
 //! by adding the columns those versions lacked, then recorded as version 1.
 
 use rusqlite::{Connection, TransactionBehavior, params};
+
+use super::db::{Conn, DbError};
 
 /// One schema change.
 #[derive(Debug, Clone, Copy)]
@@ -38,17 +41,35 @@ pub const SQLITE: &[Migration] = &[
     },
 ];
 
+/// The PostgreSQL migrations, in order: the same versions as [`SQLITE`], in PostgreSQL's SQL.
+pub const POSTGRES: &[Migration] = &[
+    Migration { version: 1, name: "initial schema", sql: include_str!("schema_postgres.sql") },
+    Migration {
+        version: 2,
+        name: SQLITE[1].name,
+        sql: "ALTER TABLE signals ADD COLUMN version BIGINT NOT NULL DEFAULT 1;",
+    },
+    Migration {
+        version: 3,
+        name: SQLITE[2].name,
+        sql: "CREATE TABLE leases (name TEXT PRIMARY KEY, holder TEXT NOT NULL, expires_at BIGINT NOT NULL);",
+    },
+];
+
 /// The schema version this build writes and understands.
 pub fn latest() -> u32 {
     SQLITE.last().map_or(0, |m| m.version)
 }
+
+/// The key of the advisory lock that migrations hold on PostgreSQL.
+const MIGRATION_LOCK: i64 = 0x6b69_6e6f_0001;
 
 /// Why migrations could not run.
 #[derive(Debug, thiserror::Error)]
 pub enum MigrationError {
     /// The database failed.
     #[error(transparent)]
-    Database(#[from] rusqlite::Error),
+    Database(#[from] DbError),
     /// The database was migrated by a newer kino.
     #[error(
         "the database is at schema version {found}, newer than this kino-server understands ({supported}): run the newer version, or restore a backup"
@@ -59,6 +80,12 @@ pub enum MigrationError {
         /// This build's latest.
         supported: u32,
     },
+}
+
+impl From<rusqlite::Error> for MigrationError {
+    fn from(e: rusqlite::Error) -> Self {
+        MigrationError::Database(e.into())
+    }
 }
 
 fn version(conn: &Connection) -> rusqlite::Result<u32> {
@@ -113,6 +140,37 @@ pub fn apply(conn: &mut Connection) -> Result<Vec<u32>, MigrationError> {
         )?;
         tx.pragma_update(None, "user_version", m.version)?;
         tx.commit()?;
+        applied.push(m.version);
+    }
+    Ok(applied)
+}
+
+/// Applies every PostgreSQL migration the database lacks, in the read-committed transaction
+/// `conn` is in; returns the versions applied now.
+pub fn apply_postgres(conn: &mut Conn<'_>) -> Result<Vec<u32>, MigrationError> {
+    use super::db::params;
+    // Read committed (see `Store::connect`): after the lock, the next statements see what the
+    // process that held it committed.
+    conn.execute("SELECT pg_advisory_xact_lock(?1)", params![MIGRATION_LOCK])?;
+    conn.batch(
+        "CREATE TABLE IF NOT EXISTS schema_migrations (
+            version BIGINT PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)",
+    )?;
+    let found: u32 =
+        conn.query_row("SELECT CAST(COALESCE(MAX(version), 0) AS BIGINT) FROM schema_migrations", params![], |r| {
+            r.get(0)
+        })?;
+    let supported = latest();
+    if found > supported {
+        return Err(MigrationError::Newer { found, supported });
+    }
+    let mut applied = Vec::new();
+    for m in POSTGRES.iter().filter(|m| m.version > found) {
+        conn.batch(m.sql)?;
+        conn.execute(
+            "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?1, ?2, ?3)",
+            params![m.version, m.name, super::now()],
+        )?;
         applied.push(m.version);
     }
     Ok(applied)

@@ -1,5 +1,6 @@
-//! Storage: the only module that speaks SQL. An embedded SQLite database (WAL mode) behind a
-//! narrow interface of domain operations, so that a PostgreSQL backend can take its place.
+//! Storage: the only module that speaks SQL. An embedded SQLite database (WAL mode, the default)
+//! or a PostgreSQL server shared by several processes, behind one narrow interface of domain
+//! operations ([`Store`]); the SQL is written once for both (see [`db`]).
 
 /// A state stored as text: its name in the database (`as_str`), and the column conversions, which
 /// refuse a name the enum does not know rather than guess.
@@ -14,35 +15,35 @@ macro_rules! text_enum {
             }
         }
 
-        impl rusqlite::types::ToSql for $t {
-            fn to_sql(&self) -> rusqlite::Result<rusqlite::types::ToSqlOutput<'_>> {
-                Ok(self.as_str().into())
+        impl $crate::store::db::ToValue for $t {
+            fn to_value(&self) -> $crate::store::db::Value {
+                $crate::store::db::Value::Text(self.as_str().to_string())
             }
         }
 
-        impl rusqlite::types::FromSql for $t {
-            fn column_result(value: rusqlite::types::ValueRef<'_>) -> rusqlite::types::FromSqlResult<Self> {
-                match value.as_str()? {
-                    $($name => Ok($t::$variant),)+
-                    other => Err(rusqlite::types::FromSqlError::Other(
-                        format!("unknown {} {other:?}", stringify!($t)).into(),
-                    )),
+        impl $crate::store::db::FromValue for $t {
+            fn from_value(value: &$crate::store::db::Value) -> Result<Self, String> {
+                match value {
+                    $($crate::store::db::Value::Text(s) if s == $name => Ok($t::$variant),)+
+                    other => Err(format!("unknown {} {other:?}", stringify!($t))),
                 }
             }
         }
     };
 }
 
+mod backend;
+pub mod db;
 mod leases;
 pub mod migrations;
 mod portal;
-mod sqlite;
+mod records;
 mod vectors;
 mod webhooks;
 
+pub use backend::{POSTGRES_POOL, READERS, Store, StoreError, StoreResult, is_postgres_url};
 pub use leases::Lease;
 pub use portal::{CreativeAssetRow, CreativeAssetStatus, RecipeRow, RecipeStatus, SmartlistRow};
-pub use sqlite::{Store, StoreError, StoreResult};
 pub use vectors::ResultStamp;
 pub use webhooks::{ClaimedDelivery, DeliveryOutcome, DeliveryRow, DeliveryState, Outgoing, WebhookRow};
 

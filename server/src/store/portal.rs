@@ -1,6 +1,6 @@
 //! Storage of the portal's resources: smartlists and their membership, recipes, creative assets.
 
-use rusqlite::{OptionalExtension, Row, params};
+use super::db::{DbResult, Dialect, OptionalExtension, Row, params};
 use serde_json::{Value, json};
 
 use super::webhooks::queue_in;
@@ -181,7 +181,7 @@ const SMARTLIST_COLUMNS: &str = "s.id, s.org_id, s.catalog_id, c.name, s.title, 
      s.is_ai_generated, s.creator, s.filter, s.published_at, s.created_at, s.updated_at, \
      (SELECT COUNT(*) FROM smartlist_members m WHERE m.smartlist_id = s.id)";
 
-fn smartlist(r: &Row<'_>) -> rusqlite::Result<SmartlistRow> {
+fn smartlist(r: &Row) -> DbResult<SmartlistRow> {
     Ok(SmartlistRow {
         id: r.get(0)?,
         org: OrgId(r.get(1)?),
@@ -204,7 +204,7 @@ fn smartlist(r: &Row<'_>) -> rusqlite::Result<SmartlistRow> {
 const RECIPE_COLUMNS: &str = "r.id, r.org_id, r.catalog_id, c.name, r.title, r.description, r.type, r.creator, \
      r.config, r.version, r.status, r.test_runs_count, r.runs, r.last_error, r.published_at, r.created_at, r.updated_at";
 
-fn recipe(r: &Row<'_>) -> rusqlite::Result<RecipeRow> {
+fn recipe(r: &Row) -> DbResult<RecipeRow> {
     Ok(RecipeRow {
         id: r.get(0)?,
         org: OrgId(r.get(1)?),
@@ -226,15 +226,21 @@ fn recipe(r: &Row<'_>) -> rusqlite::Result<RecipeRow> {
     })
 }
 
-const ASSET_COLUMNS: &str = "a.id, a.recipe_id, r.title, a.run_number, a.asset_index, a.type, a.status, a.item_id, \
-     a.title, a.start_time, a.stop_time, a.metadata, a.logo_data, a.image_uri, a.small_image_uri, a.video_uri, \
-     a.error, a.created_at, a.updated_at, COALESCE(json_extract(i.body, '$.title'), '')";
+/// The columns [`asset`] reads, from the joins of [`ASSET_FROM`].
+fn asset_columns(dialect: Dialect) -> String {
+    format!(
+        "a.id, a.recipe_id, r.title, a.run_number, a.asset_index, a.type, a.status, a.item_id, \
+         a.title, a.start_time, a.stop_time, a.metadata, a.logo_data, a.image_uri, a.small_image_uri, a.video_uri, \
+         a.error, a.created_at, a.updated_at, COALESCE({}, '')",
+        dialect.json_text("i.body", &["title"])
+    )
+}
 
-/// The joins behind [`ASSET_COLUMNS`].
+/// The joins behind [`asset_columns`].
 const ASSET_FROM: &str = "creative_assets a JOIN recipes r ON r.id = a.recipe_id \
      LEFT JOIN items i ON i.org_id = a.org_id AND i.id = a.item_id";
 
-fn asset(r: &Row<'_>) -> rusqlite::Result<CreativeAssetRow> {
+fn asset(r: &Row) -> DbResult<CreativeAssetRow> {
     Ok(CreativeAssetRow {
         id: r.get(0)?,
         recipe_id: r.get(1)?,
@@ -274,30 +280,32 @@ impl Store {
             }
             Write::Update => {
                 "UPDATE smartlists SET catalog_id = ?3, title = ?4, description = ?5, type = ?6, purpose = ?7, \
-                 is_ai_generated = ?8, creator = ?9, filter = ?10, published_at = ?11, updated_at = ?13 \
+                 is_ai_generated = ?8, creator = ?9, filter = ?10, published_at = ?11, updated_at = ?12 \
                  WHERE id = ?1 AND org_id = ?2"
             }
         };
         self.with(|c| {
-            let n = c.execute(
-                sql,
-                params![
-                    s.id,
-                    s.org.0,
-                    s.catalog_id,
-                    s.title,
-                    s.description,
-                    s.kind,
-                    serde_json::to_string(&s.purpose).unwrap_or_else(|_| "[]".into()),
-                    s.is_ai_generated,
-                    s.creator,
-                    s.filter.to_string(),
-                    s.published_at,
-                    s.created_at,
-                    s.updated_at,
-                ],
-            )?;
-            Ok(n > 0)
+            let mut values = params![
+                s.id,
+                s.org.0,
+                s.catalog_id,
+                s.title,
+                s.description,
+                s.kind,
+                serde_json::to_string(&s.purpose).unwrap_or_else(|_| "[]".into()),
+                s.is_ai_generated,
+                s.creator,
+                s.filter.to_string(),
+                s.published_at,
+                s.created_at,
+                s.updated_at,
+            ]
+            .to_vec();
+            if write == Write::Update {
+                // An update keeps the creation time: the statement has no parameter for it.
+                values.remove(11);
+            }
+            Ok(c.execute(sql, &values)? > 0)
         })
     }
 
@@ -319,21 +327,22 @@ impl Store {
     /// The organisation's smartlists, oldest first.
     pub fn smartlists(&self, org: OrgId) -> StoreResult<Vec<SmartlistRow>> {
         self.read(|c| {
-            let mut st = c.prepare(&format!(
-                "SELECT {SMARTLIST_COLUMNS} FROM smartlists s JOIN catalogs c ON c.id = s.catalog_id \
+            c.query_map(
+                &format!(
+                    "SELECT {SMARTLIST_COLUMNS} FROM smartlists s JOIN catalogs c ON c.id = s.catalog_id \
                  WHERE s.org_id = ?1 ORDER BY s.created_at, s.id"
-            ))?;
-            st.query_map([org.0], smartlist)?.collect()
+                ),
+                params![org.0],
+                smartlist,
+            )
         })
     }
 
     /// Deletes a smartlist and its membership; whether it existed.
     pub fn delete_smartlist(&self, org: OrgId, id: &str) -> StoreResult<bool> {
         self.with(|c| {
-            let tx = c.transaction()?;
-            tx.execute("DELETE FROM smartlist_members WHERE smartlist_id = (SELECT id FROM smartlists WHERE org_id = ?1 AND id = ?2)", params![org.0, id])?;
-            let n = tx.execute("DELETE FROM smartlists WHERE org_id = ?1 AND id = ?2", params![org.0, id])?;
-            tx.commit()?;
+            c.execute("DELETE FROM smartlist_members WHERE smartlist_id = (SELECT id FROM smartlists WHERE org_id = ?1 AND id = ?2)", params![org.0, id])?;
+            let n = c.execute("DELETE FROM smartlists WHERE org_id = ?1 AND id = ?2", params![org.0, id])?;
             Ok(n > 0)
         })
     }
@@ -341,9 +350,11 @@ impl Store {
     /// A smartlist's members (customer item ids) in position order.
     pub fn smartlist_members(&self, id: &str) -> StoreResult<Vec<String>> {
         self.read(|c| {
-            let mut st =
-                c.prepare("SELECT item_id FROM smartlist_members WHERE smartlist_id = ?1 ORDER BY position")?;
-            st.query_map([id], |r| r.get(0))?.collect()
+            c.query_map(
+                "SELECT item_id FROM smartlist_members WHERE smartlist_id = ?1 ORDER BY position",
+                params![id],
+                |r| r.get(0),
+            )
         })
     }
 
@@ -356,12 +367,16 @@ impl Store {
         limit: i64,
     ) -> StoreResult<Vec<(i64, String, String)>> {
         self.read(|c| {
-            let mut st = c.prepare(
-                "SELECT m.position, m.item_id, COALESCE(json_extract(i.body, '$.title'), '') FROM smartlist_members m \
+            let title = c.dialect().json_text("i.body", &["title"]);
+            c.query_map(
+                &format!(
+                    "SELECT m.position, m.item_id, COALESCE({title}, '') FROM smartlist_members m \
                  LEFT JOIN items i ON i.org_id = ?1 AND i.id = m.item_id \
-                 WHERE m.smartlist_id = ?2 ORDER BY m.position LIMIT ?3 OFFSET ?4",
-            )?;
-            st.query_map(params![org.0, id, limit, offset], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?.collect()
+                 WHERE m.smartlist_id = ?2 ORDER BY m.position LIMIT ?3 OFFSET ?4"
+                ),
+                params![org.0, id, limit, offset],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
         })
     }
 
@@ -369,24 +384,21 @@ impl Store {
     /// `events`, in one transaction.
     pub fn set_smartlist_members(&self, id: &str, members: &[String], events: &[Outgoing]) -> StoreResult<bool> {
         self.with(|c| {
-            let tx = c.transaction()?;
             // Deleted meanwhile: nothing to store, nothing to announce.
-            if tx.query_row("SELECT 1 FROM smartlists WHERE id = ?1", [id], |_| Ok(())).optional()?.is_none() {
+            if c.query_row("SELECT 1 FROM smartlists WHERE id = ?1", params![id], |_| Ok(())).optional()?.is_none() {
                 return Ok(false);
             }
             for out in events {
-                queue_in(&tx, out)?;
+                queue_in(c, out)?;
             }
-            tx.execute("DELETE FROM smartlist_members WHERE smartlist_id = ?1", [id])?;
-            {
-                let mut st =
-                    tx.prepare("INSERT INTO smartlist_members (smartlist_id, position, item_id) VALUES (?1, ?2, ?3)")?;
-                for (i, item) in members.iter().enumerate() {
-                    st.execute(params![id, i as i64 + 1, item])?;
-                }
+            c.execute("DELETE FROM smartlist_members WHERE smartlist_id = ?1", params![id])?;
+            for (i, item) in members.iter().enumerate() {
+                c.execute(
+                    "INSERT INTO smartlist_members (smartlist_id, position, item_id) VALUES (?1, ?2, ?3)",
+                    params![id, i as i64 + 1, item],
+                )?;
             }
-            tx.execute("UPDATE smartlists SET updated_at = ?2 WHERE id = ?1", params![id, now()])?;
-            tx.commit()?;
+            c.execute("UPDATE smartlists SET updated_at = ?2 WHERE id = ?1", params![id, now()])?;
             Ok(true)
         })
     }
@@ -405,32 +417,34 @@ impl Store {
             Write::Update => {
                 "UPDATE recipes SET catalog_id = ?3, title = ?4, description = ?5, type = ?6, creator = ?7, \
                  config = ?8, version = ?9, status = ?10, test_runs_count = ?11, runs = ?12, last_error = ?13, \
-                 published_at = ?14, updated_at = ?16 WHERE id = ?1 AND org_id = ?2"
+                 published_at = ?14, updated_at = ?15 WHERE id = ?1 AND org_id = ?2"
             }
         };
         self.with(|c| {
-            let n = c.execute(
-                sql,
-                params![
-                    r.id,
-                    r.org.0,
-                    r.catalog_id,
-                    r.title,
-                    r.description,
-                    r.kind,
-                    r.creator,
-                    r.config.to_string(),
-                    r.version,
-                    r.status,
-                    r.test_runs_count,
-                    r.runs,
-                    r.last_error,
-                    r.published_at,
-                    r.created_at,
-                    r.updated_at,
-                ],
-            )?;
-            Ok(n > 0)
+            let mut values = params![
+                r.id,
+                r.org.0,
+                r.catalog_id,
+                r.title,
+                r.description,
+                r.kind,
+                r.creator,
+                r.config.to_string(),
+                r.version,
+                r.status,
+                r.test_runs_count,
+                r.runs,
+                r.last_error,
+                r.published_at,
+                r.created_at,
+                r.updated_at,
+            ]
+            .to_vec();
+            if write == Write::Update {
+                // An update keeps the creation time: the statement has no parameter for it.
+                values.remove(14);
+            }
+            Ok(c.execute(sql, &values)? > 0)
         })
     }
 
@@ -452,11 +466,14 @@ impl Store {
     /// The organisation's recipes, oldest first.
     pub fn recipes(&self, org: OrgId) -> StoreResult<Vec<RecipeRow>> {
         self.read(|c| {
-            let mut st = c.prepare(&format!(
-                "SELECT {RECIPE_COLUMNS} FROM recipes r JOIN catalogs c ON c.id = r.catalog_id \
+            c.query_map(
+                &format!(
+                    "SELECT {RECIPE_COLUMNS} FROM recipes r JOIN catalogs c ON c.id = r.catalog_id \
                  WHERE r.org_id = ?1 ORDER BY r.created_at, r.id"
-            ))?;
-            st.query_map([org.0], recipe)?.collect()
+                ),
+                params![org.0],
+                recipe,
+            )
         })
     }
 
@@ -464,8 +481,7 @@ impl Store {
     /// returns the run number. `None` when a run is already in progress.
     pub fn start_recipe_run(&self, org: OrgId, id: &str) -> StoreResult<Option<i64>> {
         self.with(|c| {
-            let tx = c.transaction()?;
-            let n = tx.execute(
+            let n = c.execute(
                 "UPDATE recipes SET runs = runs + 1, \
                  test_runs_count = test_runs_count + (CASE WHEN published_at IS NULL THEN 1 ELSE 0 END), \
                  status = 'running', last_error = NULL, updated_at = ?3 \
@@ -473,11 +489,10 @@ impl Store {
                 params![org.0, id, now()],
             )?;
             let run = if n == 1 {
-                Some(tx.query_row("SELECT runs FROM recipes WHERE id = ?1", [id], |r| r.get(0))?)
+                Some(c.query_row("SELECT runs FROM recipes WHERE id = ?1", params![id], |r| r.get(0))?)
             } else {
                 None
             };
-            tx.commit()?;
             Ok(run)
         })
     }
@@ -485,9 +500,8 @@ impl Store {
     /// Queues items that joined a recipe's smartlist for a follow-up run (without duplicates).
     pub fn add_recipe_followups(&self, id: &str, items: &[String]) -> StoreResult<()> {
         self.with(|c| {
-            let tx = c.transaction()?;
-            let Some(text) = tx
-                .query_row("SELECT followup_items FROM recipes WHERE id = ?1", [id], |r| r.get::<_, String>(0))
+            let Some(text) = c
+                .query_row("SELECT followup_items FROM recipes WHERE id = ?1", params![id], |r| r.get::<_, String>(0))
                 .optional()?
             else {
                 return Ok(());
@@ -498,8 +512,8 @@ impl Store {
                     queued.push(item.clone());
                 }
             }
-            tx.execute("UPDATE recipes SET followup_items = ?2 WHERE id = ?1", params![id, json!(queued).to_string()])?;
-            tx.commit()
+            c.execute("UPDATE recipes SET followup_items = ?2 WHERE id = ?1", params![id, json!(queued).to_string()])?;
+            Ok(())
         })
     }
 
@@ -507,8 +521,7 @@ impl Store {
     /// items and returns them with the run number.
     pub fn start_followup_run(&self, org: OrgId, id: &str) -> StoreResult<Option<(i64, Vec<String>)>> {
         self.with(|c| {
-            let tx = c.transaction()?;
-            let row: Option<(String, String)> = tx
+            let row: Option<(String, String)> = c
                 .query_row(
                     "SELECT status, followup_items FROM recipes WHERE org_id = ?1 AND id = ?2",
                     params![org.0, id],
@@ -520,13 +533,12 @@ impl Store {
             if status == "running" || items.is_empty() {
                 return Ok(None);
             }
-            tx.execute(
+            c.execute(
                 "UPDATE recipes SET runs = runs + 1, status = 'running', last_error = NULL, followup_items = '[]', \
                  updated_at = ?2 WHERE id = ?1",
                 params![id, now()],
             )?;
-            let run: i64 = tx.query_row("SELECT runs FROM recipes WHERE id = ?1", [id], |r| r.get(0))?;
-            tx.commit()?;
+            let run: i64 = c.query_row("SELECT runs FROM recipes WHERE id = ?1", params![id], |r| r.get(0))?;
             Ok(Some((run, items)))
         })
     }
@@ -540,32 +552,30 @@ impl Store {
         events: &[Outgoing],
     ) -> StoreResult<()> {
         self.with(|c| {
-            let tx = c.transaction()?;
-            tx.execute(
+            c.execute(
                 "UPDATE recipes SET status = ?2, last_error = ?3, updated_at = ?4 WHERE id = ?1",
                 params![id, status, error, now()],
             )?;
             for out in events {
-                queue_in(&tx, out)?;
+                queue_in(c, out)?;
             }
-            tx.commit()
+            Ok(())
         })
     }
 
     /// Recipes left `running` by a stopped process become `failed`; returns their ids.
     pub fn fail_interrupted_recipes(&self) -> StoreResult<Vec<(OrgId, String)>> {
         self.with(|c| {
-            let tx = c.transaction()?;
             let ids: Vec<(OrgId, String)> = {
-                let mut st = tx.prepare("SELECT org_id, id FROM recipes WHERE status = 'running'")?;
-                st.query_map([], |r| Ok((OrgId(r.get(0)?), r.get(1)?)))?.collect::<rusqlite::Result<_>>()?
+                c.query_map("SELECT org_id, id FROM recipes WHERE status = 'running'", params![], |r| {
+                    Ok((OrgId(r.get(0)?), r.get(1)?))
+                })?
             };
-            tx.execute(
+            c.execute(
                 "UPDATE recipes SET status = 'failed', last_error = 'interrupted by a restart', updated_at = ?1 \
                  WHERE status = 'running'",
-                [now()],
+                params![now()],
             )?;
-            tx.commit()?;
             Ok(ids)
         })
     }
@@ -575,8 +585,7 @@ impl Store {
     /// Inserts or replaces a creative asset and queues `events`, in one transaction.
     pub fn put_creative_asset(&self, org: OrgId, a: &CreativeAssetRow, events: &[Outgoing]) -> StoreResult<()> {
         self.with(|c| {
-            let tx = c.transaction()?;
-            tx.execute(
+            c.execute(
                 "INSERT INTO creative_assets (id, org_id, recipe_id, run_number, asset_index, type, status, item_id, \
                  title, start_time, stop_time, metadata, logo_data, image_uri, small_image_uri, video_uri, error, \
                  created_at, updated_at) \
@@ -607,9 +616,9 @@ impl Store {
                 ],
             )?;
             for out in events {
-                queue_in(&tx, out)?;
+                queue_in(c, out)?;
             }
-            tx.commit()
+            Ok(())
         })
     }
 
@@ -618,8 +627,9 @@ impl Store {
         self.read(|c| {
             c.query_row(
                 &format!(
-                    "SELECT {ASSET_COLUMNS} FROM {ASSET_FROM} \
-                     WHERE a.org_id = ?1 AND a.id = ?2"
+                    "SELECT {} FROM {ASSET_FROM} \
+                     WHERE a.org_id = ?1 AND a.id = ?2",
+                    asset_columns(c.dialect())
                 ),
                 params![org.0, id],
                 asset,
@@ -631,12 +641,16 @@ impl Store {
     /// The organisation's creative assets (optionally of one recipe), in creation order.
     pub fn creative_assets(&self, org: OrgId, recipe: Option<&str>) -> StoreResult<Vec<CreativeAssetRow>> {
         self.read(|c| {
-            let mut st = c.prepare(&format!(
-                "SELECT {ASSET_COLUMNS} FROM {ASSET_FROM} \
-                 WHERE a.org_id = ?1 AND (?2 IS NULL OR a.recipe_id = ?2) \
-                 ORDER BY a.created_at, a.run_number, a.asset_index"
-            ))?;
-            st.query_map(params![org.0, recipe], asset)?.collect()
+            c.query_map(
+                &format!(
+                    "SELECT {} FROM {ASSET_FROM} \
+                 WHERE a.org_id = ?1 AND (CAST(?2 AS TEXT) IS NULL OR a.recipe_id = ?2) \
+                 ORDER BY a.created_at, a.run_number, a.asset_index",
+                    asset_columns(c.dialect())
+                ),
+                params![org.0, recipe],
+                asset,
+            )
         })
     }
 
@@ -646,7 +660,7 @@ impl Store {
             c.execute(
                 "UPDATE creative_assets SET status = 'failed', error = 'interrupted by a restart', updated_at = ?1 \
                  WHERE status = 'pending'",
-                [now()],
+                params![now()],
             )
         })
     }

@@ -1,7 +1,7 @@
 //! What the vector indexes read: the version of every item's latest successful embedding result
 //! (to check an index against the database), catalog membership, and a page of found items.
 
-use rusqlite::{OptionalExtension, params, params_from_iter};
+use super::db::{Dialect, OptionalExtension, Value, params};
 
 use super::{ItemRow, OrgId, Store, StoreResult};
 
@@ -21,16 +21,25 @@ impl Store {
     /// The latest successful `product` result of every live item.
     pub fn result_stamps(&self, org: OrgId, product: &str) -> StoreResult<Vec<ResultStamp>> {
         self.read(|c| {
-            let mut st = c.prepare(
-                "SELECT r.item_id, r.version, MAX(r.updated_at) FROM results r
-                 JOIN items i ON i.org_id = r.org_id AND i.id = r.item_id AND i.deleted = 0
-                 WHERE r.org_id = ?1 AND r.product = ?2 AND r.status = 'success'
-                 GROUP BY r.item_id ORDER BY r.item_id",
-            )?;
-            st.query_map(params![org.0, product], |r| {
+            // The row of the latest time per item: SQLite takes a bare column from the row of
+            // MAX(); PostgreSQL says so with DISTINCT ON.
+            let sql = match c.dialect() {
+                Dialect::Sqlite => {
+                    "SELECT r.item_id, r.version, MAX(r.updated_at) FROM results r
+                     JOIN items i ON i.org_id = r.org_id AND i.id = r.item_id AND i.deleted = 0
+                     WHERE r.org_id = ?1 AND r.product = ?2 AND r.status = 'success'
+                     GROUP BY r.item_id ORDER BY r.item_id"
+                }
+                Dialect::Postgres => {
+                    "SELECT DISTINCT ON (r.item_id) r.item_id, r.version, r.updated_at FROM results r
+                     JOIN items i ON i.org_id = r.org_id AND i.id = r.item_id AND i.deleted = 0
+                     WHERE r.org_id = ?1 AND r.product = ?2 AND r.status = 'success'
+                     ORDER BY r.item_id, r.updated_at DESC"
+                }
+            };
+            c.query_map(sql, params![org.0, product], |r| {
                 Ok(ResultStamp { item_id: r.get(0)?, version: r.get(1)?, updated_at: r.get(2)? })
-            })?
-            .collect()
+            })
         })
     }
 
@@ -52,11 +61,12 @@ impl Store {
     /// The items listed by the smartlists of a catalog (deleted ones included: callers filter).
     pub fn catalog_members(&self, org: OrgId, catalog_id: i64) -> StoreResult<Vec<String>> {
         self.read(|c| {
-            let mut st = c.prepare(
+            c.query_map(
                 "SELECT DISTINCT m.item_id FROM smartlist_members m JOIN smartlists s ON s.id = m.smartlist_id
                  WHERE s.org_id = ?1 AND s.catalog_id = ?2",
-            )?;
-            st.query_map(params![org.0, catalog_id], |r| r.get(0))?.collect()
+                params![org.0, catalog_id],
+                |r| r.get(0),
+            )
         })
     }
 
@@ -70,12 +80,9 @@ impl Store {
             "SELECT id, service_id, type, body, deleted FROM items WHERE org_id = ?1 AND deleted = 0 AND id IN ({})",
             marks.join(", ")
         );
-        let mut args: Vec<rusqlite::types::Value> = vec![org.0.into()];
-        args.extend(ids.iter().map(|id| rusqlite::types::Value::from(id.to_string())));
-        self.read(|c| {
-            let mut st = c.prepare(&sql)?;
-            st.query_map(params_from_iter(args.iter()), super::sqlite::item_row)?.collect()
-        })
+        let mut args = vec![Value::Int(org.0)];
+        args.extend(ids.iter().map(|id| Value::Text(id.to_string())));
+        self.read(|c| c.query_map(&sql, &args, super::records::item_row))
     }
 
     /// Whether the organisation has the catalog.

@@ -3,7 +3,7 @@
 //! A delivery row holds the exact body bytes from the moment it is queued, so what is signed and
 //! sent (and sent again on redelivery) never depends on re-serialising anything.
 
-use rusqlite::{OptionalExtension, Row, Transaction, params};
+use super::db::{Conn, DbResult, OptionalExtension, Row, params};
 
 use super::{OrgId, Store, StoreResult, now};
 
@@ -20,17 +20,21 @@ pub struct Outgoing {
 }
 
 /// Queues `out` to every enabled webhook of its organisation subscribed to its event; how many.
-pub(super) fn queue_in(tx: &Transaction<'_>, out: &Outgoing) -> rusqlite::Result<usize> {
+pub(super) fn queue_in(c: &mut Conn<'_>, out: &Outgoing) -> DbResult<usize> {
     let targets: Vec<WebhookRow> = {
-        let mut st = tx.prepare(&format!(
-            "SELECT {WEBHOOK_COLUMNS} FROM webhooks WHERE org_id = ?1 AND enabled = 1 ORDER BY rowid"
-        ))?;
-        st.query_map([out.org.0], webhook_row)?.collect::<rusqlite::Result<_>>()?
+        c.query_map(
+            &format!(
+                "SELECT {WEBHOOK_COLUMNS} FROM webhooks WHERE org_id = ?1 AND enabled = 1 ORDER BY {}",
+                c.dialect().insertion_order()
+            ),
+            params![out.org.0],
+            webhook_row,
+        )?
     };
     let at = now();
     let mut queued = 0;
     for w in targets.iter().filter(|w| w.events.contains(&out.event)) {
-        tx.execute(
+        c.execute(
             "INSERT INTO webhook_deliveries (id, org_id, webhook_id, event, body, state, created_at) \
              VALUES (?1, ?2, ?3, ?4, ?5, 'pending', ?6)",
             params![uuid::Uuid::new_v4().to_string(), out.org.0, w.id, out.event, out.body, at],
@@ -140,7 +144,7 @@ const WEBHOOK_COLUMNS: &str = "id, url, events, enabled, created_at, updated_at"
 const DELIVERY_COLUMNS: &str =
     "id, webhook_id, event, state, status_code, duration_ms, error, attempted_at, created_at, redelivery_of";
 
-fn webhook_row(r: &Row<'_>) -> rusqlite::Result<WebhookRow> {
+fn webhook_row(r: &Row) -> DbResult<WebhookRow> {
     let events: String = r.get(2)?;
     Ok(WebhookRow {
         id: r.get(0)?,
@@ -152,7 +156,7 @@ fn webhook_row(r: &Row<'_>) -> rusqlite::Result<WebhookRow> {
     })
 }
 
-fn delivery_row(r: &Row<'_>) -> rusqlite::Result<DeliveryRow> {
+fn delivery_row(r: &Row) -> DbResult<DeliveryRow> {
     Ok(DeliveryRow {
         id: r.get(0)?,
         webhook_id: r.get(1)?,
@@ -170,20 +174,16 @@ fn delivery_row(r: &Row<'_>) -> rusqlite::Result<DeliveryRow> {
 impl Store {
     /// Every webhook's stored signing secret, by webhook id (to seal or re-seal them).
     pub fn webhook_secrets(&self) -> StoreResult<Vec<(String, String)>> {
-        self.read(|c| {
-            let mut st = c.prepare("SELECT id, secret FROM webhooks")?;
-            st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect()
-        })
+        self.read(|c| c.query_map("SELECT id, secret FROM webhooks", params![], |r| Ok((r.get(0)?, r.get(1)?))))
     }
 
     /// Replaces stored signing secrets (sealed forms), all in one transaction.
     pub fn set_webhook_secrets(&self, secrets: &[(String, String)]) -> StoreResult<()> {
         self.with(|c| {
-            let tx = c.transaction()?;
             for (id, secret) in secrets {
-                tx.execute("UPDATE webhooks SET secret = ?2 WHERE id = ?1", params![id, secret])?;
+                c.execute("UPDATE webhooks SET secret = ?2 WHERE id = ?1", params![id, secret])?;
             }
-            tx.commit()
+            Ok(())
         })
     }
 
@@ -220,9 +220,14 @@ impl Store {
     /// The organisation's webhooks, oldest first.
     pub fn webhooks(&self, org: OrgId) -> StoreResult<Vec<WebhookRow>> {
         self.read(|c| {
-            let mut st =
-                c.prepare(&format!("SELECT {WEBHOOK_COLUMNS} FROM webhooks WHERE org_id = ?1 ORDER BY rowid"))?;
-            st.query_map([org.0], webhook_row)?.collect()
+            c.query_map(
+                &format!(
+                    "SELECT {WEBHOOK_COLUMNS} FROM webhooks WHERE org_id = ?1 ORDER BY {}",
+                    c.dialect().insertion_order()
+                ),
+                params![org.0],
+                webhook_row,
+            )
         })
     }
 
@@ -262,9 +267,7 @@ impl Store {
     /// transaction. Returns how many deliveries were queued.
     pub fn queue_event(&self, out: &Outgoing) -> StoreResult<usize> {
         self.with(|c| {
-            let tx = c.transaction()?;
-            let queued = queue_in(&tx, out)?;
-            tx.commit()?;
+            let queued = queue_in(c, out)?;
             Ok(queued)
         })
     }
@@ -326,38 +329,44 @@ impl Store {
     /// The latest `limit` deliveries of one webhook, newest first.
     pub fn deliveries(&self, org: OrgId, webhook_id: &str, limit: usize) -> StoreResult<Vec<DeliveryRow>> {
         self.read(|c| {
-            let mut st = c.prepare(&format!(
-                "SELECT {DELIVERY_COLUMNS} FROM webhook_deliveries WHERE org_id = ?1 AND webhook_id = ?2 \
-                 ORDER BY rowid DESC LIMIT ?3"
-            ))?;
-            st.query_map(params![org.0, webhook_id, limit as i64], delivery_row)?.collect()
+            c.query_map(
+                &format!(
+                    "SELECT {DELIVERY_COLUMNS} FROM webhook_deliveries WHERE org_id = ?1 AND webhook_id = ?2 \
+                 ORDER BY {} DESC LIMIT ?3",
+                    c.dialect().insertion_order()
+                ),
+                params![org.0, webhook_id, limit as i64],
+                delivery_row,
+            )
         })
     }
 
     /// Claims up to `limit` pending deliveries, oldest first (pending -> sending).
     pub fn claim_deliveries(&self, limit: usize) -> StoreResult<Vec<ClaimedDelivery>> {
         self.with(|c| {
-            let tx = c.transaction()?;
             let claimed: Vec<ClaimedDelivery> = {
-                let mut st = tx.prepare(
-                    "SELECT d.id, w.url, w.secret, d.event, d.body FROM webhook_deliveries d \
-                     JOIN webhooks w ON w.id = d.webhook_id WHERE d.state = 'pending' ORDER BY d.rowid LIMIT ?1",
-                )?;
-                st.query_map([limit as i64], |r| {
-                    Ok(ClaimedDelivery {
-                        id: r.get(0)?,
-                        url: r.get(1)?,
-                        secret: r.get(2)?,
-                        event: r.get(3)?,
-                        body: r.get(4)?,
-                    })
-                })?
-                .collect::<rusqlite::Result<_>>()?
+                c.query_map(
+                    &format!(
+                        "SELECT d.id, w.url, w.secret, d.event, d.body FROM webhook_deliveries d \
+                     JOIN webhooks w ON w.id = d.webhook_id WHERE d.state = 'pending' ORDER BY d.{} LIMIT ?1{}",
+                        c.dialect().insertion_order(),
+                        c.dialect().skip_locked("d")
+                    ),
+                    params![limit as i64],
+                    |r| {
+                        Ok(ClaimedDelivery {
+                            id: r.get(0)?,
+                            url: r.get(1)?,
+                            secret: r.get(2)?,
+                            event: r.get(3)?,
+                            body: r.get(4)?,
+                        })
+                    },
+                )?
             };
             for d in &claimed {
-                tx.execute("UPDATE webhook_deliveries SET state = 'sending' WHERE id = ?1", [&d.id])?;
+                c.execute("UPDATE webhook_deliveries SET state = 'sending' WHERE id = ?1", params![&d.id])?;
             }
-            tx.commit()?;
             Ok(claimed)
         })
     }

@@ -8,7 +8,7 @@ use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use http_body_util::BodyExt;
 use kino_server::auth::{generate_key, hash_key, key_prefix};
-use kino_server::store::{JobState, ResultStatus, Store};
+use kino_server::store::{JobState, ResultStatus};
 use kino_server::{AppState, Config, app, worker};
 use serde_json::{Value, json};
 
@@ -34,7 +34,7 @@ fn open(dir: &std::path::Path) -> AppState {
 
 fn open_with_limit(dir: &std::path::Path, rate_limit_per_hour: u32) -> AppState {
     AppState::new(
-        Store::open(&dir.join("kino.sqlite3")).unwrap(),
+        crate::support::store(dir),
         Config { rate_limit_per_hour, admin_token: Some(ADMIN_TOKEN.into()), ..Config::in_dir(dir) },
     )
     .unwrap()

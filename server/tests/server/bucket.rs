@@ -8,12 +8,11 @@
 use axum::body::Body;
 use axum::http::{Request, StatusCode, header};
 use http_body_util::BodyExt;
-use kino_server::store::Store;
 use kino_server::{AppState, Config, app};
 
 fn replica(dir: &std::path::Path, object_store: &str) -> AppState {
     let config = Config { object_store: Some(object_store.to_string()), ..Config::in_dir(dir) };
-    AppState::new(Store::open(&dir.join("kino.sqlite3")).unwrap(), config).unwrap()
+    AppState::new(crate::support::store(dir), config).unwrap()
 }
 
 async fn get(state: &AppState, method: &str, path: &str) -> (StatusCode, Option<String>, Vec<u8>) {

@@ -11,7 +11,6 @@ use axum::http::{Request, StatusCode};
 use http_body_util::BodyExt;
 use kino_server::files::LocalMedia;
 use kino_server::serve::HttpLimits;
-use kino_server::store::Store;
 use kino_server::{AppState, Config, app, worker};
 use serde_json::{Value, json};
 
@@ -25,9 +24,7 @@ struct T {
 
 fn start(config: impl FnOnce(Config) -> Config) -> T {
     let dir = tempfile::tempdir().unwrap();
-    let state =
-        AppState::new(Store::open(&dir.path().join("kino.sqlite3")).unwrap(), config(Config::in_dir(dir.path())))
-            .unwrap();
+    let state = AppState::new(crate::support::store(dir.path()), config(Config::in_dir(dir.path()))).unwrap();
     let (org, _) = state.store.ensure_org("acme").unwrap();
     state.store.ensure_catalog(org, "acme").unwrap();
     let key = kino_server::auth::generate_key();
@@ -327,7 +324,7 @@ async fn the_database_and_keys_are_private_and_webhook_secrets_sealed() {
     // a secret stored in plain text by an older version is sealed when the service starts
     t.state.store.set_webhook_secrets(&[(view.id.clone(), "plain-old-secret".into())]).unwrap();
     let again = AppState::new(
-        Store::open(&t.dir.path().join("kino.sqlite3")).unwrap(),
+        crate::support::store(t.dir.path()),
         Config { webhook_allow_loopback: true, ..Config::in_dir(t.dir.path()) },
     )
     .unwrap();
@@ -385,8 +382,7 @@ async fn a_damaged_index_segment_is_reloaded_not_served() {
         }
         std::fs::write(file, &bytes).unwrap();
     }
-    let fresh =
-        AppState::new(Store::open(&t.dir.path().join("kino.sqlite3")).unwrap(), Config::in_dir(t.dir.path())).unwrap();
+    let fresh = AppState::new(crate::support::store(t.dir.path()), Config::in_dir(t.dir.path())).unwrap();
     let req = Request::builder()
         .uri(format!("/results/similar/similar/v2/m1?key={}&count=2", t.key))
         .body(Body::empty())

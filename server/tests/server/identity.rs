@@ -14,7 +14,7 @@ use axum::http::{HeaderMap, HeaderValue, Request, StatusCode};
 use base64::Engine;
 use http_body_util::BodyExt;
 use kino_server::auth::hash_key;
-use kino_server::store::{OrgId, Store};
+use kino_server::store::OrgId;
 use kino_server::{AppState, Config, app};
 use serde_json::{Value, json};
 
@@ -37,7 +37,7 @@ impl Answer {
 
 fn open(dir: &std::path::Path, rate_limit_per_hour: u32) -> AppState {
     let config = Config { rate_limit_per_hour, admin_token: Some(ADMIN.into()), ..Config::in_dir(dir) };
-    AppState::new(Store::open(&dir.join("kino.sqlite3")).unwrap(), config).unwrap()
+    AppState::new(crate::support::store(dir), config).unwrap()
 }
 
 /// Sends `req` through `support::send`, which checks the answer against the OpenAPI document.
@@ -331,6 +331,7 @@ fn cli(dir: &std::path::Path, args: &[&str]) -> (bool, String, String) {
         .arg("--data-dir")
         .arg(dir)
         .args(args)
+        .envs(crate::support::database_env(dir))
         .env_remove("KINO_ADMIN_TOKEN")
         .env_remove("KINO_ADMIN_TOKEN_FILE")
         .env("RUST_LOG", "warn")
@@ -478,6 +479,7 @@ fn an_admin_token_on_the_command_line_is_warned_about() {
         .arg("--data-dir")
         .arg(dir.path())
         .args(["admin", "list-orgs"])
+        .envs(crate::support::database_env(dir.path()))
         .env("KINO_ADMIN_TOKEN", "t0ken")
         .env("RUST_LOG", "warn")
         .output()
@@ -534,6 +536,7 @@ fn the_admin_token_can_come_from_a_file() {
             .arg(&file)
             .arg("--data-dir")
             .arg(&data)
+            .envs(crate::support::database_env(&data))
             .env_remove("KINO_ADMIN_TOKEN")
             .env("RUST_LOG", "warn")
             .stdout(Stdio::piped())

@@ -8,7 +8,6 @@ use crate::support;
 
 use axum::body::Body;
 use axum::http::Request;
-use kino_server::store::Store;
 use kino_server::{AppState, Config, app};
 use serde_json::{Value, json};
 
@@ -92,7 +91,7 @@ fn concrete(path: &str, op: &Value) -> String {
 async fn every_documented_operation_is_routed() {
     let dir = tempfile::tempdir().unwrap();
     let state = AppState::new(
-        Store::open(&dir.path().join("kino.sqlite3")).unwrap(),
+        crate::support::store(dir.path()),
         Config { admin_token: Some("admin".into()), ..Config::in_dir(dir.path()) },
     )
     .unwrap();

@@ -7,7 +7,7 @@ use crate::support::{Hit, Receiver, header, hmac_hex, until};
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use http_body_util::BodyExt;
-use kino_server::store::{OrgId, Store};
+use kino_server::store::OrgId;
 use kino_server::{AppState, Config, app, webhooks};
 use serde_json::{Value, json};
 use tokio::sync::watch;
@@ -56,7 +56,7 @@ impl Portal {
             webhook_timeout: Duration::from_secs(30),
             ..Config::in_dir(dir.path())
         };
-        let state = AppState::new(Store::open(&dir.path().join("kino.sqlite3")).unwrap(), config).unwrap();
+        let state = AppState::new(crate::support::store(dir.path()), config).unwrap();
         let (stop, stopped) = watch::channel(false);
         tokio::spawn(webhooks::run_dispatcher(state.clone(), stopped.clone()));
         let at = chrono::NaiveTime::from_hms_opt(4, 0, 0).unwrap();

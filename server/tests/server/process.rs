@@ -14,6 +14,7 @@ fn start(dir: &std::path::Path) -> (Child, mpsc::Receiver<String>) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_kino-server"))
         .args(["--bind", "127.0.0.1:0", "--demo-dir", demo, "--data-dir"])
         .arg(dir)
+        .envs(crate::support::database_env(dir))
         .env("RUST_LOG", "warn")
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -90,6 +91,7 @@ fn admin(dir: &std::path::Path, args: &[&str]) -> (bool, String, String) {
         .arg("admin")
         .args(args)
         .env("KINO_DATA_DIR", dir)
+        .envs(crate::support::database_env(dir))
         .env("KINO_ADMIN_TOKEN", "t")
         .output()
         .unwrap();
@@ -138,6 +140,7 @@ fn a_busy_port_creates_nothing_and_the_data_directory_is_private() {
     let out = Command::new(env!("CARGO_BIN_EXE_kino-server"))
         .args(["--bind", &port, "--data-dir"])
         .arg(&data)
+        .envs(crate::support::database_env(&data))
         .env("RUST_LOG", "warn")
         .output()
         .expect("run kino-server");
@@ -157,7 +160,8 @@ fn a_busy_port_creates_nothing_and_the_data_directory_is_private() {
         use std::os::unix::fs::PermissionsExt;
         let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode(&data), 0o700);
-        for name in ["kino.sqlite3", "token-hs256.key", "secrets.key", "admin.token"] {
+        let database = crate::support::postgres().is_none().then_some("kino.sqlite3");
+        for name in database.into_iter().chain(["token-hs256.key", "secrets.key", "admin.token"]) {
             assert_eq!(mode(&data.join(name)), 0o600, "{name}");
         }
     }

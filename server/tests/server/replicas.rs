@@ -2,7 +2,7 @@
 //! the other reads at its next request, whatever it had cached.
 
 use kino_server::indexes::Collection;
-use kino_server::store::{OrgId, ResultStatus, Store};
+use kino_server::store::{OrgId, ResultStatus};
 use kino_server::{AppState, Config, signals};
 use serde_json::json;
 
@@ -13,7 +13,7 @@ fn replica(dir: &std::path::Path, name: &str) -> AppState {
         bucket_root: dir.join(name).join("bucket"),
         ..Config::in_dir(dir)
     };
-    AppState::new(Store::open(&dir.join("kino.sqlite3")).unwrap(), config).unwrap()
+    AppState::new(crate::support::store(dir), config).unwrap()
 }
 
 #[test]

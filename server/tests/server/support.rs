@@ -270,3 +270,61 @@ impl Contract {
         if problems.is_empty() { Ok(()) } else { Err(problems.join("; ")) }
     }
 }
+
+/// The environment variable that runs the suite on PostgreSQL: the server's URL without a
+/// database name (`postgres://kino@127.0.0.1:5433`); `scripts/test-postgres.sh` sets it when it
+/// runs the suite the second time, on a throwaway cluster.
+pub const POSTGRES_ENV: &str = "KINO_TEST_POSTGRES";
+
+/// The PostgreSQL server the suite runs on, when it does.
+pub fn postgres() -> Option<String> {
+    std::env::var(POSTGRES_ENV).ok().filter(|v| !v.trim().is_empty())
+}
+
+/// The database of a test whose files are in `dir`: `dir/kino.sqlite3`, or on PostgreSQL a
+/// database of its own named after `dir` (created when absent), so that two states opened on one
+/// directory share one database, as two processes on one file do.
+pub fn database(dir: &std::path::Path) -> String {
+    match postgres() {
+        None => dir.join("kino.sqlite3").display().to_string(),
+        Some(server) => {
+            use sha2::Digest;
+            let name = format!("kino_{}", &hex::encode(Sha256::digest(dir.display().to_string()))[..20]);
+            let admin = server.clone();
+            let create = name.clone();
+            // Its own thread and runtime: callers may be on an async thread.
+            std::thread::spawn(move || {
+                let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+                runtime.block_on(async move {
+                    let (client, connection) =
+                        tokio_postgres::connect(&format!("{admin}/postgres"), tokio_postgres::NoTls)
+                            .await
+                            .expect("the test PostgreSQL server answers");
+                    tokio::spawn(connection);
+                    if let Err(e) = client.batch_execute(&format!("CREATE DATABASE {create}")).await {
+                        let exists = e.code() == Some(&tokio_postgres::error::SqlState::DUPLICATE_DATABASE);
+                        assert!(exists, "CREATE DATABASE {create}: {e:?}");
+                    }
+                });
+            })
+            .join()
+            .unwrap();
+            format!("{server}/{name}")
+        }
+    }
+}
+
+/// The store of a test whose files are in `dir` (see [`database`]).
+pub fn store(dir: &std::path::Path) -> kino_server::store::Store {
+    match postgres() {
+        None => kino_server::store::Store::open(&dir.join("kino.sqlite3")).unwrap(),
+        Some(_) => kino_server::store::Store::connect(&database(dir)).unwrap(),
+    }
+}
+
+/// The environment that points a `kino-server` process of a test whose files are in `dir` at the
+/// test's database: `KINO_DATABASE_URL` on PostgreSQL, nothing on SQLite (the data directory has
+/// the file).
+pub fn database_env(dir: &std::path::Path) -> Option<(&'static str, String)> {
+    postgres().map(|_| ("KINO_DATABASE_URL", database(dir)))
+}

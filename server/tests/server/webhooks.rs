@@ -9,7 +9,7 @@ use crate::support::{Hit, Receiver, header, hmac_hex, until};
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use http_body_util::BodyExt;
-use kino_server::store::{DeliveryState, OrgId, RecipeStatus, Store};
+use kino_server::store::{DeliveryState, OrgId, RecipeStatus};
 use kino_server::webhooks::{self, DeliveryView, WebhookError, events};
 use kino_server::{AppState, Config, app};
 use serde_json::{Value, json};
@@ -29,7 +29,7 @@ struct Service {
 
 fn open(dir: &std::path::Path, allow_loopback: bool, timeout: Duration) -> AppState {
     AppState::new(
-        Store::open(&dir.join("kino.sqlite3")).unwrap(),
+        crate::support::store(dir),
         Config {
             webhook_allow_loopback: allow_loopback,
             webhook_timeout: timeout,
@@ -542,7 +542,7 @@ async fn one_process_dispatches_and_another_takes_over_when_it_dies() {
     // Two processes on one database, with a short lease so that the takeover comes soon.
     let replica = || {
         AppState::new(
-            Store::open(&dir.path().join("kino.sqlite3")).unwrap(),
+            crate::support::store(dir.path()),
             Config {
                 webhook_allow_loopback: true,
                 webhook_lease: Duration::from_secs(2),

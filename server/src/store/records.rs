@@ -1,145 +1,43 @@
-//! The SQLite implementation of [`Store`].
+//! The catalog's records: organisations, keys and clients, catalogs, items, signals, tasks, results,
+//! the job queue, media generations and rate-limit counters.
 
-use std::path::Path;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Mutex, TryLockError};
-
-use rusqlite::{Connection, OptionalExtension, params};
-
+use super::db::{Conn, DbResult, OptionalExtension, Row, params};
 use super::*;
-
-/// Results of the storage layer.
-pub type StoreResult<T> = Result<T, StoreError>;
-
-/// A storage failure; callers only log it (the SQL stays in this module).
-#[derive(Debug, thiserror::Error)]
-pub enum StoreError {
-    /// The database failed.
-    #[error("database: {0}")]
-    Database(#[from] rusqlite::Error),
-    /// The database's schema is newer than this build's (see [`super::migrations`]).
-    #[error("database: {0}")]
-    Schema(String),
-}
-
-impl From<super::migrations::MigrationError> for StoreError {
-    fn from(e: super::migrations::MigrationError) -> Self {
-        match e {
-            super::migrations::MigrationError::Database(e) => StoreError::Database(e),
-            newer => StoreError::Schema(newer.to_string()),
-        }
-    }
-}
-
-/// The database: a small pool of connections to one SQLite file in WAL mode. Writes go through
-/// one connection (SQLite has one writer at a time anyway, and this keeps a transaction from
-/// meeting another writer's lock half-way); reads go to any of [`READERS`] read-only connections,
-/// each in a transaction of its own, so that they run beside a write and see one snapshot.
-#[derive(Debug)]
-pub struct Store {
-    writer: Mutex<Connection>,
-    readers: Vec<Mutex<Connection>>,
-    next_reader: AtomicUsize,
-}
-
-/// How many connections serve reads.
-pub const READERS: usize = 4;
 
 const LEASE_SECONDS: i64 = 300;
 
-/// Creates the database file with mode 0600 when absent (SQLite gives its journal files the
-/// database file's mode), and makes an existing one private.
-fn create_private(path: &Path) -> std::io::Result<()> {
-    let mut options = std::fs::OpenOptions::new();
-    options.write(true).create(true).truncate(false);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-    options.open(path)?;
-    crate::files::private_file(path)
-}
-
 impl Store {
-    /// Opens (creating when absent) the database at `path` and applies the schema.
-    /// The file and its `-wal` and `-shm` companions are private (mode 0600): they hold the
-    /// catalog and sealed webhook secrets.
-    pub fn open(path: &Path) -> StoreResult<Store> {
-        create_private(path).map_err(|e| {
-            StoreError::Database(rusqlite::Error::InvalidPath(format!("{}: {e}", path.display()).into()))
-        })?;
-        let mut conn = Connection::open(path)?;
-        conn.pragma_update(None, "journal_mode", "WAL")?;
-        conn.pragma_update(None, "synchronous", "NORMAL")?;
-        conn.pragma_update(None, "foreign_keys", "ON")?;
-        conn.busy_timeout(std::time::Duration::from_secs(5))?;
-        let applied = super::migrations::apply(&mut conn)?;
-        if !applied.is_empty() {
-            tracing::info!(?applied, version = super::migrations::latest(), "database schema migrated");
-        }
-        for suffix in ["-wal", "-shm"] {
-            let companion = std::path::PathBuf::from(format!("{}{suffix}", path.display()));
-            if let Err(e) = crate::files::private_file(&companion) {
-                tracing::warn!(file = %companion.display(), error = %e, "cannot make a database file private");
-            }
-        }
-        let readers = (0..READERS)
-            .map(|_| {
-                let reader = Connection::open(path)?;
-                reader.pragma_update(None, "query_only", "ON")?;
-                reader.busy_timeout(std::time::Duration::from_secs(5))?;
-                Ok(Mutex::new(reader))
-            })
-            .collect::<rusqlite::Result<Vec<_>>>()?;
-        Ok(Store { writer: Mutex::new(conn), readers, next_reader: AtomicUsize::new(0) })
-    }
-
-    /// Runs `f` on the writing connection.
-    pub(super) fn with<T>(&self, f: impl FnOnce(&mut Connection) -> rusqlite::Result<T>) -> StoreResult<T> {
-        let mut conn = self.writer.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        Ok(f(&mut conn)?)
-    }
-
-    /// Runs `f` in a read transaction on a free reading connection (the next one in turn when
-    /// all are busy). The connections are `query_only`: a write here is an error, not a race.
-    pub(super) fn read<T>(&self, f: impl FnOnce(&Connection) -> rusqlite::Result<T>) -> StoreResult<T> {
-        let start = self.next_reader.fetch_add(1, Ordering::Relaxed);
-        let n = self.readers.len();
-        let free = (0..n).find_map(|i| match self.readers[(start + i) % n].try_lock() {
-            Ok(conn) => Some(conn),
-            Err(TryLockError::Poisoned(poisoned)) => Some(poisoned.into_inner()),
-            Err(TryLockError::WouldBlock) => None,
-        });
-        let mut conn =
-            free.unwrap_or_else(|| self.readers[start % n].lock().unwrap_or_else(|poisoned| poisoned.into_inner()));
-        let tx = conn.transaction()?;
-        let out = f(&tx)?;
-        tx.commit()?;
-        Ok(out)
-    }
-
     // ---- organisations, keys, catalogs ----
 
     /// Creates an organisation (or returns the existing one of that name).
     pub fn ensure_org(&self, name: &str) -> StoreResult<(OrgId, bool)> {
         self.with(|c| {
-            if let Some(id) = c.query_row("SELECT id FROM orgs WHERE name = ?1", [name], |r| r.get(0)).optional()? {
+            if let Some(id) =
+                c.query_row("SELECT id FROM orgs WHERE name = ?1", params![name], |r| r.get(0)).optional()?
+            {
                 return Ok((OrgId(id), false));
             }
-            c.execute("INSERT INTO orgs (name, created_at) VALUES (?1, ?2)", params![name, now()])?;
-            Ok((OrgId(c.last_insert_rowid()), true))
+            let id = c.query_row(
+                "INSERT INTO orgs (name, created_at) VALUES (?1, ?2) RETURNING id",
+                params![name, now()],
+                |r| r.get(0),
+            )?;
+            Ok((OrgId(id), true))
         })
     }
 
     /// Organisations by name.
     pub fn orgs(&self) -> StoreResult<Vec<(OrgId, String)>> {
         self.read(|c| {
-            let mut st = c.prepare("SELECT id, name FROM orgs ORDER BY id")?;
-            st.query_map([], |r| Ok((OrgId(r.get(0)?), r.get(1)?)))?.collect()
+            c.query_map("SELECT id, name FROM orgs ORDER BY id", params![], |r| Ok((OrgId(r.get(0)?), r.get(1)?)))
         })
     }
 
     /// The organisation of that name.
     pub fn org_by_name(&self, name: &str) -> StoreResult<Option<OrgId>> {
-        self.read(|c| c.query_row("SELECT id FROM orgs WHERE name = ?1", [name], |r| Ok(OrgId(r.get(0)?))).optional())
+        self.read(|c| {
+            c.query_row("SELECT id FROM orgs WHERE name = ?1", params![name], |r| Ok(OrgId(r.get(0)?))).optional()
+        })
     }
 
     /// Stores the hash of a new API key.
@@ -156,7 +54,7 @@ impl Store {
     /// The organisation of an unrevoked key hash.
     pub fn org_of_key(&self, hash: &str) -> StoreResult<Option<OrgId>> {
         self.read(|c| {
-            c.query_row("SELECT org_id FROM api_keys WHERE hash = ?1 AND revoked_at IS NULL", [hash], |r| {
+            c.query_row("SELECT org_id FROM api_keys WHERE hash = ?1 AND revoked_at IS NULL", params![hash], |r| {
                 Ok(OrgId(r.get(0)?))
             })
             .optional()
@@ -168,20 +66,19 @@ impl Store {
     /// ambiguous prefix never revokes several keys.
     pub fn revoke_key(&self, org: OrgId, prefix: &str, hash: Option<&str>) -> StoreResult<usize> {
         self.with(|c| {
-            let tx = c.transaction()?;
-            let filter = "org_id = ?1 AND prefix = ?2 AND (?3 IS NULL OR hash = ?3) AND revoked_at IS NULL";
-            let n: usize = tx.query_row(
+            let filter =
+                "org_id = ?1 AND prefix = ?2 AND (CAST(?3 AS TEXT) IS NULL OR hash = ?3) AND revoked_at IS NULL";
+            let n: usize = c.query_row(
                 &format!("SELECT COUNT(*) FROM api_keys WHERE {filter}"),
                 params![org.0, prefix, hash],
                 |r| r.get(0),
             )?;
             if n == 1 {
-                tx.execute(
+                c.execute(
                     &format!("UPDATE api_keys SET revoked_at = ?4 WHERE {filter}"),
                     params![org.0, prefix, hash, now()],
                 )?;
             }
-            tx.commit()?;
             Ok(n)
         })
     }
@@ -189,9 +86,11 @@ impl Store {
     /// Keys of an organisation: (prefix, created, revoked).
     pub fn keys(&self, org: OrgId) -> StoreResult<Vec<(String, String, Option<String>)>> {
         self.read(|c| {
-            let mut st =
-                c.prepare("SELECT prefix, created_at, revoked_at FROM api_keys WHERE org_id = ?1 ORDER BY created_at")?;
-            st.query_map([org.0], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?.collect()
+            c.query_map(
+                "SELECT prefix, created_at, revoked_at FROM api_keys WHERE org_id = ?1 ORDER BY created_at",
+                params![org.0],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
         })
     }
 
@@ -199,7 +98,7 @@ impl Store {
     pub fn ensure_catalog(&self, org: OrgId, name: &str) -> StoreResult<i64> {
         self.with(|c| {
             c.execute(
-                "INSERT OR IGNORE INTO catalogs (org_id, name, created_at) VALUES (?1, ?2, ?3)",
+                "INSERT INTO catalogs (org_id, name, created_at) VALUES (?1, ?2, ?3) ON CONFLICT DO NOTHING",
                 params![org.0, name, now()],
             )?;
             c.query_row("SELECT id FROM catalogs WHERE org_id = ?1 AND name = ?2", params![org.0, name], |r| r.get(0))
@@ -243,14 +142,17 @@ impl Store {
     /// The organisation's catalogs: (id, name, created_at), by id.
     pub fn catalogs(&self, org: OrgId) -> StoreResult<Vec<(i64, String, String)>> {
         self.read(|c| {
-            let mut st = c.prepare("SELECT id, name, created_at FROM catalogs WHERE org_id = ?1 ORDER BY id")?;
-            st.query_map([org.0], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?.collect()
+            c.query_map(
+                "SELECT id, name, created_at FROM catalogs WHERE org_id = ?1 ORDER BY id",
+                params![org.0],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
         })
     }
 
     /// An organisation's name.
     pub fn org_name(&self, org: OrgId) -> StoreResult<Option<String>> {
-        self.read(|c| c.query_row("SELECT name FROM orgs WHERE id = ?1", [org.0], |r| r.get(0)).optional())
+        self.read(|c| c.query_row("SELECT name FROM orgs WHERE id = ?1", params![org.0], |r| r.get(0)).optional())
     }
 
     /// Stores an OAuth client (its secret hashed).
@@ -269,7 +171,7 @@ impl Store {
         self.read(|c| {
             c.query_row(
                 "SELECT org_id, secret_hash FROM oauth_clients WHERE client_id = ?1 AND revoked_at IS NULL",
-                [client_id],
+                params![client_id],
                 |r| Ok((OrgId(r.get(0)?), r.get(1)?)),
             )
             .optional()
@@ -288,14 +190,13 @@ impl Store {
         deleted: bool,
     ) -> StoreResult<String> {
         self.with(|c| {
-            let tx = c.transaction()?;
-            let existing: Option<String> = tx
+            let existing: Option<String> = c
                 .query_row("SELECT service_id FROM items WHERE org_id = ?1 AND id = ?2", params![org.0, id], |r| r.get(0))
                 .optional()?;
             let now = now();
             let service_id = match existing {
                 Some(sid) => {
-                    tx.execute(
+                    c.execute(
                         "UPDATE items SET type = ?3, body = ?4, deleted = ?5, updated_at = ?6 WHERE org_id = ?1 AND id = ?2",
                         params![org.0, id, item_type, body.to_string(), deleted, now],
                     )?;
@@ -303,7 +204,7 @@ impl Store {
                 }
                 None => {
                     let sid = new_service_id();
-                    tx.execute(
+                    c.execute(
                         "INSERT INTO items (org_id, id, service_id, type, body, deleted, created_at, updated_at)
                          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7)",
                         params![org.0, id, sid, item_type, body.to_string(), deleted, now],
@@ -311,7 +212,6 @@ impl Store {
                     sid
                 }
             };
-            tx.commit()?;
             Ok(service_id)
         })
     }
@@ -331,34 +231,45 @@ impl Store {
     /// A page of items in creation order.
     pub fn items(&self, org: OrgId, allow_deleted: bool, offset: i64, limit: i64) -> StoreResult<Vec<ItemRow>> {
         self.read(|c| {
-            let mut st = c.prepare(
+            c.query_map(
                 "SELECT id, service_id, type, body, deleted FROM items
                  WHERE org_id = ?1 AND (?2 OR deleted = 0) ORDER BY created_at, id LIMIT ?3 OFFSET ?4",
-            )?;
-            st.query_map(params![org.0, allow_deleted, limit, offset], item_row)?.collect()
+                params![org.0, allow_deleted, limit, offset],
+                item_row,
+            )
         })
     }
 
     /// Items whose body names `parent` as series or season (for cascades).
     pub fn children(&self, org: OrgId, parent: &str) -> StoreResult<Vec<ItemRow>> {
         self.read(|c| {
-            let mut st = c.prepare(
-                "SELECT id, service_id, type, body, deleted FROM items WHERE org_id = ?1 AND (
-                    json_extract(body, '$.episodic_info.series_id') = ?2 OR json_extract(body, '$.episodic_info.season_id') = ?2
-                    OR json_extract(body, '$.extended_episodic_info.series_id') = ?2
-                    OR json_extract(body, '$.extended_episodic_info.season_id') = ?2)",
-            )?;
-            st.query_map(params![org.0, parent], item_row)?.collect()
+            let d = c.dialect();
+            let names = ["episodic_info", "extended_episodic_info"]
+                .iter()
+                .flat_map(|info| {
+                    ["series_id", "season_id"].map(|key| format!("{} = ?2", d.json_text("body", &[info, key])))
+                })
+                .collect::<Vec<_>>()
+                .join(" OR ");
+            c.query_map(
+                &format!("SELECT id, service_id, type, body, deleted FROM items WHERE org_id = ?1 AND ({names})"),
+                params![org.0, parent],
+                item_row,
+            )
         })
     }
 
     /// Marks an item deleted (its data is kept).
     pub fn mark_deleted(&self, org: OrgId, id: &str) -> StoreResult<()> {
         self.with(|c| {
+            let body: Option<String> = c
+                .query_row("SELECT body FROM items WHERE org_id = ?1 AND id = ?2", params![org.0, id], |r| r.get(0))
+                .optional()?;
+            let Some(body) = body else { return Ok(()) };
+            let body = mark_body_deleted(&body);
             c.execute(
-                "UPDATE items SET deleted = 1, body = json_set(body, '$.operations.deleted', json('true')), updated_at = ?3
-                 WHERE org_id = ?1 AND id = ?2",
-                params![org.0, id, now()],
+                "UPDATE items SET deleted = 1, body = ?3, updated_at = ?4 WHERE org_id = ?1 AND id = ?2",
+                params![org.0, id, body, now()],
             )?;
             Ok(())
         })
@@ -370,8 +281,7 @@ impl Store {
     /// recognition still to come) and releases its jobs that waited for them.
     pub fn put_signals(&self, org: OrgId, item_id: &str, binary: &[u8], partial: bool) -> StoreResult<i64> {
         self.with(|c| {
-            let tx = c.transaction()?;
-            let version = tx.query_row(
+            let version = c.query_row(
                 "INSERT INTO signals (org_id, item_id, body, updated_at, partial, version) VALUES (?1, ?2, ?3, ?4, ?5, 1)
                  ON CONFLICT (org_id, item_id) DO UPDATE SET body = excluded.body, updated_at = excluded.updated_at,
                  partial = excluded.partial, version = signals.version + 1
@@ -379,11 +289,10 @@ impl Store {
                 params![org.0, item_id, binary, now(), partial],
                 |r| r.get(0),
             )?;
-            tx.execute(
+            c.execute(
                 "UPDATE jobs SET state = 'pending' WHERE org_id = ?1 AND item_id = ?2 AND state = 'waiting'",
                 params![org.0, item_id],
             )?;
-            tx.commit()?;
             Ok(version)
         })
     }
@@ -438,16 +347,15 @@ impl Store {
         options: &str,
     ) -> StoreResult<()> {
         self.with(|c| {
-            let tx = c.transaction()?;
             let now = now();
-            tx.execute(
+            c.execute(
                 "INSERT INTO tasks (org_id, item_id, product, version, active, options, created_at, updated_at)
                  VALUES (?1, ?2, ?3, ?4, 1, ?5, ?6, ?6)
                  ON CONFLICT (org_id, item_id, product, version)
                  DO UPDATE SET active = 1, options = excluded.options, updated_at = excluded.updated_at",
                 params![org.0, item_id, product, version, options, now],
             )?;
-            let has_result = tx
+            let has_result = c
                 .query_row(
                     "SELECT 1 FROM results WHERE org_id = ?1 AND item_id = ?2 AND product = ?3 AND version = ?4",
                     params![org.0, item_id, product, version],
@@ -456,9 +364,9 @@ impl Store {
                 .optional()?
                 .is_some();
             if !has_result {
-                enqueue(&tx, org, item_id, product, version)?;
+                enqueue(c, org, item_id, product, version)?;
             }
-            tx.commit()
+            Ok(())
         })
     }
 
@@ -477,11 +385,7 @@ impl Store {
     /// Every task of an item.
     pub fn tasks(&self, org: OrgId, item_id: &str) -> StoreResult<Vec<TaskRow>> {
         self.read(|c| {
-            let mut st = c.prepare(
-                "SELECT product, version, active FROM tasks WHERE org_id = ?1 AND item_id = ?2 ORDER BY product, version",
-            )?;
-            st.query_map(params![org.0, item_id], |r| Ok(TaskRow { product: r.get(0)?, version: r.get(1)?, active: r.get(2)? }))?
-                .collect()
+            c.query_map("SELECT product, version, active FROM tasks WHERE org_id = ?1 AND item_id = ?2 ORDER BY product, version", params![org.0, item_id], |r| Ok(TaskRow { product: r.get(0)?, version: r.get(1)?, active: r.get(2)? }))
         })
     }
 
@@ -504,17 +408,16 @@ impl Store {
     /// ones replace them (a recomputation because its inputs changed); how many.
     pub fn requeue_product(&self, org: OrgId, item_id: &str, product: &str) -> StoreResult<usize> {
         self.with(|c| {
-            let tx = c.transaction()?;
             let versions: Vec<String> = {
-                let mut st = tx.prepare(
+                c.query_map(
                     "SELECT version FROM tasks WHERE org_id = ?1 AND item_id = ?2 AND product = ?3 AND active = 1",
-                )?;
-                st.query_map(params![org.0, item_id, product], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?
+                    params![org.0, item_id, product],
+                    |r| r.get(0),
+                )?
             };
             for v in &versions {
-                enqueue(&tx, org, item_id, product, v)?;
+                enqueue(c, org, item_id, product, v)?;
             }
-            tx.commit()?;
             Ok(versions.len())
         })
     }
@@ -522,13 +425,12 @@ impl Store {
     /// Drops the result of a tuple and queues it again (reset of a failed task, forced reprocess).
     pub fn reprocess(&self, org: OrgId, item_id: &str, product: &str, version: &str) -> StoreResult<()> {
         self.with(|c| {
-            let tx = c.transaction()?;
-            tx.execute(
+            c.execute(
                 "DELETE FROM results WHERE org_id = ?1 AND item_id = ?2 AND product = ?3 AND version = ?4",
                 params![org.0, item_id, product, version],
             )?;
-            enqueue(&tx, org, item_id, product, version)?;
-            tx.commit()
+            enqueue(c, org, item_id, product, version)?;
+            Ok(())
         })
     }
 
@@ -543,7 +445,7 @@ impl Store {
         self.read(|c| {
             c.query_row(
                 "SELECT item_id, version, status, error, data, updated_at, models FROM results
-                 WHERE org_id = ?1 AND item_id = ?2 AND product = ?3 AND (?4 IS NULL OR version = ?4)
+                 WHERE org_id = ?1 AND item_id = ?2 AND product = ?3 AND (CAST(?4 AS TEXT) IS NULL OR version = ?4)
                  ORDER BY updated_at DESC LIMIT 1",
                 params![org.0, item_id, product, version],
                 result_row,
@@ -565,17 +467,16 @@ impl Store {
         limit: i64,
     ) -> StoreResult<(Vec<ResultRow>, i64)> {
         self.read(|c| {
-            let filter = "org_id = ?1 AND product = ?2 AND (?3 IS NULL OR version = ?3) AND (?4 IS NULL OR updated_at >= ?4) AND updated_at <= ?5";
+            let filter = "org_id = ?1 AND product = ?2 AND (CAST(?3 AS TEXT) IS NULL OR version = ?3) AND (CAST(?4 AS TEXT) IS NULL OR updated_at >= ?4) AND updated_at <= ?5";
             let total: i64 = c.query_row(
                 &format!("SELECT COUNT(*) FROM results WHERE {filter}"),
                 params![org.0, product, version, from, to],
                 |r| r.get(0),
             )?;
-            let mut st = c.prepare(&format!(
+            let rows = c.query_map(&format!(
                 "SELECT item_id, version, status, error, data, updated_at, models FROM results WHERE {filter}
                  ORDER BY updated_at, item_id LIMIT ?6 OFFSET ?7"
-            ))?;
-            let rows = st.query_map(params![org.0, product, version, from, to, limit, offset], result_row)?.collect::<rusqlite::Result<_>>()?;
+            ), params![org.0, product, version, from, to, limit, offset], result_row)?;
             Ok((rows, total))
         })
     }
@@ -583,11 +484,12 @@ impl Store {
     /// Every successful result of a product for an organisation (for catalog-wide products).
     pub fn all_results(&self, org: OrgId, product: &str) -> StoreResult<Vec<ResultRow>> {
         self.read(|c| {
-            let mut st = c.prepare(
+            c.query_map(
                 "SELECT item_id, version, status, error, data, updated_at, models FROM results
                  WHERE org_id = ?1 AND product = ?2 AND status = 'success' ORDER BY item_id",
-            )?;
-            st.query_map(params![org.0, product], result_row)?.collect()
+                params![org.0, product],
+                result_row,
+            )
         })
     }
 
@@ -607,27 +509,28 @@ impl Store {
     /// Claims the oldest runnable job (pending, or running with an expired lease) for a worker.
     pub fn claim_job(&self) -> StoreResult<Option<Job>> {
         self.with(|c| {
-            let tx = c.transaction()?;
             let now = now();
-            let job = tx
+            let job = c
                 .query_row(
-                    "SELECT org_id, item_id, product, version FROM jobs
+                    &format!(
+                        "SELECT org_id, item_id, product, version FROM jobs
                      WHERE state = 'pending' OR (state IN ('running', 'rerun') AND lease_until < ?1)
-                     ORDER BY created_at LIMIT 1",
-                    [&now],
+                     ORDER BY created_at LIMIT 1{}",
+                        c.dialect().skip_locked("jobs")
+                    ),
+                    params![&now],
                     |r| Ok(Job { org: OrgId(r.get(0)?), item_id: r.get(1)?, product: r.get(2)?, version: r.get(3)? }),
                 )
                 .optional()?;
             if let Some(j) = &job {
                 let lease = (chrono::Utc::now() + chrono::Duration::seconds(LEASE_SECONDS))
                     .to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
-                tx.execute(
+                c.execute(
                     "UPDATE jobs SET state = 'running', lease_until = ?5, attempts = attempts + 1
                      WHERE org_id = ?1 AND item_id = ?2 AND product = ?3 AND version = ?4",
                     params![j.org.0, j.item_id, j.product, j.version, lease],
                 )?;
             }
-            tx.commit()?;
             Ok(job)
         })
     }
@@ -700,8 +603,7 @@ impl Store {
         models: &str,
     ) -> StoreResult<()> {
         self.with(|c| {
-            let tx = c.transaction()?;
-            let rerun = tx
+            let rerun = c
                 .query_row(
                     "SELECT state = 'rerun' FROM jobs WHERE org_id = ?1 AND item_id = ?2 AND product = ?3 AND version = ?4",
                     params![job.org.0, job.item_id, job.product, job.version],
@@ -711,14 +613,14 @@ impl Store {
                 .unwrap_or(false);
             if rerun {
                 // Reprocessing was requested while this run was in flight: its result may be stale.
-                tx.execute(
+                c.execute(
                     "UPDATE jobs SET state = 'pending', lease_until = NULL
                      WHERE org_id = ?1 AND item_id = ?2 AND product = ?3 AND version = ?4",
                     params![job.org.0, job.item_id, job.product, job.version],
                 )?;
-                return tx.commit();
+                return Ok(());
             }
-            tx.execute(
+            c.execute(
                 "INSERT INTO results (org_id, item_id, product, version, status, error, data, updated_at, models)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
                  ON CONFLICT (org_id, item_id, product, version)
@@ -736,11 +638,11 @@ impl Store {
                     models
                 ],
             )?;
-            tx.execute(
+            c.execute(
                 "DELETE FROM jobs WHERE org_id = ?1 AND item_id = ?2 AND product = ?3 AND version = ?4",
                 params![job.org.0, job.item_id, job.product, job.version],
             )?;
-            tx.commit()
+            Ok(())
         })
     }
 
@@ -749,22 +651,20 @@ impl Store {
     /// them analyses the media again).
     pub fn requeue_running(&self) -> StoreResult<usize> {
         self.with(|c| {
-            let tx = c.transaction()?;
-            let running = tx
-                .execute("UPDATE jobs SET state = 'pending', lease_until = NULL WHERE state IN ('running', 'rerun')", [])?;
-            let waiting = tx.execute(
+            let running = c
+                .execute("UPDATE jobs SET state = 'pending', lease_until = NULL WHERE state IN ('running', 'rerun')", params![])?;
+            let waiting = c.execute(
                 "UPDATE jobs SET state = 'pending' WHERE state = 'waiting' AND EXISTS
                      (SELECT 1 FROM signals s WHERE s.org_id = jobs.org_id AND s.item_id = jobs.item_id AND s.partial = 1)",
-                [],
+                params![],
             )?;
-            tx.commit()?;
             Ok(running + waiting)
         })
     }
 
     /// Number of jobs not finished.
     pub fn open_jobs(&self) -> StoreResult<i64> {
-        self.read(|c| c.query_row("SELECT COUNT(*) FROM jobs WHERE state != 'waiting'", [], |r| r.get(0)))
+        self.read(|c| c.query_row("SELECT COUNT(*) FROM jobs WHERE state != 'waiting'", params![], |r| r.get(0)))
     }
 
     // ---- generations ----
@@ -775,8 +675,7 @@ impl Store {
     /// identical requests at once share one generation.
     pub fn queue_generation(&self, org: OrgId, g: &NewGeneration<'_>, max_queued: usize) -> StoreResult<Queued> {
         self.with(|c| {
-            let tx = c.transaction()?;
-            let existing: Option<String> = tx
+            let existing: Option<String> = c
                 .query_row(
                     "SELECT id FROM generations WHERE org_id = ?1 AND fingerprint = ?2 AND state IN ('pending', 'rendering')",
                     params![org.0, g.fingerprint],
@@ -786,20 +685,19 @@ impl Store {
             if let Some(id) = existing {
                 return Ok(Queued::Existing(id));
             }
-            let open: i64 = tx.query_row(
+            let open: i64 = c.query_row(
                 "SELECT COUNT(*) FROM generations WHERE org_id = ?1 AND state IN ('pending', 'rendering')",
-                [org.0],
+                params![org.0],
                 |r| r.get(0),
             )?;
             if open as usize >= max_queued {
                 return Ok(Queued::Full);
             }
-            tx.execute(
+            c.execute(
                 "INSERT INTO generations (id, org_id, item_id, state, error, data, created_at, request, fingerprint)
                  VALUES (?1, ?2, ?3, 'pending', '', NULL, ?4, ?5, ?6)",
                 params![g.id, org.0, g.item_id, now(), g.request.to_string(), g.fingerprint],
             )?;
-            tx.commit()?;
             Ok(Queued::New)
         })
     }
@@ -807,12 +705,16 @@ impl Store {
     /// Claims the oldest queued generation for rendering.
     pub fn claim_generation(&self) -> StoreResult<Option<ClaimedGeneration>> {
         self.with(|c| {
-            let tx = c.transaction()?;
-            let claimed = tx
+            let d = c.dialect();
+            let claimed = c
                 .query_row(
-                    "SELECT id, org_id, item_id, request FROM generations WHERE state = 'pending'
-                     ORDER BY created_at, rowid LIMIT 1",
-                    [],
+                    &format!(
+                        "SELECT id, org_id, item_id, request FROM generations WHERE state = 'pending'
+                     ORDER BY created_at, {} LIMIT 1{}",
+                        d.insertion_order(),
+                        d.skip_locked("generations")
+                    ),
+                    params![],
                     |r| {
                         let request: Option<String> = r.get(3)?;
                         Ok(ClaimedGeneration {
@@ -825,9 +727,8 @@ impl Store {
                 )
                 .optional()?;
             if let Some(g) = &claimed {
-                tx.execute("UPDATE generations SET state = 'rendering' WHERE id = ?1", [&g.id])?;
+                c.execute("UPDATE generations SET state = 'rendering' WHERE id = ?1", params![&g.id])?;
             }
-            tx.commit()?;
             Ok(claimed)
         })
     }
@@ -851,9 +752,10 @@ impl Store {
             let failed = c.execute(
                 "UPDATE generations SET state = 'FAILED', error = 'interrupted by a restart'
                  WHERE state IN ('pending', 'rendering') AND request IS NULL",
-                [],
+                params![],
             )?;
-            let requeued = c.execute("UPDATE generations SET state = 'pending' WHERE state = 'rendering'", [])?;
+            let requeued =
+                c.execute("UPDATE generations SET state = 'pending' WHERE state = 'rendering'", params![])?;
             Ok((requeued, failed))
         })
     }
@@ -878,22 +780,16 @@ impl Store {
     }
 }
 
-fn enqueue(
-    tx: &rusqlite::Transaction<'_>,
-    org: OrgId,
-    item_id: &str,
-    product: &str,
-    version: &str,
-) -> rusqlite::Result<()> {
-    tx.execute(
+fn enqueue(c: &mut Conn<'_>, org: OrgId, item_id: &str, product: &str, version: &str) -> DbResult<()> {
+    c.execute(
         "INSERT INTO jobs (org_id, item_id, product, version, state, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
-         ON CONFLICT (org_id, item_id, product, version) DO UPDATE SET state = CASE WHEN state IN ('running', 'rerun') THEN 'rerun' ELSE excluded.state END",
+         ON CONFLICT (org_id, item_id, product, version) DO UPDATE SET state = CASE WHEN jobs.state IN ('running', 'rerun') THEN 'rerun' ELSE excluded.state END",
         params![org.0, item_id, product, version, JobState::Pending.as_str(), now()],
     )?;
     Ok(())
 }
 
-pub(super) fn item_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ItemRow> {
+pub(super) fn item_row(r: &Row) -> DbResult<ItemRow> {
     let body: String = r.get(3)?;
     Ok(ItemRow {
         id: r.get(0)?,
@@ -904,7 +800,7 @@ pub(super) fn item_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ItemRow> {
     })
 }
 
-fn result_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ResultRow> {
+fn result_row(r: &Row) -> DbResult<ResultRow> {
     let data: Option<String> = r.get(4)?;
     Ok(ResultRow {
         item_id: r.get(0)?,
@@ -915,6 +811,21 @@ fn result_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ResultRow> {
         updated_at: r.get(5)?,
         models: r.get(6)?,
     })
+}
+
+/// The stored item with `operations.deleted` set to true (created when absent; an `operations`
+/// that is not an object is left as it is, as is text that is not JSON).
+fn mark_body_deleted(body: &str) -> String {
+    match serde_json::from_str::<serde_json::Value>(body) {
+        Ok(serde_json::Value::Object(mut item)) => {
+            let operations = item.entry("operations").or_insert_with(|| serde_json::json!({}));
+            if let Some(operations) = operations.as_object_mut() {
+                operations.insert("deleted".into(), serde_json::Value::Bool(true));
+            }
+            serde_json::Value::Object(item).to_string()
+        }
+        _ => body.to_string(),
+    }
 }
 
 fn new_service_id() -> String {
@@ -928,10 +839,7 @@ impl Store {
     /// secret (only its hash is stored).
     pub fn clients(&self, org: OrgId) -> StoreResult<Vec<(String, String, Option<String>)>> {
         self.read(|c| {
-            let mut st = c.prepare(
-                "SELECT client_id, created_at, revoked_at FROM oauth_clients WHERE org_id = ?1 ORDER BY created_at, client_id",
-            )?;
-            st.query_map([org.0], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?.collect()
+            c.query_map("SELECT client_id, created_at, revoked_at FROM oauth_clients WHERE org_id = ?1 ORDER BY created_at, client_id", params![org.0], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
         })
     }
 
@@ -968,85 +876,18 @@ impl Store {
     pub fn count_request(&self, org: OrgId, window_start: i64, cap: i64) -> StoreResult<i64> {
         self.with(|c| {
             c.query_row(
-                "INSERT INTO rate_limits (org_id, window_start, count) VALUES (?1, ?2, 1)
+                &format!(
+                    "INSERT INTO rate_limits (org_id, window_start, count) VALUES (?1, ?2, 1)
                  ON CONFLICT (org_id) DO UPDATE SET
                      count = CASE WHEN rate_limits.window_start = excluded.window_start
-                                  THEN MIN(rate_limits.count + 1, ?3) ELSE 1 END,
+                                  THEN {} ELSE 1 END,
                      window_start = excluded.window_start
                  RETURNING count",
+                    c.dialect().least("rate_limits.count + 1", "?3")
+                ),
                 params![org.0, window_start, cap],
                 |r| r.get(0),
             )
         })
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn reads_run_beside_a_held_writer_and_cannot_write() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = std::sync::Arc::new(Store::open(&dir.path().join("kino.sqlite3")).unwrap());
-        let (org, _) = store.ensure_org("acme").unwrap();
-        // The writer is busy (held here, as a long write would hold it): a read still answers.
-        let held = store.writer.lock().unwrap();
-        let (tx, rx) = std::sync::mpsc::channel();
-        let reader = store.clone();
-        std::thread::spawn(move || tx.send(reader.org_by_name("acme").unwrap()).unwrap());
-        let found = rx.recv_timeout(std::time::Duration::from_secs(60)).expect("a read waited for the writer");
-        assert_eq!(found, Some(org));
-        drop(held);
-        // A write slipped into a read is refused by the connection, not raced.
-        let e = store.read(|c| c.execute("INSERT INTO orgs (name, created_at) VALUES ('x', 'now')", [])).unwrap_err();
-        assert!(e.to_string().contains("readonly") || e.to_string().contains("read-only"), "{e}");
-        assert_eq!(store.org_by_name("x").unwrap(), None);
-    }
-
-    #[test]
-    fn a_database_of_an_earlier_version_gains_the_new_columns() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("old.sqlite3");
-        {
-            let c = Connection::open(&path).unwrap();
-            c.execute_batch(
-                "CREATE TABLE orgs (id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL UNIQUE, created_at TEXT NOT NULL);
-                 CREATE TABLE catalogs (id INTEGER PRIMARY KEY AUTOINCREMENT, org_id INTEGER NOT NULL, name TEXT NOT NULL,
-                     created_at TEXT NOT NULL, UNIQUE (org_id, name));
-                 INSERT INTO orgs (name, created_at) VALUES ('acme', 'then');
-                 INSERT INTO catalogs (org_id, name, created_at) VALUES (1, 'acme', 'then');",
-            )
-            .unwrap();
-        }
-        let store = Store::open(&path).unwrap();
-        assert!(!store.catalog_generation(OrgId(1), "acme").unwrap(), "off for existing catalogs");
-        assert!(store.set_catalog_generation(OrgId(1), "acme", true).unwrap());
-        assert!(store.catalog_generation(OrgId(1), "acme").unwrap());
-        drop(store);
-        assert!(Store::open(&path).unwrap().catalog_generation(OrgId(1), "acme").unwrap(), "migration runs once");
-        let c = Connection::open(&path).unwrap();
-        let version: u32 = c.pragma_query_value(None, "user_version", |r| r.get(0)).unwrap();
-        assert_eq!(version, super::super::migrations::latest());
-        let name: String =
-            c.query_row("SELECT name FROM schema_migrations WHERE version = 1", [], |r| r.get(0)).unwrap();
-        assert!(name.contains("upgraded from an unversioned database"), "{name}");
-    }
-
-    #[test]
-    fn migrations_run_once_and_a_newer_database_is_refused() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("kino.sqlite3");
-        let fresh = Store::open(&path).unwrap();
-        fresh.all_results(OrgId(1), "similar").expect("a new database has every column the queries read");
-        drop(fresh);
-        drop(Store::open(&path).unwrap());
-        let c = Connection::open(&path).unwrap();
-        let rows: i64 = c.query_row("SELECT count(*) FROM schema_migrations", [], |r| r.get(0)).unwrap();
-        assert_eq!(rows, i64::from(super::super::migrations::latest()), "each migration recorded once");
-        c.pragma_update(None, "user_version", 99).unwrap();
-        drop(c);
-        let e = Store::open(&path).unwrap_err().to_string();
-        assert!(e.contains("schema version 99") && e.contains("newer"), "{e}");
     }
 }
