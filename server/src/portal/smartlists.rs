@@ -295,6 +295,64 @@ pub fn refresh_all(state: &AppState, at: DateTime<Utc>) -> Result<usize, ManageE
     Ok(changed)
 }
 
+/// How long a process holds a daily refresh it started before another may take it over (it
+/// renews the lease every third of this while the refresh runs).
+pub const DAILY_RUN_LEASE: Duration = Duration::from_secs(600);
+
+/// How long a finished daily refresh stays recorded as done (longer than a day, so no process
+/// runs the same day's refresh again).
+const DAILY_DONE_MS: i64 = 36 * 3600 * 1000;
+
+/// The lease of one day's refresh, by its scheduled time.
+fn daily_lease(slot: DateTime<Utc>) -> String {
+    format!("smartlist-refresh@{}", slot.format("%Y-%m-%dT%H:%MZ"))
+}
+
+/// What a process found when the daily refresh of `slot` came due ([`begin_daily`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Daily {
+    /// This process runs it (nobody had, or the process that started it died).
+    Run,
+    /// Another process ran it already.
+    Done,
+    /// Another process is running it; its lease runs until this time (ms since the epoch).
+    Running(i64),
+}
+
+/// Among processes sharing the database, the daily refresh of `slot` runs once: the first to
+/// come takes the slot's lease for [`DAILY_RUN_LEASE`] and runs it; the others find it running
+/// (and look again when that lease would expire: if its holder died, they take over) or done.
+pub fn begin_daily(state: &AppState, slot: DateTime<Utc>, holder: &str, now_ms: i64) -> Result<Daily, ManageError> {
+    let name = daily_lease(slot);
+    let run_ms = i64::try_from(DAILY_RUN_LEASE.as_millis()).unwrap_or(i64::MAX);
+    let done = |lease: Option<(String, i64)>| lease.is_some_and(|(_, until)| until > now_ms.saturating_add(run_ms));
+    if done(state.store.lease(&name)?) {
+        return Ok(Daily::Done);
+    }
+    match state.store.take_lease(&name, holder, now_ms, run_ms)? {
+        crate::store::Lease::Taken | crate::store::Lease::Renewed => Ok(Daily::Run),
+        crate::store::Lease::Busy => match state.store.lease(&name)? {
+            lease if done(lease.clone()) => Ok(Daily::Done),
+            Some((_, until)) => Ok(Daily::Running(until)),
+            None => Ok(Daily::Running(now_ms)),
+        },
+    }
+}
+
+/// Renews the lease of a daily refresh this process is running.
+pub fn renew_daily(state: &AppState, slot: DateTime<Utc>, holder: &str, now_ms: i64) -> Result<(), ManageError> {
+    let run_ms = i64::try_from(DAILY_RUN_LEASE.as_millis()).unwrap_or(i64::MAX);
+    state.store.take_lease(&daily_lease(slot), holder, now_ms, run_ms)?;
+    Ok(())
+}
+
+/// Records the daily refresh of `slot` done, and forgets the slots of earlier days.
+pub fn end_daily(state: &AppState, slot: DateTime<Utc>, holder: &str, now_ms: i64) -> Result<(), ManageError> {
+    state.store.take_lease(&daily_lease(slot), holder, now_ms, DAILY_DONE_MS)?;
+    state.store.prune_leases("smartlist-refresh@", now_ms)?;
+    Ok(())
+}
+
 /// Notes that an organisation's catalog changed; the refresher recomputes its smartlists soon
 /// (in the background: the request that changed the catalog does not wait for it).
 pub fn catalog_changed(state: &AppState, org: OrgId) {
@@ -308,10 +366,67 @@ pub fn next_daily(now: DateTime<Utc>, at: NaiveTime) -> DateTime<Utc> {
     if today > now { today } else { today + chrono::Duration::days(1) }
 }
 
+/// Milliseconds since the epoch, as leases count.
+fn now_ms() -> i64 {
+    Utc::now().timestamp_millis()
+}
+
+/// Runs the daily refresh of `slot` when this process is the one to ([`begin_daily`]), renewing
+/// its lease while it runs; returns when to look again (`None`: the slot is settled).
+async fn daily(state: &AppState, slot: DateTime<Utc>, holder: &str) -> Option<DateTime<Utc>> {
+    let s = state.clone();
+    let h = holder.to_string();
+    match tokio::task::spawn_blocking(move || begin_daily(&s, slot, &h, now_ms())).await {
+        Ok(Ok(Daily::Run)) => {}
+        Ok(Ok(Daily::Done)) => return None,
+        Ok(Ok(Daily::Running(until))) => {
+            // Look again when that lease would run out (its holder may die before finishing).
+            return Some(DateTime::from_timestamp_millis(until.saturating_add(1000)).unwrap_or_else(Utc::now));
+        }
+        Ok(Err(e)) => {
+            tracing::error!(error = %e, "cannot take the daily smartlist refresh's lease; trying again in a minute");
+            return Some(Utc::now() + chrono::Duration::minutes(1));
+        }
+        Err(e) => {
+            tracing::error!(error = %e, "the daily smartlist refresh's lease panicked");
+            return None;
+        }
+    }
+    let s = state.clone();
+    let mut run = tokio::task::spawn_blocking(move || refresh_all(&s, Utc::now()));
+    let mut renew = tokio::time::interval(DAILY_RUN_LEASE / 3);
+    renew.tick().await;
+    let outcome = loop {
+        tokio::select! {
+            done = &mut run => break done,
+            _ = renew.tick() => {
+                let s = state.clone();
+                let h = holder.to_string();
+                if let Ok(Err(e)) = tokio::task::spawn_blocking(move || renew_daily(&s, slot, &h, now_ms())).await {
+                    tracing::error!(error = %e, "cannot renew the daily smartlist refresh's lease");
+                }
+            }
+        }
+    };
+    match outcome {
+        Ok(Ok(n)) => tracing::info!(changed = n, "daily smartlist refresh"),
+        Ok(Err(e)) => tracing::error!(error = %e, "daily smartlist refresh failed"),
+        Err(e) => tracing::error!(error = %e, "daily smartlist refresh panicked"),
+    }
+    let s = state.clone();
+    let h = holder.to_string();
+    if let Ok(Err(e)) = tokio::task::spawn_blocking(move || end_daily(&s, slot, &h, now_ms())).await {
+        tracing::error!(error = %e, "cannot record the daily smartlist refresh done");
+    }
+    None
+}
+
 /// Runs the refresher until `shutdown`: catalog changes as they come, and everything daily at
-/// `daily_at` (UTC).
+/// `daily_at` (UTC), once among the processes sharing the database.
 pub async fn run_refresher(state: AppState, daily_at: NaiveTime, mut shutdown: watch::Receiver<bool>) {
-    let mut next = next_daily(Utc::now(), daily_at);
+    let holder = format!("{}-{}", std::process::id(), crate::auth::random_hex(8));
+    let mut slot = next_daily(Utc::now(), daily_at);
+    let mut next = slot;
     loop {
         let wait = (next - Utc::now()).to_std().unwrap_or(Duration::ZERO);
         tokio::select! {
@@ -327,13 +442,13 @@ pub async fn run_refresher(state: AppState, daily_at: NaiveTime, mut shutdown: w
                 }).await;
             }
             _ = tokio::time::sleep(wait) => {
-                let s = state.clone();
-                match tokio::task::spawn_blocking(move || refresh_all(&s, Utc::now())).await {
-                    Ok(Ok(n)) => tracing::info!(changed = n, "daily smartlist refresh"),
-                    Ok(Err(e)) => tracing::error!(error = %e, "daily smartlist refresh failed"),
-                    Err(e) => tracing::error!(error = %e, "daily smartlist refresh panicked"),
+                match daily(&state, slot, &holder).await {
+                    Some(again) => next = again,
+                    None => {
+                        slot = next_daily(Utc::now().max(slot), daily_at);
+                        next = slot;
+                    }
                 }
-                next = next_daily(Utc::now(), daily_at);
             }
             _ = shutdown.changed() => break,
         }

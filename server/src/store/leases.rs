@@ -52,6 +52,16 @@ impl Store {
         })
     }
 
+    /// Deletes the expired leases whose name starts with `prefix` (leases named per day).
+    pub fn prune_leases(&self, prefix: &str, now_ms: i64) -> StoreResult<usize> {
+        self.with(|c| {
+            c.execute(
+                "DELETE FROM leases WHERE substr(name, 1, length(CAST(?1 AS TEXT))) = ?1 AND expires_at <= ?2",
+                params![prefix, now_ms],
+            )
+        })
+    }
+
     /// The holder of the lease `name` and when it expires (ms since the epoch), when held.
     pub fn lease(&self, name: &str) -> StoreResult<Option<(String, i64)>> {
         self.read(|c| {

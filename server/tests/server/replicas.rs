@@ -73,3 +73,23 @@ fn a_replica_finds_in_its_index_what_another_stored_once_it_refreshes() {
     b.indexes.refresh_all(&b.store);
     assert!(!holds(&b, "m1"), "a deletion reaches b at its refresh");
 }
+
+#[test]
+fn the_daily_smartlist_refresh_runs_once_and_is_taken_over_when_its_runner_dies() {
+    use kino_server::portal::smartlists::{DAILY_RUN_LEASE, Daily, begin_daily, end_daily};
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (replica(dir.path(), "a"), replica(dir.path(), "b"));
+    let slot: chrono::DateTime<chrono::Utc> = "2026-11-25T04:00:00Z".parse().unwrap();
+    let lease = i64::try_from(DAILY_RUN_LEASE.as_millis()).unwrap();
+    let t0 = 1_764_043_200_000_i64;
+    assert_eq!(begin_daily(&a, slot, "a", t0).unwrap(), Daily::Run, "the first to come runs it");
+    assert_eq!(begin_daily(&b, slot, "b", t0 + 1_000).unwrap(), Daily::Running(t0 + lease), "the other waits");
+    assert_eq!(begin_daily(&b, slot, "b", t0 + lease - 1).unwrap(), Daily::Running(t0 + lease));
+    // `a` died without finishing: once its lease has run out, `b` takes the refresh over.
+    assert_eq!(begin_daily(&b, slot, "b", t0 + lease).unwrap(), Daily::Run);
+    end_daily(&b, slot, "b", t0 + lease + 5_000).unwrap();
+    assert_eq!(begin_daily(&a, slot, "a", t0 + lease + 6_000).unwrap(), Daily::Done, "done is not run again");
+    assert_eq!(begin_daily(&b, slot, "b", t0 + lease + 6_000).unwrap(), Daily::Done, "not even by its runner");
+    let tomorrow = slot + chrono::Duration::days(1);
+    assert_eq!(begin_daily(&a, tomorrow, "a", t0 + 86_400_000).unwrap(), Daily::Run, "each day has its own");
+}
