@@ -14,6 +14,7 @@ pub mod files;
 pub mod generation;
 pub mod identity;
 pub mod indexes;
+pub mod liveness;
 pub mod openapi;
 pub mod portal;
 pub mod products;

@@ -91,6 +91,12 @@ struct Cli {
     /// by other processes on it (replicas); 0: never (one process alone keeps them current).
     #[arg(long, env = "KINO_INDEX_REFRESH", default_value_t = 30, global = true)]
     index_refresh: u64,
+    /// Seconds a process's leases last without renewal: among processes sharing the database,
+    /// what one claimed (jobs, renders, recipe runs, the webhook dispatcher's role) is taken over
+    /// by the others this long after it dies (1 to 3600).
+    #[arg(long, env = "KINO_LEASE", default_value_t = 30, global = true,
+          value_parser = clap::value_parser!(u64).range(1..=3600))]
+    lease: u64,
     /// Processing workers (blocking threads).
     #[arg(long, env = "KINO_WORKERS", default_value_t = 2, global = true)]
     workers: usize,
@@ -303,7 +309,8 @@ fn state(cli: &Cli, store: Store) -> Result<AppState, String> {
             admin_token: Some(admin_token(cli)?),
             webhook_allow_loopback: cli.webhook_allow_loopback,
             webhook_timeout: webhooks::DEFAULT_TIMEOUT,
-            webhook_lease: webhooks::DEFAULT_LEASE,
+            webhook_lease: std::time::Duration::from_secs(cli.lease),
+            process_lease: std::time::Duration::from_secs(cli.lease),
             webhook_log_days: cli.webhook_log_days,
             render_workers: cli.render_workers.unwrap_or_else(render::default_render_workers).max(1),
             max_queued_generations: cli.max_queued_generations,
@@ -342,20 +349,10 @@ fn serve(cli: &Cli, store: Store) -> Result<(), String> {
     // Listen first: when the port is taken nothing is created (the demo's key is shown once).
     let listener = std::net::TcpListener::bind(cli.bind).map_err(|e| format!("cannot listen on {}: {e}", cli.bind))?;
     listener.set_nonblocking(true).map_err(|e| e.to_string())?;
-    let requeued = store.requeue_running().map_err(|e| e.to_string())?;
-    if requeued > 0 {
-        tracing::info!(requeued, "resuming jobs left running by the previous process");
-    }
     let state = state(cli, store)?;
-    let (resumed, interrupted) = state.store.recover_generations().map_err(|e| e.to_string())?;
-    if resumed > 0 {
-        tracing::info!(resumed, "clip generations interrupted by the previous process are rendered again");
-    }
-    if interrupted > 0 {
-        tracing::warn!(interrupted, "clip generations queued by an older version are marked FAILED");
-    }
-    kino_server::portal::recipes::recover(&state)
-        .map_err(|e| format!("cannot recover interrupted recipe runs: {e}"))?;
+    // This process is alive from now on; what stopped ones left claimed goes back to work.
+    kino_server::liveness::heartbeat(&state).map_err(|e| format!("cannot take this process's lease: {e}"))?;
+    kino_server::liveness::recover(&state)?;
     let demo_key = if cli.demo { demo_bootstrap(cli, &state)? } else { None };
     let limits = HttpLimits {
         max_connections: cli.max_connections.max(1),
@@ -410,8 +407,9 @@ fn serve(cli: &Cli, store: Store) -> Result<(), String> {
                 stop_rx.clone(),
             ))
         });
+        let liveness = tokio::spawn(kino_server::liveness::run(state.clone(), stop_rx.clone()));
         let dispatcher = tokio::spawn(webhooks::run_dispatcher(state.clone(), stop_rx));
-        kino_server::serve::serve(listener, app(state), limits, shutdown).await.map_err(|e| e.to_string())?;
+        kino_server::serve::serve(listener, app(state.clone()), limits, shutdown).await.map_err(|e| e.to_string())?;
         tracing::info!("stopping: finishing in-flight jobs, renders and webhook deliveries");
         let _ = stop_tx.send(true);
         let _ = workers.await;
@@ -421,6 +419,8 @@ fn serve(cli: &Cli, store: Store) -> Result<(), String> {
         if let Some(index_refresher) = index_refresher {
             let _ = index_refresher.await;
         }
+        let _ = liveness.await;
+        kino_server::liveness::release(&state).await;
         Ok(())
     })
 }

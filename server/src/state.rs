@@ -44,6 +44,10 @@ pub struct Config {
     /// How long the webhook dispatcher's lease lasts without renewal: among processes sharing
     /// the database one dispatches, and another takes over this long after it dies.
     pub webhook_lease: std::time::Duration,
+    /// How long this process's lease lasts without renewal: what it claimed (jobs, renders,
+    /// recipe runs) is recovered by the others this long after it dies
+    /// ([`crate::liveness`]).
+    pub process_lease: std::time::Duration,
     /// Clip generations rendered at once (each one ffmpeg process).
     pub render_workers: usize,
     /// Unfinished clip generations an organisation may have queued; more are refused (429).
@@ -76,6 +80,7 @@ impl Config {
             webhook_allow_loopback: false,
             webhook_timeout: crate::webhooks::DEFAULT_TIMEOUT,
             webhook_lease: crate::webhooks::DEFAULT_LEASE,
+            process_lease: crate::liveness::DEFAULT_PROCESS_LEASE,
             webhook_log_days: 30,
             webhook_ca_pem: None,
             render_workers: crate::render::default_render_workers(),

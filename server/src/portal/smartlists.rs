@@ -269,7 +269,10 @@ pub fn refresh(
                 events::outgoing(org, "smart_list.updated", data)
             })
             .flatten();
-        if !state.store.set_smartlist_members(&s.id, &new, event.as_slice())? {
+        if !state.store.set_smartlist_members(&s.id, &old, &new, event.as_slice())? {
+            // Deleted, or refreshed meanwhile by another process (which announced its change):
+            // look again soon, from what is stored now.
+            catalog_changed(state, org);
             continue;
         }
         if event.is_some() {

@@ -56,6 +56,13 @@ impl From<super::migrations::MigrationError> for StoreError {
 #[derive(Debug)]
 pub struct Store {
     backend: Backend,
+    /// This store's name among the processes sharing the database (`<pid>-<random>`): the owner
+    /// recorded on what it claims, alive while its lease `process:<owner>` is renewed.
+    owner: String,
+}
+
+fn new_owner() -> String {
+    format!("{}-{}", std::process::id(), crate::auth::random_hex(8))
 }
 
 #[derive(Debug)]
@@ -122,7 +129,10 @@ impl Store {
                 Ok(Mutex::new(reader))
             })
             .collect::<rusqlite::Result<Vec<_>>>()?;
-        Ok(Store { backend: Backend::Sqlite { writer: Mutex::new(conn), readers, next_reader: AtomicUsize::new(0) } })
+        Ok(Store {
+            backend: Backend::Sqlite { writer: Mutex::new(conn), readers, next_reader: AtomicUsize::new(0) },
+            owner: new_owner(),
+        })
     }
 
     /// Connects to the PostgreSQL database at `url` (`postgres://user:password@host:port/name`
@@ -154,7 +164,8 @@ impl Store {
             Err(DbError::Other(message)) => return Err(StoreError::Schema(message)),
             other => other?,
         };
-        let store = Store { backend: Backend::Postgres { pool, _runtime: PgRuntime(Some(runtime)) } };
+        let store =
+            Store { backend: Backend::Postgres { pool, _runtime: PgRuntime(Some(runtime)) }, owner: new_owner() };
         if !applied.is_empty() {
             tracing::info!(?applied, version = super::migrations::latest(), "database schema migrated");
         }
@@ -165,6 +176,11 @@ impl Store {
     /// server, anything else is a SQLite file.
     pub fn open_any(database: &str) -> StoreResult<Store> {
         if is_postgres_url(database) { Store::connect(database) } else { Store::open(Path::new(database)) }
+    }
+
+    /// This store's name among the processes sharing the database: the owner of what it claims.
+    pub fn owner(&self) -> &str {
+        &self.owner
     }
 
     /// Whether this store is a PostgreSQL database.

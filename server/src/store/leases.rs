@@ -18,7 +18,30 @@ pub enum Lease {
     Busy,
 }
 
+/// The SQL condition "the process `owner_column` names is alive": its lease `process:<owner>`
+/// runs past the parameter `now_param` (ms since the epoch). Rows without an owner (claimed before
+/// owners were recorded) have none alive.
+pub(super) fn owner_alive(owner_column: &str, now_param: &str) -> String {
+    format!(
+        "({owner_column} IS NOT NULL AND EXISTS (SELECT 1 FROM leases l WHERE l.name = 'process:' || {owner_column} \
+         AND l.expires_at > {now_param}))"
+    )
+}
+
 impl Store {
+    /// Renews this store's process lease until `now_ms + ttl_ms`: while it runs, what this store
+    /// claimed is its own; once it lapses (the process died), any process recovers it.
+    pub fn heartbeat(&self, now_ms: i64, ttl_ms: i64) -> StoreResult<()> {
+        let owner = self.owner().to_string();
+        self.take_lease(&format!("process:{owner}"), &owner, now_ms, ttl_ms).map(|_| ())
+    }
+
+    /// Gives this store's process lease up (at shutdown, once its work is finished or stopped).
+    pub fn release_heartbeat(&self) -> StoreResult<()> {
+        let owner = self.owner().to_string();
+        self.release_lease(&format!("process:{owner}"), &owner)
+    }
+
     /// Takes or renews the lease `name` for `holder` until `now_ms + ttl_ms` (milliseconds since
     /// the epoch), unless another holder's lease runs past `now_ms`.
     pub fn take_lease(&self, name: &str, holder: &str, now_ms: i64, ttl_ms: i64) -> StoreResult<Lease> {

@@ -39,7 +39,13 @@ pub const SQLITE: &[Migration] = &[
         name: "leases: one holder at a time for a role (the webhook dispatcher), taken over when it expires",
         sql: "CREATE TABLE leases (name TEXT PRIMARY KEY, holder TEXT NOT NULL, expires_at INTEGER NOT NULL);",
     },
+    Migration { version: 4, name: OWNERS, sql: OWNERS_SQL },
 ];
+
+const OWNERS: &str = "owners: the process that claimed a job, a render or a recipe run, recovered only once that \
+     process's lease has lapsed";
+const OWNERS_SQL: &str = "ALTER TABLE jobs ADD COLUMN owner TEXT; ALTER TABLE generations ADD COLUMN owner TEXT; \
+     ALTER TABLE recipes ADD COLUMN owner TEXT;";
 
 /// The PostgreSQL migrations, in order: the same versions as [`SQLITE`], in PostgreSQL's SQL.
 pub const POSTGRES: &[Migration] = &[
@@ -54,6 +60,7 @@ pub const POSTGRES: &[Migration] = &[
         name: SQLITE[2].name,
         sql: "CREATE TABLE leases (name TEXT PRIMARY KEY, holder TEXT NOT NULL, expires_at BIGINT NOT NULL);",
     },
+    Migration { version: 4, name: OWNERS, sql: OWNERS_SQL },
 ];
 
 /// The schema version this build writes and understands.

@@ -380,12 +380,28 @@ impl Store {
         })
     }
 
-    /// Replaces a smartlist's membership (positions from 1), touches its `updated_at` and queues
-    /// `events`, in one transaction.
-    pub fn set_smartlist_members(&self, id: &str, members: &[String], events: &[Outgoing]) -> StoreResult<bool> {
+    /// Replaces a smartlist's membership `expected` (as the caller read it) by `members`
+    /// (positions from 1), touches its `updated_at` and queues `events`, in one transaction.
+    /// Nothing is stored (false) when the list was deleted meanwhile, or when its membership is no
+    /// longer `expected`: another process refreshed it first, and announced that change itself.
+    pub fn set_smartlist_members(
+        &self,
+        id: &str,
+        expected: &[String],
+        members: &[String],
+        events: &[Outgoing],
+    ) -> StoreResult<bool> {
         self.with(|c| {
             // Deleted meanwhile: nothing to store, nothing to announce.
             if c.query_row("SELECT 1 FROM smartlists WHERE id = ?1", params![id], |_| Ok(())).optional()?.is_none() {
+                return Ok(false);
+            }
+            let current: Vec<String> = c.query_map(
+                "SELECT item_id FROM smartlist_members WHERE smartlist_id = ?1 ORDER BY position",
+                params![id],
+                |r| r.get(0),
+            )?;
+            if current != expected {
                 return Ok(false);
             }
             for out in events {
@@ -484,9 +500,9 @@ impl Store {
             let n = c.execute(
                 "UPDATE recipes SET runs = runs + 1, \
                  test_runs_count = test_runs_count + (CASE WHEN published_at IS NULL THEN 1 ELSE 0 END), \
-                 status = 'running', last_error = NULL, updated_at = ?3 \
+                 status = 'running', last_error = NULL, updated_at = ?3, owner = ?4 \
                  WHERE org_id = ?1 AND id = ?2 AND status != 'running'",
-                params![org.0, id, now()],
+                params![org.0, id, now(), self.owner()],
             )?;
             let run = if n == 1 {
                 Some(c.query_row("SELECT runs FROM recipes WHERE id = ?1", params![id], |r| r.get(0))?)
@@ -535,8 +551,8 @@ impl Store {
             }
             c.execute(
                 "UPDATE recipes SET runs = runs + 1, status = 'running', last_error = NULL, followup_items = '[]', \
-                 updated_at = ?2 WHERE id = ?1",
-                params![id, now()],
+                 updated_at = ?2, owner = ?3 WHERE id = ?1",
+                params![id, now(), self.owner()],
             )?;
             let run: i64 = c.query_row("SELECT runs FROM recipes WHERE id = ?1", params![id], |r| r.get(0))?;
             Ok(Some((run, items)))
@@ -563,19 +579,31 @@ impl Store {
         })
     }
 
-    /// Recipes left `running` by a stopped process become `failed`; returns their ids.
+    /// Recipes left `running` by a process no longer alive become `failed`, with their pending
+    /// creative assets; returns their ids.
     pub fn fail_interrupted_recipes(&self) -> StoreResult<Vec<(OrgId, String)>> {
+        let now_ms = chrono::Utc::now().timestamp_millis();
         self.with(|c| {
-            let ids: Vec<(OrgId, String)> = {
-                c.query_map("SELECT org_id, id FROM recipes WHERE status = 'running'", params![], |r| {
-                    Ok((OrgId(r.get(0)?), r.get(1)?))
-                })?
-            };
-            c.execute(
-                "UPDATE recipes SET status = 'failed', last_error = 'interrupted by a restart', updated_at = ?1 \
-                 WHERE status = 'running'",
-                params![now()],
+            let ids: Vec<(OrgId, String)> = c.query_map(
+                &format!(
+                    "SELECT org_id, id FROM recipes WHERE status = 'running' AND NOT {}",
+                    super::leases::owner_alive("recipes.owner", "?1")
+                ),
+                params![now_ms],
+                |r| Ok((OrgId(r.get(0)?), r.get(1)?)),
             )?;
+            for (_, id) in &ids {
+                c.execute(
+                    "UPDATE creative_assets SET status = 'failed', error = 'interrupted by a restart', updated_at = ?2 \
+                     WHERE recipe_id = ?1 AND status = 'pending'",
+                    params![id, now()],
+                )?;
+                c.execute(
+                    "UPDATE recipes SET status = 'failed', last_error = 'interrupted by a restart', updated_at = ?2, \
+                     owner = NULL WHERE id = ?1",
+                    params![id, now()],
+                )?;
+            }
             Ok(ids)
         })
     }
@@ -654,17 +682,6 @@ impl Store {
         })
     }
 
-    /// Creative assets left `pending` by a stopped process become `failed`; returns them.
-    pub fn fail_interrupted_assets(&self) -> StoreResult<usize> {
-        self.with(|c| {
-            c.execute(
-                "UPDATE creative_assets SET status = 'failed', error = 'interrupted by a restart', updated_at = ?1 \
-                 WHERE status = 'pending'",
-                params![now()],
-            )
-        })
-    }
-
     /// The organisation of a catalog id.
     pub fn catalog_by_id(&self, org: OrgId, id: i64) -> StoreResult<Option<String>> {
         self.read(|c| {
@@ -700,11 +717,16 @@ mod tests {
         assert!(store.put_smartlist(&s, Write::Insert).unwrap());
         assert!(store.put_smartlist(&SmartlistRow { title: "Neo-noir".into(), ..s.clone() }, Write::Update).unwrap());
         assert_eq!(store.smartlist(org, "list-1").unwrap().unwrap().title, "Neo-noir");
-        assert!(store.set_smartlist_members("list-1", &["a".into()], &[]).unwrap());
+        assert!(store.set_smartlist_members("list-1", &[], &["a".into()], &[]).unwrap());
+        assert!(
+            !store.set_smartlist_members("list-1", &[], &["b".into()], &[]).unwrap(),
+            "another refresh changed it first: this one's change (and its event) is not stored"
+        );
+        assert_eq!(store.smartlist_members("list-1").unwrap(), vec!["a".to_string()]);
 
         assert!(store.delete_smartlist(org, "list-1").unwrap());
         assert!(!store.put_smartlist(&s, Write::Update).unwrap(), "an update of a deleted list changes nothing");
-        assert!(!store.set_smartlist_members("list-1", &["a".into()], &[]).unwrap());
+        assert!(!store.set_smartlist_members("list-1", &["a".into()], &["a".into()], &[]).unwrap());
         assert!(store.smartlist(org, "list-1").unwrap().is_none());
         assert!(store.smartlist_members("list-1").unwrap().is_empty());
         assert!(store.put_smartlist(&s, Write::Insert).is_ok());

@@ -526,9 +526,9 @@ impl Store {
                 let lease = (chrono::Utc::now() + chrono::Duration::seconds(LEASE_SECONDS))
                     .to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
                 c.execute(
-                    "UPDATE jobs SET state = 'running', lease_until = ?5, attempts = attempts + 1
+                    "UPDATE jobs SET state = 'running', lease_until = ?5, attempts = attempts + 1, owner = ?6
                      WHERE org_id = ?1 AND item_id = ?2 AND product = ?3 AND version = ?4",
-                    params![j.org.0, j.item_id, j.product, j.version, lease],
+                    params![j.org.0, j.item_id, j.product, j.version, lease, self.owner()],
                 )?;
             }
             Ok(job)
@@ -646,17 +646,31 @@ impl Store {
         })
     }
 
-    /// Returns jobs left running by a crashed or stopped process to the queue, and the jobs that
-    /// wait for the final signals of an item whose analysis stopped after its fast pass (one of
-    /// them analyses the media again).
+    /// Returns to the queue the jobs left running by a process that is no longer alive (it
+    /// crashed or stopped: its process lease lapsed, see [`Store::heartbeat`]), and the jobs that
+    /// wait for the final signals of an item whose analysis stopped after its fast pass (no live
+    /// process runs a job of the item; one of them analyses the media again). Jobs of live
+    /// processes, this one's included, are left alone.
     pub fn requeue_running(&self) -> StoreResult<usize> {
+        let now_ms = chrono::Utc::now().timestamp_millis();
         self.with(|c| {
-            let running = c
-                .execute("UPDATE jobs SET state = 'pending', lease_until = NULL WHERE state IN ('running', 'rerun')", params![])?;
+            let running = c.execute(
+                &format!(
+                    "UPDATE jobs SET state = 'pending', lease_until = NULL, owner = NULL
+                     WHERE state IN ('running', 'rerun') AND NOT {}",
+                    super::leases::owner_alive("jobs.owner", "?1")
+                ),
+                params![now_ms],
+            )?;
             let waiting = c.execute(
-                "UPDATE jobs SET state = 'pending' WHERE state = 'waiting' AND EXISTS
-                     (SELECT 1 FROM signals s WHERE s.org_id = jobs.org_id AND s.item_id = jobs.item_id AND s.partial = 1)",
-                params![],
+                &format!(
+                    "UPDATE jobs SET state = 'pending' WHERE state = 'waiting' AND EXISTS
+                         (SELECT 1 FROM signals s WHERE s.org_id = jobs.org_id AND s.item_id = jobs.item_id AND s.partial = 1)
+                     AND NOT EXISTS (SELECT 1 FROM jobs r WHERE r.org_id = jobs.org_id AND r.item_id = jobs.item_id
+                         AND r.state IN ('running', 'rerun') AND {})",
+                    super::leases::owner_alive("r.owner", "?1")
+                ),
+                params![now_ms],
             )?;
             Ok(running + waiting)
         })
@@ -727,7 +741,10 @@ impl Store {
                 )
                 .optional()?;
             if let Some(g) = &claimed {
-                c.execute("UPDATE generations SET state = 'rendering' WHERE id = ?1", params![&g.id])?;
+                c.execute(
+                    "UPDATE generations SET state = 'rendering', owner = ?2 WHERE id = ?1",
+                    params![&g.id, self.owner()],
+                )?;
             }
             Ok(claimed)
         })
@@ -744,18 +761,27 @@ impl Store {
         })
     }
 
-    /// At start-up: generations a stopped process was rendering are queued again (rendering
+    /// Generations that a process no longer alive was rendering are queued again (rendering
     /// starts over), and queued ones made before generations were queued durably (no stored
     /// request) fail. Returns (requeued, failed).
     pub fn recover_generations(&self) -> StoreResult<(usize, usize)> {
+        let now_ms = chrono::Utc::now().timestamp_millis();
         self.with(|c| {
             let failed = c.execute(
-                "UPDATE generations SET state = 'FAILED', error = 'interrupted by a restart'
-                 WHERE state IN ('pending', 'rendering') AND request IS NULL",
-                params![],
+                &format!(
+                    "UPDATE generations SET state = 'FAILED', error = 'interrupted by a restart'
+                     WHERE state IN ('pending', 'rendering') AND request IS NULL AND NOT {}",
+                    super::leases::owner_alive("generations.owner", "?1")
+                ),
+                params![now_ms],
             )?;
-            let requeued =
-                c.execute("UPDATE generations SET state = 'pending' WHERE state = 'rendering'", params![])?;
+            let requeued = c.execute(
+                &format!(
+                    "UPDATE generations SET state = 'pending', owner = NULL WHERE state = 'rendering' AND NOT {}",
+                    super::leases::owner_alive("generations.owner", "?1")
+                ),
+                params![now_ms],
+            )?;
             Ok((requeued, failed))
         })
     }

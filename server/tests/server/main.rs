@@ -5,6 +5,7 @@
 
 mod api;
 mod bucket;
+mod failover;
 mod hardening;
 mod identity;
 mod media_pipeline;

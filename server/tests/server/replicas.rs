@@ -93,3 +93,53 @@ fn the_daily_smartlist_refresh_runs_once_and_is_taken_over_when_its_runner_dies(
     let tomorrow = slot + chrono::Duration::days(1);
     assert_eq!(begin_daily(&a, tomorrow, "a", t0 + 86_400_000).unwrap(), Daily::Run, "each day has its own");
 }
+
+#[test]
+fn work_claimed_by_a_live_replica_stays_its_own_and_is_recovered_once_it_dies() {
+    use kino_server::store::{RecipeRow, Write};
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (replica(dir.path(), "a"), replica(dir.path(), "b"));
+    assert_ne!(a.store.owner(), b.store.owner());
+    let (org, _) = a.store.ensure_org("acme").unwrap();
+    let catalog_id = a.store.ensure_catalog(org, "acme").unwrap();
+    a.store.upsert_item(org, "m1", "standalone", &json!({"id": "m1", "type": "standalone"}), false).unwrap();
+    a.store.upsert_task(org, "m1", "similar", "1.0.0", "{}").unwrap();
+    let recipe = RecipeRow {
+        id: "r1".into(),
+        org,
+        catalog_id,
+        title: "Posters".into(),
+        kind: "thumbnails".into(),
+        config: json!({}),
+        status: kino_server::store::RecipeStatus::Draft,
+        created_at: kino_server::store::now(),
+        updated_at: kino_server::store::now(),
+        ..RecipeRow::default()
+    };
+    assert!(a.store.put_recipe(&recipe, Write::Insert).unwrap());
+
+    let now = chrono::Utc::now().timestamp_millis();
+    a.store.heartbeat(now, 60_000).unwrap();
+    b.store.heartbeat(now, 60_000).unwrap();
+    let job = a.store.claim_job().unwrap().expect("the task's job");
+    assert_eq!(a.store.start_recipe_run(org, "r1").unwrap(), Some(1));
+    // `a` is alive: `b` (starting, or recovering as it does every third of a lease) leaves its
+    // work alone, and cannot claim the job `a` runs.
+    assert_eq!(b.store.requeue_running().unwrap(), 0);
+    assert!(b.store.fail_interrupted_recipes().unwrap().is_empty());
+    assert!(b.store.claim_job().unwrap().is_none(), "the job is a's");
+
+    // `a` dies: its lease lapses (renewed last a while ago); `b` recovers what it held.
+    a.store.heartbeat(now - 120_000, 60_000).unwrap();
+    assert_eq!(b.store.requeue_running().unwrap(), 1);
+    assert_eq!(b.store.fail_interrupted_recipes().unwrap(), vec![(org, "r1".to_string())]);
+    let again = b.store.claim_job().unwrap().expect("b takes the job over");
+    assert_eq!((again.item_id.as_str(), again.product.as_str()), (job.item_id.as_str(), job.product.as_str()));
+    let r = b.store.recipe(org, "r1").unwrap().unwrap();
+    assert_eq!(
+        (r.status, r.last_error.as_deref()),
+        (kino_server::store::RecipeStatus::Failed, Some("interrupted by a restart"))
+    );
+    // ... and what `b` holds is its own: a later recovery (by anyone) leaves it alone.
+    assert_eq!(a.store.requeue_running().unwrap(), 0);
+}

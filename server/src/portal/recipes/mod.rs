@@ -242,9 +242,9 @@ fn follow_up(state: &AppState, org: OrgId, id: &str) {
     }
 }
 
-/// Recipes left running by a stopped process become failed (and say so); their pending assets too.
+/// Recipes left running by a process no longer alive become failed (and say so), with their
+/// pending assets; runs of live processes, this one's included, go on.
 pub fn recover(state: &AppState) -> Result<(), ManageError> {
-    state.store.fail_interrupted_assets()?;
     for (org, id) in state.store.fail_interrupted_recipes()? {
         if let Some(r) = state.store.recipe(org, &id)?
             && r.published_at.is_some()
