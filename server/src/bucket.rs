@@ -131,16 +131,51 @@ impl Bucket {
         let location = self.object_path(relative)?;
         let path = self.local.join(relative);
         let bytes = std::fs::read(&path).map_err(|source| BucketError::Local { path: path.clone(), source })?;
-        let put = store.put(&location, PutPayload::from(bytes));
-        match tokio::runtime::Handle::try_current() {
-            Ok(handle) => handle.block_on(put)?,
-            Err(_) => tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .map_err(|source| BucketError::Local { path, source })?
-                .block_on(put)?,
-        };
+        block(&path, store.put(&location, PutPayload::from(bytes)))??;
         Ok(())
+    }
+
+    /// Writes `bytes` at `relative` in the object store (nothing without one). From a blocking
+    /// thread, like [`Bucket::publish`].
+    pub fn put_bytes(&self, relative: &str, bytes: Vec<u8>) -> Result<(), BucketError> {
+        let Some((_, store)) = &self.remote else { return Ok(()) };
+        let location = self.object_path(relative)?;
+        block(&self.local, store.put(&location, PutPayload::from(bytes)))??;
+        Ok(())
+    }
+
+    /// The bytes at `relative` in the object store; `None` when absent (or without a store).
+    /// From a blocking thread.
+    pub fn get_bytes(&self, relative: &str) -> Result<Option<Vec<u8>>, BucketError> {
+        let Some((_, store)) = &self.remote else { return Ok(None) };
+        let location = self.object_path(relative)?;
+        let read = async {
+            match store.get(&location).await {
+                Ok(result) => result.bytes().await.map(|b| Some(b.to_vec())),
+                Err(object_store::Error::NotFound { .. }) => Ok(None),
+                Err(e) => Err(e),
+            }
+        };
+        Ok(block(&self.local, read)??)
+    }
+
+    /// The names of the objects directly under the directory `relative` (not recursive).
+    /// From a blocking thread.
+    pub fn list(&self, relative: &str) -> Result<Vec<String>, BucketError> {
+        let Some((_, store)) = &self.remote else { return Ok(Vec::new()) };
+        let location = self.object_path(relative)?;
+        let listed = block(&self.local, store.list_with_delimiter(Some(&location)))??;
+        Ok(listed.objects.iter().filter_map(|o| o.location.filename().map(str::to_string)).collect())
+    }
+
+    /// Deletes the object at `relative` (absent: nothing to do). From a blocking thread.
+    pub fn delete(&self, relative: &str) -> Result<(), BucketError> {
+        let Some((_, store)) = &self.remote else { return Ok(()) };
+        let location = self.object_path(relative)?;
+        match block(&self.local, store.delete(&location))? {
+            Ok(()) | Err(object_store::Error::NotFound { .. }) => Ok(()),
+            Err(e) => Err(e.into()),
+        }
     }
 
     /// Reads the file at `relative` from the object store (`None` without one: the local root
@@ -159,6 +194,19 @@ impl Bucket {
             Err(object_store::Error::NotFound { .. }) => Err(BucketError::NotFound(relative.to_string())),
             Err(e) => Err(BucketError::Store(e)),
         })
+    }
+}
+
+/// Runs `work` to completion from a blocking thread: on the runtime it belongs to, or on a
+/// runtime of its own outside one (`at` names what failed to start it).
+fn block<F: std::future::Future>(at: &Path, work: F) -> Result<F::Output, BucketError> {
+    match tokio::runtime::Handle::try_current() {
+        Ok(handle) => Ok(handle.block_on(work)),
+        Err(_) => Ok(tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|source| BucketError::Local { path: at.to_path_buf(), source })?
+            .block_on(work)),
     }
 }
 

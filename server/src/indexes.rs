@@ -101,6 +101,11 @@ pub struct Indexes {
     meta: RwLock<HashMap<OrgId, HashMap<String, ItemMeta>>>,
     /// Overrides of the segment settings (tests, benchmarks).
     tune: Option<fn(SegmentConfig) -> SegmentConfig>,
+    /// The object store the index files are shared through ([`crate::index_files`]), when the
+    /// service has one.
+    bucket: Option<Arc<crate::bucket::Bucket>>,
+    /// What this process last published of each index.
+    published: Mutex<HashMap<(OrgId, Collection), crate::index_files::Published>>,
 }
 
 /// Which items a catalog search may return; every given criterion must hold.
@@ -167,7 +172,21 @@ pub fn kind_of(item_type: &str) -> ItemKind {
 impl Indexes {
     /// Indexes under `dir` with the default segment settings.
     pub fn new(dir: PathBuf) -> Indexes {
-        Indexes { dir, open: RwLock::default(), opening: Mutex::default(), meta: RwLock::default(), tune: None }
+        Indexes {
+            dir,
+            open: RwLock::default(),
+            opening: Mutex::default(),
+            meta: RwLock::default(),
+            tune: None,
+            bucket: None,
+            published: Mutex::default(),
+        }
+    }
+
+    /// These indexes, sharing their files through `bucket`'s object store when it has one
+    /// ([`crate::index_files`]).
+    pub fn shared_through(self, bucket: Arc<crate::bucket::Bucket>) -> Indexes {
+        Indexes { bucket: bucket.is_remote().then_some(bucket), ..self }
     }
 
     /// Indexes whose segment settings `tune` adjusts (e.g. tiny flush sizes in tests).
@@ -201,6 +220,22 @@ impl Indexes {
         // The whole-collection files of versions before segments.
         let _ = std::fs::remove_file(self.dir.join(format!("org-{}-{}.kvx", org.0, c.name())));
         let dir = self.dir.join(format!("org-{}", org.0)).join(c.name());
+        if let Some(bucket) = &self.bucket
+            && !dir.join("manifest.json").exists()
+        {
+            match crate::index_files::seed(bucket, org, c, &dir) {
+                Ok(0) => {}
+                Ok(n) => tracing::info!(
+                    org = org.0,
+                    collection = c.name(),
+                    segments = n,
+                    "index files fetched from the object store"
+                ),
+                Err(e) => {
+                    tracing::warn!(org = org.0, collection = c.name(), error = %e, "cannot fetch the index files from the object store; building the index from the database")
+                }
+            }
+        }
         let (index, report) = SegmentedIndex::open(&dir, self.config(c))?;
         for (file, reason) in &report.dropped {
             tracing::warn!(file, reason, "index segment unusable; its items are loaded again");
@@ -269,6 +304,30 @@ impl Indexes {
             }
         }
         loaded
+    }
+
+    /// Publishes the files of every open index whose files changed to the object store, when
+    /// there is one ([`crate::index_files`]); `kino-server` does it every `--index-refresh`
+    /// seconds. Returns how many were published.
+    pub fn publish_all(&self, store: &Store) -> usize {
+        let Some(bucket) = &self.bucket else { return 0 };
+        let open: Vec<(OrgId, Collection)> =
+            self.open.read().unwrap_or_else(|e| e.into_inner()).keys().copied().collect();
+        let mut published = 0;
+        for (org, c) in open {
+            let dir = self.dir.join(format!("org-{}", org.0)).join(c.name());
+            let mut last =
+                self.published.lock().unwrap_or_else(|e| e.into_inner()).remove(&(org, c)).unwrap_or_default();
+            match crate::index_files::publish(bucket, store.owner(), org, c, &dir, &mut last) {
+                Ok(true) => published += 1,
+                Ok(false) => {}
+                Err(e) => {
+                    tracing::warn!(org = org.0, collection = c.name(), error = %e, "cannot publish the index files; trying again later")
+                }
+            }
+            self.published.lock().unwrap_or_else(|e| e.into_inner()).insert((org, c), last);
+        }
+        published
     }
 
     /// Opens every organisation's indexes (at start, in the background), so that the first
@@ -354,7 +413,7 @@ impl Indexes {
     }
 }
 
-/// Runs [`Indexes::refresh_all`] every `every` (on the blocking pool) until `shutdown` turns true.
+/// Runs [`Indexes::refresh_all`] and [`Indexes::publish_all`] every `every` (on the blocking pool) until `shutdown` turns true.
 pub async fn run_refresher(
     indexes: Arc<Indexes>,
     store: Arc<Store>,
@@ -370,9 +429,13 @@ pub async fn run_refresher(
             break;
         }
         let (i, s) = (indexes.clone(), store.clone());
-        let loaded = tokio::task::spawn_blocking(move || i.refresh_all(&s)).await.unwrap_or(0);
+        let (loaded, published) =
+            tokio::task::spawn_blocking(move || (i.refresh_all(&s), i.publish_all(&s))).await.unwrap_or((0, 0));
         if loaded > 0 {
             tracing::info!(loaded, "indexes refreshed with changes made by other processes");
+        }
+        if published > 0 {
+            tracing::debug!(published, "index files published to the object store");
         }
     }
 }

@@ -13,6 +13,7 @@ pub mod error;
 pub mod files;
 pub mod generation;
 pub mod identity;
+pub mod index_files;
 pub mod indexes;
 pub mod liveness;
 pub mod openapi;

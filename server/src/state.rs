@@ -166,6 +166,10 @@ impl AppState {
                 Some(_) => {}
             }
         }
+        let bucket = Arc::new(
+            crate::bucket::Bucket::open(&config.bucket_root, config.object_store.as_deref())
+                .map_err(std::io::Error::other)?,
+        );
         Ok(AppState {
             encoder: models.scene_text_encoder(),
             models,
@@ -174,16 +178,13 @@ impl AppState {
             limiter: Arc::new(crate::ratelimit::RateLimiter::new(config.rate_limit_per_hour, 3600)),
             store: Arc::new(store),
             signals: Arc::default(),
-            indexes: Arc::new(crate::indexes::Indexes::new(config.index_dir.clone())),
+            indexes: Arc::new(crate::indexes::Indexes::new(config.index_dir.clone()).shared_through(bucket.clone())),
             wake: Arc::new(Notify::new()),
             refresher: Arc::default(),
             analysing: Arc::default(),
             webhook_wake: Arc::new(Notify::new()),
             render_wake: Arc::new(Notify::new()),
-            bucket: Arc::new(
-                crate::bucket::Bucket::open(&config.bucket_root, config.object_store.as_deref())
-                    .map_err(std::io::Error::other)?,
-            ),
+            bucket,
             uploads: Arc::new(tokio::sync::Semaphore::new(config.max_uploads.max(1))),
             config: Arc::new(config),
         })

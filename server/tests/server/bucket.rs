@@ -73,3 +73,49 @@ async fn replicas_share_rendered_media_through_s3() {
     assert!(std::env::var_os("AWS_ENDPOINT").is_some(), "KINO_TEST_S3 needs AWS_ENDPOINT");
     shared_between_replicas(&format!("{}/run-{}", url.trim_end_matches('/'), std::process::id())).await;
 }
+
+/// Replica `a` publishes its scene index's files; replica `b`, with no index files, fetches them
+/// (one database, two index directories). From a blocking thread, as the service does it.
+fn shares_index_files(url: &str) {
+    use kino_server::indexes::Collection;
+    let dir = tempfile::tempdir().unwrap();
+    let shared = |name: &str| {
+        let config = Config {
+            index_dir: dir.path().join(name).join("indexes"),
+            bucket_root: dir.path().join(name).join("bucket"),
+            object_store: Some(url.to_string()),
+            ..Config::in_dir(dir.path())
+        };
+        AppState::new(crate::support::store(dir.path()), config).unwrap()
+    };
+    let a = shared("a");
+    let (org, _) = a.store.ensure_org("acme").unwrap();
+    for id in ["m1", "m2"] {
+        crate::replicas::store_scenes(&a, org, id);
+    }
+    a.indexes.get(&a.store, org, Collection::Scenes).unwrap().compact().unwrap();
+    assert_eq!(a.indexes.publish_all(&a.store), 1);
+    let b = shared("b");
+    let index = b.indexes.get(&b.store, org, Collection::Scenes).unwrap();
+    assert!(index.contains("m1") && index.contains("m2"));
+    assert_eq!(index.stats().delta_vectors, 0, "mapped from the fetched segments, not loaded from the database");
+    assert!(index.stats().segments > 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn replicas_share_index_files_through_a_shared_directory() {
+    let shared = tempfile::tempdir().unwrap();
+    let url = format!("file://{}", shared.path().display());
+    tokio::task::spawn_blocking(move || shares_index_files(&url)).await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn replicas_share_index_files_through_s3() {
+    let Ok(url) = std::env::var("KINO_TEST_S3") else {
+        assert!(std::env::var_os("KINO_REQUIRE_S3").is_none(), "KINO_REQUIRE_S3 is set but not KINO_TEST_S3");
+        eprintln!("skipped: no S3-compatible server (KINO_TEST_S3, AWS_ENDPOINT); scripts/test.sh starts one");
+        return;
+    };
+    let url = format!("{}/indexes-{}", url.trim_end_matches('/'), std::process::id());
+    tokio::task::spawn_blocking(move || shares_index_files(&url)).await.unwrap();
+}

@@ -38,7 +38,7 @@ fn a_replica_reads_the_signals_another_stored_over_its_cache() {
 }
 
 /// Stores `id` with one scene embedding, as a finished `semantic_scenes` job does.
-fn store_scenes(state: &AppState, org: OrgId, id: &str) {
+pub(crate) fn store_scenes(state: &AppState, org: OrgId, id: &str) {
     state
         .store
         .upsert_item(org, id, "standalone", &json!({"id": id, "type": "standalone", "title": id}), false)
@@ -142,4 +142,50 @@ fn work_claimed_by_a_live_replica_stays_its_own_and_is_recovered_once_it_dies() 
     );
     // ... and what `b` holds is its own: a later recovery (by anyone) leaves it alone.
     assert_eq!(a.store.requeue_running().unwrap(), 0);
+}
+
+#[test]
+fn a_replica_without_index_files_maps_the_segments_another_published() {
+    let dir = tempfile::tempdir().unwrap();
+    let objects = dir.path().join("objects");
+    std::fs::create_dir_all(&objects).unwrap();
+    let shared = |name: &str| {
+        let config = Config {
+            index_dir: dir.path().join(name).join("indexes"),
+            bucket_root: dir.path().join(name).join("bucket"),
+            object_store: Some(format!("file://{}", objects.display())),
+            ..Config::in_dir(dir.path())
+        };
+        AppState::new(crate::support::store(dir.path()), config).unwrap()
+    };
+    let a = shared("a");
+    let (org, _) = a.store.ensure_org("acme").unwrap();
+    for id in ["m1", "m2", "m3"] {
+        store_scenes(&a, org, id);
+    }
+    a.indexes.get(&a.store, org, Collection::Scenes).unwrap().compact().unwrap();
+    assert_eq!(a.indexes.publish_all(&a.store), 1, "the scene index's files go up");
+    assert_eq!(a.indexes.publish_all(&a.store), 0, "unchanged since: nothing to publish");
+    let published = objects.join(format!("indexes/org-{}/scenes", org.0));
+    assert_eq!(std::fs::read_to_string(published.join("latest")).unwrap(), a.store.owner());
+
+    // A new replica with no index files: it maps a's segments instead of building its own.
+    let b = shared("b");
+    let b_dir = dir.path().join("b/indexes").join(format!("org-{}", org.0)).join("scenes");
+    assert!(!b_dir.exists());
+    let index = b.indexes.get(&b.store, org, Collection::Scenes).unwrap();
+    let segments: Vec<String> = std::fs::read_dir(&b_dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("seg-"))
+        .collect();
+    assert!(!segments.is_empty(), "segments fetched: {segments:?}");
+    assert!(["m1", "m2", "m3"].iter().all(|id| index.contains(id)));
+    assert_eq!(index.stats().delta_vectors, 0, "nothing loaded again from the database");
+
+    // A damaged or hostile publication is refused and the index is built from the database.
+    std::fs::write(published.join("latest"), "../../elsewhere").unwrap();
+    let c = shared("c");
+    let index = c.indexes.get(&c.store, org, Collection::Scenes).unwrap();
+    assert!(["m1", "m2", "m3"].iter().all(|id| index.contains(id)), "built from the database");
 }
