@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use rusqlite::Connection;
 
-use super::db::{Conn, DbError, DbResult, block_on};
+use super::db::{Conn, DbError, DbResult, PgTarget, block_on};
 
 /// Results of the storage layer.
 pub type StoreResult<T> = Result<T, StoreError>;
@@ -216,10 +216,34 @@ impl Store {
         }
     }
 
-    /// Runs `f` in a read-only transaction (one snapshot). On SQLite it takes a free reading
+    /// Runs `f`, a write of exactly one statement, which is atomic on its own: on PostgreSQL
+    /// without a transaction around it (one round trip, and no serialization failure to retry on
+    /// a row many processes update, such as a rate-limit counter: `INSERT ... ON CONFLICT DO
+    /// UPDATE` locks the row and counts exactly); on SQLite as [`Store::with`].
+    pub(super) fn write_one<T>(&self, f: impl FnOnce(&mut Conn<'_>) -> DbResult<T>) -> StoreResult<T> {
+        match &self.backend {
+            Backend::Sqlite { .. } => {
+                let mut f = Some(f);
+                self.with(|c| f.take().map_or(Err(DbError::NoRows), |f| f(c)))
+            }
+            Backend::Postgres { pool, .. } => Ok(pool.get()?.each(f)?),
+        }
+    }
+
+    /// Runs `f`, a read of one statement. On PostgreSQL the statement runs on its own (one round
+    /// trip; a statement always sees one snapshot); a read of several statements that must agree
+    /// uses [`Store::read_snapshot`]. On SQLite every read is a transaction on a free reading
     /// connection (the next one in turn when all are busy); they are `query_only`, so a write
     /// here is an error, not a race.
     pub(super) fn read<T>(&self, f: impl FnOnce(&mut Conn<'_>) -> DbResult<T>) -> StoreResult<T> {
+        match &self.backend {
+            Backend::Postgres { pool, .. } => Ok(pool.get()?.each(f)?),
+            Backend::Sqlite { .. } => self.read_snapshot(f),
+        }
+    }
+
+    /// Runs `f` in a read-only transaction: its statements see one snapshot.
+    pub(super) fn read_snapshot<T>(&self, f: impl FnOnce(&mut Conn<'_>) -> DbResult<T>) -> StoreResult<T> {
         match &self.backend {
             Backend::Sqlite { readers, next_reader, .. } => {
                 let start = next_reader.fetch_add(1, Ordering::Relaxed);
@@ -286,12 +310,18 @@ impl PgConnection {
     ) -> DbResult<T> {
         let PgConnection { client, statements } = self;
         let tx = block_on(client.build_transaction().isolation_level(isolation).read_only(read_only).start())?;
-        let mut conn = Conn::Postgres { tx, statements };
+        let mut conn = Conn::Postgres { tx: PgTarget::Tx(tx), statements };
         let out = f(&mut conn)?;
-        if let Conn::Postgres { tx, .. } = conn {
+        if let Conn::Postgres { tx: PgTarget::Tx(tx), .. } = conn {
             block_on(tx.commit())?;
         }
         Ok(out)
+    }
+
+    /// Runs `f` with each statement its own transaction (autocommit).
+    fn each<T>(&mut self, f: impl FnOnce(&mut Conn<'_>) -> DbResult<T>) -> DbResult<T> {
+        let PgConnection { client, statements } = self;
+        f(&mut Conn::Postgres { tx: PgTarget::Auto(client), statements })
     }
 }
 

@@ -345,7 +345,63 @@ pub enum Conn<'a> {
     /// SQLite (the statement cache is the connection's own).
     Sqlite(&'a rusqlite::Connection),
     /// PostgreSQL, with the connection's prepared statements.
-    Postgres { tx: tokio_postgres::Transaction<'a>, statements: &'a mut HashMap<String, tokio_postgres::Statement> },
+    Postgres { tx: PgTarget<'a>, statements: &'a mut HashMap<String, tokio_postgres::Statement> },
+}
+
+/// Where PostgreSQL statements run: in a transaction, or each on its own (autocommit: one round
+/// trip for a read or a write that is one statement).
+pub enum PgTarget<'a> {
+    /// In a transaction, committed by the store.
+    Tx(tokio_postgres::Transaction<'a>),
+    /// Each statement its own transaction.
+    Auto(&'a tokio_postgres::Client),
+}
+
+impl fmt::Debug for PgTarget<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            PgTarget::Tx(_) => "PgTarget::Tx",
+            PgTarget::Auto(_) => "PgTarget::Auto",
+        })
+    }
+}
+
+impl PgTarget<'_> {
+    async fn prepare(&self, sql: &str) -> Result<tokio_postgres::Statement, tokio_postgres::Error> {
+        match self {
+            PgTarget::Tx(t) => t.prepare(sql).await,
+            PgTarget::Auto(c) => c.prepare(sql).await,
+        }
+    }
+
+    async fn execute(
+        &self,
+        st: &tokio_postgres::Statement,
+        params: &[&(dyn tokio_postgres::types::ToSql + Sync)],
+    ) -> Result<u64, tokio_postgres::Error> {
+        match self {
+            PgTarget::Tx(t) => t.execute(st, params).await,
+            PgTarget::Auto(c) => c.execute(st, params).await,
+        }
+    }
+
+    async fn query(
+        &self,
+        st: &tokio_postgres::Statement,
+        params: &[&(dyn tokio_postgres::types::ToSql + Sync)],
+    ) -> Result<Vec<tokio_postgres::Row>, tokio_postgres::Error> {
+        match self {
+            PgTarget::Tx(t) => t.query(st, params).await,
+            PgTarget::Auto(c) => c.query(st, params).await,
+        }
+    }
+
+    async fn batch_execute(&self, sql: &str) -> Result<(), tokio_postgres::Error> {
+        match self {
+            PgTarget::Tx(t) => t.batch_execute(sql).await,
+            PgTarget::Auto(c) => c.batch_execute(sql).await,
+        }
+    }
 }
 
 impl fmt::Debug for Conn<'_> {
@@ -494,7 +550,7 @@ pub fn postgres_sql(sql: &str) -> String {
 }
 
 fn prepared(
-    tx: &mut tokio_postgres::Transaction<'_>,
+    tx: &mut PgTarget<'_>,
     statements: &mut HashMap<String, tokio_postgres::Statement>,
     sql: &str,
 ) -> DbResult<tokio_postgres::Statement> {

@@ -466,7 +466,7 @@ impl Store {
         offset: i64,
         limit: i64,
     ) -> StoreResult<(Vec<ResultRow>, i64)> {
-        self.read(|c| {
+        self.read_snapshot(|c| {
             let filter = "org_id = ?1 AND product = ?2 AND (CAST(?3 AS TEXT) IS NULL OR version = ?3) AND (CAST(?4 AS TEXT) IS NULL OR updated_at >= ?4) AND updated_at <= ?5";
             let total: i64 = c.query_row(
                 &format!("SELECT COUNT(*) FROM results WHERE {filter}"),
@@ -900,7 +900,7 @@ impl Store {
     /// requests do not grow it without end. One statement (an upsert), so the count is exact
     /// under concurrency and across processes, and survives a restart.
     pub fn count_request(&self, org: OrgId, window_start: i64, cap: i64) -> StoreResult<i64> {
-        self.with(|c| {
+        self.write_one(|c| {
             c.query_row(
                 &format!(
                     "INSERT INTO rate_limits (org_id, window_start, count) VALUES (?1, ?2, 1)
