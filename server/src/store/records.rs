@@ -652,16 +652,21 @@ impl Store {
     /// process runs a job of the item; one of them analyses the media again). Jobs of live
     /// processes, this one's included, are left alone.
     pub fn requeue_running(&self) -> StoreResult<usize> {
+        // Two statements, each atomic on its own (`write_one`): run every third of a lease by
+        // every process, they must not make the queue's claims retry as a serializable
+        // transaction reading the whole table would.
         let now_ms = chrono::Utc::now().timestamp_millis();
-        self.with(|c| {
-            let running = c.execute(
+        let running = self.write_one(|c| {
+            c.execute(
                 &format!(
                     "UPDATE jobs SET state = 'pending', lease_until = NULL, owner = NULL
                      WHERE state IN ('running', 'rerun') AND NOT {}",
                     super::leases::owner_alive("jobs.owner", "?1")
                 ),
                 params![now_ms],
-            )?;
+            )
+        })?;
+        self.write_one(|c| {
             let waiting = c.execute(
                 &format!(
                     "UPDATE jobs SET state = 'pending' WHERE state = 'waiting' AND EXISTS
@@ -765,25 +770,28 @@ impl Store {
     /// starts over), and queued ones made before generations were queued durably (no stored
     /// request) fail. Returns (requeued, failed).
     pub fn recover_generations(&self) -> StoreResult<(usize, usize)> {
+        // Each statement atomic on its own, like `requeue_running`'s.
         let now_ms = chrono::Utc::now().timestamp_millis();
-        self.with(|c| {
-            let failed = c.execute(
+        let failed = self.write_one(|c| {
+            c.execute(
                 &format!(
                     "UPDATE generations SET state = 'FAILED', error = 'interrupted by a restart'
                      WHERE state IN ('pending', 'rendering') AND request IS NULL AND NOT {}",
                     super::leases::owner_alive("generations.owner", "?1")
                 ),
                 params![now_ms],
-            )?;
-            let requeued = c.execute(
+            )
+        })?;
+        let requeued = self.write_one(|c| {
+            c.execute(
                 &format!(
                     "UPDATE generations SET state = 'pending', owner = NULL WHERE state = 'rendering' AND NOT {}",
                     super::leases::owner_alive("generations.owner", "?1")
                 ),
                 params![now_ms],
-            )?;
-            Ok((requeued, failed))
-        })
+            )
+        })?;
+        Ok((requeued, failed))
     }
 
     /// A generation of the organisation.
