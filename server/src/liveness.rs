@@ -10,16 +10,13 @@ use std::time::Duration;
 use tokio::sync::watch;
 
 use crate::state::AppState;
+use crate::store::{millis, now_ms};
 
 /// The default of [`crate::state::Config::process_lease`]: 30 s.
 pub const DEFAULT_PROCESS_LEASE: Duration = Duration::from_secs(30);
 
-fn now_ms() -> i64 {
-    chrono::Utc::now().timestamp_millis()
-}
-
 fn ttl_ms(state: &AppState) -> i64 {
-    i64::try_from(state.config.process_lease.as_millis()).unwrap_or(i64::MAX).max(1)
+    millis(state.config.process_lease).max(1)
 }
 
 /// Renews this process's lease.

@@ -18,7 +18,7 @@ use tokio::sync::{Notify, watch};
 use super::filter::{Candidate, Filter, diff, members};
 use super::{ManageError, events, is_email, new_id, text};
 use crate::state::AppState;
-use crate::store::{OrgId, SmartlistRow, Write, now};
+use crate::store::{OrgId, SmartlistRow, Write, millis, now, now_ms};
 
 /// The values of `purpose`.
 pub const PURPOSES: [&str; 3] = ["editorial", "creative-lab", "review-filter"];
@@ -327,7 +327,7 @@ pub enum Daily {
 /// (and look again when that lease would expire: if its holder died, they take over) or done.
 pub fn begin_daily(state: &AppState, slot: DateTime<Utc>, holder: &str, now_ms: i64) -> Result<Daily, ManageError> {
     let name = daily_lease(slot);
-    let run_ms = i64::try_from(DAILY_RUN_LEASE.as_millis()).unwrap_or(i64::MAX);
+    let run_ms = millis(DAILY_RUN_LEASE);
     let done = |lease: Option<(String, i64)>| lease.is_some_and(|(_, until)| until > now_ms.saturating_add(run_ms));
     if done(state.store.lease(&name)?) {
         return Ok(Daily::Done);
@@ -344,7 +344,7 @@ pub fn begin_daily(state: &AppState, slot: DateTime<Utc>, holder: &str, now_ms: 
 
 /// Renews the lease of a daily refresh this process is running.
 pub fn renew_daily(state: &AppState, slot: DateTime<Utc>, holder: &str, now_ms: i64) -> Result<(), ManageError> {
-    let run_ms = i64::try_from(DAILY_RUN_LEASE.as_millis()).unwrap_or(i64::MAX);
+    let run_ms = millis(DAILY_RUN_LEASE);
     state.store.take_lease(&daily_lease(slot), holder, now_ms, run_ms)?;
     Ok(())
 }
@@ -369,17 +369,21 @@ pub fn next_daily(now: DateTime<Utc>, at: NaiveTime) -> DateTime<Utc> {
     if today > now { today } else { today + chrono::Duration::days(1) }
 }
 
-/// Milliseconds since the epoch, as leases count.
-fn now_ms() -> i64 {
-    Utc::now().timestamp_millis()
+/// One step of the daily refresh's lease ([`begin_daily`], [`renew_daily`], [`end_daily`]), for
+/// this process, now, on the blocking pool.
+async fn lease_step<T: Send + 'static>(
+    state: &AppState,
+    slot: DateTime<Utc>,
+    step: fn(&AppState, DateTime<Utc>, &str, i64) -> Result<T, ManageError>,
+) -> Result<Result<T, ManageError>, tokio::task::JoinError> {
+    let s = state.clone();
+    tokio::task::spawn_blocking(move || step(&s, slot, s.store.owner(), now_ms())).await
 }
 
 /// Runs the daily refresh of `slot` when this process is the one to ([`begin_daily`]), renewing
 /// its lease while it runs; returns when to look again (`None`: the slot is settled).
-async fn daily(state: &AppState, slot: DateTime<Utc>, holder: &str) -> Option<DateTime<Utc>> {
-    let s = state.clone();
-    let h = holder.to_string();
-    match tokio::task::spawn_blocking(move || begin_daily(&s, slot, &h, now_ms())).await {
+async fn daily(state: &AppState, slot: DateTime<Utc>) -> Option<DateTime<Utc>> {
+    match lease_step(state, slot, begin_daily).await {
         Ok(Ok(Daily::Run)) => {}
         Ok(Ok(Daily::Done)) => return None,
         Ok(Ok(Daily::Running(until))) => {
@@ -403,9 +407,7 @@ async fn daily(state: &AppState, slot: DateTime<Utc>, holder: &str) -> Option<Da
         tokio::select! {
             done = &mut run => break done,
             _ = renew.tick() => {
-                let s = state.clone();
-                let h = holder.to_string();
-                if let Ok(Err(e)) = tokio::task::spawn_blocking(move || renew_daily(&s, slot, &h, now_ms())).await {
+                if let Ok(Err(e)) = lease_step(state, slot, renew_daily).await {
                     tracing::error!(error = %e, "cannot renew the daily smartlist refresh's lease");
                 }
             }
@@ -416,9 +418,7 @@ async fn daily(state: &AppState, slot: DateTime<Utc>, holder: &str) -> Option<Da
         Ok(Err(e)) => tracing::error!(error = %e, "daily smartlist refresh failed"),
         Err(e) => tracing::error!(error = %e, "daily smartlist refresh panicked"),
     }
-    let s = state.clone();
-    let h = holder.to_string();
-    if let Ok(Err(e)) = tokio::task::spawn_blocking(move || end_daily(&s, slot, &h, now_ms())).await {
+    if let Ok(Err(e)) = lease_step(state, slot, end_daily).await {
         tracing::error!(error = %e, "cannot record the daily smartlist refresh done");
     }
     None
@@ -427,7 +427,6 @@ async fn daily(state: &AppState, slot: DateTime<Utc>, holder: &str) -> Option<Da
 /// Runs the refresher until `shutdown`: catalog changes as they come, and everything daily at
 /// `daily_at` (UTC), once among the processes sharing the database.
 pub async fn run_refresher(state: AppState, daily_at: NaiveTime, mut shutdown: watch::Receiver<bool>) {
-    let holder = format!("{}-{}", std::process::id(), crate::auth::random_hex(8));
     let mut slot = next_daily(Utc::now(), daily_at);
     let mut next = slot;
     loop {
@@ -445,7 +444,7 @@ pub async fn run_refresher(state: AppState, daily_at: NaiveTime, mut shutdown: w
                 }).await;
             }
             _ = tokio::time::sleep(wait) => {
-                match daily(&state, slot, &holder).await {
+                match daily(&state, slot).await {
                     Some(again) => next = again,
                     None => {
                         slot = next_daily(Utc::now().max(slot), daily_at);

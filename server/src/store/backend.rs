@@ -61,6 +61,7 @@ pub struct Store {
     owner: String,
 }
 
+/// A process's name among those sharing the database: `<pid>-<random>`.
 fn new_owner() -> String {
     format!("{}-{}", std::process::id(), crate::auth::random_hex(8))
 }

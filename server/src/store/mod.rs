@@ -254,6 +254,16 @@ pub struct GenerationRow {
     pub data: Option<serde_json::Value>,
 }
 
+/// Now in milliseconds since the epoch, as leases count.
+pub fn now_ms() -> i64 {
+    chrono::Utc::now().timestamp_millis()
+}
+
+/// A duration in milliseconds, as leases count (saturating).
+pub fn millis(d: std::time::Duration) -> i64 {
+    i64::try_from(d.as_millis()).unwrap_or(i64::MAX)
+}
+
 /// Now, as stored: RFC 3339 UTC with milliseconds.
 pub fn now() -> String {
     chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)

@@ -582,7 +582,7 @@ impl Store {
     /// Recipes left `running` by a process no longer alive become `failed`, with their pending
     /// creative assets; returns their ids.
     pub fn fail_interrupted_recipes(&self) -> StoreResult<Vec<(OrgId, String)>> {
-        let now_ms = chrono::Utc::now().timestamp_millis();
+        let now_ms = super::now_ms();
         self.with(|c| {
             let ids: Vec<(OrgId, String)> = c.query_map(
                 &format!(

@@ -655,7 +655,7 @@ impl Store {
         // Two statements, each atomic on its own (`write_one`): run every third of a lease by
         // every process, they must not make the queue's claims retry as a serializable
         // transaction reading the whole table would.
-        let now_ms = chrono::Utc::now().timestamp_millis();
+        let now_ms = super::now_ms();
         let running = self.write_one(|c| {
             c.execute(
                 &format!(
@@ -771,7 +771,7 @@ impl Store {
     /// request) fail. Returns (requeued, failed).
     pub fn recover_generations(&self) -> StoreResult<(usize, usize)> {
         // Each statement atomic on its own, like `requeue_running`'s.
-        let now_ms = chrono::Utc::now().timestamp_millis();
+        let now_ms = super::now_ms();
         let failed = self.write_one(|c| {
             c.execute(
                 &format!(

@@ -73,8 +73,9 @@ pub async fn run_dispatcher(state: AppState, mut shutdown: watch::Receiver<bool>
                 return;
             }
         };
-    let holder: Arc<str> = format!("{}-{}", std::process::id(), crate::auth::random_hex(8)).into();
-    let ttl_ms = i64::try_from(state.config.webhook_lease.as_millis()).unwrap_or(i64::MAX).max(1);
+    // The process's own name among those sharing the database holds the role.
+    let holder: Arc<str> = state.store.owner().into();
+    let ttl_ms = crate::store::millis(state.config.webhook_lease).max(1);
     let permits = Arc::new(Semaphore::new(MAX_IN_FLIGHT));
     let mut in_flight = JoinSet::new();
     let mut next_prune = Instant::now();
@@ -84,7 +85,8 @@ pub async fn run_dispatcher(state: AppState, mut shutdown: watch::Receiver<bool>
             break;
         }
         let h = holder.clone();
-        let lease = off_thread(&state, move |s| s.store.take_lease(DISPATCHER_LEASE, &h, now_ms(), ttl_ms)).await;
+        let lease =
+            off_thread(&state, move |s| s.store.take_lease(DISPATCHER_LEASE, &h, crate::store::now_ms(), ttl_ms)).await;
         holding = match lease {
             Some(Ok(Lease::Taken)) => {
                 // Nobody dispatched, or the one that did died: what it left `sending` is lost.
@@ -174,13 +176,6 @@ pub async fn run_dispatcher(state: AppState, mut shutdown: watch::Receiver<bool>
         })
         .await;
     }
-}
-
-/// Milliseconds since the epoch, as leases count.
-fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
 }
 
 /// Runs database work on tokio's blocking pool, off the async threads; `None` when that work
