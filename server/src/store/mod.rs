@@ -38,12 +38,14 @@ mod leases;
 pub mod migrations;
 mod portal;
 mod records;
+mod users;
 mod vectors;
 mod webhooks;
 
 pub use backend::{POSTGRES_POOL, READERS, Store, StoreError, StoreResult, is_postgres_url};
 pub use leases::Lease;
 pub use portal::{CreativeAssetRow, CreativeAssetStatus, RecipeRow, RecipeStatus, SmartlistRow};
+pub use users::{SessionRow, UserRow};
 pub use vectors::ResultStamp;
 pub use webhooks::{ClaimedDelivery, DeliveryOutcome, DeliveryRow, DeliveryState, Outgoing, WebhookRow};
 
