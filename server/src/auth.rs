@@ -112,6 +112,15 @@ pub enum CredentialError {
     Store(#[from] StoreError),
 }
 
+/// Creates an API key for the organisation: the key (shown once; only its hash is stored) and
+/// its prefix.
+pub fn create_key(store: &Store, org: OrgId) -> Result<(String, String), StoreError> {
+    let key = generate_key();
+    let prefix = key_prefix(&key);
+    store.add_key(org, &hash_key(&key), &prefix)?;
+    Ok((key, prefix))
+}
+
 /// The organisation's API keys, oldest first: prefixes and times only.
 pub fn keys(store: &Store, org: OrgId) -> Result<Vec<ApiKeyListing>, StoreError> {
     Ok(store

@@ -5,7 +5,6 @@ use std::path::Path;
 
 use kino::Signals;
 
-use crate::auth::{generate_key, hash_key, key_prefix};
 use crate::catalog::{self, CatalogItem};
 use crate::products::PROCESSED;
 use crate::state::AppState;
@@ -45,8 +44,7 @@ pub fn bootstrap(state: &AppState, demo_dir: &Path) -> Result<Option<String>, St
     }
     store.ensure_catalog(org, DEMO_CATALOG).map_err(|e| e.to_string())?;
     store.set_catalog_generation(org, DEMO_CATALOG, true).map_err(|e| e.to_string())?;
-    let key = generate_key();
-    store.add_key(org, &hash_key(&key), &key_prefix(&key)).map_err(|e| e.to_string())?;
+    let (key, _) = crate::auth::create_key(store, org).map_err(|e| e.to_string())?;
     let catalog_path = demo_dir.join("catalog.json");
     let text = std::fs::read_to_string(&catalog_path).map_err(|e| format!("{}: {e}", catalog_path.display()))?;
     let items: Vec<serde_json::Value> =

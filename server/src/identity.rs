@@ -173,6 +173,14 @@ pub fn new_client() -> (String, String) {
     (format!("kc_{}", random_hex(12)), format!("kcs_{}", random_hex(32)))
 }
 
+/// Creates OAuth client credentials for the organisation: the client id and the secret (shown
+/// once; only its hash is stored).
+pub fn create_client(store: &Store, org: OrgId) -> Result<(String, String), StoreError> {
+    let (client_id, secret) = new_client();
+    store.add_client(org, &client_id, &crate::auth::hash_key(&secret))?;
+    Ok((client_id, secret))
+}
+
 /// An OAuth client as listed (its secret is never shown again).
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 pub struct ClientListing {

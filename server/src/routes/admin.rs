@@ -15,7 +15,7 @@ use subtle::ConstantTimeEq;
 
 use super::blocking;
 use super::portal::PortalError;
-use crate::auth::{CredentialError, generate_key, hash_key, key_prefix};
+use crate::auth::{CredentialError, hash_key};
 use crate::portal::views::{AdminCreativeAsset, AdminRecipe, SmartlistAsset, SmartlistDetail};
 use crate::portal::{ManageError, recipes, smartlists, text, views};
 use crate::state::AppState;
@@ -322,9 +322,7 @@ pub async fn revoke_client(State(state): State<AppState>, s: Scope) -> Answer<Re
 )]
 pub async fn create_key(State(state): State<AppState>, s: Scope) -> Answer<ApiKeyCreated> {
     blocking(move || {
-        let key = generate_key();
-        state.store.add_key(s.org, &hash_key(&key), &key_prefix(&key))?;
-        let prefix = key_prefix(&key);
+        let (key, prefix) = crate::auth::create_key(&state.store, s.org)?;
         created(ApiKeyCreated { key, prefix, note: "shown once; stored only as a hash" })
     })
     .await
@@ -342,8 +340,7 @@ pub async fn create_key(State(state): State<AppState>, s: Scope) -> Answer<ApiKe
 )]
 pub async fn create_client(State(state): State<AppState>, s: Scope) -> Answer<ClientCreated> {
     blocking(move || {
-        let (client_id, secret) = crate::identity::new_client();
-        state.store.add_client(s.org, &client_id, &hash_key(&secret))?;
+        let (client_id, secret) = crate::identity::create_client(&state.store, s.org)?;
         created(ClientCreated {
             client_id,
             client_secret: secret,
