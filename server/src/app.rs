@@ -19,6 +19,9 @@ fn is_portal(path: &str) -> bool {
 
 async fn not_found(uri: axum::http::Uri) -> axum::response::Response {
     use axum::response::IntoResponse;
+    if uri.path().starts_with("/app/") {
+        return crate::web::page_error(axum::http::StatusCode::NOT_FOUND, "there is no such page");
+    }
     if is_portal(uri.path()) {
         crate::routes::portal::PortalError::new(axum::http::StatusCode::NOT_FOUND, "no such endpoint").into_response()
     } else {
@@ -43,6 +46,9 @@ async fn portal_method_not_allowed() -> axum::response::Response {
 async fn method_not_allowed(uri: axum::http::Uri) -> axum::response::Response {
     use axum::response::IntoResponse;
     let status = axum::http::StatusCode::METHOD_NOT_ALLOWED;
+    if uri.path().starts_with("/app/") {
+        return crate::web::page_error(status, "this page does not take that method");
+    }
     if is_portal(uri.path()) {
         crate::routes::portal::PortalError::new(status, "method not allowed on this endpoint").into_response()
     } else {
@@ -62,6 +68,8 @@ pub fn app(state: AppState) -> Router {
         .merge(processing_routes())
         .merge(previews_routes(&state))
         .merge(results_routes())
+        // the web application: HTML pages, its own error pages
+        .merge(crate::web::routes())
         // rendered clips and thumbnails (the bucket), read-only
         .nest_service("/media", media_service(&state))
         .fallback(not_found)

@@ -260,7 +260,7 @@ pub async fn json_errors(res: Response) -> Response {
         .headers()
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.starts_with("application/json"));
+        .is_some_and(|v| v.starts_with("application/json") || v.starts_with("text/html"));
     if status.as_u16() < 400 || is_json {
         return res;
     }

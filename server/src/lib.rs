@@ -29,6 +29,7 @@ pub mod signals;
 pub mod state;
 pub mod store;
 pub mod tasks;
+pub mod web;
 pub mod webhooks;
 pub mod worker;
 

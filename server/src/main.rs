@@ -5,7 +5,6 @@ use std::path::PathBuf;
 
 use clap::parser::ValueSource;
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
-use kino_server::auth::{generate_key, hash_key, key_prefix};
 use kino_server::serve::HttpLimits;
 use kino_server::store::Store;
 use kino_server::{AppState, Config, app, demo, render, webhooks, worker};
@@ -156,6 +155,9 @@ enum Admin {
     RevokeKey { org: String, key: String },
     /// Create an OAuth client (client credentials) for the portal; the secret is printed once.
     CreateClient { org: String },
+    /// Create a user of the web application (`/app`) in an organisation; the password is read
+    /// from the KINO_NEW_PASSWORD environment variable, else from the first line of standard input.
+    CreateUser { org: String, email: String },
     /// List an organisation's OAuth clients (client ids and times; secrets are never shown).
     ListClients { org: String },
     /// Revoke an OAuth client: it gets no new token, and the tokens it holds are refused at once.
@@ -254,8 +256,7 @@ fn admin(store: &Store, cmd: &Admin) -> Result<(), String> {
         }
         Admin::CreateKey { org } => {
             let id = org_id(store, org)?;
-            let key = generate_key();
-            store.add_key(id, &hash_key(&key), &key_prefix(&key)).map_err(|e| e.to_string())?;
+            let (key, _) = kino_server::auth::create_key(store, id).map_err(|e| e.to_string())?;
             println!("{key}");
             eprintln!("store this key now: it is shown once and kept only as a hash");
         }
@@ -275,10 +276,27 @@ fn admin(store: &Store, cmd: &Admin) -> Result<(), String> {
             kino_server::identity::revoke_client(store, org_id(store, org)?, client_id).map_err(|e| e.to_string())?;
             println!("revoked {}", client_id.trim());
         }
+        Admin::CreateUser { org, email } => {
+            let id = org_id(store, org)?;
+            let password = match std::env::var("KINO_NEW_PASSWORD") {
+                Ok(p) => p,
+                Err(_) => {
+                    let mut line = String::new();
+                    std::io::stdin().read_line(&mut line).map_err(|e| format!("password: {e}"))?;
+                    line.trim_end_matches(['\r', '\n']).to_string()
+                }
+            };
+            let email = kino_server::web::account::email(email).map_err(|e| e.to_string())?;
+            kino_server::web::account::check_password(&password).map_err(|e| e.to_string())?;
+            let hash = kino_server::web::account::hash_password(&password);
+            match store.add_user(id, &email, &hash).map_err(|e| e.to_string())? {
+                Some(_) => println!("user {email} in {org:?}: sign in at /app/sign-in"),
+                None => return Err(format!("email: {email} already has an account")),
+            }
+        }
         Admin::CreateClient { org } => {
             let id = org_id(store, org)?;
-            let (client_id, secret) = kino_server::identity::new_client();
-            store.add_client(id, &client_id, &hash_key(&secret)).map_err(|e| e.to_string())?;
+            let (client_id, secret) = kino_server::identity::create_client(store, id).map_err(|e| e.to_string())?;
             println!("client_id: {client_id}");
             println!("client_secret: {secret}");
             eprintln!("store the secret now: it is shown once and kept only as a hash");

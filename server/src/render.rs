@@ -270,7 +270,7 @@ pub struct GeneratedClip {
 }
 
 /// The files of a rendered clip, relative to the bucket (served under `/media`).
-#[derive(Debug, Clone, serde::Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize, utoipa::ToSchema)]
 pub struct GeneratedFiles {
     /// The clip.
     pub clip_path: String,

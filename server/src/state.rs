@@ -144,6 +144,8 @@ pub struct AppState {
     pub uploads: Arc<tokio::sync::Semaphore>,
     /// Media analyses in progress: fraction done by (organisation, item).
     pub analysing: Arc<RwLock<HashMap<(OrgId, String), f64>>>,
+    /// Failed sign-ins to the web application by address ([`crate::web::account`]).
+    pub sign_ins: Arc<crate::web::account::Throttle>,
 }
 
 impl AppState {
@@ -182,6 +184,7 @@ impl AppState {
             wake: Arc::new(Notify::new()),
             refresher: Arc::default(),
             analysing: Arc::default(),
+            sign_ins: Arc::default(),
             webhook_wake: Arc::new(Notify::new()),
             render_wake: Arc::new(Notify::new()),
             bucket,

@@ -15,5 +15,6 @@ mod portal;
 mod process;
 mod replicas;
 mod support;
+mod web;
 mod webhooks;
 mod webhooks_tls;

@@ -1,0 +1,271 @@
+//! An item's signals drawn as lanes of one SVG on a shared time axis: shots, speech, the score
+//! timelines, clip types, emotions, characters and tags (sound events among them), each lane only
+//! when the item has it, with chosen clips marked across every lane. Drawn on the server (no
+//! script), with presentation attributes only (the pages' content security policy forbids inline
+//! styles), and readable without sight: the figure has a title and a description, and each lane
+//! a text label.
+
+use maud::{Markup, html};
+
+use kino::Signals;
+
+/// Width of the drawing area, in user units (the SVG scales to its container).
+const WIDTH: f64 = 1000.0;
+/// Left margin holding the lanes' labels.
+const LABEL: f64 = 150.0;
+/// Height of a lane.
+const LANE: f64 = 26.0;
+/// Gap between lanes.
+const GAP: f64 = 6.0;
+/// Height of the time axis.
+const AXIS: f64 = 22.0;
+
+/// A clip to mark: its span in seconds and its label.
+#[derive(Debug, Clone)]
+pub struct Mark {
+    /// Start, seconds.
+    pub start: f64,
+    /// End, seconds.
+    pub end: f64,
+    /// Shown above the span.
+    pub label: String,
+}
+
+/// One lane: a label and what it draws.
+enum Lane {
+    /// Values in `[0, 1]` sampled every `step` seconds.
+    Curve { step: f64, values: Vec<f32> },
+    /// Spans with optional labels.
+    Spans(Vec<(f64, f64, Option<String>)>),
+    /// Instants (shot boundaries).
+    Ticks(Vec<f64>),
+}
+
+/// The lanes of an item's signals, in the order drawn, without empty ones.
+fn lanes(s: &Signals) -> Vec<(String, Lane)> {
+    let mut out: Vec<(String, Lane)> = Vec::new();
+    if !s.shots.is_empty() {
+        out.push(("shots".into(), Lane::Ticks(s.shots.clone())));
+    }
+    if !s.speech.is_empty() {
+        out.push(("speech".into(), Lane::Spans(s.speech.iter().map(|[a, b]| (*a, *b, None)).collect())));
+    }
+    let t = &s.timelines;
+    for (name, values) in [
+        ("relevance", &t.relevance),
+        ("brightness", &t.brightness),
+        ("nudity", &t.nudity),
+        ("blood / gore", &t.blood_gore),
+        ("profanity", &t.profanity),
+    ] {
+        if values.iter().any(|v| *v > 0.0) {
+            out.push((name.into(), Lane::Curve { step: s.step, values: values.clone() }));
+        }
+    }
+    for (name, values) in &t.clip_types {
+        if values.iter().any(|v| *v > 0.0) {
+            out.push((format!("clip type: {name}"), Lane::Curve { step: s.step, values: values.clone() }));
+        }
+    }
+    if let Some(e) = &s.emotions {
+        for (i, name) in e.names.iter().enumerate() {
+            let values: Vec<f32> = e.probs.iter().map(|row| row.get(i).copied().unwrap_or(0.0)).collect();
+            if values.iter().any(|v| *v > 0.0) {
+                out.push((format!("emotion: {name}"), Lane::Curve { step: e.step, values }));
+            }
+        }
+    }
+    for c in s.characters.iter().take(8) {
+        out.push((
+            format!("character #{}", c.rank + 1),
+            Lane::Spans(c.spans.iter().map(|[a, b]| (*a, *b, None)).collect()),
+        ));
+    }
+    if !s.tags.is_empty() {
+        out.push((
+            "tags, sound events".into(),
+            Lane::Spans(s.tags.iter().map(|t| (t.start, t.end, Some(t.name.clone()))).collect()),
+        ));
+    }
+    if let Some(tr) = &s.transcript
+        && !tr.segments.is_empty()
+    {
+        out.push((
+            "transcript".into(),
+            Lane::Spans(tr.segments.iter().map(|g| (g.start, g.end, Some(g.text.clone()))).collect()),
+        ));
+    }
+    out
+}
+
+/// A round step for the axis' ticks: about ten over `duration`.
+fn tick_step(duration: f64) -> f64 {
+    let steps = [1.0, 2.0, 5.0, 10.0, 15.0, 30.0, 60.0, 120.0, 300.0, 600.0, 900.0, 1800.0, 3600.0];
+    steps.into_iter().find(|s| duration / s <= 12.0).unwrap_or(7200.0)
+}
+
+/// `h:mm:ss` or `m:ss`.
+pub fn clock(seconds: f64) -> String {
+    let s = seconds.max(0.0).round() as u64;
+    if s >= 3600 {
+        format!("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
+    } else {
+        format!("{}:{:02}", s / 60, s % 60)
+    }
+}
+
+/// The SVG of the item's signals with `marks` across every lane; `names` the lanes in its
+/// description.
+pub fn draw(s: &Signals, marks: &[Mark]) -> Markup {
+    let lanes = lanes(s);
+    let duration = s.duration.max(f64::EPSILON);
+    let x = |t: f64| LABEL + (t.clamp(0.0, duration) / duration) * (WIDTH - LABEL);
+    let height = AXIS + lanes.len() as f64 * (LANE + GAP) + GAP;
+    let names: Vec<&str> = lanes.iter().map(|(n, _)| n.as_str()).collect();
+    let description = format!(
+        "{} lanes over {} ({}); {} clips marked.",
+        lanes.len(),
+        clock(s.duration),
+        names.join(", "),
+        marks.len()
+    );
+    let step = tick_step(duration);
+    let ticks: Vec<f64> = (0..).map(|i| i as f64 * step).take_while(|t| *t <= duration).collect();
+    html! {
+        svg.timeline xmlns="http://www.w3.org/2000/svg" viewBox=(format!("0 0 {WIDTH} {height}")) role="img"
+            aria-labelledby="timeline-title timeline-desc" data-lanes=(lanes.len()) {
+            title #timeline-title { "What kino measured, on one time axis" }
+            desc #timeline-desc { (description) }
+            // the axis
+            @for t in &ticks {
+                line x1=(x(*t)) x2=(x(*t)) y1="14" y2=(height) stroke="#d0d4da" stroke-width="1" {}
+                text x=(x(*t) + 2.0) y="11" font-size="10" fill="#3a3f47" { (clock(*t)) }
+            }
+            @for (i, (name, lane)) in lanes.iter().enumerate() {
+                @let top = AXIS + i as f64 * (LANE + GAP);
+                g.lane data-lane=(name) {
+                    text x="0" y=(top + LANE * 0.65) font-size="11" fill="#1f2328" { (name) }
+                    rect x=(LABEL) y=(top) width=(WIDTH - LABEL) height=(LANE) fill="#f3f5f8" {}
+                    @match lane {
+                        Lane::Curve { step, values } => {
+                            path d=(curve(values, *step, top, &x)) fill="#2f6fbd" fill-opacity="0.35" stroke="#1d4f91" stroke-width="1" {}
+                        }
+                        Lane::Spans(spans) => {
+                            @for (a, b, label) in merge(spans, duration / 2000.0) {
+                                rect x=(x(a)) y=(top + 3.0) width=((x(b) - x(a)).max(1.0)) height=(LANE - 6.0) fill="#3f8f5a" {
+                                    @if let Some(label) = label { title { (label) " (" (clock(a)) "–" (clock(b)) ")" } }
+                                }
+                            }
+                        }
+                        Lane::Ticks(times) => {
+                            @for t in times {
+                                line x1=(x(*t)) x2=(x(*t)) y1=(top) y2=(top + LANE) stroke="#5b4a9e" stroke-width="1" {}
+                            }
+                        }
+                    }
+                }
+            }
+            @for (i, m) in marks.iter().enumerate() {
+                g.clip data-clip=(i + 1) {
+                    rect x=(x(m.start)) y="14" width=((x(m.end) - x(m.start)).max(2.0)) height=(height - 14.0)
+                        fill="#e0a100" fill-opacity="0.22" stroke="#a86f00" stroke-width="1.5" {
+                        title { (m.label) " (" (clock(m.start)) "–" (clock(m.end)) ")" }
+                    }
+                    text x=(x(m.start) + 2.0) y=(height - 3.0) font-size="11" font-weight="bold" fill="#6b4600" { (i + 1) }
+                }
+            }
+        }
+    }
+}
+
+/// Most steps a curve is drawn with: about one per unit of width (finer detail cannot be seen,
+/// and a two-hour film sampled twice a second would make pages of megabytes).
+const MAX_STEPS: usize = 850;
+
+/// `values` sampled every `step` seconds, reduced to at most [`MAX_STEPS`] by the maximum of each
+/// run of samples (so a short peak, a moment of nudity say, stays visible); the new step.
+fn downsample(values: &[f32], step: f64) -> (Vec<f32>, f64) {
+    let per = values.len().div_ceil(MAX_STEPS).max(1);
+    let reduced = values.chunks(per).map(|c| c.iter().copied().fold(0.0_f32, f32::max)).collect();
+    (reduced, step * per as f64)
+}
+
+/// Spans merged where they lie closer than `gap` seconds (below what the drawing resolves); the
+/// labels of merged spans are joined.
+fn merge(spans: &[(f64, f64, Option<String>)], gap: f64) -> Vec<(f64, f64, Option<String>)> {
+    let mut sorted: Vec<&(f64, f64, Option<String>)> = spans.iter().collect();
+    sorted.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let mut out: Vec<(f64, f64, Option<String>)> = Vec::new();
+    for (a, b, label) in sorted {
+        match out.last_mut() {
+            Some(last) if *a - last.1 < gap && label.is_none() && last.2.is_none() => last.1 = last.1.max(*b),
+            _ => out.push((*a, *b, label.clone())),
+        }
+    }
+    out
+}
+
+/// The path of a filled curve of `values` (clamped to `[0, 1]`) in the lane at `top`.
+fn curve(values: &[f32], step: f64, top: f64, x: &impl Fn(f64) -> f64) -> String {
+    let (values, step) = downsample(values, step);
+    let y = |v: f32| top + LANE - f64::from(v.clamp(0.0, 1.0)) * (LANE - 2.0);
+    let mut d = format!("M{:.1},{:.1}", x(0.0), top + LANE);
+    for (i, v) in values.iter().enumerate() {
+        let t = i as f64 * step;
+        d.push_str(&format!(" L{:.1},{:.1} L{:.1},{:.1}", x(t), y(*v), x(t + step), y(*v)));
+    }
+    d.push_str(&format!(" L{:.1},{:.1} Z", x(values.len() as f64 * step), top + LANE));
+    d
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn signals() -> Signals {
+        Signals::from_json(
+            r#"{"format": "kino.signals/1", "inventory_id": "tt1", "duration": 4.0, "fps": 24.0,
+            "frame_width": 1920, "frame_height": 1080, "step": 1.0,
+            "timelines": {"relevance": [0.1, 0.8, 0.9, 0.2], "nudity": [0.0, 0.0, 0.0, 0.0],
+                "blood_gore": [0.0, 0.0, 0.0, 0.0], "profanity": [0.0, 0.0, 0.0, 0.0],
+                "brightness": [0.5, 0.6, 0.6, 0.4], "clip_types": {"Exciting": [0.2, 0.9, 0.8, 0.1]}},
+            "shots": [2.0], "speech": [[0.5, 1.5]], "characters": [{"rank": 0, "spans": [[0.0, 4.0]]}]}"#,
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn draws_the_lanes_the_item_has_and_the_clips() {
+        let svg = draw(&signals(), &[Mark { start: 1.0, end: 3.0, label: "clip 1 <Exciting>".into() }]).into_string();
+        for lane in ["shots", "speech", "relevance", "brightness", "clip type: Exciting", "character #1"] {
+            assert!(svg.contains(&format!("data-lane=\"{lane}\"")), "{lane} missing");
+        }
+        assert!(!svg.contains("data-lane=\"nudity\""), "an all-zero timeline is not drawn");
+        assert!(svg.contains("data-lanes=\"6\""));
+        assert!(svg.contains("data-clip=\"1\""));
+        assert!(svg.contains("clip 1 &lt;Exciting&gt;"), "labels are escaped");
+        assert!(!svg.contains("style="), "no inline styles (content security policy)");
+    }
+
+    #[test]
+    fn long_timelines_are_reduced_keeping_their_peaks() {
+        let mut values = vec![0.0_f32; 14_160];
+        values[7_001] = 0.9;
+        let (reduced, step) = downsample(&values, 0.5);
+        assert!(reduced.len() <= MAX_STEPS);
+        assert_eq!(step, 0.5 * 17.0);
+        assert_eq!(reduced.iter().copied().fold(0.0, f32::max), 0.9, "a one-sample peak survives");
+        let spans = vec![(0.0, 1.0, None), (1.05, 2.0, None), (5.0, 6.0, None), (6.01, 7.0, Some("dog".to_string()))];
+        let merged = merge(&spans, 0.1);
+        assert_eq!(merged.len(), 3, "{merged:?}");
+        assert_eq!((merged[0].0, merged[0].1), (0.0, 2.0));
+    }
+
+    #[test]
+    fn clocks_and_ticks() {
+        assert_eq!(clock(59.6), "1:00");
+        assert_eq!(clock(3725.0), "1:02:05");
+        assert_eq!(tick_step(4.0), 1.0);
+        assert_eq!(tick_step(7080.0), 600.0);
+    }
+}
