@@ -18,8 +18,11 @@ missing=()
 command -v ffmpeg >/dev/null && command -v ffprobe >/dev/null || missing+=(ffmpeg)
 command -v espeak-ng >/dev/null || missing+=(espeak-ng)
 [ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || missing+=(fonts-dejavu-core)
+# The web application's tests drive Debian's Chromium, headless, through chromedriver.
+command -v chromium >/dev/null || missing+=(chromium)
+command -v chromedriver >/dev/null || missing+=(chromium-driver)
 [ "${#missing[@]}" -eq 0 ] || apt_install "${missing[@]}"
-export KINO_REQUIRE_FFMPEG=1
+export KINO_REQUIRE_FFMPEG=1 KINO_REQUIRE_BROWSER=1
 
 # The face models (kino-models' FaceAnalyzer) run on the system's dlib, with OpenBLAS for its
 # matrix products; without them the crate builds without faces and the face tests fail below.
