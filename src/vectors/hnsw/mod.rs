@@ -168,7 +168,14 @@ impl HnswIndex {
         self.search_filtered_opt(query, k, ef, None)
     }
 
-    /// The `k` nearest nodes that `filter` allows; the filter is applied while the beam walks.
+    /// The `k` nearest nodes that `filter` allows. A filter that names its few nodes (an
+    /// [`AllowList`](crate::vectors::AllowList) of at most n/50) has them scored directly; for
+    /// any other, its share of the nodes is estimated from an even sample of
+    /// [`SELECTIVITY_SAMPLE`] of them, and below [`SCAN_BELOW`] the allowed nodes are scored
+    /// exactly ([`HnswIndex::search_scan`]), above it the graph is walked with the filter applied
+    /// during the beam ([`HnswIndex::search_walk`]). `examples/filtered_report.rs` measures both
+    /// by selectivity; the threshold is where the scan becomes the faster of the two at equal or
+    /// better recall.
     pub fn search_filtered(&self, query: &[f32], k: usize, ef: usize, filter: &dyn Filter) -> Result<Vec<Hit>> {
         self.search_filtered_opt(query, k, ef, Some(filter))
     }
@@ -179,12 +186,54 @@ impl HnswIndex {
         let n = self.data.len().max(1);
         let (k, ef) = (k.min(n), ef.min(n));
         let q = prepare_query(query, self.data.dim(), self.data.metric())?;
+        let Some(filter) = filter else { return Ok(search::search(&self.data, &q, k, ef, None)) };
         // A small allow-list: scoring its nodes beats walking a graph where most are refused.
-        if let Some(nodes) = filter.and_then(|f| f.candidates((self.data.len() / 50).max(k))) {
+        if let Some(nodes) = filter.candidates((self.data.len() / 50).max(k)) {
             let rows = nodes.iter().filter_map(|&n| Some((self.data.vector(n)?, n)));
-            return Ok(top_k(&self.data, &q, k, filter, rows));
+            return Ok(top_k(&self.data, &q, k, Some(filter), rows));
         }
-        Ok(search::search(&self.data, &q, k, ef, filter))
+        if self.allowed_share(filter) < SCAN_BELOW {
+            return Ok(self.scan(&q, k, filter));
+        }
+        Ok(search::search(&self.data, &q, k, ef, Some(filter)))
+    }
+
+    /// The share of the nodes `filter` allows, from an even sample of at most
+    /// [`SELECTIVITY_SAMPLE`] nodes (all of them in a smaller index).
+    fn allowed_share(&self, filter: &dyn Filter) -> f64 {
+        let n = self.data.len();
+        if n == 0 {
+            return 1.0;
+        }
+        let sample = n.min(SELECTIVITY_SAMPLE);
+        let allowed = (0..sample)
+            .map(|i| (i * n / sample) as u32)
+            .filter(|&node| filter.allows(node, self.data.kind(node)))
+            .count();
+        allowed as f64 / sample as f64
+    }
+
+    /// The graph walk with `filter` applied during the beam, whatever its selectivity: refused
+    /// nodes are expanded but never kept.
+    pub fn search_walk(&self, query: &[f32], k: usize, ef: usize, filter: &dyn Filter) -> Result<Vec<Hit>> {
+        let n = self.data.len().max(1);
+        let q = prepare_query(query, self.data.dim(), self.data.metric())?;
+        Ok(search::search(&self.data, &q, k.min(n), ef.min(n), Some(filter)))
+    }
+
+    /// The exact top `k` of the nodes `filter` allows: the filter is asked of every node, and
+    /// only the allowed ones are scored.
+    pub fn search_scan(&self, query: &[f32], k: usize, filter: &dyn Filter) -> Result<Vec<Hit>> {
+        let q = prepare_query(query, self.data.dim(), self.data.metric())?;
+        Ok(self.scan(&q, k.min(self.data.len().max(1)), filter))
+    }
+
+    fn scan(&self, q: &[f32], k: usize, filter: &dyn Filter) -> Vec<Hit> {
+        let data = &self.data;
+        let rows = (0..data.len() as u32)
+            .filter(|&node| filter.allows(node, data.kind(node)))
+            .filter_map(|node| Some((data.vector(node)?, node)));
+        top_k(data, q, k, None, rows)
     }
 
     /// Searches many queries (flat, a multiple of the dimension) in parallel.
@@ -194,6 +243,13 @@ impl HnswIndex {
         queries.par_chunks(dim).map(|q| self.search(q, k, ef)).collect()
     }
 }
+
+/// Nodes sampled to estimate a filter's selectivity.
+pub const SELECTIVITY_SAMPLE: usize = 1024;
+
+/// Below this share of allowed nodes a filtered search scores the allowed nodes exactly instead of
+/// walking the graph (measured by `examples/filtered_report.rs`, docs/vector-search.md).
+pub const SCAN_BELOW: f64 = 0.04;
 
 impl VectorIndex for HnswIndex {
     index_metadata!();

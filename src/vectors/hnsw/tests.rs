@@ -79,3 +79,31 @@ fn progress_is_reported() {
     assert!(seen.iter().any(|p| p.stage == BuildStage::Inserting && p.done == 500));
     assert_eq!(seen.last().map(|p| p.stage), Some(BuildStage::Repairing));
 }
+
+#[test]
+fn rare_predicate_filters_are_scanned_exactly_and_common_ones_walked() {
+    let (dim, n) = (16, 4000);
+    let set = VectorSet::from_flat(dim, Metric::Cosine, &synth_clusters(n, dim, 20, 5)).unwrap();
+    let (index, _) = HnswIndex::build(&set, &HnswParams { m: 8, ef_construction: 64 }, |_| {}).unwrap();
+    let exact = ExactIndex::new(&set).unwrap();
+    // every 100th node (1%), and every other node (50%): predicates, so no allow-list shortcut
+    let rare = |node: u32, _: ItemKind| node % 100 == 7;
+    let common = |node: u32, _: ItemKind| node % 2 == 0;
+    assert!(index.allowed_share(&rare) < SCAN_BELOW);
+    assert!(index.allowed_share(&common) > SCAN_BELOW);
+    let queries = synth_clusters(50, dim, 20, 77);
+    let (mut rare_hits, mut common_hits) = (0, 0);
+    for q in queries.chunks(dim) {
+        let truth = exact.search_filtered(q, 10, &rare).unwrap();
+        let found = index.search_filtered(q, 10, 16, &rare).unwrap();
+        assert_eq!(found, index.search_scan(q, 10, &rare).unwrap(), "the rare filter is scanned");
+        rare_hits += recall(&found, &truth);
+        let truth = exact.search_filtered(q, 10, &common).unwrap();
+        let found = index.search_filtered(q, 10, 64, &common).unwrap();
+        assert!(found.iter().all(|h| h.node % 2 == 0));
+        assert_eq!(found, index.search_walk(q, 10, 64, &common).unwrap(), "the common filter is walked");
+        common_hits += recall(&found, &truth);
+    }
+    assert_eq!(rare_hits, 500, "an exact scan finds every allowed neighbour");
+    assert!(common_hits >= 475, "recall {common_hits} of 500");
+}
