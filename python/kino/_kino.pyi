@@ -359,9 +359,11 @@ class VectorIndex:
         k: int = 10,
         ef: int = 64,
         exclude: Union[str, Sequence[str], None] = None,
+        allow: Union[str, Sequence[str], None] = None,
     ) -> Tuple[Any, npt.NDArray[np.float32]]:
         """``(ids, scores)``: for a ``(d,)`` query a list of ids and a ``(len,)`` array; for
-        ``(m, d)`` queries a list of id lists and an ``(m, k)`` array padded with NaN."""
+        ``(m, d)`` queries a list of id lists and an ``(m, k)`` array padded with NaN.
+        ``exclude``: ids never returned; ``allow``: the only ids returned."""
     def __len__(self) -> int: ...
     @property
     def dim(self) -> int: ...

@@ -4,7 +4,7 @@ use std::borrow::Cow;
 use std::path::PathBuf;
 
 use kino::vectors::{
-    ExactIndex, Exclude, Filter, Hit, HnswIndex, HnswParams, ItemKind, Metric, VectorIndex, VectorSet,
+    AllOf, AllowList, ExactIndex, Exclude, Filter, Hit, HnswIndex, HnswParams, ItemKind, Metric, VectorIndex, VectorSet,
 };
 use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -170,8 +170,10 @@ impl PyVectorIndex {
     /// The `k` nearest ids to each query, nearest first, with their similarity scores (cosine or
     /// dot product; for `"l2"` the negated squared distance). `queries`: float32 `(d,)` for one
     /// query, or `(m, d)` for many (searched in parallel). `exclude`: an id or ids never returned
-    /// (filtered during the search). `ef`: the search beam (higher: better recall, slower).
-    #[pyo3(signature = (queries, k = 10, ef = 64, exclude = None))]
+    /// (filtered during the search). `allow`: an id or ids, the only ones returned (a few are
+    /// scored directly, a rare subset exactly, a common one during the graph walk). `ef`: the
+    /// search beam (higher: better recall, slower).
+    #[pyo3(signature = (queries, k = 10, ef = 64, exclude = None, allow = None))]
     fn search<'py>(
         &self,
         py: Python<'py>,
@@ -179,6 +181,7 @@ impl PyVectorIndex {
         k: usize,
         ef: usize,
         exclude: Option<&Bound<'py, PyAny>>,
+        allow: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>)> {
         positive("k", k)?;
         positive("ef", ef)?;
@@ -191,20 +194,24 @@ impl PyVectorIndex {
                 matrix.dim
             )));
         }
-        let excluded: Vec<String> = match exclude {
-            None => Vec::new(),
-            Some(obj) if obj.is_instance_of::<PyString>() => vec![obj.extract()?],
-            Some(obj) => {
-                obj.extract().map_err(|_| PyTypeError::new_err("exclude must be an id (str) or a list of ids"))?
-            }
-        };
+        let excluded = id_list("exclude", exclude)?;
+        let allowed = allow.map(|a| id_list("allow", Some(a))).transpose()?;
         let data = matrix.data();
         let (index, dim) = (&self.inner, matrix.dim);
         let hits: Vec<Vec<Hit>> = py
             .detach(|| {
-                let nodes: Vec<u32> = excluded.iter().flat_map(|id| index.nodes_of(id)).collect();
-                let filter = Exclude(nodes);
-                let filter: Option<&dyn Filter> = if excluded.is_empty() { None } else { Some(&filter) };
+                let exclude = Exclude(excluded.iter().flat_map(|id| index.nodes_of(id)).collect());
+                let allow = allowed.as_ref().map(|ids| AllowList::new(ids.iter().flat_map(|id| index.nodes_of(id))));
+                let both;
+                let filter: Option<&dyn Filter> = match (&allow, excluded.is_empty()) {
+                    (None, true) => None,
+                    (None, false) => Some(&exclude),
+                    (Some(a), true) => Some(a),
+                    (Some(a), false) => {
+                        both = AllOf(vec![a as &dyn Filter, &exclude]);
+                        Some(&both)
+                    }
+                };
                 use rayon::prelude::*;
                 data.par_chunks(dim)
                     .map(|q| match filter {
@@ -256,6 +263,17 @@ impl PyVectorIndex {
             self.inner.dim(),
             self.inner.metric().as_str()
         )
+    }
+}
+
+/// The ids of an `exclude` or `allow` argument: one id (str) or a list of ids.
+fn id_list(name: &str, obj: Option<&Bound<'_, PyAny>>) -> PyResult<Vec<String>> {
+    match obj {
+        None => Ok(Vec::new()),
+        Some(obj) if obj.is_instance_of::<PyString>() => Ok(vec![obj.extract()?]),
+        Some(obj) => {
+            obj.extract().map_err(|_| PyTypeError::new_err(format!("{name} must be an id (str) or a list of ids")))
+        }
     }
 }
 

@@ -106,6 +106,23 @@ def test_exclude_is_never_returned(built):
     assert ids[10] not in got
 
 
+def test_allow_returns_only_the_allowed_exactly_when_few(built):
+    vectors, ids, index = built
+    # a rare subset (one id in 40: under the 4% where the index scans exactly), a common one
+    rare = ids[::40]
+    got, scores = index.search(vectors[10], k=5, allow=rare)
+    assert set(got) <= set(rare) and len(got) == 5
+    exact_ids, _ = kino.exact_search(vectors[::40], vectors[10], k=5)
+    assert got == [rare[i] for i in exact_ids], "a rare allow-list is searched exactly"
+    common = ids[::2]
+    got, _ = index.search(vectors[11], k=10, allow=common, exclude=ids[10])
+    assert set(got) <= set(common) and ids[10] not in got and len(got) == 10
+    batch, _ = index.search(vectors[:3], k=4, allow=rare)
+    assert all(set(row) <= set(rare) for row in batch)
+    with pytest.raises(TypeError, match="allow must be an id"):
+        index.search(vectors[0], k=3, allow=5)
+
+
 def test_threads_share_one_index(built):
     vectors, ids, index = built
     errors = []
