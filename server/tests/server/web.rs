@@ -326,3 +326,51 @@ async fn the_openapi_viewer_and_the_assets_are_served_by_kino() {
     assert_eq!(missing.status, StatusCode::NOT_FOUND);
     assert!(missing.headers.get(header::CONTENT_TYPE).unwrap().to_str().unwrap().starts_with("text/html"));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn smartlists_recipes_and_assets_are_browsed_within_the_organisation() {
+    let w = start();
+    let ada = w.user("acme", "ada@example.com").await;
+    let bob = w.user("rival", "bob@example.com").await;
+    let admin = |path: &str, body: serde_json::Value| {
+        Request::post(format!("/admin/v1/orgs/acme{path}"))
+            .header(header::AUTHORIZATION, format!("Bearer {ADMIN}"))
+            .header(header::CONTENT_TYPE, "application/json")
+            .body(Body::from(body.to_string()))
+            .unwrap()
+    };
+    let list = w
+        .send(admin(
+            "/smartlists",
+            serde_json::json!({"title": "Late <night> comedy", "catalog": "acme", "creator": "ed@example.com", "filter": {"genres": ["comedy"]}}),
+        ))
+        .await;
+    assert_eq!(list.status, StatusCode::CREATED, "{}", list.body);
+    let list_id = serde_json::from_str::<serde_json::Value>(&list.body).unwrap()["id"].as_str().unwrap().to_string();
+    let config =
+        serde_json::json!({"smartlist_id": list_id, "per_item": 1, "data_only": true, "previews": {"clip_length": 20}});
+    let recipe = w
+        .send(admin(
+            "/recipes",
+            serde_json::json!({"title": "Trailers", "type": "preview-clips", "catalog": "acme", "creator": "ed@example.com", "config": config}),
+        ))
+        .await;
+    assert_eq!(recipe.status, StatusCode::CREATED, "{}", recipe.body);
+    let recipe_id =
+        serde_json::from_str::<serde_json::Value>(&recipe.body).unwrap()["id"].as_str().unwrap().to_string();
+
+    let lists = w.get("/app/smartlists", &ada).await;
+    assert!(lists.body.contains("Late &lt;night&gt; comedy"), "escaped: {}", lists.body);
+    assert!(w.get(&format!("/app/smartlists/{list_id}"), &ada).await.body.contains("&quot;comedy&quot;"));
+    assert_eq!(w.get(&format!("/app/smartlists/{list_id}"), &bob).await.status, StatusCode::NOT_FOUND);
+    assert!(!w.get("/app/smartlists", &bob).await.body.contains("comedy"));
+    let recipes = w.get("/app/recipes", &ada).await;
+    assert!(recipes.body.contains("Trailers"), "{}", recipes.body);
+    let page = w.get(&format!("/app/recipes/{recipe_id}"), &ada).await;
+    assert_eq!(page.status, StatusCode::OK);
+    assert!(page.body.contains("Creative assets") && page.body.contains("per_item"), "{}", page.body);
+    assert_eq!(w.get(&format!("/app/recipes/{recipe_id}"), &bob).await.status, StatusCode::NOT_FOUND);
+    let assets = w.get("/app/creative-assets", &ada).await;
+    assert_eq!(assets.status, StatusCode::OK);
+    assert!(assets.body.contains("No creative assets yet"));
+}
