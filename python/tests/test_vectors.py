@@ -108,7 +108,7 @@ def test_exclude_is_never_returned(built):
 
 def test_allow_returns_only_the_allowed_exactly_when_few(built):
     vectors, ids, index = built
-    # a rare subset (one id in 40: under the 4% where the index scans exactly), a common one
+    # a rare subset (one id in 40: under the share where the index scans exactly), a common one
     rare = ids[::40]
     got, scores = index.search(vectors[10], k=5, allow=rare)
     assert set(got) <= set(rare) and len(got) == 5

@@ -171,11 +171,10 @@ impl HnswIndex {
     /// The `k` nearest nodes that `filter` allows. A filter that names its few nodes (an
     /// [`AllowList`](crate::vectors::AllowList) of at most n/50) has them scored directly; for
     /// any other, its share of the nodes is estimated from an even sample of
-    /// [`SELECTIVITY_SAMPLE`] of them, and below [`SCAN_BELOW`] the allowed nodes are scored
+    /// [`SELECTIVITY_SAMPLE`] of them, and below [`scan_below`] the allowed nodes are scored
     /// exactly ([`HnswIndex::search_scan`]), above it the graph is walked with the filter applied
     /// during the beam ([`HnswIndex::search_walk`]). `examples/filtered_report.rs` measures both
-    /// by selectivity; the threshold is where the scan becomes the faster of the two at equal or
-    /// better recall.
+    /// by selectivity; the threshold is where the scan becomes the faster of the two.
     pub fn search_filtered(&self, query: &[f32], k: usize, ef: usize, filter: &dyn Filter) -> Result<Vec<Hit>> {
         self.search_filtered_opt(query, k, ef, Some(filter))
     }
@@ -192,7 +191,7 @@ impl HnswIndex {
             let rows = nodes.iter().filter_map(|&n| Some((self.data.vector(n)?, n)));
             return Ok(top_k(&self.data, &q, k, Some(filter), rows));
         }
-        if self.allowed_share(filter) < SCAN_BELOW {
+        if self.allowed_share(filter) < scan_below(ef, self.data.len()) {
             return Ok(self.scan(&q, k, filter));
         }
         Ok(search::search(&self.data, &q, k, ef, Some(filter)))
@@ -247,9 +246,15 @@ impl HnswIndex {
 /// Nodes sampled to estimate a filter's selectivity.
 pub const SELECTIVITY_SAMPLE: usize = 1024;
 
-/// Below this share of allowed nodes a filtered search scores the allowed nodes exactly instead of
-/// walking the graph (measured by `examples/filtered_report.rs`, docs/vector-search.md).
-pub const SCAN_BELOW: f64 = 0.04;
+/// The share of allowed nodes below which a filtered search of `n` nodes with a beam of `ef`
+/// scores the allowed nodes exactly instead of walking the graph: `sqrt(2.9 · ef / n)`. The walk
+/// visits about `ef / share` nodes, the scan scores `share · n`, so they cost the same where
+/// `share² ≈ α · ef / n`; α = 2.9 fits the crossovers `examples/filtered_report.rs` measured
+/// (4.3% at 100k x 256 and 7.8% at 50k x 1024, ef 64; docs/vector-search.md). The dimension
+/// drops out: both paths pay it per distance.
+pub fn scan_below(ef: usize, n: usize) -> f64 {
+    (2.9 * ef.max(1) as f64 / n.max(1) as f64).sqrt().min(0.5)
+}
 
 impl VectorIndex for HnswIndex {
     index_metadata!();
