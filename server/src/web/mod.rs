@@ -295,19 +295,26 @@ const NAV: &[(&str, &str)] = &[
     ("/app/api/", "API docs"),
 ];
 
+/// The `<head>` of every page: its title, the stylesheet and, with `script`, the script.
+fn head(title: &str, script: bool) -> Markup {
+    html! {
+        head {
+            meta charset="utf-8";
+            meta name="viewport" content="width=device-width, initial-scale=1";
+            title { (title) " · kino" }
+            link rel="stylesheet" href="/app/static/app.css";
+            @if script { script src="/app/static/app.js" defer {} }
+        }
+    }
+}
+
 /// A page of a signed-in user: the navigation with `current` marked, and `content`.
 fn page(signed: &Signed, current: &str, title: &str, content: Markup) -> Markup {
     let s = &signed.session;
     html! {
         (DOCTYPE)
         html lang="en" {
-            head {
-                meta charset="utf-8";
-                meta name="viewport" content="width=device-width, initial-scale=1";
-                title { (title) " · kino" }
-                link rel="stylesheet" href="/app/static/app.css";
-                script src="/app/static/app.js" defer {}
-            }
+            (head(title, true))
             body {
                 a.skip href="#main" { "Skip to the content" }
                 header.top {
@@ -345,12 +352,7 @@ fn public_page(title: &str, content: Markup) -> Markup {
     html! {
         (DOCTYPE)
         html lang="en" {
-            head {
-                meta charset="utf-8";
-                meta name="viewport" content="width=device-width, initial-scale=1";
-                title { (title) " · kino" }
-                link rel="stylesheet" href="/app/static/app.css";
-            }
+            (head(title, false))
             body {
                 main.narrow #main {
                     p.brand { "kino" }
