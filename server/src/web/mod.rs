@@ -156,7 +156,12 @@ impl FromRequestParts<AppState> for Signed {
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Signed, Response> {
         let sign_in = || {
-            let next = parts.uri.path_and_query().map_or("/app/catalog", |p| p.as_str());
+            // a form sent after the session expired comes back to the catalog: its path takes
+            // only POST, and sign-in redirects with a GET
+            let next = match parts.uri.path_and_query() {
+                Some(p) if parts.method == axum::http::Method::GET => p.as_str(),
+                _ => "/app/catalog",
+            };
             let target = format!("/app/sign-in?next={}", urlencode(next));
             Redirect::to(&target).into_response()
         };

@@ -103,6 +103,8 @@ async fn pages_need_a_session_and_the_first_user_needs_the_admin_token() {
     assert_eq!(page.status, StatusCode::SEE_OTHER);
     assert_eq!(page.location(), "/app/sign-in?next=%2Fapp%2Fkeys");
     assert_eq!(w.get("/app/", "").await.location(), "/app/sign-in");
+    let expired = w.post("/app/keys", "kino_session=gone", &[("csrf", "x")]).await;
+    assert_eq!(expired.location(), "/app/sign-in?next=%2Fapp%2Fcatalog", "a POST's path is not a page to return to");
 
     // the setup form: its double-submit token, then the admin token
     let form_page = w.get("/app/setup", "").await;
