@@ -13,7 +13,10 @@ fn bench(c: &mut Criterion) {
     group.throughput(Throughput::Elements(N as u64));
     group.sample_size(10);
     group.bench_function("m16_efc200", |b| {
-        b.iter(|| HnswIndex::build(&set, &HnswParams { m: 16, ef_construction: 200 }, |_| {}).unwrap())
+        b.iter(|| {
+            HnswIndex::build(&set, &HnswParams { m: 16, ef_construction: 200, ..HnswParams::default() }, |_| {})
+                .unwrap()
+        })
     });
     group.finish();
 }

@@ -13,7 +13,8 @@ fn bench(c: &mut Criterion) {
     let set = VectorSet::from_flat(DIM, Metric::Cosine, &clustered(N, DIM, 100, 1)).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("bench.kvx");
-    HnswIndex::build_to_file(&set, &HnswParams { m: 16, ef_construction: 200 }, &path, |_| {}).unwrap();
+    HnswIndex::build_to_file(&set, &HnswParams { m: 16, ef_construction: 200, ..HnswParams::default() }, &path, |_| {})
+        .unwrap();
     let index = HnswIndex::open(&path).unwrap();
     let queries = clustered(QUERIES, DIM, 100, 2);
     let truth = ExactIndex::new(&set).unwrap().search_batch(&queries, 10, None).unwrap();

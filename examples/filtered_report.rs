@@ -43,7 +43,12 @@ fn main() -> kino::Result<()> {
     let dir = tempfile::tempdir().expect("a temporary directory");
     let path = dir.path().join("index.kvx");
     let started = Instant::now();
-    HnswIndex::build_to_file(&set, &HnswParams { m: 16, ef_construction: 200 }, &path, |_| {})?;
+    HnswIndex::build_to_file(
+        &set,
+        &HnswParams { m: 16, ef_construction: 200, ..HnswParams::default() },
+        &path,
+        |_| {},
+    )?;
     eprintln!("built {n} x {dim} in {:.1} s", started.elapsed().as_secs_f64());
     let index = HnswIndex::open(&path)?;
     println!("| allowed | method | ef | recall@10 | QPS (1 thread) |");

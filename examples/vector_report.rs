@@ -13,7 +13,9 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use kino::vectors::{ExactIndex, HnswIndex, HnswParams, Metric, VectorIndex, VectorSet, clustered, distance, npy};
+use kino::vectors::{
+    Codes, ExactIndex, HnswIndex, HnswParams, Metric, VectorIndex, VectorSet, clustered, distance, npy,
+};
 use rayon::prelude::*;
 
 const SEED_BASE: u64 = 1;
@@ -110,7 +112,8 @@ fn recall_and_speed(o: &Options, dim: usize) -> kino::Result<()> {
     let ids: Vec<f32> = truth.iter().flat_map(|hits| hits.iter().map(|h| h.node as f32)).collect();
     npy::write_f32(stem.with_extension("truth.npy"), K, &ids)?;
     let path = stem.with_extension("kvx");
-    let params = HnswParams { m: 16, ef_construction: 200 };
+    // With int8 codes, for `scripts/compare_ann.py`'s `kino-int8` (the float search ignores them).
+    let params = HnswParams { m: 16, ef_construction: 200, codes: Codes::INT8 };
     if o.reuse && path.exists() {
         println!("build: reusing {}", path.display());
     } else {
@@ -122,8 +125,9 @@ fn recall_and_speed(o: &Options, dim: usize) -> kino::Result<()> {
 fn build(set: &VectorSet, params: &HnswParams, path: &Path, n: usize) -> kino::Result<()> {
     let report = HnswIndex::build_to_file(set, params, path, |_| {})?;
     println!(
-        "build: {:.1}s on {} threads = {:.0} vectors/s, {:.0} vectors/s/core; {} layers; {} unreachable + {} not finding themselves repaired ({} links)",
+        "build: {:.1}s ({:.1}s inserting) on {} threads = {:.0} vectors/s, {:.0} vectors/s/core; {} layers; {} unreachable + {} not finding themselves repaired ({} links)",
         report.total_seconds,
+        report.insert_seconds,
         report.threads,
         n as f64 / report.total_seconds,
         n as f64 / report.total_seconds / report.threads as f64,
@@ -173,11 +177,16 @@ fn open_and_bandwidth(o: &Options, n: usize, dim: usize) -> kino::Result<()> {
         // ef_construction 40 to keep the build short: it changes the edges chosen, not their number
         // (M = 16), so the file has the size of an ef_construction = 200 index.
         let t = Instant::now();
-        let report = HnswIndex::build_to_file(&set, &HnswParams { m: 16, ef_construction: 40 }, &path, |p| {
-            if p.done % 100_000 == 0 {
-                eprintln!("  {:?} {}/{}", p.stage, p.done, p.total);
-            }
-        })?;
+        let report = HnswIndex::build_to_file(
+            &set,
+            &HnswParams { m: 16, ef_construction: 40, ..HnswParams::default() },
+            &path,
+            |p| {
+                if p.done % 100_000 == 0 {
+                    eprintln!("  {:?} {}/{}", p.stage, p.done, p.total);
+                }
+            },
+        )?;
         println!(
             "built in {:.0}s ({:.0} vectors/s/core at ef_construction 40), {} repaired",
             t.elapsed().as_secs_f64(),

@@ -8,7 +8,8 @@ use clap::{Args, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 use kino::vectors::scenes::{best_scene_per_item, scene_set, search_scenes};
 use kino::vectors::{
-    BuildProgress, BuildStage, ExactIndex, HnswIndex, HnswParams, ItemKind, Metric, VectorIndex, VectorSet, npy,
+    BuildProgress, BuildStage, Codes, ExactIndex, HnswIndex, HnswParams, ItemKind, Metric, Precision, VectorIndex,
+    VectorSet, npy,
 };
 use kino::{LexicalEncoder, Signals, TextEncoder};
 
@@ -58,6 +59,10 @@ pub struct BuildArgs {
     /// Write the vectors only (for exact search); no graph.
     #[arg(long)]
     exact: bool,
+    /// Compressed copies of the vectors to store beside them: int8, binary, int8,binary or none
+    /// (searches can then walk the graph over them with `--precision`).
+    #[arg(long, default_value = "none", value_parser = Codes::parse)]
+    codes: Codes,
 }
 
 /// Arguments of `kino index search`.
@@ -99,6 +104,13 @@ pub struct BenchArgs {
     /// Beam widths to measure.
     #[arg(long, value_delimiter = ',', default_value = "16,32,64,128,256")]
     ef: Vec<usize>,
+    /// Walk the graph with float, int8 or binary (codes the file must hold); the beam's
+    /// candidates are re-ranked with the floats.
+    #[arg(long, default_value = "float", value_parser = Precision::parse)]
+    precision: Precision,
+    /// With codes: how many of the beam's best to re-rank with the floats (0: all of the beam).
+    #[arg(long, default_value_t = 0)]
+    rerank: usize,
 }
 
 type CliResult = Result<(), Box<dyn std::error::Error>>;
@@ -153,7 +165,7 @@ fn build(args: BuildArgs) -> CliResult {
                 .template("{msg:>10} [{bar:40}] {pos}/{len} ({per_sec}, eta {eta})")?
                 .progress_chars("=> "),
         );
-        let params = HnswParams { m: args.m, ef_construction: args.ef_construction };
+        let params = HnswParams { m: args.m, ef_construction: args.ef_construction, codes: args.codes };
         let report = HnswIndex::build_to_file(&set, &params, &args.out, |p: BuildProgress| {
             bar.set_message(match p.stage {
                 BuildStage::Inserting => "inserting",
@@ -184,6 +196,7 @@ fn info(path: PathBuf, verify: bool) -> CliResult {
     if let Ok(hnsw) = HnswIndex::open(&path) {
         let (params, links) = hnsw.params();
         println!("graph:   M = {}, ef_construction = {}, repair links = {links}", params.m, params.ef_construction);
+        println!("codes:   {} (format version {})", hnsw.codes(), hnsw.format_version());
     } else {
         println!("graph:   none (exact search only)");
     }
@@ -222,7 +235,7 @@ fn search(args: SearchArgs) -> CliResult {
 }
 
 fn bench(args: BenchArgs) -> CliResult {
-    let hnsw = HnswIndex::open(&args.index)?;
+    let hnsw = HnswIndex::open(&args.index)?.with_precision(args.precision)?.with_rerank(args.rerank);
     let exact = ExactIndex::open(&args.index)?;
     let (_, dim, queries) = npy::read_f32(&args.queries)?;
     let truth = exact.search_batch(&queries, args.k, None)?;

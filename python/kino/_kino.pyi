@@ -344,11 +344,23 @@ class VectorIndex:
         metric: str = "cosine",
         m: int = 16,
         ef_construction: int = 200,
+        codes: str = "none",
+        precision: str = "float",
     ) -> VectorIndex:
-        """Builds an index over the rows of ``vectors`` ``(n, d)``, one id per row."""
+        """Builds an index over the rows of ``vectors`` ``(n, d)``, one id per row. ``codes``:
+        ``"int8"``, ``"binary"`` or ``"int8,binary"`` copies stored beside the floats;
+        ``precision``: what searches walk the graph with (``"float"`` or a stored code)."""
     @staticmethod
-    def open(path: Union[str, os.PathLike[str]]) -> VectorIndex:
-        """Memory-maps an index file (only the header is read)."""
+    def open(
+        path: Union[str, os.PathLike[str]], precision: str = "float", rerank: int = 0
+    ) -> VectorIndex:
+        """Memory-maps an index file (only the header is read). ``precision``: ``"float"``, or
+        ``"int8"`` / ``"binary"`` when the file holds those codes; the best ``rerank``
+        candidates of the beam (all of it when 0) are then re-ranked with the floats."""
+    @property
+    def codes(self) -> str: ...
+    @property
+    def precision(self) -> str: ...
     def save(self, path: Union[str, os.PathLike[str]]) -> None:
         """Writes the index file (temporary file, then rename)."""
     def verify(self) -> None:

@@ -4,7 +4,8 @@ use std::borrow::Cow;
 use std::path::PathBuf;
 
 use kino::vectors::{
-    AllOf, AllowList, ExactIndex, Exclude, Filter, Hit, HnswIndex, HnswParams, ItemKind, Metric, VectorIndex, VectorSet,
+    AllOf, AllowList, Codes, ExactIndex, Exclude, Filter, Hit, HnswIndex, HnswParams, ItemKind, Metric, Precision,
+    VectorIndex, VectorSet,
 };
 use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -53,6 +54,10 @@ impl<'py> Matrix<'py> {
             MatrixArray::One(a) => crate::convert::vector_data(a),
         }
     }
+}
+
+fn precision(name: &str) -> PyResult<Precision> {
+    Precision::parse(name).map_err(|e| PyValueError::new_err(format!("precision: {e}")))
 }
 
 fn metric(name: &str) -> PyResult<Metric> {
@@ -115,9 +120,13 @@ pub struct PyVectorIndex {
 #[pymethods]
 impl PyVectorIndex {
     /// Builds an index over the rows of `vectors` (float32, shape `(n, d)`), one string id per row.
-    /// `metric`: `"cosine"` (vectors normalised on the way in), `"dot"` or `"l2"`.
+    /// `metric`: `"cosine"` (vectors normalised on the way in), `"dot"` or `"l2"`. `codes`:
+    /// compressed copies to store beside the floats, `"int8"`, `"binary"` or `"int8,binary"`;
+    /// `precision`: what searches walk the graph with, `"float"` (default) or a stored code
+    /// (the beam's candidates are then re-ranked with the floats).
     #[staticmethod]
-    #[pyo3(signature = (vectors, ids, metric = "cosine", m = 16, ef_construction = 200))]
+    #[pyo3(signature = (vectors, ids, metric = "cosine", m = 16, ef_construction = 200, codes = "none", precision = "float"))]
+    #[allow(clippy::too_many_arguments)]
     fn build(
         py: Python<'_>,
         vectors: &Bound<'_, PyAny>,
@@ -125,8 +134,12 @@ impl PyVectorIndex {
         metric: &str,
         m: usize,
         ef_construction: usize,
+        codes: &str,
+        precision: &str,
     ) -> PyResult<PyVectorIndex> {
         let metric = self::metric(metric)?;
+        let codes = Codes::parse(codes).map_err(|e| PyValueError::new_err(format!("codes: {e}")))?;
+        let precision = self::precision(precision)?;
         let matrix = Matrix::extract("vectors", vectors, false)?;
         if ids.len() != matrix.rows {
             return Err(PyValueError::new_err(format!(
@@ -136,25 +149,43 @@ impl PyVectorIndex {
             )));
         }
         let (dim, data) = (matrix.dim, matrix.data());
-        let params = HnswParams { m, ef_construction };
+        let params = HnswParams { m, ef_construction, codes };
         let inner = py
             .detach(|| {
                 let mut set = VectorSet::items(dim, metric)?;
                 for (id, row) in ids.iter().zip(data.chunks_exact(dim.max(1))) {
                     set.push_item(id, ItemKind::Unspecified, row)?;
                 }
-                HnswIndex::build(&set, &params, |_| {}).map(|(index, _)| index)
+                HnswIndex::build(&set, &params, |_| {})?.0.with_precision(precision)
             })
             .py_err(py)?;
         Ok(PyVectorIndex { inner })
     }
 
     /// Memory-maps an index file written by `save`. Only the header is read; `verify()` checks the
-    /// whole file.
+    /// whole file. `precision`: `"float"`, or `"int8"` / `"binary"` when the file holds those
+    /// codes (then the graph is walked over the codes, and the best `rerank` candidates, the whole
+    /// beam when 0, are re-ranked with the floats).
     #[staticmethod]
-    fn open(py: Python<'_>, path: PathBuf) -> PyResult<PyVectorIndex> {
-        let inner = py.detach(|| HnswIndex::open(&path)).py_err(py)?;
+    #[pyo3(signature = (path, precision = "float", rerank = 0))]
+    fn open(py: Python<'_>, path: PathBuf, precision: &str, rerank: usize) -> PyResult<PyVectorIndex> {
+        let precision = self::precision(precision)?;
+        let inner = py
+            .detach(|| HnswIndex::open(&path)?.with_precision(precision).map(|i| i.with_rerank(rerank)))
+            .py_err(py)?;
         Ok(PyVectorIndex { inner })
+    }
+
+    /// The compressed copies the file holds: `"none"`, `"int8"`, `"binary"` or `"int8,binary"`.
+    #[getter]
+    fn codes(&self) -> String {
+        self.inner.codes().to_string()
+    }
+
+    /// What searches walk the graph with: `"float"`, `"int8"` or `"binary"`.
+    #[getter]
+    fn precision(&self) -> String {
+        self.inner.precision().to_string()
     }
 
     /// Writes the index to `path` (a temporary file, then a rename).

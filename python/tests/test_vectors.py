@@ -123,6 +123,35 @@ def test_allow_returns_only_the_allowed_exactly_when_few(built):
         index.search(vectors[0], k=3, allow=5)
 
 
+def test_codes_walk_the_graph_and_scores_stay_float(built, tmp_path):
+    vectors, ids, index = built
+    assert index.codes == "none" and index.precision == "float"
+    coded = kino.VectorIndex.build(vectors, ids, m=16, ef_construction=100, codes="int8,binary", precision="int8")
+    assert coded.codes == "int8,binary" and coded.precision == "int8"
+    path = tmp_path / "coded.kvx"
+    coded.save(path)
+    queries = clustered(100, 64, seed=5)
+    truth, _ = kino.exact_search(vectors, queries, k=10)
+    # 64 bits a vector are coarse: binary codes are for wide vectors (docs/vector-search.md).
+    for precision, ef, floor in [("int8", 64, 0.9), ("binary", 256, 0.6)]:
+        opened = kino.VectorIndex.open(path, precision=precision)
+        assert opened.precision == precision
+        got, scores = opened.search(queries, k=10, ef=ef)
+        recall = np.mean([len(set(g) & {ids[i] for i in t}) / 10 for g, t in zip(got, truth)])
+        assert recall >= floor, (precision, recall)
+        # The scores are the float similarities of the ids returned.
+        expected = [float(np.dot(queries[0] / np.linalg.norm(queries[0]), vectors[ids.index(g)] / np.linalg.norm(vectors[ids.index(g)]))) for g in got[0]]
+        np.testing.assert_allclose(scores[0], expected, atol=1e-5)
+    with pytest.raises(ValueError, match="precision"):
+        kino.VectorIndex.open(path, precision="fp16")
+    plain = tmp_path / "plain.kvx"
+    index.save(plain)
+    with pytest.raises(ValueError, match="int8 codes"):
+        kino.VectorIndex.open(plain, precision="int8")
+    with pytest.raises(ValueError, match="codes"):
+        kino.VectorIndex.build(vectors[:10], ids[:10], codes="int4")
+
+
 def test_threads_share_one_index(built):
     vectors, ids, index = built
     errors = []

@@ -8,7 +8,7 @@ use rayon::prelude::*;
 
 use crate::error::{Error, Result};
 use crate::vectors::filter::Filter;
-use crate::vectors::format::{encode_to_vec, write_file};
+use crate::vectors::format::{Codes, encode_to_vec, write_file};
 use crate::vectors::set::{VectorSet, prepare_query};
 use crate::vectors::view::IndexData;
 use crate::vectors::{Hit, Scored, VectorIndex, index_metadata};
@@ -26,12 +26,12 @@ pub struct ExactIndex {
 impl ExactIndex {
     /// An in-memory index over `set`.
     pub fn new(set: &VectorSet) -> Result<ExactIndex> {
-        Ok(ExactIndex { data: IndexData::from_bytes(&encode_to_vec(set, None)?)? })
+        Ok(ExactIndex { data: IndexData::from_bytes(&encode_to_vec(set, None, Codes::NONE)?)? })
     }
 
     /// Writes `set` as an index file without a graph (temporary file, then rename).
     pub fn write(set: &VectorSet, path: impl AsRef<Path>) -> Result<()> {
-        write_file(path.as_ref(), set, None)
+        write_file(path.as_ref(), set, None, Codes::NONE)
     }
 
     /// Memory-maps an index file (an HNSW file works too: its graph is ignored). The header is

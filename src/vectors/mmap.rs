@@ -1,5 +1,5 @@
 //! The one module with `unsafe` code: memory-mapping index files and viewing their bytes as
-//! slices of `f32`, `u32`, `u64` and `f64`.
+//! slices of `f32`, `u32`, `u64`, `f64`, `u8` and `i8`.
 //!
 //! # Safety
 //!
@@ -40,6 +40,7 @@ pub(crate) trait Pod: Copy + sealed::Sealed {}
 mod sealed {
     pub trait Sealed {}
     impl Sealed for u8 {}
+    impl Sealed for i8 {}
     impl Sealed for u32 {}
     impl Sealed for u64 {}
     impl Sealed for f32 {}
@@ -47,6 +48,7 @@ mod sealed {
 }
 
 impl Pod for u8 {}
+impl Pod for i8 {}
 impl Pod for u32 {}
 impl Pod for u64 {}
 impl Pod for f32 {}

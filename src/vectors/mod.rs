@@ -48,8 +48,8 @@ pub use clustered::clustered;
 pub use distance::Metric;
 pub use exact::ExactIndex;
 pub use filter::{AllOf, AllowList, Exclude, Filter, KindFilter};
-pub use format::{INDEX_FORMAT_VERSION, INDEX_MAGIC};
-pub use hnsw::{BuildProgress, BuildReport, BuildStage, HnswIndex, HnswParams};
+pub use format::{Codes, INDEX_FORMAT_VERSION, INDEX_MAGIC, OLDEST_INDEX_FORMAT_VERSION};
+pub use hnsw::{BuildProgress, BuildReport, BuildStage, HnswIndex, HnswParams, Precision};
 pub use quant::{Int8Codes, Int8Query};
 pub use segments::{
     ItemVectors, SegmentConfig, SegmentFilter, SegmentHit, SegmentStats, SegmentedIndex, SpannedVector, Stamp,

@@ -29,6 +29,18 @@ pub struct Int8Codes {
     sq_norms: Vec<f32>,
 }
 
+/// Int8 codes borrowed from an [`Int8Codes`] or from the code sections of an index file.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Int8View<'a> {
+    pub dim: usize,
+    pub metric: Metric,
+    pub mid: &'a [f32],
+    pub step: &'a [f32],
+    pub codes: &'a [i8],
+    /// Empty unless the metric is L2.
+    pub sq_norms: &'a [f32],
+}
+
 /// A query prepared for [`Int8Codes::estimate`].
 #[derive(Debug, Clone)]
 pub struct Int8Query {
@@ -40,15 +52,27 @@ pub struct Int8Query {
 impl Int8Codes {
     /// Encodes every vector of `index` (nodes `0..len`).
     pub fn encode(index: &dyn VectorIndex) -> Result<Int8Codes> {
-        let (dim, n) = (index.dim(), index.len());
-        let vector = |node: usize| {
-            index
-                .vector(node as u32)
-                .ok_or_else(|| Error::InvalidParameter { param: "index", rule: format!("node {node} has no vector") })
-        };
+        let n = index.len();
+        let mut rows = Vec::with_capacity(n);
+        for node in 0..n as u32 {
+            rows.push(index.vector(node).ok_or_else(|| Error::InvalidParameter {
+                param: "index",
+                rule: format!("node {node} has no vector"),
+            })?);
+        }
+        Ok(Int8Codes::from_rows(index.dim(), index.metric(), &rows))
+    }
+
+    /// Encodes the vectors of a flat, row-major slice (`dim` values per vector).
+    pub(crate) fn from_flat(dim: usize, metric: Metric, flat: &[f32]) -> Int8Codes {
+        let rows: Vec<&[f32]> = flat.chunks_exact(dim.max(1)).collect();
+        Int8Codes::from_rows(dim, metric, &rows)
+    }
+
+    fn from_rows(dim: usize, metric: Metric, rows: &[&[f32]]) -> Int8Codes {
         let (mut lo, mut hi) = (vec![f32::INFINITY; dim], vec![f32::NEG_INFINITY; dim]);
-        for node in 0..n {
-            for (d, &x) in vector(node)?.iter().enumerate() {
+        for v in rows {
+            for (d, &x) in v.iter().enumerate() {
                 lo[d] = lo[d].min(x);
                 hi[d] = hi[d].max(x);
             }
@@ -56,18 +80,34 @@ impl Int8Codes {
         let mid: Vec<f32> = lo.iter().zip(&hi).map(|(l, h)| if l <= h { (l + h) / 2.0 } else { 0.0 }).collect();
         // A constant dimension keeps a step of 1: its codes are all 0 and it adds nothing.
         let step: Vec<f32> = lo.iter().zip(&hi).map(|(l, h)| if h > l { (h - l) / 254.0 } else { 1.0 }).collect();
-        let mut codes = Vec::with_capacity(n * dim);
+        let mut codes = Vec::with_capacity(rows.len() * dim);
         let mut sq_norms = Vec::new();
-        for node in 0..n {
-            let v = vector(node)?;
+        for v in rows {
             codes.extend(
                 v.iter().enumerate().map(|(d, &x)| ((x - mid[d]) / step[d]).round().clamp(-127.0, 127.0) as i8),
             );
-            if metric_needs_norms(index.metric()) {
+            if metric_needs_norms(metric) {
                 sq_norms.push(v.iter().map(|x| x * x).sum());
             }
         }
-        Ok(Int8Codes { dim, metric: index.metric(), mid, step, codes, sq_norms })
+        Int8Codes { dim, metric, mid, step, codes, sq_norms }
+    }
+
+    pub(crate) fn view(&self) -> Int8View<'_> {
+        Int8View {
+            dim: self.dim,
+            metric: self.metric,
+            mid: &self.mid,
+            step: &self.step,
+            codes: &self.codes,
+            sq_norms: &self.sq_norms,
+        }
+    }
+
+    /// The per-dimension midpoints and steps, then the codes and the squared norms (L2 only),
+    /// as the index file stores them.
+    pub(crate) fn parts(&self) -> (&[f32], &[f32], &[i8], &[f32]) {
+        (&self.mid, &self.step, &self.codes, &self.sq_norms)
     }
 
     /// Number of encoded vectors.
@@ -87,22 +127,54 @@ impl Int8Codes {
 
     /// Prepares `query` (already normalised for cosine, as the index's own searches do).
     pub fn query(&self, query: &[f32]) -> Int8Query {
-        let w: Vec<f32> = query.iter().zip(&self.step).map(|(q, s)| q * s).collect();
-        let max = w.iter().fold(0.0f32, |m, x| m.max(x.abs()));
-        let scale = if max > 0.0 { max / 127.0 } else { 1.0 };
-        Int8Query {
-            weights: w.iter().map(|x| (x / scale).round().clamp(-127.0, 127.0) as i8).collect(),
-            scale,
-            bias: query.iter().zip(&self.mid).map(|(q, m)| q * m).sum(),
-        }
+        self.view().query(query)
     }
 
     /// The estimated distance of `node` to the prepared query (comparable between nodes of this
     /// index, not with float distances); `+inf` for a node that is not encoded.
     #[inline]
     pub fn estimate(&self, query: &Int8Query, node: u32) -> f32 {
+        self.view().estimate(query, node)
+    }
+
+    /// The `k` nodes of `nodes` (in any order) nearest to `query` that `filter` allows, nearest
+    /// first, with their float distances: the `shortlist` best by estimate (at least `k`) are re-ranked with
+    /// the vectors of `index` (the index these codes were made from).
+    pub fn search(
+        &self,
+        index: &dyn VectorIndex,
+        query: &[f32],
+        k: usize,
+        shortlist: usize,
+        nodes: &[u32],
+        filter: Option<&dyn Filter>,
+    ) -> Vec<Hit> {
+        self.view().search(index, query, k, shortlist, nodes, filter)
+    }
+}
+
+impl Int8View<'_> {
+    pub(crate) fn query(&self, query: &[f32]) -> Int8Query {
+        let w: Vec<f32> = query.iter().zip(self.step).map(|(q, s)| q * s).collect();
+        let max = w.iter().fold(0.0f32, |m, x| m.max(x.abs()));
+        let scale = if max > 0.0 { max / 127.0 } else { 1.0 };
+        Int8Query {
+            weights: w.iter().map(|x| (x / scale).round().clamp(-127.0, 127.0) as i8).collect(),
+            scale,
+            bias: query.iter().zip(self.mid).map(|(q, m)| q * m).sum(),
+        }
+    }
+
+    /// The codes of `node`, if it is encoded.
+    #[inline]
+    pub(crate) fn row(&self, node: u32) -> Option<&[i8]> {
         let start = node as usize * self.dim;
-        let Some(code) = self.codes.get(start..start + self.dim) else {
+        self.codes.get(start..start + self.dim)
+    }
+
+    #[inline]
+    pub(crate) fn estimate(&self, query: &Int8Query, node: u32) -> f32 {
+        let Some(code) = self.row(node) else {
             return f32::INFINITY;
         };
         let sum = <i8 as SpatialSimilarity>::dot(&query.weights, code).unwrap_or(0.0) as f32;
@@ -115,10 +187,7 @@ impl Int8Codes {
         }
     }
 
-    /// The `k` nodes of `nodes` (in any order) nearest to `query` that `filter` allows, nearest
-    /// first, with their float distances: the `shortlist` best by estimate (at least `k`) are re-ranked with
-    /// the vectors of `index` (the index these codes were made from).
-    pub fn search(
+    pub(crate) fn search(
         &self,
         index: &dyn VectorIndex,
         query: &[f32],
@@ -148,14 +217,100 @@ impl Int8Codes {
                 best.pop();
             }
         }
-        let metric = self.metric;
-        let mut hits: Vec<Hit> = best
-            .into_iter()
-            .filter_map(|s| Some(Hit { node: s.node, distance: metric.distance(query, index.vector(s.node)?) }))
-            .collect();
-        hits.sort_by(|a, b| a.distance.total_cmp(&b.distance).then(a.node.cmp(&b.node)));
-        hits.truncate(k);
-        hits
+        rerank(index, query, k, best.into_iter().map(|s| s.node))
+    }
+}
+
+/// The `k` of `nodes` nearest to `query` by their float vectors in `index`, nearest first (ties
+/// to the lower node); nodes without a vector are skipped.
+pub(crate) fn rerank(index: &dyn VectorIndex, query: &[f32], k: usize, nodes: impl Iterator<Item = u32>) -> Vec<Hit> {
+    let metric = index.metric();
+    let mut hits: Vec<Hit> =
+        nodes.filter_map(|node| Some(Hit { node, distance: metric.distance(query, index.vector(node)?) })).collect();
+    hits.sort_by(|a, b| a.distance.total_cmp(&b.distance).then(a.node.cmp(&b.node)));
+    hits.truncate(k);
+    hits
+}
+
+/// One bit per dimension, set where the vector is above the collection's mean in that
+/// dimension: `dim / 8` bytes a vector (128 for 1024 dimensions, 1/32 of the floats). Two codes
+/// are compared by their Hamming distance, which only chooses candidates: the distances
+/// returned are always the float ones.
+#[derive(Debug, Clone)]
+pub(crate) struct BinaryCodes {
+    centre: Vec<f32>,
+    bits: Vec<u8>,
+}
+
+/// Binary codes borrowed from a [`BinaryCodes`] or from an index file.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct BinaryView<'a> {
+    pub dim: usize,
+    pub centre: &'a [f32],
+    pub bits: &'a [u8],
+}
+
+/// Bytes of one vector's binary code.
+pub(crate) fn binary_bytes(dim: usize) -> usize {
+    dim.div_ceil(8)
+}
+
+fn set_bits(dim: usize, centre: &[f32], v: &[f32], out: &mut Vec<u8>) {
+    let start = out.len();
+    out.resize(start + binary_bytes(dim), 0);
+    for (d, (&x, &c)) in v.iter().zip(centre).enumerate() {
+        if x > c {
+            out[start + d / 8] |= 1 << (d % 8);
+        }
+    }
+}
+
+impl BinaryCodes {
+    /// Encodes the vectors of a flat, row-major slice (`dim` values per vector).
+    pub(crate) fn from_flat(dim: usize, flat: &[f32]) -> BinaryCodes {
+        let dim1 = dim.max(1);
+        let n = flat.len() / dim1;
+        let mut centre = vec![0f64; dim];
+        for v in flat.chunks_exact(dim1) {
+            for (c, &x) in centre.iter_mut().zip(v) {
+                *c += f64::from(x);
+            }
+        }
+        let centre: Vec<f32> = centre.iter().map(|c| (c / n.max(1) as f64) as f32).collect();
+        let mut bits = Vec::with_capacity(n * binary_bytes(dim));
+        for v in flat.chunks_exact(dim1) {
+            set_bits(dim, &centre, v, &mut bits);
+        }
+        BinaryCodes { centre, bits }
+    }
+
+    pub(crate) fn parts(&self) -> (&[f32], &[u8]) {
+        (&self.centre, &self.bits)
+    }
+}
+
+impl BinaryView<'_> {
+    /// The query's own code.
+    pub(crate) fn query(&self, query: &[f32]) -> Vec<u8> {
+        let mut out = Vec::with_capacity(binary_bytes(self.dim));
+        set_bits(self.dim, self.centre, query, &mut out);
+        out
+    }
+
+    #[inline]
+    pub(crate) fn row(&self, node: u32) -> Option<&[u8]> {
+        let width = binary_bytes(self.dim);
+        let start = node as usize * width;
+        self.bits.get(start..start + width)
+    }
+
+    /// Differing bits between the query's code and `node`'s; `+inf` for a node not encoded.
+    #[inline]
+    pub(crate) fn estimate(&self, query: &[u8], node: u32) -> f32 {
+        match self.row(node) {
+            Some(code) => <u8 as simsimd::BinarySimilarity>::hamming(query, code).unwrap_or(f64::INFINITY) as f32,
+            None => f32::INFINITY,
+        }
     }
 }
 

@@ -30,8 +30,9 @@ use serde::{Deserialize, Serialize};
 use crate::error::{Error, Result};
 use crate::vectors::distance::Metric;
 use crate::vectors::filter::Filter;
+use crate::vectors::format::Codes;
 use crate::vectors::hnsw::{HnswIndex, HnswParams};
-use crate::vectors::quant::Int8Codes;
+use crate::vectors::quant::{Int8Codes, Int8View};
 use crate::vectors::set::{ItemKind, VectorSet, prepare_query};
 use crate::vectors::{ExactIndex, VectorIndex};
 
@@ -66,7 +67,8 @@ pub struct SegmentConfig {
 impl SegmentConfig {
     /// The defaults for a collection of `dim`-float vectors: flush at 4,096 vectors, merge above
     /// 4 segments, graphs from 2,048 vectors, `m` 16, `ef_construction` 100, `ef` 64 (recall@10
-    /// 0.977 at 100k x 1024 in the core's measurements).
+    /// 0.977 at 100k x 1024 in the core's measurements), int8 codes stored in graph segments
+    /// (for filtered scans, read from the mapping).
     pub fn new(dim: usize, metric: Metric, scenes: bool) -> SegmentConfig {
         SegmentConfig {
             dim,
@@ -75,7 +77,7 @@ impl SegmentConfig {
             flush_vectors: 4096,
             merge_segments: 4,
             graph_from: 2048,
-            params: HnswParams { m: 16, ef_construction: 100 },
+            params: HnswParams { m: 16, ef_construction: 100, codes: Codes::INT8 },
             ef: 64,
         }
     }
@@ -222,22 +224,31 @@ struct Segment {
     stamps: HashMap<String, Stamp>,
     /// The nodes of every item it holds, ascending.
     nodes: NodesOf,
-    /// Int8 codes of a graph segment's vectors, for scans of many allowed nodes.
-    codes: Option<Int8Codes>,
+    /// Int8 codes of a graph segment's vectors, for scans of many allowed nodes, when its file
+    /// holds none (a file written before format version 2): encoded in memory at open.
+    own_codes: Option<Int8Codes>,
 }
 
 impl Segment {
     fn new(file: String, index: SegmentIndex, stamps: HashMap<String, Stamp>) -> Result<Segment> {
-        let codes = match &index {
-            SegmentIndex::Hnsw(hnsw) => Some(Int8Codes::encode(hnsw)?),
-            SegmentIndex::Exact(_) => None,
+        let own_codes = match &index {
+            SegmentIndex::Hnsw(hnsw) if hnsw.int8().is_none() => Some(Int8Codes::encode(hnsw)?),
+            _ => None,
         };
         let mut nodes = NodesOf::with_capacity(stamps.len());
         let all = index.get();
         for node in 0..all.len() as u32 {
             nodes.entry(all.id(node)?.to_string()).or_default().push(node);
         }
-        Ok(Segment { file, index, stamps, nodes, codes })
+        Ok(Segment { file, index, stamps, nodes, own_codes })
+    }
+
+    /// The int8 codes of a graph segment: its file's, or those encoded at open.
+    fn codes(&self) -> Option<Int8View<'_>> {
+        match &self.index {
+            SegmentIndex::Hnsw(hnsw) => hnsw.int8().or_else(|| self.own_codes.as_ref().map(Int8Codes::view)),
+            SegmentIndex::Exact(_) => None,
+        }
     }
 
     fn nodes_of(&self, id: &str) -> &[u32] {
@@ -521,12 +532,12 @@ impl SegmentedIndex {
                 ids_checked: false,
                 // A graph segment decides here whether to scan (below); a small one lets its
                 // exact search ask.
-                offers_candidates: segment.codes.is_none(),
+                offers_candidates: segment.codes().is_none(),
             };
             // Few allowed items in a graph segment: score their nodes by int8 code and re-rank
             // the shortlist with the float vectors (a quarter of the memory traffic of a float
             // scan); else the index's own search.
-            let allowed = segment.codes.as_ref().and_then(|codes| Some((codes, node_filter.allowed_nodes(k)?)));
+            let allowed = segment.codes().and_then(|codes| Some((codes, node_filter.allowed_nodes(k)?)));
             let scanned = match allowed {
                 Some((codes, nodes)) => {
                     node_filter.ids_checked = true;

@@ -6,8 +6,9 @@ use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
 use crate::vectors::distance::Metric;
-use crate::vectors::format::{HEADER_LEN, Header, Layout};
+use crate::vectors::format::{Codes, HEADER_LEN, Header, Layout};
 use crate::vectors::mmap::Region;
+use crate::vectors::quant::{BinaryView, Int8View, binary_bytes};
 use crate::vectors::set::ItemKind;
 
 /// An opened index file (mapped or in memory) with its decoded header.
@@ -38,6 +39,12 @@ impl IndexData {
         let data = IndexData { region, path, header, layout };
         if data.vectors().len() != data.len() * data.dim() {
             return Err(data.corrupt("the vector section cannot be read"));
+        }
+        if data.codes().int8 && data.int8().is_none() {
+            return Err(data.corrupt("the int8 code sections cannot be read"));
+        }
+        if data.codes().binary && data.binary().is_none() {
+            return Err(data.corrupt("the binary code sections cannot be read"));
         }
         Ok(data)
     }
@@ -84,6 +91,37 @@ impl IndexData {
     #[inline]
     pub(crate) fn vectors(&self) -> &[f32] {
         self.region.slice(self.layout.vectors, self.header.count * self.header.dim).unwrap_or(&[])
+    }
+
+    /// The compressed copies of the vectors the file holds.
+    pub(crate) fn codes(&self) -> Codes {
+        self.header.codes
+    }
+
+    /// The int8 codes, when the file holds them (and their sections can be read).
+    pub(crate) fn int8(&self) -> Option<Int8View<'_>> {
+        let at = self.layout.int8?;
+        let (n, dim) = (self.header.count, self.header.dim);
+        let norms = if self.header.metric == Metric::L2 { n } else { 0 };
+        Some(Int8View {
+            dim,
+            metric: self.header.metric,
+            mid: self.region.slice(at.mid, dim)?,
+            step: self.region.slice(at.step, dim)?,
+            codes: self.region.slice(at.codes, n * dim)?,
+            sq_norms: self.region.slice(at.norms, norms)?,
+        })
+    }
+
+    /// The binary codes, when the file holds them.
+    pub(crate) fn binary(&self) -> Option<BinaryView<'_>> {
+        let at = self.layout.binary?;
+        let dim = self.header.dim;
+        Some(BinaryView {
+            dim,
+            centre: self.region.slice(at.centre, dim)?,
+            bits: self.region.slice(at.bits, self.header.count * binary_bytes(dim))?,
+        })
     }
 
     /// The vector of `node`, if it exists.

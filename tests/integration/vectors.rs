@@ -5,8 +5,8 @@ use std::path::Path;
 use std::sync::OnceLock;
 
 use kino::vectors::{
-    AllowList, ExactIndex, Filter, Hit, HnswIndex, HnswParams, ItemKind, KindFilter, Metric, VectorIndex, VectorSet,
-    clustered,
+    AllowList, Codes, ExactIndex, Filter, Hit, HnswIndex, HnswParams, ItemKind, KindFilter, Metric, Precision,
+    VectorIndex, VectorSet, clustered,
 };
 use proptest::prelude::*;
 
@@ -36,7 +36,8 @@ fn index_file() -> &'static (tempfile::TempDir, std::path::PathBuf) {
     FILE.get_or_init(|| {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("v.kvx");
-        HnswIndex::build_to_file(set(), &HnswParams { m: 12, ef_construction: 100 }, &path, |_| {}).unwrap();
+        let params = HnswParams { m: 12, ef_construction: 100, codes: Codes::ALL };
+        HnswIndex::build_to_file(set(), &params, &path, |_| {}).unwrap();
         (dir, path)
     })
 }
@@ -76,7 +77,8 @@ fn every_point_finds_itself() {
 
 #[test]
 fn saved_and_reopened_indexes_answer_the_same() {
-    let (index, _) = HnswIndex::build(set(), &HnswParams { m: 8, ef_construction: 40 }, |_| {}).unwrap();
+    let (index, _) =
+        HnswIndex::build(set(), &HnswParams { m: 8, ef_construction: 40, ..HnswParams::default() }, |_| {}).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("saved.kvx");
     index.save(&path).unwrap();
@@ -142,9 +144,13 @@ fn wrong_version_dimension_truncation_and_garbage_are_clear_errors() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("bad.kvx");
     let mut bytes = good.clone();
-    patch_header(&mut bytes, 8, &2u32.to_le_bytes());
+    patch_header(&mut bytes, 8, &3u32.to_le_bytes());
     std::fs::write(&path, &bytes).unwrap();
-    assert_refused(&path, "format version 2");
+    assert_refused(&path, "format version 3");
+    let mut bytes = good.clone();
+    patch_header(&mut bytes, 336, &4u32.to_le_bytes());
+    std::fs::write(&path, &bytes).unwrap();
+    assert_refused(&path, "unknown code kinds");
     let mut bytes = good.clone();
     patch_header(&mut bytes, 20, &(DIM as u32 + 1).to_le_bytes());
     std::fs::write(&path, &bytes).unwrap();
@@ -186,6 +192,14 @@ proptest! {
                 for q in queries(5, 9).chunks(DIM) {
                     let hits = index.search(q, K, 32).unwrap();
                     prop_assert!(hits.iter().all(|h| (h.node as usize) < N));
+                }
+                // The walks over the (possibly damaged) codes neither panic nor invent nodes.
+                for precision in [Precision::Int8, Precision::Binary] {
+                    let coded = HnswIndex::open(&path).unwrap().with_precision(precision).unwrap();
+                    for q in queries(3, 9).chunks(DIM) {
+                        let hits = coded.search(q, K, 32).unwrap();
+                        prop_assert!(hits.iter().all(|h| (h.node as usize) < N));
+                    }
                 }
                 let _ = index.id(0);
                 let _ = index.nodes_of("v7");
@@ -280,7 +294,8 @@ fn format_version_1_files_keep_opening() {
     let index = HnswIndex::open(&path).unwrap();
     index.verify().unwrap();
     assert_eq!((index.len(), index.dim(), index.metric()), (64, 8, Metric::Cosine));
-    assert_eq!(index.params().0, HnswParams { m: 4, ef_construction: 16 });
+    assert_eq!(index.params().0, HnswParams { m: 4, ef_construction: 16, codes: Codes::NONE });
+    assert_eq!((index.format_version(), index.codes()), (1, Codes::NONE));
     let exact = ExactIndex::open(&path).unwrap();
     for node in 0..64u32 {
         assert_eq!(index.id(node).unwrap(), node.to_string());

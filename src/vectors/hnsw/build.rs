@@ -13,7 +13,7 @@ use rayon::prelude::*;
 use crate::error::{Error, Result};
 use crate::vectors::distance::{Metric, dot};
 use crate::vectors::format::{Graph as FlatGraph, GraphLayer, MAX_LAYERS};
-use crate::vectors::hnsw::search::{Graph, beam, search};
+use crate::vectors::hnsw::search::{FloatScorer, Graph, beam, search};
 use crate::vectors::hnsw::{BuildProgress, BuildReport, BuildStage, HnswParams};
 use crate::vectors::set::{ItemKind, VectorSet};
 
@@ -182,7 +182,7 @@ pub(crate) fn repair(g: &mut BuildGraph, set: &VectorSet, ef: usize) -> (usize, 
         let Some(query) = set.vector(u) else { continue };
         let view = View { g, set };
         let entry_distance = set.metric.distance(query, set.vector(g.entry).unwrap_or(query));
-        let hits = beam(&view, query, g.entry, entry_distance, 2, ef, None);
+        let hits = beam(&view, &FloatScorer::of(&view, query), g.entry, entry_distance, 2, ef, None);
         for hit in hits.iter().filter(|h| h.node != u) {
             if let Some(list) = g.adjacency.get_mut(hit.node as usize).and_then(|l| l.first_mut()) {
                 list.push(u);
@@ -216,7 +216,7 @@ pub(crate) fn repair_self_recall(g: &mut BuildGraph, set: &VectorSet) -> (usize,
             .par_iter()
             .filter_map(|&u| {
                 let v = set.vector(u)?;
-                let hits = search(&view, v, 2, SELF_CHECK_EF, None);
+                let hits = search(&view, &FloatScorer::of(&view, v), 2, SELF_CHECK_EF, None);
                 let own = set.metric.distance(v, v);
                 let found = hits.first().is_some_and(|h| h.node == u || h.distance <= own);
                 (!found).then(|| (u, hits.iter().map(|h| h.node).filter(|&n| n != u).collect()))

@@ -13,11 +13,12 @@ use std::path::Path;
 
 use rayon::prelude::*;
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::vectors::distance::Metric;
 use crate::vectors::exact::{check_batch, top_k};
 use crate::vectors::filter::Filter;
-use crate::vectors::format::{encode_to_vec, write_file};
+use crate::vectors::format::{Codes, encode_to_vec, write_file};
+use crate::vectors::quant::rerank;
 use crate::vectors::set::{ItemKind, VectorSet, prepare_query};
 use crate::vectors::view::IndexData;
 use crate::vectors::{Hit, VectorIndex, index_metadata};
@@ -29,11 +30,50 @@ pub struct HnswParams {
     pub m: usize,
     /// Beam width while inserting; in `[1, 4096]`.
     pub ef_construction: usize,
+    /// Compressed copies of the vectors to write beside them (none by default), for searches
+    /// at [`Precision::Int8`] or [`Precision::Binary`].
+    pub codes: Codes,
 }
 
 impl Default for HnswParams {
     fn default() -> Self {
-        HnswParams { m: 16, ef_construction: 200 }
+        HnswParams { m: 16, ef_construction: 200, codes: Codes::NONE }
+    }
+}
+
+/// What a search walks the graph with. The hits' distances are always the float ones: with
+/// codes, the beam's candidates are re-ranked with the float vectors, so only those few rows
+/// of the floats are read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Precision {
+    /// The float vectors.
+    #[default]
+    Float,
+    /// The int8 codes (a quarter of the floats' bytes).
+    Int8,
+    /// The binary codes (1/32 of the floats' bytes).
+    Binary,
+}
+
+impl Precision {
+    /// `float`, `int8` or `binary`.
+    pub fn parse(name: &str) -> std::result::Result<Precision, String> {
+        match name {
+            "float" => Ok(Precision::Float),
+            "int8" => Ok(Precision::Int8),
+            "binary" => Ok(Precision::Binary),
+            other => Err(format!("unknown precision {other:?} (expected float, int8 or binary)")),
+        }
+    }
+}
+
+impl std::fmt::Display for Precision {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Precision::Float => "float",
+            Precision::Int8 => "int8",
+            Precision::Binary => "binary",
+        })
     }
 }
 
@@ -85,6 +125,8 @@ pub struct BuildReport {
 pub struct HnswIndex {
     data: IndexData,
     ef: usize,
+    precision: Precision,
+    rerank: usize,
 }
 
 /// Beam width [`VectorIndex::search_with`] uses unless [`HnswIndex::with_ef`] says otherwise.
@@ -98,8 +140,8 @@ impl HnswIndex {
         mut progress: impl FnMut(BuildProgress),
     ) -> Result<(HnswIndex, BuildReport)> {
         let (graph, report) = build::build_graph(set, params, &mut progress)?;
-        let data = IndexData::from_bytes(&encode_to_vec(set, Some(&graph))?)?;
-        Ok((HnswIndex { data, ef: DEFAULT_EF }, report))
+        let data = IndexData::from_bytes(&encode_to_vec(set, Some(&graph), params.codes)?)?;
+        Ok((HnswIndex::new(data), report))
     }
 
     /// Builds an index over `set` and writes it to `path` (temporary file, then rename).
@@ -110,7 +152,7 @@ impl HnswIndex {
         mut progress: impl FnMut(BuildProgress),
     ) -> Result<BuildReport> {
         let (graph, report) = build::build_graph(set, params, &mut progress)?;
-        write_file(path.as_ref(), set, Some(&graph))?;
+        write_file(path.as_ref(), set, Some(&graph), params.codes)?;
         Ok(report)
     }
 
@@ -122,7 +164,56 @@ impl HnswIndex {
         if data.num_layers() == 0 && data.len() > 0 {
             return Err(data.corrupt("the file holds no graph (open it with ExactIndex::open)"));
         }
-        Ok(HnswIndex { data, ef: DEFAULT_EF })
+        Ok(HnswIndex::new(data))
+    }
+
+    fn new(data: IndexData) -> HnswIndex {
+        HnswIndex { data, ef: DEFAULT_EF, precision: Precision::Float, rerank: 0 }
+    }
+
+    /// Walks the graph with `precision` from now on (float by default); an error when the file
+    /// holds no such codes.
+    pub fn with_precision(mut self, precision: Precision) -> Result<HnswIndex> {
+        let present = match precision {
+            Precision::Float => true,
+            Precision::Int8 => self.data.int8().is_some(),
+            Precision::Binary => self.data.binary().is_some(),
+        };
+        if !present {
+            return Err(Error::InvalidParameter {
+                param: "precision",
+                rule: format!("{precision} needs {precision} codes in the index file, which holds {}", self.codes()),
+            });
+        }
+        self.precision = precision;
+        Ok(self)
+    }
+
+    /// How many of the beam's candidates a search with codes re-ranks with the float vectors:
+    /// `max(rerank, k)`, or the whole beam (`ef`) when 0 (the default).
+    pub fn with_rerank(mut self, rerank: usize) -> HnswIndex {
+        self.rerank = rerank;
+        self
+    }
+
+    /// What searches walk the graph with.
+    pub fn precision(&self) -> Precision {
+        self.precision
+    }
+
+    /// The compressed copies of the vectors the file holds.
+    pub fn codes(&self) -> Codes {
+        self.data.codes()
+    }
+
+    /// The file's int8 codes, if it holds them.
+    pub(crate) fn int8(&self) -> Option<crate::vectors::quant::Int8View<'_>> {
+        self.data.int8()
+    }
+
+    /// The file's format version.
+    pub fn format_version(&self) -> u32 {
+        self.data.header.version
     }
 
     /// Sets the beam width used by [`VectorIndex::search_with`] (scenes, similar titles).
@@ -160,7 +251,8 @@ impl HnswIndex {
     /// Build parameters recorded in the file, and how many repair links the build added.
     pub fn params(&self) -> (HnswParams, usize) {
         let h = &self.data.header;
-        (HnswParams { m: h.m as usize, ef_construction: h.ef_construction as usize }, h.links_added as usize)
+        let params = HnswParams { m: h.m as usize, ef_construction: h.ef_construction as usize, codes: h.codes };
+        (params, h.links_added as usize)
     }
 
     /// The `k` nearest nodes to `query` with a layer-0 beam of `max(ef, k)`, nearest first.
@@ -185,7 +277,7 @@ impl HnswIndex {
         let n = self.data.len().max(1);
         let (k, ef) = (k.min(n), ef.min(n));
         let q = prepare_query(query, self.data.dim(), self.data.metric())?;
-        let Some(filter) = filter else { return Ok(search::search(&self.data, &q, k, ef, None)) };
+        let Some(filter) = filter else { return Ok(self.walk(&q, k, ef, None)) };
         // A small allow-list: scoring its nodes beats walking a graph where most are refused.
         if let Some(nodes) = filter.candidates((self.data.len() / 50).max(k)) {
             let rows = nodes.iter().filter_map(|&n| Some((self.data.vector(n)?, n)));
@@ -194,7 +286,24 @@ impl HnswIndex {
         if self.allowed_share(filter) < scan_below(ef, self.data.len()) {
             return Ok(self.scan(&q, k, filter));
         }
-        Ok(search::search(&self.data, &q, k, ef, Some(filter)))
+        Ok(self.walk(&q, k, ef, Some(filter)))
+    }
+
+    /// The graph walk at the index's precision; with codes, the beam's best `max(rerank, k)`
+    /// (all `ef` of them when `rerank` is 0) are re-ranked with the float vectors.
+    fn walk(&self, q: &[f32], k: usize, ef: usize, filter: Option<&dyn Filter>) -> Vec<Hit> {
+        let g = &self.data;
+        let short = if self.rerank == 0 { ef.max(k) } else { self.rerank.max(k) };
+        let candidates = match (self.precision, g.int8(), g.binary()) {
+            (Precision::Int8, Some(codes), _) => {
+                search::search(g, &search::Int8Scorer { query: codes.query(q), codes }, short, ef, filter)
+            }
+            (Precision::Binary, _, Some(codes)) => {
+                search::search(g, &search::BinaryScorer { query: codes.query(q), codes }, short, ef, filter)
+            }
+            _ => return search::search(g, &search::FloatScorer::of(g, q), k, ef, filter),
+        };
+        rerank(self, q, k, candidates.into_iter().map(|h| h.node))
     }
 
     /// The share of the nodes `filter` allows, from an even sample of at most
@@ -217,7 +326,7 @@ impl HnswIndex {
     pub fn search_walk(&self, query: &[f32], k: usize, ef: usize, filter: &dyn Filter) -> Result<Vec<Hit>> {
         let n = self.data.len().max(1);
         let q = prepare_query(query, self.data.dim(), self.data.metric())?;
-        Ok(search::search(&self.data, &q, k.min(n), ef.min(n), Some(filter)))
+        Ok(self.walk(&q, k.min(n), ef.min(n), Some(filter)))
     }
 
     /// The exact top `k` of the nodes `filter` allows: the filter is asked of every node, and
@@ -229,6 +338,11 @@ impl HnswIndex {
 
     fn scan(&self, q: &[f32], k: usize, filter: &dyn Filter) -> Vec<Hit> {
         let data = &self.data;
+        if let (Precision::Int8, Some(codes)) = (self.precision, data.int8()) {
+            // Score the allowed nodes' codes; re-rank the best with the floats.
+            let nodes: Vec<u32> = (0..data.len() as u32).filter(|&node| filter.allows(node, data.kind(node))).collect();
+            return codes.search(self, q, k, SCAN_SHORTLIST.max(4 * k), &nodes, None);
+        }
         let rows = (0..data.len() as u32)
             .filter(|&node| filter.allows(node, data.kind(node)))
             .filter_map(|node| Some((data.vector(node)?, node)));
@@ -242,6 +356,9 @@ impl HnswIndex {
         queries.par_chunks(dim).map(|q| self.search(q, k, ef)).collect()
     }
 }
+
+/// Candidates a filtered scan over int8 codes re-ranks with the floats (at least `4 k`).
+const SCAN_SHORTLIST: usize = 40;
 
 /// Nodes sampled to estimate a filter's selectivity.
 pub const SELECTIVITY_SAMPLE: usize = 1024;

@@ -1,6 +1,8 @@
 //! Search over a layered graph, shared by the memory-mapped index and the build (repair): greedy
 //! descent through the upper layers, then an ef-bounded beam search on layer 0 (Malkov and
 //! Yashunin, algorithms 2 and 5), with the filter applied to the results as the beam walks.
+//! Distances come from a [`Scorer`]: the float vectors, or the int8 or binary codes of an index
+//! file (whose candidates the caller then re-ranks with the floats).
 
 use std::cell::RefCell;
 use std::collections::BinaryHeap;
@@ -8,6 +10,7 @@ use std::collections::BinaryHeap;
 use crate::vectors::distance::Metric;
 use crate::vectors::filter::Filter;
 use crate::vectors::mmap::prefetch;
+use crate::vectors::quant::{BinaryView, Int8Query, Int8View};
 use crate::vectors::set::ItemKind;
 use crate::vectors::{Hit, Scored};
 
@@ -25,6 +28,101 @@ pub(crate) trait Graph {
     /// Hints that `node`'s layer-0 links will soon be read (a CPU prefetch; no effect on results).
     fn prefetch_links(&self, node: u32) {
         let _ = node;
+    }
+}
+
+/// Distances of nodes to one query.
+pub(crate) trait Scorer {
+    /// The distance of `node` (lower is nearer); `+inf` for a node that has no row.
+    fn distance(&self, node: u32) -> f32;
+    /// Hints that `node`'s row will soon be scored (its first cache line).
+    fn prefetch(&self, node: u32);
+    /// Hints that the rest of `node`'s row is needed next (up to its first 512 bytes).
+    fn prefetch_rest(&self, node: u32) {
+        let _ = node;
+    }
+}
+
+/// Scores with the float vectors.
+pub(crate) struct FloatScorer<'a> {
+    pub query: &'a [f32],
+    pub vectors: &'a [f32],
+    pub dim: usize,
+    pub metric: Metric,
+}
+
+impl FloatScorer<'_> {
+    pub(crate) fn of<'a, G: Graph>(g: &'a G, query: &'a [f32]) -> FloatScorer<'a> {
+        FloatScorer { query, vectors: g.vectors(), dim: g.dim(), metric: g.metric() }
+    }
+}
+
+impl Scorer for FloatScorer<'_> {
+    #[inline]
+    fn distance(&self, node: u32) -> f32 {
+        row(self.vectors, self.dim, node).map_or(f32::INFINITY, |v| self.metric.distance(self.query, v))
+    }
+    #[inline]
+    fn prefetch(&self, node: u32) {
+        if let Some(v) = row(self.vectors, self.dim, node) {
+            prefetch(v);
+        }
+    }
+    #[inline]
+    fn prefetch_rest(&self, node: u32) {
+        if let Some(v) = row(self.vectors, self.dim, node) {
+            v.chunks(16).skip(1).take(7).for_each(prefetch);
+        }
+    }
+}
+
+/// Scores with int8 codes (estimates, to be re-ranked).
+pub(crate) struct Int8Scorer<'a> {
+    pub codes: Int8View<'a>,
+    pub query: Int8Query,
+}
+
+impl Scorer for Int8Scorer<'_> {
+    #[inline]
+    fn distance(&self, node: u32) -> f32 {
+        self.codes.estimate(&self.query, node)
+    }
+    #[inline]
+    fn prefetch(&self, node: u32) {
+        if let Some(r) = self.codes.row(node) {
+            prefetch(r);
+        }
+    }
+    #[inline]
+    fn prefetch_rest(&self, node: u32) {
+        if let Some(r) = self.codes.row(node) {
+            r.chunks(64).skip(1).take(7).for_each(prefetch);
+        }
+    }
+}
+
+/// Scores with binary codes (Hamming distances, to be re-ranked).
+pub(crate) struct BinaryScorer<'a> {
+    pub codes: BinaryView<'a>,
+    pub query: Vec<u8>,
+}
+
+impl Scorer for BinaryScorer<'_> {
+    #[inline]
+    fn distance(&self, node: u32) -> f32 {
+        self.codes.estimate(&self.query, node)
+    }
+    #[inline]
+    fn prefetch(&self, node: u32) {
+        if let Some(r) = self.codes.row(node) {
+            prefetch(r);
+        }
+    }
+    #[inline]
+    fn prefetch_rest(&self, node: u32) {
+        if let Some(r) = self.codes.row(node) {
+            r.chunks(64).skip(1).take(7).for_each(prefetch);
+        }
     }
 }
 
@@ -76,38 +174,42 @@ fn row(vectors: &[f32], dim: usize, node: u32) -> Option<&[f32]> {
     vectors.get(node as usize * dim..(node as usize + 1) * dim)
 }
 
-/// The `k` nearest allowed nodes to `query` (already checked and normalised), searching layer 0
-/// with a beam of `max(ef, k)`; sorted nearest first.
-pub(crate) fn search<G: Graph>(g: &G, query: &[f32], k: usize, ef: usize, filter: Option<&dyn Filter>) -> Vec<Hit> {
+/// The `k` nearest allowed nodes to the scorer's query, searching layer 0 with a beam of
+/// `max(ef, k)`; sorted nearest first.
+pub(crate) fn search<G: Graph, S: Scorer>(
+    g: &G,
+    scorer: &S,
+    k: usize,
+    ef: usize,
+    filter: Option<&dyn Filter>,
+) -> Vec<Hit> {
     if g.len() == 0 || g.num_layers() == 0 || k == 0 {
         return Vec::new();
     }
-    let (dim, metric, vectors) = (g.dim(), g.metric(), g.vectors());
     let mut entry = g.entry();
-    let Some(v) = row(vectors, dim, entry) else {
+    let mut entry_distance = scorer.distance(entry);
+    if entry_distance == f32::INFINITY {
         return Vec::new();
-    };
-    let mut entry_distance = metric.distance(query, v);
+    }
     for layer in (1..g.num_layers()).rev() {
         let mut changed = true;
         while changed {
             changed = false;
             for &nb in g.neighbours(layer, entry) {
-                let Some(v) = row(vectors, dim, nb) else { continue };
-                let d = metric.distance(query, v);
+                let d = scorer.distance(nb);
                 if d < entry_distance {
                     (entry, entry_distance, changed) = (nb, d, true);
                 }
             }
         }
     }
-    beam(g, query, entry, entry_distance, k, ef.max(k), filter)
+    beam(g, scorer, entry, entry_distance, k, ef.max(k), filter)
 }
 
 /// Beam search on layer 0 from `entry`. Nodes the filter refuses are expanded but never kept.
-pub(crate) fn beam<G: Graph>(
+pub(crate) fn beam<G: Graph, S: Scorer>(
     g: &G,
-    query: &[f32],
+    scorer: &S,
     entry: u32,
     entry_distance: f32,
     k: usize,
@@ -115,22 +217,21 @@ pub(crate) fn beam<G: Graph>(
     filter: Option<&dyn Filter>,
 ) -> Vec<Hit> {
     SCRATCH.with(|cell| match cell.try_borrow_mut() {
-        Ok(mut scratch) => beam_with(&mut scratch, g, query, (entry, entry_distance), k, ef, filter),
+        Ok(mut scratch) => beam_with(&mut scratch, g, scorer, (entry, entry_distance), k, ef, filter),
         // Re-entered from inside a filter: use a fresh scratch rather than fail.
-        Err(_) => beam_with(&mut Scratch::default(), g, query, (entry, entry_distance), k, ef, filter),
+        Err(_) => beam_with(&mut Scratch::default(), g, scorer, (entry, entry_distance), k, ef, filter),
     })
 }
 
-fn beam_with<G: Graph>(
+fn beam_with<G: Graph, S: Scorer>(
     s: &mut Scratch,
     g: &G,
-    query: &[f32],
+    scorer: &S,
     (entry, entry_distance): (u32, f32),
     k: usize,
     ef: usize,
     filter: Option<&dyn Filter>,
 ) -> Vec<Hit> {
-    let (dim, metric, vectors) = (g.dim(), g.metric(), g.vectors());
     let allowed = |node: u32| filter.is_none_or(|f| f.allows(node, g.kind(node)));
     s.reset(g.len());
     s.visit(entry);
@@ -151,21 +252,21 @@ fn beam_with<G: Graph>(
         let mut fresh = std::mem::take(&mut s.fresh);
         fresh.clear();
         for &nb in g.neighbours(0, current.node) {
-            if !s.visit(nb)
-                && let Some(v) = row(vectors, dim, nb)
-            {
-                prefetch(v);
+            if !s.visit(nb) && (nb as usize) < g.len() {
+                scorer.prefetch(nb);
                 fresh.push(nb);
             }
         }
         for (i, &nb) in fresh.iter().enumerate() {
-            // Fetch the next vector's following cache lines (its first 512 bytes in all) while
+            // Fetch the next row's following cache lines (its first 512 bytes in all) while
             // this one is scored; the hardware prefetcher streams what comes after.
-            if let Some(v) = fresh.get(i + 1).and_then(|&next| row(vectors, dim, next)) {
-                v.chunks(16).skip(1).take(7).for_each(prefetch);
+            if let Some(&next) = fresh.get(i + 1) {
+                scorer.prefetch_rest(next);
             }
-            let Some(v) = row(vectors, dim, nb) else { continue };
-            let d = metric.distance(query, v);
+            let d = scorer.distance(nb);
+            if d == f32::INFINITY {
+                continue;
+            }
             let bound =
                 if s.best.len() < ef { f32::INFINITY } else { s.best.peek().map_or(f32::INFINITY, |w| w.distance) };
             if d < bound {

@@ -12,14 +12,15 @@ fn mapped_search_is_as_good_as_hnsw_rs_on_the_same_graph() {
     let (dim, n) = (24, 2000);
     let flat = synth_clusters(n, dim, 20, 7);
     let set = VectorSet::from_flat(dim, Metric::Cosine, &flat).unwrap();
-    let params = HnswParams { m: 8, ef_construction: 64 };
+    let params = HnswParams { m: 8, ef_construction: 64, ..HnswParams::default() };
     let hnsw = insert_all(&set, &params, &mut |_| {}).unwrap();
     let graph = extract(&hnsw, n);
     assert!(unreachable(&graph).len() < n / 100);
     let exact = ExactIndex::new(&set).unwrap();
     let flat_graph = build::flatten(&graph, &params, 0);
     let ours =
-        HnswIndex { data: IndexData::from_bytes(&encode_to_vec(&set, Some(&flat_graph)).unwrap()).unwrap(), ef: 16 };
+        HnswIndex::new(IndexData::from_bytes(&encode_to_vec(&set, Some(&flat_graph), Codes::NONE).unwrap()).unwrap())
+            .with_ef(16);
     let queries = synth_clusters(200, dim, 20, 99);
     let (mut theirs_total, mut ours_total) = (0, 0);
     for q in queries.chunks(dim) {
@@ -39,7 +40,8 @@ fn mapped_search_is_as_good_as_hnsw_rs_on_the_same_graph() {
 fn every_point_finds_itself() {
     let (dim, n) = (16, 1500);
     let set = VectorSet::from_flat(dim, Metric::L2, &synth_clusters(n, dim, 10, 3)).unwrap();
-    let (index, report) = HnswIndex::build(&set, &HnswParams { m: 8, ef_construction: 50 }, |_| {}).unwrap();
+    let (index, report) =
+        HnswIndex::build(&set, &HnswParams { m: 8, ef_construction: 50, ..HnswParams::default() }, |_| {}).unwrap();
     assert_eq!(report.vectors, n);
     // The parallel build's graph differs from run to run, and a beam of 32 is approximate: almost
     // every node finds itself. With a beam as wide as the index, the search visits every node
@@ -74,7 +76,8 @@ fn empty_and_tiny_sets() {
 fn progress_is_reported() {
     let set = VectorSet::from_flat(8, Metric::L2, &synth_clusters(500, 8, 4, 1)).unwrap();
     let mut seen = Vec::new();
-    HnswIndex::build(&set, &HnswParams { m: 4, ef_construction: 20 }, |p| seen.push(p)).unwrap();
+    HnswIndex::build(&set, &HnswParams { m: 4, ef_construction: 20, ..HnswParams::default() }, |p| seen.push(p))
+        .unwrap();
     assert_eq!(seen.first().map(|p| (p.stage, p.done)), Some((BuildStage::Inserting, 0)));
     assert!(seen.iter().any(|p| p.stage == BuildStage::Inserting && p.done == 500));
     assert_eq!(seen.last().map(|p| p.stage), Some(BuildStage::Repairing));
@@ -84,7 +87,8 @@ fn progress_is_reported() {
 fn rare_predicate_filters_are_scanned_exactly_and_common_ones_walked() {
     let (dim, n) = (16, 4000);
     let set = VectorSet::from_flat(dim, Metric::Cosine, &synth_clusters(n, dim, 20, 5)).unwrap();
-    let (index, _) = HnswIndex::build(&set, &HnswParams { m: 8, ef_construction: 64 }, |_| {}).unwrap();
+    let (index, _) =
+        HnswIndex::build(&set, &HnswParams { m: 8, ef_construction: 64, ..HnswParams::default() }, |_| {}).unwrap();
     let exact = ExactIndex::new(&set).unwrap();
     // every 100th node (1%), and every other node (50%): predicates, so no allow-list shortcut
     let rare = |node: u32, _: ItemKind| node % 100 == 7;
@@ -109,4 +113,78 @@ fn rare_predicate_filters_are_scanned_exactly_and_common_ones_walked() {
     assert!((scan_below(64, 100_000) - 0.043).abs() < 0.002);
     assert!((0.055..0.08).contains(&scan_below(64, 50_000)));
     assert!(common_hits >= 475, "recall {common_hits} of 500");
+}
+
+#[test]
+fn codes_walk_the_graph_and_the_floats_rank_the_answer() {
+    let (dim, n) = (64, 4000);
+    for metric in [Metric::Cosine, Metric::Dot, Metric::L2] {
+        let set = VectorSet::from_flat(dim, metric, &synth_clusters(n, dim, 20, 21)).unwrap();
+        let params = HnswParams { m: 12, ef_construction: 80, codes: Codes::ALL };
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("q.kvx");
+        HnswIndex::build_to_file(&set, &params, &path, |_| {}).unwrap();
+        let float = HnswIndex::open(&path).unwrap();
+        float.verify().unwrap();
+        assert_eq!((float.format_version(), float.codes(), float.params().0), (2, Codes::ALL, params));
+        let int8 = HnswIndex::open(&path).unwrap().with_precision(Precision::Int8).unwrap();
+        let binary = HnswIndex::open(&path).unwrap().with_precision(Precision::Binary).unwrap();
+        assert_eq!(int8.precision(), Precision::Int8);
+        let exact = ExactIndex::new(&set).unwrap();
+        let (mut int8_hits, mut binary_hits, mut total) = (0, 0, 0);
+        for q in synth_clusters(60, dim, 20, 22).chunks(dim) {
+            let truth = exact.search(q, 10).unwrap();
+            let found = int8.search(q, 10, 64).unwrap();
+            // The distances returned are the float ones, nearest first.
+            assert_eq!(found.len(), 10);
+            for h in &found {
+                let own = float.search(exact.vector(h.node).unwrap(), 1, 64).unwrap()[0];
+                assert_eq!(own.node, h.node, "{metric:?}: node {} finds itself", h.node);
+                let want = metric.distance(&prepared(q, metric), exact.vector(h.node).unwrap());
+                assert!((h.distance - want).abs() <= 1e-5 * want.abs().max(1.0), "{metric:?}: {h:?} vs {want}");
+            }
+            assert!(found.windows(2).all(|w| w[0].distance <= w[1].distance));
+            int8_hits += recall(&found, &truth);
+            binary_hits += recall(&binary.search(q, 10, 128).unwrap(), &truth);
+            total += truth.len();
+        }
+        let (int8_recall, binary_recall) = (int8_hits as f64 / total as f64, binary_hits as f64 / total as f64);
+        assert!(int8_recall >= 0.95, "{metric:?}: int8 recall {int8_recall}");
+        assert!(binary_recall >= 0.8, "{metric:?}: binary recall {binary_recall}");
+        // A filter applies to the walk over codes too.
+        let even = |node: u32, _: ItemKind| node % 2 == 0;
+        let q = &synth_clusters(1, dim, 20, 23);
+        let found = int8.search_filtered(q, 10, 64, &even).unwrap();
+        assert_eq!(found.len(), 10);
+        assert!(found.iter().all(|h| h.node % 2 == 0));
+        // A rare filter is scanned over the codes and re-ranked: the exact answer here.
+        let rare = |node: u32, _: ItemKind| node % 50 == 3;
+        assert_eq!(int8.search_filtered(q, 5, 64, &rare).unwrap(), exact.search_filtered(q, 5, &rare).unwrap());
+        // Re-ranking fewer candidates than the beam still returns k, the float distances.
+        let short = HnswIndex::open(&path).unwrap().with_precision(Precision::Int8).unwrap().with_rerank(12);
+        assert_eq!(short.search(q, 10, 64).unwrap().len(), 10);
+    }
+}
+
+fn prepared(q: &[f32], metric: Metric) -> Vec<f32> {
+    crate::vectors::set::prepare_query(q, q.len(), metric).unwrap()
+}
+
+#[test]
+fn a_precision_the_file_has_no_codes_for_is_refused_by_name() {
+    let set = VectorSet::from_flat(8, Metric::Cosine, &synth_clusters(300, 8, 4, 1)).unwrap();
+    let (index, _) =
+        HnswIndex::build(&set, &HnswParams { codes: Codes::INT8, ..HnswParams::default() }, |_| {}).unwrap();
+    assert_eq!(index.codes(), Codes::INT8);
+    let err = index.with_precision(Precision::Binary).unwrap_err().to_string();
+    assert!(err.contains("precision") && err.contains("binary") && err.contains("int8"), "{err}");
+    let (plain, _) = HnswIndex::build(&set, &HnswParams::default(), |_| {}).unwrap();
+    assert_eq!(plain.codes(), Codes::NONE);
+    assert!(plain.with_precision(Precision::Int8).is_err());
+    assert_eq!(Codes::parse("int8, binary").unwrap(), Codes::ALL);
+    assert_eq!(Codes::parse("none").unwrap(), Codes::NONE);
+    assert!(Codes::parse("int4").unwrap_err().contains("int4"));
+    assert_eq!(Precision::parse("binary").unwrap(), Precision::Binary);
+    assert!(Precision::parse("fp16").unwrap_err().contains("fp16"));
+    assert_eq!(Codes::ALL.to_string(), "int8,binary");
 }
