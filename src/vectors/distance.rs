@@ -1,7 +1,7 @@
 //! Distances, all through simsimd, behind one small interface.
 //!
 //! Every metric is turned into a *distance* where lower is nearer, so that the exact index, the
-//! HNSW search and the hnsw_rs build all order candidates the same way:
+//! HNSW search and the HNSW build all order candidates the same way:
 //!
 //! | metric | stored vectors | distance |
 //! |---|---|---|

@@ -5,7 +5,7 @@
 //! - [`VectorSet`]: vectors with string ids, [`ItemKind`]s and scene spans, to build from.
 //! - [`ExactIndex`]: brute force over the mapped vectors, parallel over queries; the ground truth
 //!   and the fallback for small collections.
-//! - [`HnswIndex`]: built with hnsw_rs, repaired so every node is reachable, written flat and
+//! - [`HnswIndex`]: built in parallel, repaired so every node is reachable, written flat and
 //!   searched straight from the memory map (no deserialisation at open).
 //! - [`SegmentedIndex`]: a changing collection of segments and an in-memory delta, with
 //!   deletions filtered during search and merges in the background (the service's indexes).

@@ -1,38 +1,20 @@
-//! Building the graph: hnsw_rs inserts in parallel, then the graph is copied out flat, checked
-//! for nodes that layer 0 cannot reach from the entry point (hnsw_rs issue #32: parallel insert
-//! left unreachable points in about 1.7% of builds) and repaired by linking each one from its
-//! nearest reachable nodes.
+//! Building the graph: parallel insertion (`insert.rs`), then two repairs: nodes that layer 0
+//! cannot reach from the entry point are linked from their nearest reachable nodes, and nodes
+//! that a search for their own vector does not find are linked from what it found; then the
+//! graph is laid out flat for the file.
 
 use std::collections::VecDeque;
 use std::time::Instant;
 
-use hnsw_rs::anndists::dist::Distance;
-use hnsw_rs::hnsw::Hnsw;
 use rayon::prelude::*;
 
 use crate::error::{Error, Result};
-use crate::vectors::distance::{Metric, dot};
-use crate::vectors::format::{Graph as FlatGraph, GraphLayer, MAX_LAYERS};
+use crate::vectors::distance::Metric;
+use crate::vectors::format::{Graph as FlatGraph, GraphLayer};
+use crate::vectors::hnsw::insert::insert_all;
 use crate::vectors::hnsw::search::{FloatScorer, Graph, beam, search};
 use crate::vectors::hnsw::{BuildProgress, BuildReport, BuildStage, HnswParams};
 use crate::vectors::set::{ItemKind, VectorSet};
-
-/// The distance hnsw_rs builds with. hnsw_rs needs distances >= 0, so the dot metric is shifted
-/// by the largest squared norm (order unchanged, since every build query is a stored vector).
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct BuildDistance {
-    metric: Metric,
-    shift: f32,
-}
-
-impl Distance<f32> for BuildDistance {
-    fn eval(&self, a: &[f32], b: &[f32]) -> f32 {
-        match self.metric {
-            Metric::Dot => (self.shift - dot(a, b)).max(0.0),
-            m => m.distance(a, b).max(0.0),
-        }
-    }
-}
 
 /// The graph while it is built: per node, its level and its neighbour list per layer.
 #[derive(Debug)]
@@ -86,58 +68,6 @@ pub(crate) fn check_params(params: &HnswParams) -> Result<()> {
         });
     }
     Ok(())
-}
-
-/// Inserts every vector of `set` into a new hnsw_rs graph, in parallel chunks, reporting progress.
-pub(crate) fn insert_all(
-    set: &VectorSet,
-    params: &HnswParams,
-    progress: &mut dyn FnMut(BuildProgress),
-) -> Result<Hnsw<'static, f32, BuildDistance>> {
-    check_params(params)?;
-    let shift = set.data.chunks_exact(set.dim).map(|v| dot(v, v)).fold(0.0f32, f32::max);
-    let dist = BuildDistance { metric: set.metric, shift };
-    let n = set.len();
-    let hnsw = Hnsw::new(params.m, n.max(1), MAX_LAYERS, params.ef_construction, dist);
-    let rows: Vec<(&[f32], usize)> = set.data.chunks_exact(set.dim).enumerate().map(|(i, v)| (v, i)).collect();
-    let step = (n / 100).max(2000);
-    let mut done = 0;
-    progress(BuildProgress { stage: BuildStage::Inserting, done, total: n });
-    for chunk in rows.chunks(step) {
-        hnsw.parallel_insert_slice(&chunk.to_vec());
-        done += chunk.len();
-        progress(BuildProgress { stage: BuildStage::Inserting, done, total: n });
-    }
-    Ok(hnsw)
-}
-
-/// Copies the graph out of hnsw_rs (node = the id given at insert).
-pub(crate) fn extract(hnsw: &Hnsw<'static, f32, BuildDistance>, n: usize) -> BuildGraph {
-    let mut levels = vec![0u8; n];
-    // Every node has a layer-0 list, even one hnsw_rs would not report.
-    let mut adjacency = vec![vec![Vec::new()]; n];
-    let mut entry = (0u32, 0u8);
-    for point in hnsw.get_point_indexation() {
-        let node = point.get_origin_id();
-        let level = point.get_point_id().0.min(MAX_LAYERS as u8 - 1);
-        if node >= n {
-            continue;
-        }
-        levels[node] = level;
-        if level > entry.1 || (level == entry.1 && (node as u32) < entry.0) {
-            entry = (node as u32, level);
-        }
-        adjacency[node] = point
-            .get_neighborhood_id()
-            .into_iter()
-            .take(level as usize + 1)
-            .map(|layer| {
-                layer.into_iter().map(|nb| nb.d_id as u32).filter(|&v| v as usize != node && (v as usize) < n).collect()
-            })
-            .collect();
-        adjacency[node].resize(level as usize + 1, Vec::new());
-    }
-    BuildGraph { levels, adjacency, entry: entry.0, num_layers: if n == 0 { 0 } else { entry.1 as usize + 1 } }
 }
 
 /// Marks every node layer 0 reaches from `from`, adding to `reached`.
@@ -283,7 +213,7 @@ pub(crate) fn build_graph(
     let start = Instant::now();
     check_params(params)?;
     if set.is_empty() {
-        // hnsw_rs cannot iterate an empty graph; an empty index has no layers.
+        // An empty index has no layers.
         let g = BuildGraph { levels: Vec::new(), adjacency: Vec::new(), entry: 0, num_layers: 0 };
         let report = BuildReport {
             vectors: 0,
@@ -297,10 +227,8 @@ pub(crate) fn build_graph(
         };
         return Ok((flatten(&g, params, 0), report));
     }
-    let hnsw = insert_all(set, params, progress)?;
+    let mut g = insert_all(set, params, progress);
     let insert_seconds = start.elapsed().as_secs_f64();
-    let mut g = extract(&hnsw, set.len());
-    drop(hnsw);
     progress(BuildProgress { stage: BuildStage::Repairing, done: 0, total: set.len() });
     let (unreachable_found, reach_links) = repair(&mut g, set, params.ef_construction.max(64));
     let (self_missed, self_links) = repair_self_recall(&mut g, set);

@@ -1,4 +1,4 @@
-//! [`HnswIndex`]: an HNSW graph built with hnsw_rs, written flat into the index file and searched
+//! [`HnswIndex`]: an HNSW graph built in parallel (`insert.rs`), repaired, written flat into the index file and searched
 //! straight from the memory map.
 //!
 //! Opening reads and checks the 1 KiB header and nothing else: no graph is parsed and no table
@@ -7,6 +7,7 @@
 //! processes that open the same file).
 
 mod build;
+mod insert;
 mod search;
 
 use std::path::Path;
@@ -80,7 +81,7 @@ impl std::fmt::Display for Precision {
 /// The stage a build is in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BuildStage {
-    /// hnsw_rs is inserting vectors (parallel).
+    /// Inserting vectors (in parallel).
     Inserting,
     /// Looking for and linking unreachable nodes.
     Repairing,
