@@ -5,6 +5,8 @@
 //! ```text
 //! cargo run --release --example quant_report -- --n 1000000 --dim 1024 --out bench-data
 //! cargo run --release --example quant_report -- --n 1000000 --dim 1024 --out bench-data --reuse
+//! cargo run --release --example quant_report -- --n 1000000 --dim 1024 --out bench-data --reuse \
+//!     --ef 512,1024 --precision float,int8
 //! cargo run --release --example quant_report -- --n 20000 --dim 256 --out /tmp/q     # quick
 //! ```
 //!
@@ -32,6 +34,7 @@ struct Options {
     out: PathBuf,
     reuse: bool,
     efs: Vec<usize>,
+    precisions: Vec<Precision>,
     child: Option<(Precision, usize, usize)>,
 }
 
@@ -54,6 +57,9 @@ fn options() -> Options {
         efs: value("--ef")
             .map(|v| v.split(',').filter_map(|x| x.parse().ok()).collect())
             .unwrap_or_else(|| vec![32, 64, 128, 256]),
+        precisions: value("--precision")
+            .map(|v| v.split(',').filter_map(|p| Precision::parse(p).ok()).collect())
+            .unwrap_or_else(|| vec![Precision::Float, Precision::Int8, Precision::Binary]),
         child,
     }
 }
@@ -197,7 +203,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
     println!("---|---|---|---|---|---|---|---");
     let me = std::env::current_exe()?;
-    for precision in [Precision::Float, Precision::Int8, Precision::Binary] {
+    for &precision in &o.precisions {
         for &ef in &o.efs {
             // Re-ranking only the beam's best 20 holds the recall with int8 estimates; Hamming
             // distances are too coarse for it (0.31 at 20k x 256), so binary re-ranks the beam.

@@ -10,7 +10,9 @@ recall@10 and queries/s, then the fastest setting reaching recall@10 >= 0.95 and
 kino is run through its CLI (`kino index bench`) over the index the report program built
 (bench-data/clustered-<n>x<dim>.kvx, which holds int8 codes), so it searches the memory-mapped
 file: `kino` walks the graph over the float vectors, `kino-int8` over the int8 codes and
-re-ranks the beam's best 20 with the floats (`--precision int8 --rerank 20`).
+re-ranks the beam's best 20 with the floats (`--precision int8 --rerank 20`). The peers' own
+8-bit modes (usearch `dtype="i8"`, faiss `IndexHNSWSQ` with `QT_8bit`, neither re-ranking with
+floats) run with `--only usearch-i8,faiss-sq8`.
 
 Setup (once):
     python3 -m venv .venv-ann && .venv-ann/bin/pip install numpy hnswlib usearch faiss-cpu
@@ -83,6 +85,35 @@ def run_usearch(base, queries, truth, threads):
     return build, sweep("usearch", search, queries, truth)
 
 
+def run_usearch_i8(base, queries, truth, threads):
+    from usearch.index import Index
+
+    index = Index(ndim=base.shape[1], metric="ip", dtype="i8", connectivity=M, expansion_add=EF_CONSTRUCTION)
+    _, build = timed(lambda: index.add(np.arange(len(base)), base, threads=threads))
+
+    def search(q, ef):
+        index.expansion_search = ef
+        return index.search(q, K, threads=1).keys
+
+    return build, sweep("usearch-i8", search, queries, truth)
+
+
+def run_faiss_sq8(base, queries, truth, threads):
+    import faiss
+
+    faiss.omp_set_num_threads(threads)
+    index = faiss.IndexHNSWSQ(base.shape[1], faiss.ScalarQuantizer.QT_8bit, M, faiss.METRIC_INNER_PRODUCT)
+    index.hnsw.efConstruction = EF_CONSTRUCTION
+    _, build = timed(lambda: (index.train(base), index.add(base)))
+    faiss.omp_set_num_threads(1)
+
+    def search(q, ef):
+        index.hnsw.efSearch = ef
+        return index.search(q, K)[1]
+
+    return build, sweep("faiss-sq8", search, queries, truth)
+
+
 def run_faiss(base, queries, truth, threads):
     import faiss
 
@@ -138,6 +169,9 @@ def main():
         "hnswlib": lambda: run_hnswlib(base, queries, truth, args.build_threads),
         "usearch": lambda: run_usearch(base, queries, truth, args.build_threads),
         "faiss": lambda: run_faiss(base, queries, truth, args.build_threads),
+        # The peers' own 8-bit modes (no float re-ranking): not in the default run.
+        "usearch-i8": lambda: run_usearch_i8(base, queries, truth, args.build_threads),
+        "faiss-sq8": lambda: run_faiss_sq8(base, queries, truth, args.build_threads),
     }
     results = [(name, *runners[name]()) for name in args.only.split(",")]
     for target in (0.95, 0.99):

@@ -21,6 +21,7 @@ use crate::vectors::format::MAX_LAYERS;
 use crate::vectors::hnsw::build::BuildGraph;
 use crate::vectors::hnsw::{BuildProgress, BuildStage, HnswParams};
 use crate::vectors::mmap::prefetch;
+use crate::vectors::quant::{Int8Codes, Int8Query};
 use crate::vectors::set::VectorSet;
 
 /// The neighbour lists of one node, one per layer it is in.
@@ -28,6 +29,10 @@ type Links = Vec<Vec<u32>>;
 
 struct Builder<'a> {
     vectors: &'a [f32],
+    /// Int8 codes of the vectors: the searches of an insertion score them (a quarter of the
+    /// bytes, an int8 dot product), and what they find is re-scored with the floats before the
+    /// neighbours are chosen.
+    codes: Int8Codes,
     dim: usize,
     metric: Metric,
     m: usize,
@@ -93,15 +98,15 @@ impl Builder<'_> {
         }
     }
 
-    /// Greedy descent on `layer` from `entry` towards `q`.
-    fn greedy(&self, s: &mut Scratch, q: u32, mut entry: Scored, layer: usize) -> Scored {
+    /// Greedy descent on `layer` from `entry` towards `q` (distances estimated from the codes).
+    fn greedy(&self, s: &mut Scratch, q: &Int8Query, mut entry: Scored, layer: usize) -> Scored {
         let mut buffer = std::mem::take(&mut s.buffer);
         let mut changed = true;
         while changed {
             changed = false;
             self.neighbours_into(entry.node, layer, &mut buffer);
             for &nb in &buffer {
-                let d = self.distance(q, nb);
+                let d = self.codes.estimate(q, nb);
                 if d < entry.distance {
                     entry = Scored { distance: d, node: nb };
                     changed = true;
@@ -112,8 +117,9 @@ impl Builder<'_> {
         entry
     }
 
-    /// The `ef` nearest nodes to `q` found on `layer` from `entry` (algorithm 2), nearest first.
-    fn search_layer(&self, s: &mut Scratch, q: u32, entry: Scored, layer: usize) -> Vec<Scored> {
+    /// The `ef` nearest nodes to `node` found on `layer` from `entry` (algorithm 2), by the
+    /// codes' estimates; returned with their float distances, nearest first.
+    fn search_layer(&self, s: &mut Scratch, node: u32, q: &Int8Query, entry: Scored, layer: usize) -> Vec<Scored> {
         if s.marks.len() < self.levels.len() {
             s.marks.resize(self.levels.len(), 0);
         }
@@ -131,7 +137,7 @@ impl Builder<'_> {
         candidates.push(Reverse(entry));
         best.push(entry);
         s.marks[entry.node as usize] = generation;
-        s.marks[q as usize] = generation;
+        s.marks[node as usize] = generation;
         while let Some(Reverse(current)) = candidates.pop() {
             if best.len() >= self.ef && best.peek().is_some_and(|w| current.distance > w.distance) {
                 break;
@@ -142,12 +148,14 @@ impl Builder<'_> {
                 let mark = &mut s.marks[nb as usize];
                 if *mark != generation {
                     *mark = generation;
-                    prefetch(self.row(nb));
+                    if let Some(code) = self.codes.view().row(nb) {
+                        prefetch(code);
+                    }
                     fresh.push(nb);
                 }
             }
             for &nb in &fresh {
-                let d = self.distance(q, nb);
+                let d = self.codes.estimate(q, nb);
                 if best.len() < self.ef || best.peek().is_some_and(|w| d < w.distance) {
                     let scored = Scored { distance: d, node: nb };
                     candidates.push(Reverse(scored));
@@ -161,7 +169,8 @@ impl Builder<'_> {
         s.buffer = buffer;
         s.fresh = fresh;
         s.candidates = candidates;
-        let mut found: Vec<Scored> = best.drain().collect();
+        let mut found: Vec<Scored> =
+            best.drain().map(|c| Scored { distance: self.distance(node, c.node), node: c.node }).collect();
         s.best = best;
         found.sort_unstable();
         found
@@ -212,12 +221,13 @@ impl Builder<'_> {
             Some(g) => **g,
             None => *self.entry.read().unwrap_or_else(|e| e.into_inner()),
         };
-        let mut current = Scored { distance: self.distance(node, entry), node: entry };
+        let q = self.codes.query(self.row(node));
+        let mut current = Scored { distance: self.codes.estimate(&q, entry), node: entry };
         for layer in (level + 1..=top).rev() {
-            current = self.greedy(s, node, current, layer);
+            current = self.greedy(s, &q, current, layer);
         }
         for layer in (0..=level.min(top)).rev() {
-            let found = self.search_layer(s, node, current, layer);
+            let found = self.search_layer(s, node, &q, current, layer);
             let chosen = self.select(&found, self.m);
             if let Some(list) = lock(&self.links[node as usize]).get_mut(layer) {
                 list.clone_from(&chosen);
@@ -225,8 +235,8 @@ impl Builder<'_> {
             for &nb in &chosen {
                 self.link_back(nb, node, layer);
             }
-            if let Some(&nearest) = found.first() {
-                current = nearest;
+            if let Some(nearest) = found.first() {
+                current = Scored { distance: self.codes.estimate(&q, nearest.node), node: nearest.node };
             }
         }
         if let Some(g) = guard.as_mut()
@@ -244,6 +254,7 @@ pub(crate) fn insert_all(set: &VectorSet, params: &HnswParams, progress: &mut dy
     let links = levels.iter().map(|&l| Mutex::new(vec![Vec::new(); l as usize + 1])).collect();
     let b = Builder {
         vectors: &set.data,
+        codes: Int8Codes::from_flat(set.dim, set.metric, &set.data),
         dim: set.dim,
         metric: set.metric,
         m: params.m,
