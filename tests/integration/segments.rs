@@ -5,7 +5,9 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 
-use kino::vectors::{ItemKind, ItemVectors, Metric, SegmentConfig, SegmentFilter, SegmentedIndex, Stamp, clustered};
+use kino::vectors::{
+    Codes, ItemKind, ItemVectors, Metric, Precision, SegmentConfig, SegmentFilter, SegmentedIndex, Stamp, clustered,
+};
 use proptest::prelude::*;
 
 const DIM: usize = 8;
@@ -187,13 +189,23 @@ fn filters_by_ids_kinds_time_window_and_the_query_item() {
 
 #[test]
 fn hnsw_segments_find_what_the_brute_force_finds() {
+    // Walked over the int8 codes the segment files hold (the default), and over the floats.
+    for precision in [Precision::Int8, Precision::Float] {
+        hnsw_segments_find_what_the_brute_force_finds_at(precision);
+    }
+}
+
+fn hnsw_segments_find_what_the_brute_force_finds_at(precision: Precision) {
     let dir = tempfile::tempdir().unwrap();
     let config = SegmentConfig {
         flush_vectors: 400,
         merge_segments: 2,
         graph_from: 300,
+        precision,
         ..SegmentConfig::new(DIM, Metric::Cosine, false)
     };
+    assert_eq!(SegmentConfig::new(DIM, Metric::Cosine, false).precision, Precision::Int8);
+    assert_eq!(config.params.codes, Codes::INT8);
     let (index, _) = SegmentedIndex::open(dir.path(), config.clone()).unwrap();
     let flat = clustered(2000, DIM, 20, 3);
     let mut model = BTreeMap::new();
@@ -226,7 +238,7 @@ fn hnsw_segments_find_what_the_brute_force_finds() {
         total += want.len();
     }
     let recall = hit as f64 / total as f64;
-    assert!(recall >= 0.9, "recall@10 {recall}");
+    assert!(recall >= 0.9, "{precision}: recall@10 {recall}");
 
     // A filter that names a seventh of the items: their nodes are scored by int8 code and the
     // shortlist re-ranked with the floats, so the answer is the brute force's over the allowed
