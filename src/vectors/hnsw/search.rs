@@ -43,6 +43,22 @@ pub(crate) trait Scorer {
     }
 }
 
+/// Asks for the first cache line of `row`.
+#[inline]
+fn prefetch_head<T>(row: Option<&[T]>) {
+    if let Some(r) = row {
+        prefetch(r);
+    }
+}
+
+/// Asks for cache lines 2 to 8 of `row` (its first 512 bytes in all, with the head).
+#[inline]
+fn prefetch_tail<T>(row: Option<&[T]>) {
+    if let Some(r) = row {
+        r.chunks(64 / size_of::<T>().max(1)).skip(1).take(7).for_each(prefetch);
+    }
+}
+
 /// Scores with the float vectors.
 pub(crate) struct FloatScorer<'a> {
     pub query: &'a [f32],
@@ -64,15 +80,11 @@ impl Scorer for FloatScorer<'_> {
     }
     #[inline]
     fn prefetch(&self, node: u32) {
-        if let Some(v) = row(self.vectors, self.dim, node) {
-            prefetch(v);
-        }
+        prefetch_head(row(self.vectors, self.dim, node));
     }
     #[inline]
     fn prefetch_rest(&self, node: u32) {
-        if let Some(v) = row(self.vectors, self.dim, node) {
-            v.chunks(16).skip(1).take(7).for_each(prefetch);
-        }
+        prefetch_tail(row(self.vectors, self.dim, node));
     }
 }
 
@@ -89,15 +101,11 @@ impl Scorer for Int8Scorer<'_> {
     }
     #[inline]
     fn prefetch(&self, node: u32) {
-        if let Some(r) = self.codes.row(node) {
-            prefetch(r);
-        }
+        prefetch_head(self.codes.row(node));
     }
     #[inline]
     fn prefetch_rest(&self, node: u32) {
-        if let Some(r) = self.codes.row(node) {
-            r.chunks(64).skip(1).take(7).for_each(prefetch);
-        }
+        prefetch_tail(self.codes.row(node));
     }
 }
 
@@ -114,15 +122,11 @@ impl Scorer for BinaryScorer<'_> {
     }
     #[inline]
     fn prefetch(&self, node: u32) {
-        if let Some(r) = self.codes.row(node) {
-            prefetch(r);
-        }
+        prefetch_head(self.codes.row(node));
     }
     #[inline]
     fn prefetch_rest(&self, node: u32) {
-        if let Some(r) = self.codes.row(node) {
-            r.chunks(64).skip(1).take(7).for_each(prefetch);
-        }
+        prefetch_tail(self.codes.row(node));
     }
 }
 
