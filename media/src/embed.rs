@@ -18,18 +18,20 @@ use std::sync::{Arc, OnceLock};
 
 use kino::TextEncoder;
 use kino::signals::{ITEM_EMBEDDING_DIM, SCENE_EMBEDDING_DIM};
-use kino_models::{SENTENCE_DIM, SentenceEncoder};
+use kino_models::{Arithmetic, SENTENCE_DIM, SentenceEncoder};
 
 /// The sentence model in the 1024-float scene space (see the module docs). Its `version` names the
 /// model and the map, e.g. `all-minilm-l6-v2 1.0.0 (lift-1024)`.
 ///
-/// Single queries ([`TextEncoder::encode`], e.g. the service's `/text-embedding`) are batched:
-/// one thread owns the model calls, and each call takes every query waiting at that moment (up to
-/// [`MAX_BATCH`]) into one batch. Under concurrent load this turns N model calls into one (a batch
-/// of 16 short queries costs a few single ones), so latency stays flat as clients are added; a
-/// lone query waits for nothing. The vectors of the last [`QUERY_CACHE`] distinct queries are
-/// kept, so a repeated query is a lookup. `encode` blocks its thread until its batch is done (in
-/// async code, call it from a blocking task).
+/// Single queries ([`TextEncoder::encode`], e.g. the service's `/text-embedding`) wait in one
+/// queue served by one worker thread per model session. With int8 products (the default) there
+/// is a session per core and a worker takes one query at a time, in arrival order, so under
+/// concurrent load every core encodes and each answer goes out as soon as its text is done (a
+/// text's vector never depends on the queries beside it). With float products one session takes
+/// every query waiting at that moment (up to [`MAX_BATCH`]) into one padded call. A lone query
+/// waits for nothing. The vectors of the last [`QUERY_CACHE`] distinct queries are kept, so a
+/// repeated query is a lookup. `encode` blocks its thread until its vector is ready (in async
+/// code, call it from a blocking task).
 #[derive(Debug, Clone)]
 pub struct SceneSpace {
     encoder: Arc<SentenceEncoder>,
@@ -37,7 +39,7 @@ pub struct SceneSpace {
     batcher: Arc<Batcher>,
 }
 
-/// Most queries one model call takes.
+/// Most queries one model call takes (float products).
 pub const MAX_BATCH: usize = 32;
 
 /// A query waiting for its batch, and where its answer goes.
@@ -91,34 +93,50 @@ impl std::fmt::Debug for Batcher {
 impl Batcher {
     fn start(encoder: Arc<SentenceEncoder>) -> Batcher {
         let (tx, rx) = std::sync::mpsc::channel::<Job>();
-        std::thread::Builder::new()
-            .name("kino-text-batcher".into())
-            .spawn(move || {
-                while let Ok(first) = rx.recv() {
-                    let mut jobs = vec![first];
-                    while jobs.len() < MAX_BATCH {
-                        match rx.try_recv() {
-                            Ok(job) => jobs.push(job),
-                            Err(_) => break,
-                        }
-                    }
-                    let texts: Vec<&str> = jobs.iter().map(|j| j.text.as_str()).collect();
-                    match encoder.encode_batch(&texts) {
-                        Ok(vectors) => {
-                            for (job, v) in jobs.iter().zip(vectors) {
-                                let _ = job.reply.send(Ok(v));
+        let rx = Arc::new(std::sync::Mutex::new(rx));
+        // Int8 products encode one text per call (see `SentenceEncoder::encode_batch`): a worker per
+        // session takes one query at a time, in arrival order, and answers it at once. Float
+        // products batch every query waiting when the call starts.
+        let most = match encoder.arithmetic() {
+            Arithmetic::Int8 => 1,
+            Arithmetic::Float => MAX_BATCH,
+        };
+        for _ in 0..encoder.sessions() {
+            let (rx, encoder) = (rx.clone(), encoder.clone());
+            std::thread::Builder::new()
+                .name("kino-text-batcher".into())
+                .spawn(move || {
+                    loop {
+                        let jobs = {
+                            let rx = rx.lock().unwrap_or_else(|e| e.into_inner());
+                            let Ok(first) = rx.recv() else { break };
+                            let mut jobs = vec![first];
+                            while jobs.len() < most {
+                                match rx.try_recv() {
+                                    Ok(job) => jobs.push(job),
+                                    Err(_) => break,
+                                }
+                            }
+                            jobs
+                        };
+                        let texts: Vec<&str> = jobs.iter().map(|j| j.text.as_str()).collect();
+                        match encoder.encode_batch(&texts) {
+                            Ok(vectors) => {
+                                for (job, v) in jobs.iter().zip(vectors) {
+                                    let _ = job.reply.send(Ok(v));
+                                }
+                            }
+                            Err(e) => {
+                                let reason = e.to_string();
+                                for job in &jobs {
+                                    let _ = job.reply.send(Err(inference_error(&reason)));
+                                }
                             }
                         }
-                        Err(e) => {
-                            let reason = e.to_string();
-                            for job in &jobs {
-                                let _ = job.reply.send(Err(inference_error(&reason)));
-                            }
-                        }
                     }
-                }
-            })
-            .expect("a thread for the text encoder");
+                })
+                .expect("a thread for the text encoder");
+        }
         Batcher { queue: std::sync::Mutex::new(tx), recent: std::sync::Mutex::default() }
     }
 
@@ -424,13 +442,16 @@ mod tests {
     }
 
     #[test]
-    fn concurrent_queries_share_batches_and_match_single_ones() {
+    fn concurrent_queries_are_answered_with_their_own_vectors() {
         let loaded = kino_models::ModelsDir::resolve(None).and_then(|dir| {
             let runtime = kino_models::Runtime::load(&dir)?;
-            SentenceEncoder::load(&runtime, &dir, 1)
+            Ok((
+                SentenceEncoder::load(&runtime, &dir, 2)?,
+                SentenceEncoder::load_with(&runtime, &dir, 1, Arithmetic::Float)?,
+            ))
         });
-        let encoder = match loaded {
-            Ok(encoder) => encoder,
+        let (int8, float) = match loaded {
+            Ok(encoders) => encoders,
             Err(e) if std::env::var_os("KINO_REQUIRE_MODELS").is_some_and(|v| v != "0") => {
                 panic!("KINO_REQUIRE_MODELS is set but the sentence model does not load: {e}")
             }
@@ -440,27 +461,37 @@ mod tests {
                 return;
             }
         };
-        let space = SceneSpace::new(Arc::new(encoder));
-        let texts = ["a car chase", "a quiet dinner", "two people talk in a kitchen", "explosions at night"];
-        let alone: Vec<Vec<f32>> = texts.iter().map(|t| space.encode(t).unwrap()).collect();
-        std::thread::scope(|scope| {
-            let handles: Vec<_> = (0..16)
-                .map(|i| {
-                    scope.spawn({
-                        let space = &space;
-                        move || (i % texts.len(), space.encode(texts[i % texts.len()]).unwrap())
-                    })
-                })
-                .collect();
-            for h in handles {
-                let (k, v) = h.join().unwrap();
-                // Batches pad to their longest text; int8 activations move a little with padding.
-                assert!(dot(&v, &alone[k]) > 0.99, "{}: {}", texts[k], dot(&v, &alone[k]));
+        assert_eq!((int8.arithmetic(), int8.sessions()), (Arithmetic::Int8, 2));
+        assert_eq!((float.arithmetic(), float.sessions()), (Arithmetic::Float, 1));
+        let subjects = ["a car chase", "a quiet dinner", "two people talk in a kitchen", "explosions at night"];
+        // Distinct texts, so that every query is a model call and none is answered by the cache.
+        let texts: Vec<String> = (0..24).map(|i| format!("{} number {i}", subjects[i % subjects.len()])).collect();
+        for encoder in [int8, float] {
+            let encoder = Arc::new(encoder);
+            let space = SceneSpace::new(encoder.clone());
+            let answers: Vec<Vec<f32>> = std::thread::scope(|scope| {
+                let handles: Vec<_> = texts.iter().map(|t| scope.spawn(|| space.encode(t).unwrap())).collect();
+                handles.into_iter().map(|h| h.join().unwrap()).collect()
+            });
+            for (text, v) in texts.iter().zip(&answers) {
+                let alone = lift(&encoder.encode_batch(&[text.as_str()]).unwrap()[0]);
+                match encoder.arithmetic() {
+                    // One text per call: exactly its own vector, whatever was encoded beside it.
+                    Arithmetic::Int8 => assert_eq!(v, &alone, "{text}"),
+                    // Float batches pad to their longest text, which moves vectors by rounding only.
+                    Arithmetic::Float => assert!(dot(v, &alone) > 0.9999, "{text}: {}", dot(v, &alone)),
+                }
             }
-        });
-        assert!(matches!(space.encode(" -- "), Err(kino::Error::EmptyText)));
-        // The cache answers a repeated query with the same vector.
-        assert_eq!(space.encode(texts[0]).unwrap(), space.encode(texts[0]).unwrap());
+            // A batch spread over the sessions keeps the order of its texts.
+            let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+            let batch = space.encode_batch(&refs).unwrap();
+            for (v, answer) in batch.iter().zip(&answers) {
+                assert!(dot(v, answer) > 0.9999);
+            }
+            assert!(matches!(space.encode(" -- "), Err(kino::Error::EmptyText)));
+            // The cache answers a repeated query with the same vector.
+            assert_eq!(space.encode(&texts[0]).unwrap(), answers[0]);
+        }
         let mut recent = Recent::default();
         for i in 0..QUERY_CACHE + 10 {
             recent.put(&format!("q{i}"), &[i as f32]);

@@ -9,7 +9,8 @@
 //! - [`Runtime`]: ONNX Runtime loaded from the `libonnxruntime.so` of the pinned onnxruntime wheel
 //!   (the `ort` crate with `load-dynamic`; nothing is downloaded or linked at build time).
 //! - [`SileroVad`]: voice activity detection on 16 kHz mono audio.
-//! - [`SentenceEncoder`]: all-MiniLM-L6-v2 sentence embeddings, a semantic [`kino::TextEncoder`].
+//! - [`SentenceEncoder`]: all-MiniLM-L6-v2 sentence embeddings, a semantic [`kino::TextEncoder`],
+//!   with its weight products run in int8 ([`onnx_int8`] rewrites the graph in memory).
 //! - [`NsfwClassifier`]: Yahoo's open_nsfw, the probability that a frame shows nudity or
 //!   pornography.
 //! - [`FaceAnalyzer`]: faces on a frame (dlib's HOG detector, 68-point landmarks and 128-float
@@ -47,6 +48,7 @@ pub mod image;
 pub mod manifest;
 mod nsfw;
 mod ocr;
+pub mod onnx_int8;
 mod runtime;
 mod sound;
 pub mod testdata;
@@ -67,7 +69,7 @@ pub use ocr::{
 };
 pub use runtime::Runtime;
 pub use sound::{SOUND_CLASSES, SOUND_HOP, SOUND_WINDOW, SoundEvents, SoundTagger};
-pub use text::{MAX_TOKENS, SENTENCE_DIM, SentenceEncoder};
+pub use text::{Arithmetic, MAX_TOKENS, SENTENCE_DIM, SentenceEncoder};
 pub use vad::{CHUNK, SAMPLE_RATE, SileroVad, Speech, VadParams, speech_segments};
 pub use whisper::{
     MAX_PIECE, REGION_PAD, Samples, TranscribeOptions, Transcript, TranscriptSegment, WHISPER_SAMPLE_RATE, Whisper,

@@ -96,18 +96,37 @@ impl Runtime {
 
     /// A session over the ONNX file `path` of `model`, running on `threads` intra-op threads.
     pub(crate) fn session(&self, model: &Model, path: &Path, threads: usize) -> Result<LoadedSession> {
+        self.session_from(model, path, threads, None)
+    }
+
+    /// A session over `bytes`, the ONNX file `path` of `model` as rewritten in memory (e.g. by
+    /// [`crate::onnx_int8::quantise_matmuls`]); `path` names it in errors.
+    pub(crate) fn session_from_memory(
+        &self,
+        model: &Model,
+        path: &Path,
+        bytes: &[u8],
+        threads: usize,
+    ) -> Result<LoadedSession> {
+        self.session_from(model, path, threads, Some(bytes))
+    }
+
+    fn session_from(&self, model: &Model, path: &Path, threads: usize, bytes: Option<&[u8]>) -> Result<LoadedSession> {
         let started = Instant::now();
         let fail = |e: ort::Error| Error::load(model.id, format!("{}: {e}", path.display()));
-        let session = Session::builder(&self.environment)
+        let mut builder = Session::builder(&self.environment)
             .map_err(fail)?
             .with_optimization_level(GraphOptimizationLevel::Level3)
             .map_err(|e| fail(e.into()))?
             .with_intra_threads(threads.max(1))
             .map_err(|e| fail(e.into()))?
             .with_inter_threads(1)
-            .map_err(|e| fail(e.into()))?
-            .commit_from_file(path)
-            .map_err(fail)?;
+            .map_err(|e| fail(e.into()))?;
+        let session = match bytes {
+            Some(bytes) => builder.commit_from_memory(bytes),
+            None => builder.commit_from_file(path),
+        }
+        .map_err(fail)?;
         Ok(LoadedSession { session, load_seconds: started.elapsed().as_secs_f64() })
     }
 }

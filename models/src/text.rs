@@ -11,11 +11,12 @@ use std::sync::Mutex;
 use kino::TextEncoder;
 use ort::session::Session;
 use ort::value::Tensor;
-use tokenizers::{Tokenizer, TruncationParams};
+use tokenizers::{Encoding, Tokenizer, TruncationParams};
 
 use crate::dir::ModelsDir;
 use crate::error::{Error, Result};
 use crate::manifest::MINILM;
+use crate::onnx_int8::quantise_matmuls;
 use crate::runtime::{Runtime, expect_signature};
 
 /// Length of the vectors.
@@ -23,10 +24,26 @@ pub const SENTENCE_DIM: usize = 384;
 /// Longest input in tokens, `[CLS]` and `[SEP]` included (sentence-transformers' `max_seq_length`).
 pub const MAX_TOKENS: usize = 256;
 
+/// How the sentence model's matrix products are computed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Arithmetic {
+    /// The file's int8 weights times activations quantised to uint8 per call (ONNX Runtime's
+    /// `DynamicQuantizeMatMul`, see [`crate::onnx_int8`]): about three times faster on x86 than
+    /// float, vectors within a cosine of 0.99 of it (`docs/models.md`). The default.
+    #[default]
+    Int8,
+    /// The graph as the file has it: the int8 weights dequantised to float at load time, every
+    /// product in float32.
+    Float,
+}
+
 /// all-MiniLM-L6-v2 sentence embeddings. `encode` takes `&self` (the [`TextEncoder`] contract);
-/// calls are serialised on the one session, which is fast enough for queries (a few ms each).
+/// each call takes a session no other call is using (int8: one per core; float: one), and waits
+/// for one when all are busy.
 pub struct SentenceEncoder {
-    session: Mutex<Session>,
+    sessions: Vec<Mutex<Session>>,
+    arithmetic: Arithmetic,
+    int8_products: usize,
     tokenizer: Tokenizer,
     version: String,
     load_seconds: f64,
@@ -39,8 +56,24 @@ impl std::fmt::Debug for SentenceEncoder {
 }
 
 impl SentenceEncoder {
-    /// Loads the model and tokenizer from `dir`, running on `threads` intra-op threads.
+    /// Loads the model and tokenizer from `dir` to run on `threads` cores, with int8 products
+    /// ([`Arithmetic::Int8`]): `threads` sessions of one thread each, so that as many texts are
+    /// encoded at once (concurrent [`SentenceEncoder::encode_batch`] calls each take a free
+    /// session, and one call spreads its texts over all of them).
     pub fn load(runtime: &Runtime, dir: &ModelsDir, threads: usize) -> Result<SentenceEncoder> {
+        SentenceEncoder::load_with(runtime, dir, threads, Arithmetic::Int8)
+    }
+
+    /// [`SentenceEncoder::load`] with the arithmetic of the matrix products chosen. With
+    /// [`Arithmetic::Float`] there is one session on `threads` intra-op threads (a batch is one
+    /// padded call). When the file has no product to rewrite, int8 falls back to float
+    /// ([`Self::arithmetic`] says which runs).
+    pub fn load_with(
+        runtime: &Runtime,
+        dir: &ModelsDir,
+        threads: usize,
+        arithmetic: Arithmetic,
+    ) -> Result<SentenceEncoder> {
         let model_path = dir.file(&MINILM, "model.onnx")?;
         let tokenizer_path = dir.file(&MINILM, "tokenizer.json")?;
         let started = std::time::Instant::now();
@@ -50,19 +83,53 @@ impl SentenceEncoder {
         tokenizer
             .with_truncation(Some(TruncationParams { max_length: MAX_TOKENS, ..TruncationParams::default() }))
             .map_err(|e| Error::load(MINILM.id, e))?;
-        let loaded = runtime.session(&MINILM, &model_path, threads)?;
-        expect_signature(
-            &MINILM,
-            &loaded.session,
-            &["input_ids", "attention_mask", "token_type_ids"],
-            &["last_hidden_state"],
-        )?;
+        let in_file = |e: &dyn std::fmt::Display| Error::load(MINILM.id, format!("{}: {e}", model_path.display()));
+        let file = std::fs::read(&model_path).map_err(|e| in_file(&e))?;
+        let (bytes, int8_products) = match arithmetic {
+            Arithmetic::Int8 => quantise_matmuls(&file).map_err(|e| in_file(&e))?,
+            Arithmetic::Float => (file, 0),
+        };
+        let arithmetic = if int8_products > 0 { Arithmetic::Int8 } else { Arithmetic::Float };
+        let threads = threads.max(1);
+        let (count, intra) = match arithmetic {
+            Arithmetic::Int8 => (threads, 1),
+            Arithmetic::Float => (1, threads),
+        };
+        let mut sessions = Vec::with_capacity(count);
+        for _ in 0..count {
+            let loaded = runtime.session_from_memory(&MINILM, &model_path, &bytes, intra)?;
+            expect_signature(
+                &MINILM,
+                &loaded.session,
+                &["input_ids", "attention_mask", "token_type_ids"],
+                &["last_hidden_state"],
+            )?;
+            sessions.push(Mutex::new(loaded.session));
+        }
         Ok(SentenceEncoder {
-            session: Mutex::new(loaded.session),
+            sessions,
+            arithmetic,
+            int8_products,
             tokenizer,
             version: MINILM.label(),
             load_seconds: started.elapsed().as_secs_f64(),
         })
+    }
+
+    /// How the matrix products run.
+    pub fn arithmetic(&self) -> Arithmetic {
+        self.arithmetic
+    }
+
+    /// How many of the model's matrix products run in int8 (36 for all-MiniLM-L6-v2: six layers
+    /// of query, key, value, attention output and two feed-forward products).
+    pub fn int8_products(&self) -> usize {
+        self.int8_products
+    }
+
+    /// Model sessions (calls on different sessions run at the same time).
+    pub fn sessions(&self) -> usize {
+        self.sessions.len()
     }
 
     /// Seconds it took to load the model and tokenizer.
@@ -70,8 +137,12 @@ impl SentenceEncoder {
         self.load_seconds
     }
 
-    /// Unit vectors of `texts`, in one model call (padded to the longest). A text without any
-    /// letter or digit is [`Error::InvalidArgument`].
+    /// Unit vectors of `texts`. A text without any letter or digit is [`Error::InvalidArgument`].
+    ///
+    /// With [`Arithmetic::Float`] the texts go through one model call (padded to the longest).
+    /// With [`Arithmetic::Int8`] each text is its own call: the activations are quantised with one
+    /// scale per call, so a shared call would let a text's vector depend on the texts beside it;
+    /// one call each keeps every vector a function of its text alone (and padding costs nothing).
     pub fn encode_batch(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
         if texts.is_empty() {
             return Ok(Vec::new());
@@ -84,8 +155,55 @@ impl SentenceEncoder {
         for text in texts {
             encodings.push(self.tokenizer.encode(*text, true).map_err(|e| fail(&e))?);
         }
+        match self.arithmetic {
+            Arithmetic::Float => self.run(&mut self.free_session(), &encodings),
+            Arithmetic::Int8 if encodings.len() == 1 || self.sessions.len() == 1 => {
+                let mut session = self.free_session();
+                encodings.chunks(1).map(|one| self.run(&mut session, one).map(|mut v| v.remove(0))).collect()
+            }
+            Arithmetic::Int8 => {
+                // Contiguous shares of the texts, one per session, each on its own thread.
+                let share = encodings.len().div_ceil(self.sessions.len());
+                let parts: Vec<Result<Vec<Vec<f32>>>> = std::thread::scope(|scope| {
+                    let handles: Vec<_> = encodings
+                        .chunks(share)
+                        .zip(&self.sessions)
+                        .map(|(part, session)| {
+                            scope.spawn(move || {
+                                let mut session = session.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+                                part.chunks(1)
+                                    .map(|one| self.run(&mut session, one).map(|mut v| v.remove(0)))
+                                    .collect::<Result<Vec<_>>>()
+                            })
+                        })
+                        .collect();
+                    handles
+                        .into_iter()
+                        .map(|h| h.join().unwrap_or_else(|_| Err(fail(&"a thread of the text encoder panicked"))))
+                        .collect()
+                });
+                let mut out = Vec::with_capacity(encodings.len());
+                for part in parts {
+                    out.extend(part?);
+                }
+                Ok(out)
+            }
+        }
+    }
+
+    /// A session no other call is using, or the first one when all are busy.
+    fn free_session(&self) -> std::sync::MutexGuard<'_, Session> {
+        self.sessions
+            .iter()
+            .find_map(|s| s.try_lock().ok())
+            .unwrap_or_else(|| self.sessions[0].lock().unwrap_or_else(|poisoned| poisoned.into_inner()))
+    }
+
+    /// One model call over `encodings`, padded to the longest; the pooled unit vectors.
+    fn run(&self, session: &mut Session, encodings: &[Encoding]) -> Result<Vec<Vec<f32>>> {
+        let fail = |e: &dyn std::fmt::Display| Error::inference(MINILM.id, e);
         let width = encodings.iter().map(|e| e.get_ids().len()).max().unwrap_or(0);
-        let rows = texts.len();
+        let rows = encodings.len();
         let (mut ids, mut mask, mut types) =
             (vec![0i64; rows * width], vec![0i64; rows * width], vec![0i64; rows * width]);
         for (r, encoding) in encodings.iter().enumerate() {
@@ -101,7 +219,6 @@ impl SentenceEncoder {
         let shape = [rows, width];
         let tensor = |data: &[i64]| Tensor::from_array((shape, data.to_vec())).map_err(|e| fail(&e));
         let (ids_t, mask_t, types_t) = (tensor(&ids)?, tensor(&mask)?, tensor(&types)?);
-        let mut session = self.session.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         let outputs = session
             .run(ort::inputs!["input_ids" => &ids_t, "attention_mask" => &mask_t, "token_type_ids" => &types_t])
             .map_err(|e| fail(&e))?;

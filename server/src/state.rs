@@ -232,8 +232,8 @@ pub fn rotate_secrets_key(store: &Store, key_file: &std::path::Path) -> Result<u
 
 pub use crate::indexes::Collection;
 
-/// Intra-op threads of the sentence model: every core, since one call serves a whole batch of
-/// waiting queries (`kino_media::embed::SceneSpace`).
+/// Cores of the sentence model: every core, one session each, so that as many queries are
+/// encoded at once (`kino_media::embed::SceneSpace`).
 fn text_threads() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }

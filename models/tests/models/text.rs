@@ -3,7 +3,7 @@
 use std::time::Instant;
 
 use kino::{LexicalEncoder, TextEncoder, text::dot};
-use kino_models::{SENTENCE_DIM, SentenceEncoder, manifest};
+use kino_models::{Arithmetic, SENTENCE_DIM, SentenceEncoder, manifest};
 
 use crate::support::models;
 
@@ -36,8 +36,8 @@ fn vectors_are_unit_length_and_batches_agree_with_single_texts() {
         let single = enc.encode(text).unwrap();
         assert_eq!(single.len(), SENTENCE_DIM);
         assert!((dot(&single, &single) - 1.0).abs() < 1e-5);
-        let agreement = dot(&single, b);
-        assert!(agreement > 0.99, "{text}: cosine {agreement} between the batched and the single vector");
+        // Int8 products run each text as its own call, so a batch gives exactly the single vectors.
+        assert_eq!(&single, b, "{text}: the batched vector differs from the single one");
     }
     assert_eq!(enc.encode("car chase").unwrap(), enc.encode("car chase").unwrap(), "deterministic");
     assert!(matches!(enc.encode("  ?! "), Err(kino::Error::EmptyText)));
@@ -65,4 +65,34 @@ fn long_texts_are_truncated_and_queries_are_fast() {
         per_query * 1e3
     );
     assert!(per_query < 0.2, "{per_query} s per query");
+}
+
+#[test]
+fn int8_products_agree_with_the_float_graph() {
+    let Some((dir, runtime)) = models("int8_products_agree_with_the_float_graph", &[&manifest::MINILM]) else {
+        return;
+    };
+    let int8 = SentenceEncoder::load(&runtime, &dir, 1).unwrap();
+    let float = SentenceEncoder::load_with(&runtime, &dir, 1, Arithmetic::Float).unwrap();
+    assert_eq!((int8.arithmetic(), int8.int8_products()), (Arithmetic::Int8, 36));
+    assert_eq!((float.arithmetic(), float.int8_products()), (Arithmetic::Float, 0));
+    let texts = [
+        "car chase",
+        "a pursuit through the streets",
+        "a quiet dinner",
+        "two friends laugh at a joke in a small kitchen late at night",
+        "Dark, slow scene; rain and thunder; a man walks alone while sirens wail in the distance.",
+    ];
+    let (a, b) = (int8.encode_batch(&texts).unwrap(), float.encode_batch(&texts).unwrap());
+    let mut worst: f64 = 1.0;
+    for ((text, x), y) in texts.iter().zip(&a).zip(&b) {
+        let cosine = dot(x, y);
+        eprintln!("int8 vs float, {text:?}: cosine {cosine:.4}");
+        worst = worst.min(cosine);
+    }
+    assert!(worst > 0.98, "int8 products moved a vector to cosine {worst}");
+    // The order of meaning is the same: the pursuit is nearer the car chase than the dinner.
+    for v in [&a, &b] {
+        assert!(dot(&v[0], &v[1]) > dot(&v[0], &v[2]) + 0.1);
+    }
 }
