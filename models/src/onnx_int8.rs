@@ -4,12 +4,12 @@
 //! float scale per column, and dequantises it in the graph: `MatMul(x, Mul(Cast(w_q), scale))`.
 //! ONNX Runtime folds that into a float matrix at load time, so every product runs in float32.
 //! [`quantise_matmuls`] rewrites each such triple into ONNX Runtime's
-//! `com.microsoft.DynamicQuantizeMatMul(x, w_q, scale)`: the same int8 weights and scales, with
+//! `com.microsoft.DynamicQuantizeMatMul(x, w_q, scale, bias)`: the same int8 weights and scales, with
 //! the activations quantised to uint8 per call, so the products run as int8 dot products
 //! (AVX2/AVX-512 VNNI kernels). The measured effect on the sentence model is in `docs/models.md`.
 //!
 //! The rewrite works on the protobuf wire format of the `ModelProto` directly: the graph's nodes
-//! are re-emitted (three nodes become one), the scale initialisers become 1-D, the
+//! are re-emitted (three or four nodes become one), the scale initialisers become 1-D, the
 //! `com.microsoft` operator set is imported, and every other byte of the file is copied as it is.
 
 use std::collections::{HashMap, HashSet};
@@ -215,14 +215,17 @@ struct Product<'a> {
     x: &'a str,
     weights: &'a str,
     scale: &'a str,
+    /// A float `[N]` initialiser added to the product by an `Add` that only reads it, folded in.
+    bias: Option<(usize, &'a str)>,
     output: &'a str,
     name: &'a str,
 }
 
 /// Rewrites every `MatMul(x, Mul(Cast(w_q), scale))` of `model` (an ONNX `ModelProto`), where
 /// `w_q` is an int8 or uint8 initialiser `[K, N]` cast to float and `scale` a float initialiser
-/// with one value or one per column, into `com.microsoft.DynamicQuantizeMatMul(x, w_q, scale)`.
-/// Returns the new model and how many products were rewritten (0: the bytes are unchanged).
+/// with one value or one per column, into `com.microsoft.DynamicQuantizeMatMul(x, w_q, scale)`;
+/// an `Add` of a float `[N]` initialiser that alone reads the product is folded in as the
+/// operator's bias. Returns the new model and how many products were rewritten (0: the bytes are unchanged).
 /// A `Cast` or `Mul` whose result is used anywhere else keeps the product as it is, and a graph
 /// with subgraphs (`If`, `Loop`, `Scan`) is left unchanged. Malformed bytes are an error, never a
 /// panic.
@@ -258,12 +261,14 @@ pub fn quantise_matmuls(model: &[u8]) -> Result<(Vec<u8>, usize), String> {
     }
     let mut producer: HashMap<&str, usize> = HashMap::new();
     let mut uses: HashMap<&str, usize> = HashMap::new();
+    let mut reader: HashMap<&str, usize> = HashMap::new();
     for (&i, n) in &nodes {
         for o in &n.outputs {
             producer.insert(o, i);
         }
         for input in &n.inputs {
             *uses.entry(input).or_default() += 1;
+            reader.insert(input, i);
         }
     }
     // A value read only by the node being rewritten, and not an output of the graph.
@@ -308,6 +313,22 @@ pub fn quantise_matmuls(model: &[u8]) -> Result<(Vec<u8>, usize), String> {
         if per_column && s.dims.len() == 2 && !private(scale) {
             continue;
         }
+        // `Add(product, bias)` with a float [N] bias becomes the operator's bias input.
+        let product = n.outputs[0];
+        let bias = reader.get(product).filter(|_| private(product)).and_then(|&add_at| {
+            let add = &nodes[&add_at];
+            if add.op_type != "Add"
+                || !matches!(add.domain, "" | "ai.onnx")
+                || add.inputs.len() != 2
+                || add.outputs.len() != 1
+            {
+                return None;
+            }
+            let other = if add.inputs[0] == product { add.inputs[1] } else { add.inputs[0] };
+            let b = initializers.get(other)?;
+            (other != product && b.data_type == FLOAT && b.dims == [columns]).then_some((add_at, other))
+        });
+        let output = bias.map_or(product, |(add_at, _)| nodes[&add_at].outputs[0]);
         products.push(Product {
             matmul: i,
             mul: mul_at,
@@ -315,7 +336,8 @@ pub fn quantise_matmuls(model: &[u8]) -> Result<(Vec<u8>, usize), String> {
             x,
             weights: cast.inputs[0],
             scale,
-            output: n.outputs[0],
+            bias,
+            output,
             name: n.name,
         });
     }
@@ -327,7 +349,15 @@ pub fn quantise_matmuls(model: &[u8]) -> Result<(Vec<u8>, usize), String> {
     let mut removed: HashSet<usize> = HashSet::new();
     for p in &products {
         let name = if p.name.is_empty() { format!("{}/int8", p.output) } else { format!("{}/int8", p.name) };
-        replaced.insert(p.matmul, encode_node(&[p.x, p.weights, p.scale], p.output, &name));
+        let inputs = match p.bias {
+            // The optional weight zero point (input 3) stays empty: the weights are symmetric.
+            Some((add, bias)) => {
+                removed.insert(add);
+                vec![p.x, p.weights, p.scale, "", bias]
+            }
+            None => vec![p.x, p.weights, p.scale],
+        };
+        replaced.insert(p.matmul, encode_node(&inputs, p.output, &name));
         removed.insert(p.mul);
         removed.insert(p.cast);
         let s = &initializers[p.scale];
@@ -405,21 +435,23 @@ mod tests {
         v
     }
 
-    /// `y = x · (float(w_q) * scale)`, then `z = y * y` (the dequantisation as the sentence
-    /// model's file writes it). With `shared`, the dequantised weights are also a graph output.
-    fn toy_model(scale_dims: &[u64], shared: bool) -> Vec<u8> {
+    /// `y = x · (float(w_q) * scale) + bias`, then `z = y * y` (the dequantisation as the
+    /// sentence model's file writes it). The values named in `shared` are also outputs of the graph.
+    fn toy_model(scale_dims: &[u64], shared: &[&str]) -> Vec<u8> {
         let mut g = Vec::new();
         put_bytes(&mut g, 1, &plain_node("Cast", &["w_q"], "w_f", Some(FLOAT)));
         put_bytes(&mut g, 1, &plain_node("Mul", &["w_f", "scale"], "w", None));
-        put_bytes(&mut g, 1, &plain_node("MatMul", &["x", "w"], "y", None));
+        put_bytes(&mut g, 1, &plain_node("MatMul", &["x", "w"], "p", None));
+        put_bytes(&mut g, 1, &plain_node("Add", &["bias", "p"], "y", None));
         put_bytes(&mut g, 1, &plain_node("Mul", &["y", "y"], "z", None));
         put_bytes(&mut g, 2, b"toy");
         put_bytes(&mut g, 5, &tensor("w_q", INT8, &[3, 2], &[1, 2, 3, 4, 5, 6]));
         put_bytes(&mut g, 5, &tensor("scale", FLOAT, scale_dims, &[0; 8]));
+        put_bytes(&mut g, 5, &tensor("bias", FLOAT, &[2], &[0; 8]));
         put_bytes(&mut g, 11, &value_info("x"));
         put_bytes(&mut g, 12, &value_info("z"));
-        if shared {
-            put_bytes(&mut g, 12, &value_info("w"));
+        for name in shared {
+            put_bytes(&mut g, 12, &value_info(name));
         }
         let mut m = Vec::new();
         put_number(&mut m, 1, 8);
@@ -438,17 +470,17 @@ mod tests {
 
     #[test]
     fn a_dequantised_product_becomes_one_int8_operator() {
-        let model = toy_model(&[1, 2], false);
+        let model = toy_model(&[1, 2], &[]);
         let (out, n) = quantise_matmuls(&model).unwrap();
         assert_eq!(n, 1);
         let g = graph_of(&out);
         let nodes: Vec<Node> = g.iter().filter(|f| f.number == 1).map(|f| node(f.payload).unwrap()).collect();
         let ops: Vec<&str> = nodes.iter().map(|n| n.op_type).collect();
-        assert_eq!(ops, ["DynamicQuantizeMatMul", "Mul"], "Cast and Mul removed, order kept");
-        assert_eq!(nodes[0].inputs, ["x", "w_q", "scale"]);
+        assert_eq!(ops, ["DynamicQuantizeMatMul", "Mul"], "Cast, Mul and Add removed, order kept");
+        assert_eq!(nodes[0].inputs, ["x", "w_q", "scale", "", "bias"], "the bias folded in");
         assert_eq!(nodes[0].outputs, ["y"]);
         assert_eq!(nodes[0].domain, "com.microsoft");
-        assert_eq!(nodes[0].name, "node_y/int8");
+        assert_eq!(nodes[0].name, "node_p/int8");
         let inits: HashMap<String, Initializer> = g
             .iter()
             .enumerate()
@@ -471,7 +503,7 @@ mod tests {
 
     #[test]
     fn a_per_tensor_scale_is_kept_as_it_is() {
-        let (out, n) = quantise_matmuls(&toy_model(&[], false)).unwrap();
+        let (out, n) = quantise_matmuls(&toy_model(&[], &[])).unwrap();
         assert_eq!(n, 1);
         let g = graph_of(&out);
         let scale = g.iter().enumerate().filter(|(_, f)| f.number == 5).nth(1).unwrap();
@@ -480,16 +512,27 @@ mod tests {
 
     #[test]
     fn weights_read_elsewhere_keep_their_float_product() {
-        let model = toy_model(&[1, 2], true);
+        let model = toy_model(&[1, 2], &["w"]);
         assert_eq!(quantise_matmuls(&model).unwrap(), (model.clone(), 0));
         // A scale with the wrong number of columns is not a per-column scale.
-        let model = toy_model(&[1, 3], false);
+        let model = toy_model(&[1, 3], &[]);
         assert_eq!(quantise_matmuls(&model).unwrap(), (model.clone(), 0));
     }
 
     #[test]
+    fn a_product_read_elsewhere_keeps_its_add() {
+        let (out, n) = quantise_matmuls(&toy_model(&[1, 2], &["p"])).unwrap();
+        assert_eq!(n, 1);
+        let g = graph_of(&out);
+        let nodes: Vec<Node> = g.iter().filter(|f| f.number == 1).map(|f| node(f.payload).unwrap()).collect();
+        let ops: Vec<&str> = nodes.iter().map(|n| n.op_type).collect();
+        assert_eq!(ops, ["DynamicQuantizeMatMul", "Add", "Mul"]);
+        assert_eq!((nodes[0].inputs.as_slice(), nodes[0].outputs.as_slice()), (&["x", "w_q", "scale"][..], &["p"][..]));
+    }
+
+    #[test]
     fn malformed_bytes_are_errors() {
-        let model = toy_model(&[1, 2], false);
+        let model = toy_model(&[1, 2], &[]);
         for cut in [1, 5, model.len() / 2, model.len() - 1] {
             assert!(quantise_matmuls(&model[..cut]).is_err(), "cut at {cut}");
         }
@@ -501,7 +544,7 @@ mod tests {
         #[test]
         fn no_input_panics(bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..512), flip in 0usize..400) {
             let _ = quantise_matmuls(&bytes);
-            let mut model = toy_model(&[1, 2], false);
+            let mut model = toy_model(&[1, 2], &[]);
             let at = flip % model.len();
             model[at] ^= 0x5a;
             let _ = quantise_matmuls(&model);
