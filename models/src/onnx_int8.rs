@@ -12,7 +12,7 @@
 //! are re-emitted (three or four nodes become one), the scale initialisers become 1-D, the
 //! `com.microsoft` operator set is imported, and every other byte of the file is copied as it is.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// Protobuf wire types.
 const VARINT: u8 = 0;
@@ -237,7 +237,8 @@ pub fn quantise_matmuls(model: &[u8]) -> Result<(Vec<u8>, usize), String> {
     };
     let g = fields(graph.payload)?;
 
-    let mut nodes: HashMap<usize, Node> = HashMap::new();
+    // By field index, so that iterating goes in the graph's order.
+    let mut nodes: BTreeMap<usize, Node> = BTreeMap::new();
     let mut initializers: HashMap<String, Initializer> = HashMap::new();
     let mut graph_outputs: HashSet<&str> = HashSet::new();
     for (i, f) in g.iter().enumerate() {
@@ -275,10 +276,7 @@ pub fn quantise_matmuls(model: &[u8]) -> Result<(Vec<u8>, usize), String> {
     let private = |name: &str| uses.get(name) == Some(&1) && !graph_outputs.contains(name);
 
     let mut products = Vec::new();
-    let mut order: Vec<usize> = nodes.keys().copied().collect();
-    order.sort_unstable();
-    for &i in &order {
-        let n = &nodes[&i];
+    for (&i, n) in &nodes {
         if n.op_type != "MatMul" || !matches!(n.domain, "" | "ai.onnx") || n.inputs.len() != 2 || n.outputs.len() != 1 {
             continue;
         }

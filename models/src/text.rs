@@ -42,7 +42,7 @@ pub enum Arithmetic {
 /// for one when all are busy.
 pub struct SentenceEncoder {
     sessions: Vec<Mutex<Session>>,
-    arithmetic: Arithmetic,
+    /// Products rewritten to int8 (0: the graph runs as shipped, in float).
     int8_products: usize,
     tokenizer: Tokenizer,
     version: String,
@@ -108,7 +108,6 @@ impl SentenceEncoder {
         }
         Ok(SentenceEncoder {
             sessions,
-            arithmetic,
             int8_products,
             tokenizer,
             version: MINILM.label(),
@@ -118,7 +117,7 @@ impl SentenceEncoder {
 
     /// How the matrix products run.
     pub fn arithmetic(&self) -> Arithmetic {
-        self.arithmetic
+        if self.int8_products > 0 { Arithmetic::Int8 } else { Arithmetic::Float }
     }
 
     /// How many of the model's matrix products run in int8 (36 for all-MiniLM-L6-v2: six layers
@@ -155,25 +154,25 @@ impl SentenceEncoder {
         for text in texts {
             encodings.push(self.tokenizer.encode(*text, true).map_err(|e| fail(&e))?);
         }
-        match self.arithmetic {
+        match self.arithmetic() {
             Arithmetic::Float => self.run(&mut self.free_session(), &encodings),
-            Arithmetic::Int8 if encodings.len() == 1 || self.sessions.len() == 1 => {
-                let mut session = self.free_session();
-                encodings.chunks(1).map(|one| self.run(&mut session, one).map(|mut v| v.remove(0))).collect()
-            }
             Arithmetic::Int8 => {
-                // Contiguous shares of the texts, one per session, each on its own thread.
+                // Contiguous shares of the texts, one per session, each on its own thread; a
+                // single share runs here on a free session.
                 let share = encodings.len().div_ceil(self.sessions.len());
+                if share == encodings.len() {
+                    return self.run_each(&mut self.free_session(), &encodings);
+                }
                 let parts: Vec<Result<Vec<Vec<f32>>>> = std::thread::scope(|scope| {
                     let handles: Vec<_> = encodings
                         .chunks(share)
                         .zip(&self.sessions)
                         .map(|(part, session)| {
                             scope.spawn(move || {
-                                let mut session = session.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-                                part.chunks(1)
-                                    .map(|one| self.run(&mut session, one).map(|mut v| v.remove(0)))
-                                    .collect::<Result<Vec<_>>>()
+                                self.run_each(
+                                    &mut session.lock().unwrap_or_else(|poisoned| poisoned.into_inner()),
+                                    part,
+                                )
                             })
                         })
                         .collect();
@@ -189,6 +188,11 @@ impl SentenceEncoder {
                 Ok(out)
             }
         }
+    }
+
+    /// Each of `encodings` as its own model call on `session`.
+    fn run_each(&self, session: &mut Session, encodings: &[Encoding]) -> Result<Vec<Vec<f32>>> {
+        encodings.chunks(1).map(|one| self.run(session, one).map(|mut v| v.remove(0))).collect()
     }
 
     /// A session no other call is using, or the first one when all are busy.
