@@ -10,7 +10,8 @@
 //!   (the `ort` crate with `load-dynamic`; nothing is downloaded or linked at build time).
 //! - [`SileroVad`]: voice activity detection on 16 kHz mono audio.
 //! - [`SentenceEncoder`]: all-MiniLM-L6-v2 sentence embeddings, a semantic [`kino::TextEncoder`],
-//!   with its weight products run in int8 ([`onnx_int8`] rewrites the graph in memory).
+//!   with its weight products run in int8 ([`onnx_int8`] rewrites the graph in memory) and its
+//!   attention and GELU fused ([`onnx_fuse`]).
 //! - [`NsfwClassifier`]: Yahoo's open_nsfw, the probability that a frame shows nudity or
 //!   pornography.
 //! - [`FaceAnalyzer`]: faces on a frame (dlib's HOG detector, 68-point landmarks and 128-float
@@ -48,7 +49,9 @@ pub mod image;
 pub mod manifest;
 mod nsfw;
 mod ocr;
+pub mod onnx_fuse;
 pub mod onnx_int8;
+mod onnx_wire;
 mod runtime;
 mod sound;
 pub mod testdata;

@@ -94,9 +94,10 @@ impl Runtime {
         &self.library
     }
 
-    /// A session over the ONNX file `path` of `model`, running on `threads` intra-op threads.
+    /// A session over the ONNX file `path` of `model`, running on `threads` intra-op threads, with
+    /// all of ONNX Runtime's graph optimisations.
     pub(crate) fn session(&self, model: &Model, path: &Path, threads: usize) -> Result<LoadedSession> {
-        self.session_from(model, path, threads, None)
+        self.session_from(model, path, threads, None, Optimisations::All)
     }
 
     /// A session over `bytes`, the ONNX file `path` of `model` as rewritten in memory (e.g. by
@@ -107,16 +108,28 @@ impl Runtime {
         path: &Path,
         bytes: &[u8],
         threads: usize,
+        optimisations: Optimisations,
     ) -> Result<LoadedSession> {
-        self.session_from(model, path, threads, Some(bytes))
+        self.session_from(model, path, threads, Some(bytes), optimisations)
     }
 
-    fn session_from(&self, model: &Model, path: &Path, threads: usize, bytes: Option<&[u8]>) -> Result<LoadedSession> {
+    fn session_from(
+        &self,
+        model: &Model,
+        path: &Path,
+        threads: usize,
+        bytes: Option<&[u8]>,
+        optimisations: Optimisations,
+    ) -> Result<LoadedSession> {
         let started = Instant::now();
         let fail = |e: ort::Error| Error::load(model.id, format!("{}: {e}", path.display()));
+        let level = match optimisations {
+            Optimisations::All => GraphOptimizationLevel::Level3,
+            Optimisations::Basic => GraphOptimizationLevel::Level1,
+        };
         let mut builder = Session::builder(&self.environment)
             .map_err(fail)?
-            .with_optimization_level(GraphOptimizationLevel::Level3)
+            .with_optimization_level(level)
             .map_err(|e| fail(e.into()))?
             .with_intra_threads(threads.max(1))
             .map_err(|e| fail(e.into()))?
@@ -129,6 +142,19 @@ impl Runtime {
         .map_err(fail)?;
         Ok(LoadedSession { session, load_seconds: started.elapsed().as_secs_f64() })
     }
+}
+
+/// Which of ONNX Runtime's graph optimisations a session runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Optimisations {
+    /// Every level, the layout ones included (ONNX Runtime's `ORT_ENABLE_ALL`).
+    All,
+    /// The basic, semantics-preserving ones only (constant folding, redundant nodes removed:
+    /// `ORT_ENABLE_BASIC`), for a graph kino has already fused: ONNX Runtime 1.31's
+    /// `SkipLayerNormFusion` would turn each residual `Add` + `LayerNormalization` into a
+    /// `SkipLayerNormalization` whose CPU kernel computes the mean and variance one element at a
+    /// time (a division per element), about a fifth of the sentence model's time on a short query.
+    Basic,
 }
 
 /// A session and how long it took to load.

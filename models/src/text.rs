@@ -16,8 +16,9 @@ use tokenizers::{Encoding, Tokenizer, TruncationParams};
 use crate::dir::ModelsDir;
 use crate::error::{Error, Result};
 use crate::manifest::MINILM;
+use crate::onnx_fuse::{Fused, fuse_attention};
 use crate::onnx_int8::quantise_matmuls;
-use crate::runtime::{Runtime, expect_signature};
+use crate::runtime::{Optimisations, Runtime, expect_signature};
 
 /// Length of the vectors.
 pub const SENTENCE_DIM: usize = 384;
@@ -44,6 +45,8 @@ pub struct SentenceEncoder {
     sessions: Vec<Mutex<Session>>,
     /// Products rewritten to int8 (0: the graph runs as shipped, in float).
     int8_products: usize,
+    /// Attention blocks and GELUs fused (none: the file's operators as exported).
+    fused: Fused,
     tokenizer: Tokenizer,
     version: String,
     load_seconds: f64,
@@ -67,12 +70,34 @@ impl SentenceEncoder {
     /// [`SentenceEncoder::load`] with the arithmetic of the matrix products chosen. With
     /// [`Arithmetic::Float`] there is one session on `threads` intra-op threads (a batch is one
     /// padded call). When the file has no product to rewrite, int8 falls back to float
-    /// ([`Self::arithmetic`] says which runs).
+    /// ([`Self::arithmetic`] says which runs). Either way the attention blocks and GELUs run as
+    /// fused operators ([`crate::onnx_fuse`]; the same vectors, fewer kernels).
     pub fn load_with(
         runtime: &Runtime,
         dir: &ModelsDir,
         threads: usize,
         arithmetic: Arithmetic,
+    ) -> Result<SentenceEncoder> {
+        SentenceEncoder::load_graph(runtime, dir, threads, arithmetic, true)
+    }
+
+    /// [`SentenceEncoder::load_with`] without the fusion: every operator as the file's export has
+    /// it, to check the fused graph against.
+    pub fn load_unfused(
+        runtime: &Runtime,
+        dir: &ModelsDir,
+        threads: usize,
+        arithmetic: Arithmetic,
+    ) -> Result<SentenceEncoder> {
+        SentenceEncoder::load_graph(runtime, dir, threads, arithmetic, false)
+    }
+
+    fn load_graph(
+        runtime: &Runtime,
+        dir: &ModelsDir,
+        threads: usize,
+        arithmetic: Arithmetic,
+        fuse: bool,
     ) -> Result<SentenceEncoder> {
         let model_path = dir.file(&MINILM, "model.onnx")?;
         let tokenizer_path = dir.file(&MINILM, "tokenizer.json")?;
@@ -89,6 +114,7 @@ impl SentenceEncoder {
             Arithmetic::Int8 => quantise_matmuls(&file).map_err(|e| in_file(&e))?,
             Arithmetic::Float => (file, 0),
         };
+        let (bytes, fused) = if fuse { fuse_attention(&bytes).map_err(|e| in_file(&e))? } else { (bytes, Fused::default()) };
         let arithmetic = if int8_products > 0 { Arithmetic::Int8 } else { Arithmetic::Float };
         let threads = threads.max(1);
         let (count, intra) = match arithmetic {
@@ -97,7 +123,9 @@ impl SentenceEncoder {
         };
         let mut sessions = Vec::with_capacity(count);
         for _ in 0..count {
-            let loaded = runtime.session_from_memory(&MINILM, &model_path, &bytes, intra)?;
+            // A fused graph needs none of ONNX Runtime's own fusions (see `Optimisations::Basic`).
+            let optimisations = if fused == Fused::default() { Optimisations::All } else { Optimisations::Basic };
+            let loaded = runtime.session_from_memory(&MINILM, &model_path, &bytes, intra, optimisations)?;
             expect_signature(
                 &MINILM,
                 &loaded.session,
@@ -109,6 +137,7 @@ impl SentenceEncoder {
         Ok(SentenceEncoder {
             sessions,
             int8_products,
+            fused,
             tokenizer,
             version: MINILM.label(),
             load_seconds: started.elapsed().as_secs_f64(),
@@ -124,6 +153,12 @@ impl SentenceEncoder {
     /// of query, key, value, attention output and two feed-forward products).
     pub fn int8_products(&self) -> usize {
         self.int8_products
+    }
+
+    /// The attention blocks and GELUs that run as one fused operator each (6 and 6 for
+    /// all-MiniLM-L6-v2; none when loaded with [`SentenceEncoder::load_unfused`]).
+    pub fn fused(&self) -> Fused {
+        self.fused
     }
 
     /// Model sessions (calls on different sessions run at the same time).

@@ -3,6 +3,7 @@
 use std::time::Instant;
 
 use kino::{LexicalEncoder, TextEncoder, text::dot};
+use kino_models::onnx_fuse::Fused;
 use kino_models::{Arithmetic, SENTENCE_DIM, SentenceEncoder, manifest};
 
 use crate::support::models;
@@ -45,8 +46,8 @@ fn vectors_are_unit_length_and_batches_agree_with_single_texts() {
 }
 
 #[test]
-fn long_texts_are_truncated_and_queries_are_fast() {
-    let Some(enc) = encoder("long_texts_are_truncated_and_queries_are_fast") else { return };
+fn long_texts_are_truncated() {
+    let Some(enc) = encoder("long_texts_are_truncated") else { return };
     let long = "the detective follows the suspect through the crowded market ".repeat(100);
     assert_eq!(enc.encode(&long).unwrap().len(), SENTENCE_DIM);
     let queries =
@@ -64,7 +65,8 @@ fn long_texts_are_truncated_and_queries_are_fast() {
         enc.load_seconds(),
         per_query * 1e3
     );
-    assert!(per_query < 0.2, "{per_query} s per query");
+    // The speed is a figure (printed above, and `scripts/text-bench.sh` for the service), not an
+    // assertion: a test must not fail on a busy machine.
 }
 
 #[test]
@@ -94,5 +96,47 @@ fn int8_products_agree_with_the_float_graph() {
     // The order of meaning is the same: the pursuit is nearer the car chase than the dinner.
     for v in [&a, &b] {
         assert!(dot(&v[0], &v[1]) > dot(&v[0], &v[2]) + 0.1);
+    }
+}
+
+#[test]
+fn the_fused_graph_gives_the_exported_vectors() {
+    let Some((dir, runtime)) = models("the_fused_graph_gives_the_exported_vectors", &[&manifest::MINILM]) else {
+        return;
+    };
+    let texts = [
+        "car chase",
+        "a pursuit through the streets",
+        "two friends laugh at a joke in a small kitchen late at night",
+        "Dark, slow scene; rain and thunder; a man walks alone while sirens wail in the distance.",
+        &"the detective follows the suspect through the crowded market ".repeat(40),
+    ];
+    for arithmetic in [Arithmetic::Int8, Arithmetic::Float] {
+        let fused = SentenceEncoder::load_with(&runtime, &dir, 2, arithmetic).unwrap();
+        let exported = SentenceEncoder::load_unfused(&runtime, &dir, 2, arithmetic).unwrap();
+        let f = fused.fused();
+        assert_eq!((f.attention, f.gelu), (6, 6), "{arithmetic:?}: six layers, each fused");
+        assert!(f.dead > 0, "the shape computations of the removed nodes go too");
+        assert_eq!(exported.fused(), Fused::default());
+        // Float runs the texts as one padded batch, so the attention mask of the padding is exercised.
+        let (a, b) = (fused.encode_batch(&texts).unwrap(), exported.encode_batch(&texts).unwrap());
+        for ((text, x), y) in texts.iter().zip(&a).zip(&b) {
+            let worst = x.iter().zip(y).map(|(p, q)| (p - q).abs()).fold(0f32, f32::max);
+            let cosine = dot(x, y);
+            eprintln!(
+                "{arithmetic:?}, fused vs exported, {:?}: cosine {cosine:.6}, largest difference {worst:e}",
+                &text[..text.len().min(30)]
+            );
+            match arithmetic {
+                // The same float arithmetic in fewer kernels: equal to rounding.
+                Arithmetic::Float => assert!(worst < 1e-5, "the fused graph moved {text:?} by {worst}"),
+                // Layer normalisation unfused (see `Optimisations::Basic`) rounds differently in the
+                // last bit, and the next product quantises its input to 8 bits: a value on a
+                // rounding edge moves a whole step, and the layers after carry it on. Int8 against
+                // float is a cosine of 0.99 (`int8_products_agree_with_the_float_graph`); this
+                // stays well inside that.
+                Arithmetic::Int8 => assert!(cosine > 0.995, "the fused graph moved {text:?} to cosine {cosine}"),
+            }
+        }
     }
 }
