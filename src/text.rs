@@ -16,6 +16,13 @@ pub trait TextEncoder: Send + Sync + std::fmt::Debug {
     fn encode(&self, text: &str) -> Result<Vec<f32>>;
     /// A short identifier of the model, reported as `version_id` by the service.
     fn version(&self) -> &str;
+    /// Encodes `text` and hands the result to `done`, now or later on another thread. An encoder
+    /// that queues queries for worker threads calls `done` from the worker, so a caller that can
+    /// wait without a thread of its own (an async request handler with a one-shot channel) does
+    /// not park one. The default encodes at once, on the calling thread.
+    fn encode_then(&self, text: &str, done: Box<dyn FnOnce(Result<Vec<f32>>) + Send>) {
+        done(self.encode(text))
+    }
 }
 
 /// Deterministic lexical encoder: signed feature hashing of words (weight 1), adjacent word pairs

@@ -30,8 +30,9 @@ use kino_models::{Arithmetic, SENTENCE_DIM, SentenceEncoder};
 /// text's vector never depends on the queries beside it). With float products one session takes
 /// every query waiting at that moment (up to [`MAX_BATCH`]) into one padded call. A lone query
 /// waits for nothing. The vectors of the last [`QUERY_CACHE`] distinct queries are kept, so a
-/// repeated query is a lookup. `encode` blocks its thread until its vector is ready (in async
-/// code, call it from a blocking task).
+/// repeated query is a lookup. `encode` blocks its thread until its vector is ready;
+/// [`TextEncoder::encode_then`] returns at once and hands the vector over from the worker (what
+/// the service's handlers use, with no thread parked per waiting query).
 #[derive(Debug, Clone)]
 pub struct SceneSpace {
     encoder: Arc<SentenceEncoder>,
@@ -42,16 +43,19 @@ pub struct SceneSpace {
 /// Most queries one model call takes (float products).
 pub const MAX_BATCH: usize = 32;
 
+/// Where a query's vector goes: to the thread waiting for it, or on to an async caller.
+type Reply = Box<dyn FnOnce(Result<Vec<f32>, kino_models::Error>) + Send>;
+
 /// A query waiting for its batch, and where its answer goes.
 struct Job {
     text: String,
-    reply: std::sync::mpsc::SyncSender<Result<Vec<f32>, kino_models::Error>>,
+    reply: Reply,
 }
 
 /// The sending side of the batching thread; the thread ends when this is dropped.
 struct Batcher {
     queue: std::sync::Mutex<std::sync::mpsc::Sender<Job>>,
-    recent: std::sync::Mutex<Recent>,
+    recent: Arc<std::sync::Mutex<Recent>>,
 }
 
 /// Most query vectors kept for repeated queries (384 floats each: about 6 MB).
@@ -94,6 +98,7 @@ impl Batcher {
     fn start(encoder: Arc<SentenceEncoder>) -> Batcher {
         let (tx, rx) = std::sync::mpsc::channel::<Job>();
         let rx = Arc::new(std::sync::Mutex::new(rx));
+        let recent: Arc<std::sync::Mutex<Recent>> = Arc::default();
         // Int8 products encode one text per call (see `SentenceEncoder::encode_batch`): a worker per
         // session takes one query at a time, in arrival order, and answers it at once. Float
         // products batch every query waiting when the call starts.
@@ -102,7 +107,7 @@ impl Batcher {
             Arithmetic::Float => MAX_BATCH,
         };
         for _ in 0..encoder.sessions() {
-            let (rx, encoder) = (rx.clone(), encoder.clone());
+            let (rx, encoder, recent) = (rx.clone(), encoder.clone(), recent.clone());
             std::thread::Builder::new()
                 .name("kino-text-batcher".into())
                 .spawn(move || {
@@ -122,14 +127,15 @@ impl Batcher {
                         let texts: Vec<&str> = jobs.iter().map(|j| j.text.as_str()).collect();
                         match encoder.encode_batch(&texts) {
                             Ok(vectors) => {
-                                for (job, v) in jobs.iter().zip(vectors) {
-                                    let _ = job.reply.send(Ok(v));
+                                for (job, v) in jobs.into_iter().zip(vectors) {
+                                    recent.lock().unwrap_or_else(|e| e.into_inner()).put(&job.text, &v);
+                                    (job.reply)(Ok(v));
                                 }
                             }
                             Err(e) => {
                                 let reason = e.to_string();
-                                for job in &jobs {
-                                    let _ = job.reply.send(Err(inference_error(&reason)));
+                                for job in jobs {
+                                    (job.reply)(Err(inference_error(&reason)));
                                 }
                             }
                         }
@@ -137,21 +143,31 @@ impl Batcher {
                 })
                 .expect("a thread for the text encoder");
         }
-        Batcher { queue: std::sync::Mutex::new(tx), recent: std::sync::Mutex::default() }
+        Batcher { queue: std::sync::Mutex::new(tx), recent }
     }
 
-    fn encode(&self, text: &str) -> Result<Vec<f32>, kino_models::Error> {
+    /// Hands `text`'s vector to `reply`: at once when it is a recent query, else from a worker
+    /// when its turn comes.
+    fn submit(&self, text: &str, reply: Reply) {
         if let Some(v) = self.recent.lock().unwrap_or_else(|e| e.into_inner()).get(text) {
-            return Ok(v);
+            return reply(Ok(v));
         }
-        let (reply, answer) = std::sync::mpsc::sync_channel(1);
         let job = Job { text: text.to_string(), reply };
-        let sent = self.queue.lock().unwrap_or_else(|e| e.into_inner()).send(job);
-        let gone = || inference_error("the text encoder's thread has stopped");
-        sent.map_err(|_| gone())?;
-        let v = answer.recv().map_err(|_| gone())??;
-        self.recent.lock().unwrap_or_else(|e| e.into_inner()).put(text, &v);
-        Ok(v)
+        if let Err(unsent) = self.queue.lock().unwrap_or_else(|e| e.into_inner()).send(job) {
+            (unsent.0.reply)(Err(inference_error("the text encoder's thread has stopped")));
+        }
+    }
+
+    /// `text`'s vector, waiting on this thread for it.
+    fn encode(&self, text: &str) -> Result<Vec<f32>, kino_models::Error> {
+        let (reply, answer) = std::sync::mpsc::sync_channel(1);
+        self.submit(
+            text,
+            Box::new(move |v| {
+                let _ = reply.send(v);
+            }),
+        );
+        answer.recv().map_err(|_| inference_error("the text encoder's thread has stopped"))?
     }
 }
 
@@ -194,6 +210,19 @@ impl TextEncoder for SceneSpace {
 
     fn version(&self) -> &str {
         &self.version
+    }
+
+    fn encode_then(&self, text: &str, done: Box<dyn FnOnce(kino::Result<Vec<f32>>) + Send>) {
+        if !text.chars().any(char::is_alphanumeric) {
+            return done(Err(kino::Error::EmptyText));
+        }
+        let encoder = self.version.clone();
+        self.batcher.submit(
+            text,
+            Box::new(move |v| {
+                done(v.map(|v| lift(&v)).map_err(|e| kino::Error::TextEncoder { encoder, reason: e.to_string() }))
+            }),
+        );
     }
 }
 
@@ -491,6 +520,22 @@ mod tests {
             assert!(matches!(space.encode(" -- "), Err(kino::Error::EmptyText)));
             // The cache answers a repeated query with the same vector.
             assert_eq!(space.encode(&texts[0]).unwrap(), answers[0]);
+            // `encode_then` hands over the same vectors (from a worker, or from the cache), and
+            // its errors.
+            let (tx, rx) = std::sync::mpsc::channel();
+            for text in ["a new query never sent before", texts[1].as_str(), "?!"] {
+                let tx = tx.clone();
+                space.encode_then(text, Box::new(move |v| tx.send(v).unwrap()));
+            }
+            let mut got: Vec<kino::Result<Vec<f32>>> = (0..3).map(|_| rx.recv().unwrap()).collect();
+            let errors = got.iter().filter(|v| matches!(v, Err(kino::Error::EmptyText))).count();
+            assert_eq!(errors, 1, "the text without words is refused");
+            got.retain(|v| v.is_ok());
+            let fresh = space.encode("a new query never sent before").unwrap();
+            for v in got {
+                let v = v.unwrap();
+                assert!(v == fresh || v == answers[1], "encode_then gave a vector encode does not");
+            }
         }
         let mut recent = Recent::default();
         for i in 0..QUERY_CACHE + 10 {

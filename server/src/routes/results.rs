@@ -512,13 +512,16 @@ pub async fn text_embedding(
             json!({"min_length": 1}),
         )));
     }
-    // The sentence model batches concurrent queries on its own thread: wait for it off the
-    // async workers.
-    let encoder = state.encoder.clone();
-    let text = q.to_string();
-    let embedding = tokio::task::spawn_blocking(move || encoder.encode(&text))
-        .await
-        .map_err(|e| AppError::Internal(format!("the text encoder task failed: {e}")))??;
+    // The sentence model's workers answer through a one-shot channel: no thread waits per query.
+    let (answer, vector) = tokio::sync::oneshot::channel();
+    state.encoder.encode_then(
+        q,
+        Box::new(move |v| {
+            let _ = answer.send(v);
+        }),
+    );
+    let embedding =
+        vector.await.map_err(|_| AppError::Internal("the text encoder dropped a query unanswered".into()))??;
     let version_id = params.get("version").unwrap_or(state.encoder.version()).to_string();
     Ok(Json(TextEmbedding { version_id, embedding }))
 }
