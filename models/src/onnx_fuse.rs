@@ -447,7 +447,10 @@ mod tests {
         assert_eq!(ops, ["MatMul", "MatMul", "MatMul", "MultiHeadAttention", "Gelu"]);
         assert_eq!(nodes[3].1, ["Q", "K", "V", "", "", "mask"]);
         assert_eq!(nodes[3].2, ["attended"]);
-        assert_eq!((nodes[4].1.as_slice(), nodes[4].2.as_slice()), (&["attended".to_string()][..], &["y".to_string()][..]));
+        assert_eq!(
+            (nodes[4].1.as_slice(), nodes[4].2.as_slice()),
+            (&["attended".to_string()][..], &["y".to_string()][..])
+        );
         let graph = Graph::parse(&out).unwrap();
         let mha = graph.nodes.values().find(|n| n.op_type == "MultiHeadAttention").unwrap();
         assert_eq!(mha.domain, MS_DOMAIN);

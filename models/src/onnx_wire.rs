@@ -185,7 +185,9 @@ pub(crate) fn node(buf: &[u8]) -> Result<Node<'_>, String> {
                 for a in fields(f.payload)? {
                     match (a.number, a.wire) {
                         (1, LEN) => attribute.name = text(&a)?,
-                        (2, FIXED32) => attribute.float = Some(f32::from_le_bytes(a.payload.try_into().unwrap_or([0; 4]))),
+                        (2, FIXED32) => {
+                            attribute.float = Some(f32::from_le_bytes(a.payload.try_into().unwrap_or([0; 4])))
+                        }
                         (3, VARINT) => attribute.int = Some(a.value as i64),
                         (8, VARINT | LEN) => repeated_ints(&a, &mut attribute.ints)?,
                         (6 | 11, _) => node.subgraph = true,
@@ -437,7 +439,11 @@ impl<'a> Graph<'a> {
 
     /// The nodes that compute nothing anything reads (no reader, not a graph output), found again
     /// after each removal so that chains of them go too. `removed` is taken as already gone.
-    pub fn dead_nodes(&self, removed: &HashSet<usize>, replaced: &HashMap<usize, Vec<u8>>) -> Result<HashSet<usize>, String> {
+    pub fn dead_nodes(
+        &self,
+        removed: &HashSet<usize>,
+        replaced: &HashMap<usize, Vec<u8>>,
+    ) -> Result<HashSet<usize>, String> {
         // What the kept nodes read, counting a replaced node by its new inputs.
         let mut reads: HashMap<String, usize> = HashMap::new();
         let mut inputs_of: HashMap<usize, Vec<String>> = HashMap::new();
@@ -465,9 +471,9 @@ impl<'a> Graph<'a> {
                     Some(bytes) => node(bytes)?.outputs.iter().map(|s| s.to_string()).collect(),
                     None => n.outputs.iter().map(|s| s.to_string()).collect(),
                 };
-                let read = outputs
-                    .iter()
-                    .any(|o| o.is_empty() || self.outputs.contains(o.as_str()) || reads.get(o).copied().unwrap_or(0) > 0);
+                let read = outputs.iter().any(|o| {
+                    o.is_empty() || self.outputs.contains(o.as_str()) || reads.get(o).copied().unwrap_or(0) > 0
+                });
                 if !read {
                     dead.insert(i);
                     for input in &inputs_of[&i] {

@@ -114,7 +114,8 @@ impl SentenceEncoder {
             Arithmetic::Int8 => quantise_matmuls(&file).map_err(|e| in_file(&e))?,
             Arithmetic::Float => (file, 0),
         };
-        let (bytes, fused) = if fuse { fuse_attention(&bytes).map_err(|e| in_file(&e))? } else { (bytes, Fused::default()) };
+        let (bytes, fused) =
+            if fuse { fuse_attention(&bytes).map_err(|e| in_file(&e))? } else { (bytes, Fused::default()) };
         let arithmetic = if int8_products > 0 { Arithmetic::Int8 } else { Arithmetic::Float };
         let threads = threads.max(1);
         let (count, intra) = match arithmetic {

@@ -115,6 +115,7 @@ fn the_fused_graph_gives_the_exported_vectors() {
         let fused = SentenceEncoder::load_with(&runtime, &dir, 2, arithmetic).unwrap();
         let exported = SentenceEncoder::load_unfused(&runtime, &dir, 2, arithmetic).unwrap();
         let f = fused.fused();
+        eprintln!("{arithmetic:?}: {f:?}");
         assert_eq!((f.attention, f.gelu), (6, 6), "{arithmetic:?}: six layers, each fused");
         assert!(f.dead > 0, "the shape computations of the removed nodes go too");
         assert_eq!(exported.fused(), Fused::default());
