@@ -19,7 +19,9 @@ pub trait TextEncoder: Send + Sync + std::fmt::Debug {
     /// Encodes `text` and hands the result to `done`, now or later on another thread. An encoder
     /// that queues queries for worker threads calls `done` from the worker, so a caller that can
     /// wait without a thread of its own (an async request handler with a one-shot channel) does
-    /// not park one. The default encodes at once, on the calling thread.
+    /// not park one. The default encodes at once, on the calling thread: an encoder whose
+    /// `encode` takes more than a few microseconds should queue the work instead, since an async
+    /// caller runs this on its executor's thread.
     fn encode_then(&self, text: &str, done: Box<dyn FnOnce(Result<Vec<f32>>) + Send>) {
         done(self.encode(text))
     }

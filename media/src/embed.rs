@@ -129,13 +129,13 @@ impl Batcher {
                             Ok(vectors) => {
                                 for (job, v) in jobs.into_iter().zip(vectors) {
                                     recent.lock().unwrap_or_else(|e| e.into_inner()).put(&job.text, &v);
-                                    (job.reply)(Ok(v));
+                                    answer(job.reply, Ok(v));
                                 }
                             }
                             Err(e) => {
                                 let reason = e.to_string();
                                 for job in jobs {
-                                    (job.reply)(Err(inference_error(&reason)));
+                                    answer(job.reply, Err(inference_error(&reason)));
                                 }
                             }
                         }
@@ -149,11 +149,14 @@ impl Batcher {
     /// Hands `text`'s vector to `reply`: at once when it is a recent query, else from a worker
     /// when its turn comes.
     fn submit(&self, text: &str, reply: Reply) {
-        if let Some(v) = self.recent.lock().unwrap_or_else(|e| e.into_inner()).get(text) {
+        // No lock is held while `reply` runs (it may encode again).
+        let cached = self.recent.lock().unwrap_or_else(|e| e.into_inner()).get(text);
+        if let Some(v) = cached {
             return reply(Ok(v));
         }
         let job = Job { text: text.to_string(), reply };
-        if let Err(unsent) = self.queue.lock().unwrap_or_else(|e| e.into_inner()).send(job) {
+        let sent = self.queue.lock().unwrap_or_else(|e| e.into_inner()).send(job);
+        if let Err(unsent) = sent {
             (unsent.0.reply)(Err(inference_error("the text encoder's thread has stopped")));
         }
     }
@@ -169,6 +172,11 @@ impl Batcher {
         );
         answer.recv().map_err(|_| inference_error("the text encoder's thread has stopped"))?
     }
+}
+
+/// Calls `reply` on a worker; a callback that panics loses its own answer, not the worker.
+fn answer(reply: Reply, v: Result<Vec<f32>, kino_models::Error>) {
+    let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || reply(v)));
 }
 
 fn inference_error(reason: &str) -> kino_models::Error {

@@ -9,13 +9,18 @@
 //! `com.microsoft.MultiHeadAttention` and each GELU into `com.microsoft.Gelu`: the same arithmetic
 //! in one kernel each. The shape computations that only fed the removed nodes are dropped too.
 //!
-//! Nothing is approximated: the fused graph gives the same token vectors as the exported one (the
-//! model tests compare them), with one difference by construction: the export's NaN guard, which
-//! zeroes the attention of a query whose every key is masked, is not kept. A text always has its
-//! `[CLS]` and `[SEP]` tokens unmasked, so no query of the sentence encoder has every key masked.
+//! Nothing is approximated: in float the fused graph gives the token vectors of the exported one
+//! to rounding (the model tests compare them; with int8 products a last-bit difference can move a
+//! quantised input one step, see `docs/models.md`), with one difference by construction: the
+//! export's NaN guard, which zeroes the attention of a query whose every key is masked, is not
+//! kept. A text always has its `[CLS]` and `[SEP]` tokens unmasked, so no query of the sentence
+//! encoder has every key masked.
 //!
 //! A block is fused only when every node of the pattern is there, reads what the pattern says and
-//! is read by nothing else; anything else is left as it is.
+//! is read by nothing else; anything else is left as it is. Not checked: the target shapes of the
+//! key's two inner reshapes and of the output reshape, which the export computes at run time from
+//! `Shape`s (the pattern's transposes fix their meaning for this export; the model test compares
+//! the fused graph with the exported one).
 
 use std::collections::{HashMap, HashSet};
 
@@ -28,13 +33,16 @@ pub struct Fused {
     pub attention: usize,
     /// GELUs now one `Gelu` each.
     pub gelu: usize,
-    /// Other nodes removed because nothing read them any more (shape computations).
+    /// Other nodes removed because nothing reads them (the shape computations of the removed
+    /// nodes, and any node the file already left unread).
     pub dead: usize,
 }
 
 /// One attention block found in the graph.
 struct Attention<'a> {
-    softmax: usize,
+    /// The node the fused operator takes the place of: the last of the block (the reshape back
+    /// from heads), which comes after everything the operator reads.
+    at: usize,
     /// Every other node of the block, removed.
     nodes: Vec<usize>,
     query: &'a str,
@@ -128,10 +136,14 @@ fn head_size(g: &Graph<'_>, shape: &str) -> Option<i64> {
 /// ```
 fn attention<'a>(g: &Graph<'a>, s: usize) -> Option<Attention<'a>> {
     let softmax = &g.nodes[&s];
-    if !softmax.is("Softmax") || softmax.inputs.len() != 1 || !matches!(softmax.int("axis"), Some(-1 | 3)) {
+    if !softmax.is("Softmax")
+        || softmax.inputs.len() != 1
+        || softmax.outputs.len() != 1
+        || !matches!(softmax.int("axis"), Some(-1 | 3))
+    {
         return None;
     }
-    let mut nodes = Vec::new();
+    let mut nodes = vec![s];
     let (add_at, add) = shaped(g.produced_by(softmax.inputs[0], "Add"), 2).filter(|_| g.private(softmax.inputs[0]))?;
     nodes.push(add_at);
     let (scores, mask) = if g.producer.get(add.inputs[0]).is_some_and(|&i| g.nodes[&i].is("MatMul")) {
@@ -198,23 +210,25 @@ fn attention<'a>(g: &Graph<'a>, s: usize) -> Option<Attention<'a>> {
         return None;
     }
     let (ro_at, ro) = shaped(g.read_by(to.outputs[0], "Reshape"), 2)?;
-    nodes.extend([to_at, ro_at]);
+    nodes.push(to_at);
 
     let head_size = head_size(g, shape)?;
     let hidden = i64::try_from(width(g, query)?).ok()?;
     let same_width = [rk_node.inputs[0], rv_node.inputs[0]].iter().all(|v| width(g, v) == Some(hidden as u64));
-    if !same_width || hidden % head_size != 0 {
+    // ONNX Runtime reads a scale of 0 as "the default, 1/√head size".
+    let scale = cq * ck;
+    if !same_width || hidden % head_size != 0 || !scale.is_finite() || scale <= 0.0 {
         return None;
     }
     Some(Attention {
-        softmax: s,
+        at: ro_at,
         nodes,
         query,
         key: rk_node.inputs[0],
         value: rv_node.inputs[0],
         mask,
         heads: hidden / head_size,
-        scale: cq * ck,
+        scale,
         output: ro.outputs[0],
     })
 }
@@ -266,16 +280,14 @@ pub fn fuse_attention(model: &[u8]) -> Result<(Vec<u8>, Fused), String> {
     for (&i, n) in &graph.nodes {
         if n.is("Softmax")
             && let Some(a) = attention(&graph, i)
-            && a.nodes.iter().all(|n| !removed.contains(n) && !replaced.contains_key(n))
+            && a.nodes.iter().chain([&a.at]).all(|n| !removed.contains(n) && !replaced.contains_key(n))
         {
             // MultiHeadAttention inputs: query, key, value, bias, key_padding_mask, attention_bias.
             let inputs = [a.query, a.key, a.value, "", "", a.mask];
             let attributes = [NewAttribute::Int("num_heads", a.heads), NewAttribute::Float("scale", a.scale)];
             let node_name = name(n, "attention", a.output);
-            replaced.insert(
-                a.softmax,
-                encode_node("MultiHeadAttention", MS_DOMAIN, &inputs, a.output, &node_name, &attributes),
-            );
+            replaced
+                .insert(a.at, encode_node("MultiHeadAttention", MS_DOMAIN, &inputs, a.output, &node_name, &attributes));
             removed.extend(a.nodes);
             fused.attention += 1;
         }
@@ -364,9 +376,16 @@ mod tests {
     /// (hidden 4, two heads of 2), then a GELU of its output whose `Div` divides by `divisor`. The
     /// values named in `shared` are also outputs of the graph.
     fn toy_model(divisor: f32, shared: &[&str]) -> Vec<u8> {
+        toy_model_ordered(divisor, shared, false)
+    }
+
+    /// [`toy_model`], with the value's product computed after the softmax when `late_value`.
+    fn toy_model_ordered(divisor: f32, shared: &[&str], late_value: bool) -> Vec<u8> {
         let mut g = Vec::new();
         let mut add = |bytes: Vec<u8>| put_bytes(&mut g, 1, &bytes);
-        for (w, out) in [("wq", "Q"), ("wk", "K"), ("wv", "V")] {
+        let projections: &[(&str, &str)] =
+            if late_value { &[("wq", "Q"), ("wk", "K")] } else { &[("wq", "Q"), ("wk", "K"), ("wv", "V")] };
+        for (w, out) in projections {
             add(op("MatMul", &["x", w], out, &[], None));
         }
         add(op("Reshape", &["Q", "heads"], "q1", &[], None));
@@ -385,6 +404,9 @@ mod tests {
         add(op("Softmax", &["masked"], "p", &[], Some(-1)));
         add(op("IsNaN", &["p"], "nan", &[], None));
         add(op("Where", &["nan", "zero", "p"], "pw", &[], None));
+        if late_value {
+            add(op("MatMul", &["x", "wv"], "V", &[], None));
+        }
         add(op("Reshape", &["V", "heads"], "v1", &[], None));
         add(op("Transpose", &["v1"], "v2", &[0, 2, 1, 3], None));
         add(op("MatMul", &["pw", "v2"], "o1", &[], None));
@@ -459,6 +481,18 @@ mod tests {
         assert!((scale - 1.0 / 2f32.sqrt()).abs() < 1e-6, "the two scales multiplied: {scale}");
         // Fusing again finds nothing more and changes nothing.
         assert_eq!(fuse_attention(&out).unwrap(), (out.clone(), Fused::default()));
+    }
+
+    #[test]
+    fn the_fused_operator_comes_after_everything_it_reads() {
+        // The value's product after the softmax: the fused operator must not take the softmax's
+        // place, which comes before its input.
+        let (out, fused) = fuse_attention(&toy_model_ordered(std::f32::consts::SQRT_2, &[], true)).unwrap();
+        assert_eq!((fused.attention, fused.gelu), (1, 1));
+        let nodes = nodes(&out);
+        let ops: Vec<&str> = nodes.iter().map(|n| n.0.as_str()).collect();
+        assert_eq!(ops, ["MatMul", "MatMul", "MatMul", "MultiHeadAttention", "Gelu"]);
+        assert_eq!(nodes[2].2, ["V"]);
     }
 
     #[test]

@@ -149,7 +149,7 @@ impl Runtime {
 pub(crate) enum Optimisations {
     /// Every level, the layout ones included (ONNX Runtime's `ORT_ENABLE_ALL`).
     All,
-    /// The basic, semantics-preserving ones only (constant folding, redundant nodes removed:
+    /// The basic ones only (constant folding, redundant nodes removed, no operator fusions:
     /// `ORT_ENABLE_BASIC`), for a graph kino has already fused: ONNX Runtime 1.31's
     /// `SkipLayerNormFusion` would turn each residual `Add` + `LayerNormalization` into a
     /// `SkipLayerNormalization` whose CPU kernel computes the mean and variance one element at a
