@@ -316,18 +316,8 @@ pub fn fuse_attention(model: &[u8]) -> Result<(Vec<u8>, Fused), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::onnx_wire::test_model::{tensor, value_info};
     use crate::onnx_wire::{FLOAT, INT64, fields, node, put_bytes, put_number};
-
-    fn tensor(name: &str, data_type: u64, dims: &[u64], raw: &[u8]) -> Vec<u8> {
-        let mut t = Vec::new();
-        for d in dims {
-            put_number(&mut t, 1, *d);
-        }
-        put_number(&mut t, 2, data_type);
-        put_bytes(&mut t, 8, name.as_bytes());
-        put_bytes(&mut t, 9, raw);
-        t
-    }
 
     fn scalar(name: &str, v: f32) -> Vec<u8> {
         tensor(name, FLOAT, &[], &v.to_le_bytes())
@@ -364,12 +354,6 @@ mod tests {
             put_bytes(&mut n, 5, &a);
         }
         n
-    }
-
-    fn value_info(name: &str) -> Vec<u8> {
-        let mut v = Vec::new();
-        put_bytes(&mut v, 1, name.as_bytes());
-        v
     }
 
     /// One encoder layer's attention, exported op by op as the sentence model's file has it

@@ -136,18 +136,8 @@ pub fn quantise_matmuls(model: &[u8]) -> Result<(Vec<u8>, usize), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::onnx_wire::test_model::{tensor, value_info};
     use crate::onnx_wire::{Field, Initializer, Node, fields, initializer, node, put_bytes, put_number, text};
-
-    fn tensor(name: &str, data_type: u64, dims: &[u64], raw: &[u8]) -> Vec<u8> {
-        let mut t = Vec::new();
-        for d in dims {
-            put_number(&mut t, 1, *d);
-        }
-        put_number(&mut t, 2, data_type);
-        put_bytes(&mut t, 8, name.as_bytes());
-        put_bytes(&mut t, 9, raw);
-        t
-    }
 
     fn plain_node(op: &str, inputs: &[&str], output: &str, cast_to: Option<u64>) -> Vec<u8> {
         let mut n = Vec::new();
@@ -165,12 +155,6 @@ mod tests {
             put_bytes(&mut n, 5, &a);
         }
         n
-    }
-
-    fn value_info(name: &str) -> Vec<u8> {
-        let mut v = Vec::new();
-        put_bytes(&mut v, 1, name.as_bytes());
-        v
     }
 
     /// `y = x · (float(w_q) * scale) + bias`, then `z = y * y` (the dequantisation as the

@@ -563,3 +563,28 @@ impl<'a> Graph<'a> {
         Ok(out)
     }
 }
+
+/// Pieces of ONNX files for the rewrites' tests.
+#[cfg(test)]
+pub(crate) mod test_model {
+    use super::{put_bytes, put_number};
+
+    /// A `TensorProto` with `raw` as its raw data.
+    pub fn tensor(name: &str, data_type: u64, dims: &[u64], raw: &[u8]) -> Vec<u8> {
+        let mut t = Vec::new();
+        for d in dims {
+            put_number(&mut t, 1, *d);
+        }
+        put_number(&mut t, 2, data_type);
+        put_bytes(&mut t, 8, name.as_bytes());
+        put_bytes(&mut t, 9, raw);
+        t
+    }
+
+    /// A `ValueInfoProto` with only its name.
+    pub fn value_info(name: &str) -> Vec<u8> {
+        let mut v = Vec::new();
+        put_bytes(&mut v, 1, name.as_bytes());
+        v
+    }
+}
