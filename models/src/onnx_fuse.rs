@@ -24,7 +24,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::onnx_wire::{Graph, MS_DOMAIN, NewAttribute, Node, encode_node};
+use crate::onnx_wire::{Graph, MS_DOMAIN, NewAttribute, Node, Replacements, encode_node};
 
 /// What [`fuse_attention`] did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -271,7 +271,7 @@ pub fn fuse_attention(model: &[u8]) -> Result<(Vec<u8>, Fused), String> {
     if graph.has_subgraphs() {
         return Ok((model.to_vec(), Fused::default()));
     }
-    let mut replaced: HashMap<usize, Vec<u8>> = HashMap::new();
+    let mut replaced: Replacements = HashMap::new();
     let mut removed: HashSet<usize> = HashSet::new();
     let mut fused = Fused::default();
     let name = |n: &Node<'_>, suffix: &str, output: &str| {
@@ -286,8 +286,8 @@ pub fn fuse_attention(model: &[u8]) -> Result<(Vec<u8>, Fused), String> {
             let inputs = [a.query, a.key, a.value, "", "", a.mask];
             let attributes = [NewAttribute::Int("num_heads", a.heads), NewAttribute::Float("scale", a.scale)];
             let node_name = name(n, "attention", a.output);
-            replaced
-                .insert(a.at, encode_node("MultiHeadAttention", MS_DOMAIN, &inputs, a.output, &node_name, &attributes));
+            let mha = encode_node("MultiHeadAttention", MS_DOMAIN, &inputs, &[a.output], &node_name, &attributes);
+            replaced.insert(a.at, vec![mha]);
             removed.extend(a.nodes);
             fused.attention += 1;
         }
@@ -295,7 +295,7 @@ pub fn fuse_attention(model: &[u8]) -> Result<(Vec<u8>, Fused), String> {
             && let Some((nodes, x, output)) = gelu(&graph, i)
             && nodes.iter().all(|n| !removed.contains(n) && !replaced.contains_key(n))
         {
-            replaced.insert(i, encode_node("Gelu", MS_DOMAIN, &[x], output, &name(n, "gelu", output), &[]));
+            replaced.insert(i, vec![encode_node("Gelu", MS_DOMAIN, &[x], &[output], &name(n, "gelu", output), &[])]);
             removed.extend(nodes.into_iter().filter(|&n| n != i));
             fused.gelu += 1;
         }

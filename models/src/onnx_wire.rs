@@ -208,12 +208,12 @@ pub(crate) enum NewAttribute<'a> {
     Float(&'a str, f32),
 }
 
-/// A `NodeProto` with one output.
+/// A `NodeProto`.
 pub(crate) fn encode_node(
     op_type: &str,
     domain: &str,
     inputs: &[&str],
-    output: &str,
+    outputs: &[&str],
     name: &str,
     attributes: &[NewAttribute<'_>],
 ) -> Vec<u8> {
@@ -221,7 +221,9 @@ pub(crate) fn encode_node(
     for input in inputs {
         put_bytes(&mut out, 1, input.as_bytes());
     }
-    put_bytes(&mut out, 2, output.as_bytes());
+    for output in outputs {
+        put_bytes(&mut out, 2, output.as_bytes());
+    }
     put_bytes(&mut out, 3, name.as_bytes());
     put_bytes(&mut out, 4, op_type.as_bytes());
     for attribute in attributes {
@@ -324,6 +326,20 @@ pub(crate) fn with_dims(tensor: &[u8], dims: &[u64]) -> Result<Vec<u8>, String> 
         if f.number != 1 {
             out.extend_from_slice(f.raw);
         }
+    }
+    Ok(out)
+}
+
+/// What a rewrite puts in the place of graph fields: for each field's index, the payloads of the
+/// fields (of the same number) that stand there instead, in order. A node's place can hold several
+/// nodes.
+pub(crate) type Replacements = HashMap<usize, Vec<Vec<u8>>>;
+
+/// The inputs or outputs (`pick`) of the nodes encoded in `nodes`, in order.
+fn values_of(nodes: &[Vec<u8>], pick: impl Fn(Node<'_>) -> Vec<&str>) -> Result<Vec<String>, String> {
+    let mut out = Vec::new();
+    for bytes in nodes {
+        out.extend(pick(node(bytes)?).into_iter().map(str::to_string));
     }
     Ok(out)
 }
@@ -439,11 +455,7 @@ impl<'a> Graph<'a> {
 
     /// The nodes that compute nothing anything reads (no reader, not a graph output), found again
     /// after each removal so that chains of them go too. `removed` is taken as already gone.
-    pub fn dead_nodes(
-        &self,
-        removed: &HashSet<usize>,
-        replaced: &HashMap<usize, Vec<u8>>,
-    ) -> Result<HashSet<usize>, String> {
+    pub fn dead_nodes(&self, removed: &HashSet<usize>, replaced: &Replacements) -> Result<HashSet<usize>, String> {
         // What the kept nodes read, counting a replaced node by its new inputs.
         let mut reads: HashMap<String, usize> = HashMap::new();
         let mut inputs_of: HashMap<usize, Vec<String>> = HashMap::new();
@@ -452,7 +464,7 @@ impl<'a> Graph<'a> {
                 continue;
             }
             let inputs: Vec<String> = match replaced.get(&i) {
-                Some(bytes) => node(bytes)?.inputs.iter().map(|s| s.to_string()).collect(),
+                Some(nodes) => values_of(nodes, |n| n.inputs)?,
                 None => n.inputs.iter().map(|s| s.to_string()).collect(),
             };
             for input in &inputs {
@@ -468,7 +480,7 @@ impl<'a> Graph<'a> {
                     continue;
                 }
                 let outputs: Vec<String> = match replaced.get(&i) {
-                    Some(bytes) => node(bytes)?.outputs.iter().map(|s| s.to_string()).collect(),
+                    Some(nodes) => values_of(nodes, |n| n.outputs)?,
                     None => n.outputs.iter().map(|s| s.to_string()).collect(),
                 };
                 let read = outputs.iter().any(|o| {
@@ -491,24 +503,30 @@ impl<'a> Graph<'a> {
 
     /// Whether, with the nodes in `removed` gone and those in `replaced` swapped, every value a
     /// node or the graph's outputs read is still computed (or is an input or initialiser).
-    pub fn consistent(&self, replaced: &HashMap<usize, Vec<u8>>, removed: &HashSet<usize>) -> Result<bool, String> {
+    pub fn consistent(&self, replaced: &Replacements, removed: &HashSet<usize>) -> Result<bool, String> {
         let mut lost: HashSet<&str> = HashSet::new();
         for (i, n) in &self.nodes {
             if removed.contains(i) || replaced.contains_key(i) {
                 lost.extend(n.outputs.iter().copied());
             }
         }
-        for bytes in replaced.values() {
-            for o in node(bytes)?.outputs {
-                lost.remove(o);
+        // Only the replacements of nodes are nodes (an initialiser's place holds a tensor).
+        let new_nodes = |i: &usize| replaced.get(i).filter(|_| !removed.contains(i));
+        let mut made = Vec::new();
+        for i in self.nodes.keys() {
+            if let Some(nodes) = new_nodes(i) {
+                made.extend(values_of(nodes, |n| n.outputs)?);
             }
+        }
+        for o in &made {
+            lost.remove(o.as_str());
         }
         for (i, n) in &self.nodes {
             if removed.contains(i) {
                 continue;
             }
-            let reads_lost = match replaced.get(i) {
-                Some(bytes) => node(bytes)?.inputs.iter().any(|v| lost.contains(v)),
+            let reads_lost = match new_nodes(i) {
+                Some(nodes) => values_of(nodes, |n| n.inputs)?.iter().any(|v| lost.contains(v.as_str())),
                 None => n.inputs.iter().any(|v| lost.contains(v)),
             };
             if reads_lost {
@@ -518,11 +536,11 @@ impl<'a> Graph<'a> {
         Ok(!self.outputs.iter().any(|o| lost.contains(o)))
     }
 
-    /// The model with the graph's fields in `replaced` swapped for their new bytes and those in
+    /// The model with the graph's fields in `replaced` swapped for their new fields and those in
     /// `removed` left out; `domain`, when given, is imported (version 1) unless it already is.
     pub fn emit(
         &self,
-        replaced: &HashMap<usize, Vec<u8>>,
+        replaced: &Replacements,
         removed: &HashSet<usize>,
         domain: Option<&str>,
         size: usize,
@@ -533,7 +551,7 @@ impl<'a> Graph<'a> {
                 continue;
             }
             match replaced.get(&i) {
-                Some(bytes) => put_bytes(&mut new_graph, f.number, bytes),
+                Some(payloads) => payloads.iter().for_each(|bytes| put_bytes(&mut new_graph, f.number, bytes)),
                 None => new_graph.extend_from_slice(f.raw),
             }
         }

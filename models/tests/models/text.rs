@@ -117,6 +117,7 @@ fn the_fused_graph_gives_the_exported_vectors() {
         let f = fused.fused();
         eprintln!("{arithmetic:?}: {f:?}");
         assert_eq!((f.attention, f.gelu), (6, 6), "{arithmetic:?}: six layers, each fused");
+        assert_eq!((fused.gathered_tables(), exported.gathered_tables()), (2, 0), "words and positions");
         assert!(f.dead > 0, "the shape computations of the removed nodes go too");
         assert_eq!(exported.fused(), Fused::default());
         // Float runs the texts as one padded batch, so the attention mask of the padding is exercised.
