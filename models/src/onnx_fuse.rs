@@ -316,8 +316,8 @@ pub fn fuse_attention(model: &[u8]) -> Result<(Vec<u8>, Fused), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::onnx_wire::test_model::{tensor, value_info};
-    use crate::onnx_wire::{FLOAT, INT64, fields, node, put_bytes, put_number};
+    use crate::onnx_wire::test_model::{int_attribute, model, nodes, tensor, value_info};
+    use crate::onnx_wire::{FLOAT, INT64, put_bytes, put_number};
 
     fn scalar(name: &str, v: f32) -> Vec<u8> {
         tensor(name, FLOAT, &[], &v.to_le_bytes())
@@ -347,11 +347,7 @@ mod tests {
             put_bytes(&mut n, 5, &a);
         }
         if let Some(axis) = axis {
-            let mut a = Vec::new();
-            put_bytes(&mut a, 1, b"axis");
-            put_number(&mut a, 3, axis as u64);
-            put_number(&mut a, 20, 2);
-            put_bytes(&mut n, 5, &a);
+            put_bytes(&mut n, 5, &int_attribute("axis", axis));
         }
         n
     }
@@ -416,32 +412,7 @@ mod tests {
         put_bytes(&mut g, 5, &scalar("half", 0.5));
         put_bytes(&mut g, 11, &value_info("x"));
         put_bytes(&mut g, 11, &value_info("mask"));
-        put_bytes(&mut g, 12, &value_info("y"));
-        for name in shared {
-            put_bytes(&mut g, 12, &value_info(name));
-        }
-        let mut m = Vec::new();
-        put_number(&mut m, 1, 8);
-        let mut opset = Vec::new();
-        put_number(&mut opset, 2, 17);
-        put_bytes(&mut m, 8, &opset);
-        put_bytes(&mut m, 7, &g);
-        m
-    }
-
-    fn nodes(model: &[u8]) -> Vec<(String, Vec<String>, Vec<String>)> {
-        let top = fields(model).unwrap();
-        let graph = top.iter().find(|f| f.number == 7).unwrap();
-        fields(graph.payload)
-            .unwrap()
-            .iter()
-            .filter(|f| f.number == 1)
-            .map(|f| {
-                let n = node(f.payload).unwrap();
-                let strings = |v: &[&str]| v.iter().map(|s| s.to_string()).collect();
-                (n.op_type.to_string(), strings(&n.inputs), strings(&n.outputs))
-            })
-            .collect()
+        model(g, &[&["y"], shared].concat())
     }
 
     #[test]

@@ -25,6 +25,44 @@ use crate::onnx_wire::{FLOAT, Graph, INT8, MS_DOMAIN, NewAttribute, Replacements
 /// The operator that replaces a dequantised product.
 const OPERATOR: &str = "DynamicQuantizeMatMul";
 
+/// An int8 matrix the graph dequantises: `Mul(Cast(w_q), scale)` (either order), with `w_q` an
+/// int8 or uint8 `[rows, columns]` initialiser cast to float and `scale` a float initialiser.
+struct Dequantised<'a> {
+    /// Graph field indices of the `Mul` and `Cast` nodes.
+    mul: usize,
+    cast: usize,
+    weights: &'a str,
+    scale: &'a str,
+    rows: u64,
+    columns: u64,
+    /// The scale's dimensions.
+    scale_dims: &'a [u64],
+}
+
+/// The dequantised matrix that makes `value`, when `value` and the cast are read by one node
+/// input each (so that the `Mul` and `Cast` can go).
+fn dequantised<'a>(graph: &'a Graph<'a>, value: &str) -> Option<Dequantised<'a>> {
+    let (mul_at, mul) = graph.produced_by(value, "Mul")?;
+    if mul.inputs.len() != 2 || !graph.private(value) {
+        return None;
+    }
+    let (cast_out, scale) = if graph.initializers.contains_key(mul.inputs[1]) {
+        (mul.inputs[0], mul.inputs[1])
+    } else {
+        (mul.inputs[1], mul.inputs[0])
+    };
+    let (cast_at, cast) = graph.produced_by(cast_out, "Cast")?;
+    if cast.int("to") != Some(FLOAT as i64) || cast.inputs.len() != 1 || !graph.private(cast_out) {
+        return None;
+    }
+    let (w, s) = (graph.initializers.get(cast.inputs[0])?, graph.initializers.get(scale)?);
+    let &[rows, columns] = w.dims.as_slice() else { return None };
+    if !matches!(w.data_type, INT8 | UINT8) || s.data_type != FLOAT {
+        return None;
+    }
+    Some(Dequantised { mul: mul_at, cast: cast_at, weights: cast.inputs[0], scale, rows, columns, scale_dims: &s.dims })
+}
+
 /// One dequantised product found in the graph.
 struct Product<'a> {
     /// Graph field indices of the `MatMul`, `Mul` and `Cast` nodes.
@@ -60,33 +98,19 @@ pub fn quantise_matmuls(model: &[u8]) -> Result<(Vec<u8>, usize), String> {
         if !n.is("MatMul") || n.inputs.len() != 2 || n.outputs.len() != 1 {
             continue;
         }
-        let (x, b) = (n.inputs[0], n.inputs[1]);
-        let Some((mul_at, mul)) = graph.produced_by(b, "Mul") else { continue };
-        if mul.inputs.len() != 2 || !graph.private(b) {
+        let x = n.inputs[0];
+        let Some(Dequantised { mul, cast, weights, scale, columns, scale_dims, .. }) = dequantised(&graph, n.inputs[1])
+        else {
             continue;
-        }
-        let (cast_out, scale) = if initializers.contains_key(mul.inputs[1]) {
-            (mul.inputs[0], mul.inputs[1])
-        } else {
-            (mul.inputs[1], mul.inputs[0])
         };
-        let Some((cast_at, cast)) = graph.produced_by(cast_out, "Cast") else { continue };
-        if cast.int("to") != Some(FLOAT as i64) || cast.inputs.len() != 1 || !graph.private(cast_out) {
-            continue;
-        }
-        let (Some(w), Some(s)) = (initializers.get(cast.inputs[0]), initializers.get(scale)) else { continue };
-        if !matches!(w.data_type, INT8 | UINT8) || w.dims.len() != 2 || s.data_type != FLOAT {
-            continue;
-        }
-        let columns = w.dims[1];
-        let per_column = match s.dims.as_slice() {
+        let per_column = match scale_dims {
             [] | [1] | [1, 1] => false,
             [n] | [1, n] if *n == columns => true,
             _ => continue,
         };
         // The operator takes a scalar or a 1-D scale; a [1, N] scale is reshaped, which is only
         // safe when nothing else reads it.
-        if per_column && s.dims.len() == 2 && !graph.private(scale) {
+        if per_column && scale_dims.len() == 2 && !graph.private(scale) {
             continue;
         }
         // `Add(product, bias)` with a float [N] bias becomes the operator's bias input.
@@ -100,17 +124,7 @@ pub fn quantise_matmuls(model: &[u8]) -> Result<(Vec<u8>, usize), String> {
             (other != product && b.data_type == FLOAT && b.dims == [columns]).then_some((add_at, other))
         });
         let output = bias.map_or(product, |(add_at, _)| nodes[&add_at].outputs[0]);
-        products.push(Product {
-            matmul: i,
-            mul: mul_at,
-            cast: cast_at,
-            x,
-            weights: cast.inputs[0],
-            scale,
-            bias,
-            output,
-            name: n.name,
-        });
+        products.push(Product { matmul: i, mul, cast, x, weights, scale, bias, output, name: n.name });
     }
     if products.is_empty() {
         return Ok((model.to_vec(), 0));
@@ -166,31 +180,16 @@ pub fn gather_quantised(model: &[u8]) -> Result<(Vec<u8>, usize), String> {
         if !n.is("Gather") || n.inputs.len() != 2 || n.outputs.len() != 1 || n.int("axis").is_some_and(|a| a != 0) {
             continue;
         }
-        let (table, ids, out) = (n.inputs[0], n.inputs[1], n.outputs[0]);
-        let Some((mul_at, mul)) = graph.produced_by(table, "Mul") else { continue };
-        if mul.inputs.len() != 2 || !graph.private(table) {
-            continue;
-        }
-        let (cast_out, scale) = if graph.initializers.contains_key(mul.inputs[1]) {
-            (mul.inputs[0], mul.inputs[1])
-        } else {
-            (mul.inputs[1], mul.inputs[0])
-        };
-        let Some((cast_at, cast)) = graph.produced_by(cast_out, "Cast") else { continue };
-        if cast.int("to") != Some(FLOAT as i64) || cast.inputs.len() != 1 || !graph.private(cast_out) {
-            continue;
-        }
-        let (Some(w), Some(s)) = (graph.initializers.get(cast.inputs[0]), graph.initializers.get(scale)) else {
+        let (ids, out) = (n.inputs[1], n.outputs[0]);
+        let Some(Dequantised { mul, cast, weights, scale, rows, columns, scale_dims }) =
+            dequantised(&graph, n.inputs[0])
+        else {
             continue;
         };
-        let [rows, columns] = w.dims.as_slice() else { continue };
-        if !matches!(w.data_type, INT8 | UINT8) || s.data_type != FLOAT {
-            continue;
-        }
-        let how = match s.dims.as_slice() {
+        let how = match scale_dims {
             [] | [1] | [1, 1] => RowScale::Shared,
-            [n] | [1, n] if n == columns => RowScale::Shared,
-            [v, 1] if v == rows => RowScale::PerRow,
+            [n] | [1, n] if *n == columns => RowScale::Shared,
+            [v, 1] if *v == rows => RowScale::PerRow,
             _ => continue,
         };
         // `ids` is read once more (by the scale's Gather); the new values are named after `out`.
@@ -202,7 +201,7 @@ pub fn gather_quantised(model: &[u8]) -> Result<(Vec<u8>, usize), String> {
         let name = if n.name.is_empty() { out.to_string() } else { n.name.to_string() };
         let axis = [NewAttribute::Int("axis", 0)];
         let mut nodes = vec![
-            encode_node("Gather", "", &[cast.inputs[0], ids], &[&q_rows], &format!("{name}/int8"), &axis),
+            encode_node("Gather", "", &[weights, ids], &[&q_rows], &format!("{name}/int8"), &axis),
             encode_node(
                 "Cast",
                 "",
@@ -221,7 +220,7 @@ pub fn gather_quantised(model: &[u8]) -> Result<(Vec<u8>, usize), String> {
         };
         nodes.push(encode_node("Mul", "", &[&f_rows, row_scale], &[out], &format!("{name}/dequantise"), &[]));
         replaced.insert(i, nodes);
-        removed.extend([mul_at, cast_at]);
+        removed.extend([mul, cast]);
     }
     let tables = replaced.len();
     if tables == 0 || !graph.consistent(&replaced, &removed)? {
@@ -233,8 +232,8 @@ pub fn gather_quantised(model: &[u8]) -> Result<(Vec<u8>, usize), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::onnx_wire::test_model::{tensor, value_info};
-    use crate::onnx_wire::{Field, Initializer, Node, fields, initializer, node, put_bytes, put_number, text};
+    use crate::onnx_wire::test_model::{int_attribute, model, nodes as graph_nodes, tensor, value_info};
+    use crate::onnx_wire::{Field, Initializer, Node, fields, initializer, node, put_bytes, text};
 
     fn plain_node(op: &str, inputs: &[&str], output: &str, cast_to: Option<u64>) -> Vec<u8> {
         let mut n = Vec::new();
@@ -245,11 +244,7 @@ mod tests {
         put_bytes(&mut n, 3, format!("node_{output}").as_bytes());
         put_bytes(&mut n, 4, op.as_bytes());
         if let Some(to) = cast_to {
-            let mut a = Vec::new();
-            put_bytes(&mut a, 1, b"to");
-            put_number(&mut a, 3, to);
-            put_number(&mut a, 20, 2);
-            put_bytes(&mut n, 5, &a);
+            put_bytes(&mut n, 5, &int_attribute("to", to as i64));
         }
         n
     }
@@ -268,17 +263,7 @@ mod tests {
         put_bytes(&mut g, 5, &tensor("scale", FLOAT, scale_dims, &[0; 8]));
         put_bytes(&mut g, 5, &tensor("bias", FLOAT, &[2], &[0; 8]));
         put_bytes(&mut g, 11, &value_info("x"));
-        put_bytes(&mut g, 12, &value_info("z"));
-        for name in shared {
-            put_bytes(&mut g, 12, &value_info(name));
-        }
-        let mut m = Vec::new();
-        put_number(&mut m, 1, 8);
-        let mut opset = Vec::new();
-        put_number(&mut opset, 2, 17);
-        put_bytes(&mut m, 8, &opset);
-        put_bytes(&mut m, 7, &g);
-        m
+        model(g, &[&["z"], shared].concat())
     }
 
     fn graph_of(model: &[u8]) -> Vec<Field<'_>> {
@@ -361,17 +346,13 @@ mod tests {
 
     /// `out = Gather(float(w_q) * scale, ids)` on axis `axis`, then `y = out * out`; the values
     /// named in `shared` are also outputs of the graph.
-    fn table_model(scale_dims: &[u64], axis: Option<u64>, shared: &[&str]) -> Vec<u8> {
+    fn table_model(scale_dims: &[u64], axis: Option<i64>, shared: &[&str]) -> Vec<u8> {
         let mut g = Vec::new();
         put_bytes(&mut g, 1, &plain_node("Cast", &["w_q"], "w_f", Some(FLOAT)));
         put_bytes(&mut g, 1, &plain_node("Mul", &["w_f", "scale"], "table", None));
         let mut gather = plain_node("Gather", &["table", "ids"], "out", None);
         if let Some(axis) = axis {
-            let mut a = Vec::new();
-            put_bytes(&mut a, 1, b"axis");
-            put_number(&mut a, 3, axis);
-            put_number(&mut a, 20, 2);
-            put_bytes(&mut gather, 5, &a);
+            put_bytes(&mut gather, 5, &int_attribute("axis", axis));
         }
         put_bytes(&mut g, 1, &gather);
         put_bytes(&mut g, 1, &plain_node("Mul", &["out", "out"], "y", None));
@@ -380,29 +361,7 @@ mod tests {
         let values = scale_dims.iter().product::<u64>() as usize;
         put_bytes(&mut g, 5, &tensor("scale", FLOAT, scale_dims, &vec![0; 4 * values]));
         put_bytes(&mut g, 11, &value_info("ids"));
-        put_bytes(&mut g, 12, &value_info("y"));
-        for name in shared {
-            put_bytes(&mut g, 12, &value_info(name));
-        }
-        let mut m = Vec::new();
-        put_number(&mut m, 1, 8);
-        let mut opset = Vec::new();
-        put_number(&mut opset, 2, 17);
-        put_bytes(&mut m, 8, &opset);
-        put_bytes(&mut m, 7, &g);
-        m
-    }
-
-    fn ops_of(model: &[u8]) -> Vec<(String, Vec<String>, Vec<String>)> {
-        graph_of(model)
-            .iter()
-            .filter(|f| f.number == 1)
-            .map(|f| {
-                let n = node(f.payload).unwrap();
-                let strings = |v: &[&str]| v.iter().map(|s| s.to_string()).collect();
-                (n.op_type.to_string(), strings(&n.inputs), strings(&n.outputs))
-            })
-            .collect()
+        model(g, &[&["y"], shared].concat())
     }
 
     #[test]
@@ -410,7 +369,7 @@ mod tests {
         // One scale per row: gathered with the rows.
         let (out, n) = gather_quantised(&table_model(&[3, 1], None, &[])).unwrap();
         assert_eq!(n, 1);
-        let nodes = ops_of(&out);
+        let nodes = graph_nodes(&out);
         let ops: Vec<&str> = nodes.iter().map(|n| n.0.as_str()).collect();
         assert_eq!(ops, ["Gather", "Cast", "Gather", "Mul", "Mul"], "the table's Cast and Mul are gone");
         assert_eq!(nodes[0].1, ["w_q", "ids"]);
@@ -426,7 +385,7 @@ mod tests {
         for dims in [&[2][..], &[1, 2], &[], &[1]] {
             let (out, n) = gather_quantised(&table_model(dims, Some(0), &[])).unwrap();
             assert_eq!(n, 1, "{dims:?}");
-            let nodes = ops_of(&out);
+            let nodes = graph_nodes(&out);
             let ops: Vec<&str> = nodes.iter().map(|n| n.0.as_str()).collect();
             assert_eq!(ops, ["Gather", "Cast", "Mul", "Mul"], "{dims:?}");
             assert_eq!(nodes[2].1, ["out/rows", "scale"]);

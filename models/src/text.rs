@@ -101,7 +101,7 @@ impl SentenceEncoder {
         dir: &ModelsDir,
         threads: usize,
         arithmetic: Arithmetic,
-        fuse: bool,
+        rewrite: bool,
     ) -> Result<SentenceEncoder> {
         let model_path = dir.file(&MINILM, "model.onnx")?;
         let tokenizer_path = dir.file(&MINILM, "tokenizer.json")?;
@@ -114,13 +114,14 @@ impl SentenceEncoder {
             .map_err(|e| Error::load(MINILM.id, e))?;
         let in_file = |e: &dyn std::fmt::Display| Error::load(MINILM.id, format!("{}: {e}", model_path.display()));
         let file = std::fs::read(&model_path).map_err(|e| in_file(&e))?;
-        let (file, gathered_tables) = if fuse { gather_quantised(&file).map_err(|e| in_file(&e))? } else { (file, 0) };
+        let (file, gathered_tables) =
+            if rewrite { gather_quantised(&file).map_err(|e| in_file(&e))? } else { (file, 0) };
         let (bytes, int8_products) = match arithmetic {
             Arithmetic::Int8 => quantise_matmuls(&file).map_err(|e| in_file(&e))?,
             Arithmetic::Float => (file, 0),
         };
         let (bytes, fused) =
-            if fuse { fuse_attention(&bytes).map_err(|e| in_file(&e))? } else { (bytes, Fused::default()) };
+            if rewrite { fuse_attention(&bytes).map_err(|e| in_file(&e))? } else { (bytes, Fused::default()) };
         let arithmetic = if int8_products > 0 { Arithmetic::Int8 } else { Arithmetic::Float };
         let threads = threads.max(1);
         let (count, intra) = match arithmetic {
