@@ -1,7 +1,8 @@
 //! Compiles the face models' C++ glue (`src/faces/dlib.cpp`) against the system's dlib when its
 //! headers and libraries are installed (Debian: `apt-get install libdlib-dev libopenblas-dev`), and
 //! sets `cfg(kino_dlib)`. Without them the crate still builds: `FaceAnalyzer::load` then says
-//! what to install. `KINO_DLIB=0` builds without dlib even where it is installed.
+//! what to install. `KINO_DLIB=0` builds without dlib even where it is installed; after installing
+//! dlib into a build made without it, set `KINO_DLIB_PROBE=1` (any new value) to probe again.
 
 use std::path::{Path, PathBuf};
 
@@ -18,10 +19,16 @@ fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-env-changed=KINO_DLIB");
     println!("cargo:rustc-check-cfg=cfg(kino_dlib)");
-    // Installing dlib later must rebuild: a watched path that does not exist reruns this script
-    // on every build (a few file probes), one that exists only when it changes.
+    // Only paths that exist are watched: cargo reruns a build script on every build while one of
+    // its watched paths is missing, and this one then recompiles the C++ glue and every crate
+    // above it. Installing dlib after a build without it therefore needs a re-probe: change
+    // KINO_DLIB_PROBE (any value) or `cargo clean -p kino-models`.
+    println!("cargo:rerun-if-env-changed=KINO_DLIB_PROBE");
     for dir in INCLUDE_DIRS {
-        println!("cargo:rerun-if-changed={dir}/dlib/dnn.h");
+        let header = Path::new(dir).join("dlib/dnn.h");
+        if header.exists() {
+            println!("cargo:rerun-if-changed={}", header.display());
+        }
     }
     if std::env::var("KINO_DLIB").is_ok_and(|v| v == "0") {
         return;

@@ -131,7 +131,7 @@ pub fn run_analyze(args: AnalyzeArgs) -> CliResult {
     let options = AnalyzeOptions {
         inventory_id: args.id,
         step: args.step,
-        sidecar: args.sidecar,
+        sidecar: args.sidecar.map_or(kino_media::Sidecar::Discover, kino_media::Sidecar::File),
         threads: args.threads,
         item_text,
         ..AnalyzeOptions::default()

@@ -49,9 +49,9 @@ pub struct AnalyzeOptions {
     pub inventory_id: Option<String>,
     /// Seconds between timeline samples (default 1: the clip-selection grid).
     pub step: f64,
-    /// Sidecar signals document with the learned channels. When `None`, `<video>.signals.json`
-    /// (e.g. `movie.mp4.signals.json`), then `<stem>.signals.json`, are used if they exist.
-    pub sidecar: Option<PathBuf>,
+    /// The sidecar signals document with the learned channels: looked for beside the video
+    /// ([`Sidecar::Discover`], the default), a given file, a document already read, or none.
+    pub sidecar: Sidecar,
     /// Frames are analysed at the source rate up to this many per second (default 30); above it,
     /// at this rate, and cuts are accurate to one analysed frame.
     pub max_fps: f64,
@@ -82,7 +82,7 @@ impl Default for AnalyzeOptions {
         AnalyzeOptions {
             inventory_id: None,
             step: 1.0,
-            sidecar: None,
+            sidecar: Sidecar::Discover,
             max_fps: 30.0,
             width: 160,
             threads: 0,
@@ -118,15 +118,45 @@ fn check(options: &AnalyzeOptions) -> Result<()> {
     Ok(())
 }
 
-/// The sidecar to merge: the explicit one (which must exist), else one next to the video.
-fn find_sidecar(video: &Path, explicit: Option<&Path>) -> Option<PathBuf> {
-    if let Some(p) = explicit {
-        return Some(p.to_path_buf());
-    }
-    let mut beside = video.as_os_str().to_owned();
-    beside.push(".signals.json");
-    let candidates = [PathBuf::from(beside), video.with_extension("signals.json")];
-    candidates.into_iter().find(|p| p.is_file())
+/// Where the sidecar signals document of an analysis comes from. The caller decides: a service
+/// that opened the video and its sidecar itself (beneath its media root) passes the document it
+/// read, and the analysis never looks beside the path it was given.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub enum Sidecar {
+    /// `<video>.signals.json` (e.g. `movie.mp4.signals.json`), then `<stem>.signals.json`, when
+    /// one exists beside the video (the command line's and Python's behaviour).
+    #[default]
+    Discover,
+    /// This file, which must exist.
+    File(PathBuf),
+    /// This document, already read; `name` names it in errors.
+    Document {
+        /// The document.
+        signals: Box<Signals>,
+        /// Where it came from (for errors).
+        name: PathBuf,
+    },
+    /// No sidecar.
+    None,
+}
+
+/// The sidecar to merge and its name.
+fn load_sidecar_of(video: &Path, sidecar: &Sidecar) -> Result<Option<(Signals, PathBuf)>> {
+    let path = match sidecar {
+        Sidecar::None => return Ok(None),
+        Sidecar::Document { signals, name } => return Ok(Some(((**signals).clone(), name.clone()))),
+        Sidecar::File(path) => path.clone(),
+        Sidecar::Discover => {
+            let mut beside = video.as_os_str().to_owned();
+            beside.push(".signals.json");
+            let candidates = [PathBuf::from(beside), video.with_extension("signals.json")];
+            match candidates.into_iter().find(|p| p.is_file()) {
+                Some(p) => p,
+                None => return Ok(None),
+            }
+        }
+    };
+    Ok(Some((load_sidecar(&path)?, path)))
 }
 
 /// The ffmpeg command of the video pass: the analysis frames (`w x h` at `rate`) on stdout, and
@@ -217,8 +247,7 @@ pub fn analyze_staged(
     let stop = || Error::Interrupted { path: path.to_path_buf(), signal: None };
     check(options)?;
     tool::require_media(path)?;
-    let sidecar_path = find_sidecar(path, options.sidecar.as_deref());
-    let sidecar = sidecar_path.as_deref().map(load_sidecar).transpose()?;
+    let sidecar = load_sidecar_of(path, &options.sidecar)?;
     let info = probe(path)?;
     let duration = info.duration;
     let n = sample_count(duration, options.step);
@@ -496,7 +525,7 @@ pub fn analyze_staged(
     // Speech recognition, last (the slowest stage): the transcript, and profanity from it. The
     // fast channels are handed over first.
     let mut work = duration;
-    let sidecar_ref = sidecar.as_ref().zip(sidecar_path.as_deref());
+    let sidecar_ref = sidecar.as_ref().map(|(s, p)| (s, p.as_path()));
     if whisper.is_some() && kept.is_some() {
         let mut early = doc.clone();
         let mut pending = reasons.clone();

@@ -38,8 +38,8 @@ mod tool;
 mod vision;
 
 pub use analyze::{
-    AnalyzeOptions, MEASURED_CHANNELS, PENDING_TRANSCRIPTION, SPEECH_STAGE_CHANNELS, analyze, analyze_interruptible,
-    analyze_staged, transcribe,
+    AnalyzeOptions, MEASURED_CHANNELS, PENDING_TRANSCRIPTION, SPEECH_STAGE_CHANNELS, Sidecar, analyze,
+    analyze_interruptible, analyze_staged, transcribe,
 };
 pub use error::{Error, Result};
 pub use models::{AnalysisModels, ModelState};

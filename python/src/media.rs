@@ -100,6 +100,7 @@ pub fn analyze(
         Some(m) => kino_media::embed::item_text_from_catalog(&metadata_json(py, &m)?),
         None => None,
     };
+    let sidecar = sidecar.map_or(kino_media::Sidecar::Discover, kino_media::Sidecar::File);
     let options = AnalyzeOptions { inventory_id, step, sidecar, item_text, ..AnalyzeOptions::default() };
     let models = if models { shared_models(py, models_dir.as_deref())? } else { Arc::new(AnalysisModels::none()) };
 

@@ -81,11 +81,12 @@ pub fn app(state: AppState) -> Router {
 /// The bucket's files under `/media`: the bucket root as a directory, or the object store the
 /// renders are published to ([`crate::bucket`]).
 fn media_service(state: &AppState) -> Router {
-    if state.bucket.is_remote() {
+    let files = if state.bucket.is_remote() {
         Router::new().fallback(crate::routes::media::object).with_state(state.clone())
     } else {
         Router::new().fallback_service(tower_http::services::ServeDir::new(&state.config.bucket_root))
-    }
+    };
+    files.layer(axum::middleware::from_fn(crate::routes::media::plain_paths_only))
 }
 
 /// Health, version, the OpenAPI documents and their pages, and `/oauth/token`.

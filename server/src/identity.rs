@@ -48,6 +48,7 @@ impl std::fmt::Debug for TokenKeys {
 impl TokenKeys {
     /// Loads the key at `path`, creating a random 256-bit key (mode 0600) when absent.
     pub fn load_or_create(path: &Path) -> std::io::Result<TokenKeys> {
+        crate::files::check_regular_file(path)?;
         let secret = match std::fs::read(path) {
             Ok(bytes) if bytes.len() >= 32 => bytes,
             _ => {

@@ -111,7 +111,13 @@ struct Cli {
     /// Connections open at once; more wait to be accepted.
     #[arg(long, env = "KINO_MAX_CONNECTIONS", default_value_t = HttpLimits::default().max_connections, global = true)]
     max_connections: usize,
-    /// Seconds allowed for a request's headers (also closes idle kept-alive connections).
+    /// Connections one peer address (an IPv6 peer by its /64) may hold; more are closed as they
+    /// arrive. Behind a reverse proxy, where every connection comes from the proxy, set it to
+    /// --max-connections.
+    #[arg(long, env = "KINO_MAX_CONNECTIONS_PER_PEER", default_value_t = HttpLimits::default().max_connections_per_peer as u64, value_parser = clap::value_parser!(u64).range(1..), global = true)]
+    max_connections_per_peer: u64,
+    /// Seconds allowed for a request's headers, and for the first byte of a new connection (also
+    /// closes idle kept-alive connections).
     #[arg(long, env = "KINO_HEADER_READ_TIMEOUT", default_value_t = HttpLimits::default().header_read_timeout.as_secs(), value_parser = clap::value_parser!(u64).range(1..), global = true)]
     header_read_timeout: u64,
     /// Seconds after which a connection with nothing read or written is closed.
@@ -180,7 +186,7 @@ fn main() -> std::process::ExitCode {
         );
     }
     if let Err(e) = kino_server::files::private_dir(&cli.data_dir) {
-        eprintln!("error: cannot create data directory {}: {e}", cli.data_dir.display());
+        eprintln!("error: cannot use the data directory {}: {e}", cli.data_dir.display());
         return std::process::ExitCode::FAILURE;
     }
     let opened = match &cli.database_url {
@@ -374,6 +380,9 @@ fn serve(cli: &Cli, store: Store) -> Result<(), String> {
     let demo_key = if cli.demo { demo_bootstrap(cli, &state)? } else { None };
     let limits = HttpLimits {
         max_connections: cli.max_connections.max(1),
+        max_connections_per_peer: usize::try_from(cli.max_connections_per_peer)
+            .unwrap_or(usize::MAX)
+            .clamp(1, cli.max_connections.max(1)),
         header_read_timeout: std::time::Duration::from_secs(cli.header_read_timeout),
         idle_timeout: std::time::Duration::from_secs(cli.idle_timeout),
         request_timeout: std::time::Duration::from_secs(cli.request_timeout),
@@ -519,6 +528,7 @@ fn admin_token(cli: &Cli) -> Result<String, String> {
         (None, None) => {}
     }
     let path = cli.data_dir.join("admin.token");
+    kino_server::files::check_regular_file(&path).map_err(|e| e.to_string())?;
     if let Ok(t) = std::fs::read_to_string(&path)
         && !t.trim().is_empty()
     {

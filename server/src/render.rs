@@ -12,7 +12,7 @@ use kino::{Clip, Signals};
 use kino_media::render::{RenderOptions, SubjectTrack, cut_clip, cut_vertical, thumbnail};
 use serde_json::{Value, json};
 
-use crate::files::{LocalMedia, MediaRoot};
+use crate::files::{LocalMedia, MediaFile, MediaRoot};
 use crate::state::{AppState, Config};
 use crate::store::{ClaimedGeneration, CreativeAssetRow, GenerationRow, ItemRow, OrgId, RenderState};
 
@@ -52,13 +52,15 @@ pub fn unusable_media(item: &ItemRow, reason: &str) -> String {
     format!("file_uri {uri:?} is not a readable media file under the service's media root")
 }
 
-fn video_of(state: &AppState, item: &ItemRow) -> Result<PathBuf, String> {
+/// The item's video, opened beneath the media root: render from its [`MediaFile::tool_path`]
+/// while it is held, never by name.
+fn video_of(state: &AppState, item: &ItemRow) -> Result<MediaFile, String> {
     match local_media(&state.config, &item.body) {
-        LocalMedia::File(path) => Ok(path),
+        LocalMedia::File(file) => Ok(file),
         LocalMedia::NotLocal => {
             Err(format!("item {:?} has no local media file under the media root (asset_info.file_uri)", item.id))
         }
-        LocalMedia::Unusable { reason } => Err(unusable_media(item, &reason)),
+        LocalMedia::Unusable { reason, .. } => Err(unusable_media(item, &reason)),
     }
 }
 
@@ -160,7 +162,8 @@ fn frame_in(s: &Signals, start: f64, stop: f64) -> f64 {
 /// Renders the files of creative asset `a` (a clip or a thumbnail, horizontal or 9:16) and sets
 /// its URIs.
 pub fn creative_asset(state: &AppState, org: OrgId, item: &ItemRow, a: &mut CreativeAssetRow) -> Result<(), String> {
-    let video = video_of(state, item)?;
+    let opened = video_of(state, item)?;
+    let video = opened.tool_path();
     let prepared =
         crate::signals::prepared(state, org, &item.id).map_err(|e| e.to_string())?.ok_or("the item has no signals")?;
     let s = prepared.signals();
@@ -351,7 +354,8 @@ pub fn render_generation(state: &AppState, g: &ClaimedGeneration) {
             .item(g.org, &g.item_id)
             .map_err(|e| e.to_string())?
             .ok_or_else(|| format!("item {:?} no longer exists", g.item_id))?;
-        let video = video_of(state, &item)?;
+        let opened = video_of(state, &item)?;
+        let video = opened.tool_path();
         let prepared = crate::signals::prepared(state, g.org, &item.id)
             .map_err(|e| e.to_string())?
             .ok_or("the item has no signals")?;

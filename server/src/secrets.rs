@@ -44,6 +44,7 @@ pub enum SecretError {
 impl SecretBox {
     /// Reads the key file at `path`, creating it (mode 0600, one new key) when absent.
     pub fn load_or_create(path: &Path) -> io::Result<SecretBox> {
+        crate::files::check_regular_file(path)?;
         match std::fs::read_to_string(path) {
             Ok(text) => Self::parse(&text)
                 .map_err(|rule| io::Error::new(io::ErrorKind::InvalidData, format!("{}: {rule}", path.display()))),

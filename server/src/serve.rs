@@ -2,12 +2,15 @@
 //! a deadline for a request's headers, an idle timeout on every connection and a deadline for
 //! each request, then a graceful shutdown that lets requests in flight finish.
 //!
-//! A slow or silent client holds at most one connection slot for at most the header-read or
-//! idle timeout, so half-sent requests cannot exhaust file descriptors; past the cap new
-//! connections wait in the kernel's accept queue until a slot frees.
+//! A slow or silent client holds a connection slot for at most the header-read timeout (the
+//! first byte of a request must arrive within it, as must the rest of the headers) or, between
+//! bytes of a request under way, the idle timeout; one peer address (an IPv6 peer by its /64)
+//! holds at most its share of the slots, and a connection past that share is closed at once.
+//! Past the cap new connections wait in the kernel's accept queue until a slot frees.
 
 use std::future::Future;
 use std::io;
+use std::net::{IpAddr, Ipv6Addr};
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
@@ -32,9 +35,14 @@ use tower::ServiceExt as _;
 pub struct HttpLimits {
     /// Connections open at once; more wait to be accepted.
     pub max_connections: usize,
-    /// Time allowed for a request's headers to arrive, counted from the first byte or, on a
-    /// kept-alive connection, from the end of the previous response (so it also closes idle
-    /// kept-alive connections).
+    /// Connections one peer address (an IPv6 peer by its /64 prefix) may hold at once; more
+    /// are closed as they arrive. Behind a reverse proxy every connection comes from the
+    /// proxy: set it to `max_connections` there.
+    pub max_connections_per_peer: usize,
+    /// Time allowed for a request's headers to arrive: for the first byte of a new connection,
+    /// counted from the accept; for the rest, from the first byte or, on a kept-alive
+    /// connection, from the end of the previous response (so it also closes idle kept-alive
+    /// connections).
     pub header_read_timeout: Duration,
     /// A connection on which nothing is read or written for this long is closed (longer than
     /// the request timeout, so a slow request gets its 408 first).
@@ -49,6 +57,7 @@ impl Default for HttpLimits {
     fn default() -> Self {
         HttpLimits {
             max_connections: 512,
+            max_connections_per_peer: 128,
             header_read_timeout: Duration::from_secs(30),
             idle_timeout: Duration::from_secs(180),
             request_timeout: Duration::from_secs(120),
@@ -70,6 +79,7 @@ pub async fn serve(
         limits.request_timeout,
     ));
     let slots = Arc::new(Semaphore::new(limits.max_connections.max(1)));
+    let peers = Arc::new(PeerCounts::default());
     let graceful = GracefulShutdown::new();
     let mut builder = Builder::new(TokioExecutor::new());
     builder.http1().timer(TokioTimer::new()).header_read_timeout(limits.header_read_timeout);
@@ -80,7 +90,7 @@ pub async fn serve(
             slot = slots.clone().acquire_owned() => slot.expect("the semaphore is never closed"),
             () = &mut shutdown => break,
         };
-        let (stream, _) = tokio::select! {
+        let (stream, peer) = tokio::select! {
             accepted = listener.accept() => match accepted {
                 Ok(accepted) => accepted,
                 Err(e) => {
@@ -92,15 +102,20 @@ pub async fn serve(
             },
             () = &mut shutdown => break,
         };
+        let Some(share) = peers.clone().enter(peer.ip(), limits.max_connections_per_peer.max(1)) else {
+            tracing::debug!(%peer, "connection closed: the peer holds its share of the connections");
+            drop(stream);
+            continue;
+        };
         let _ = stream.set_nodelay(true);
-        let io = TokioIo::new(IdleTimeout::new(stream, limits.idle_timeout));
+        let io = TokioIo::new(IdleTimeout::new(stream, limits.header_read_timeout, limits.idle_timeout));
         let service = TowerToHyperService::new(router.clone().map_request(|req: Request<Incoming>| req.map(Body::new)));
         let connection = graceful.watch(builder.serve_connection_with_upgrades(io, service).into_owned());
         tokio::spawn(async move {
             if let Err(e) = connection.await {
                 tracing::debug!(error = %e, "connection ended with an error");
             }
-            drop(slot);
+            drop((slot, share));
         });
     }
     drop(listener);
@@ -110,9 +125,59 @@ pub async fn serve(
     Ok(())
 }
 
+/// Connections held by each peer: an IPv4 address, or an IPv6 address's /64 prefix (one host
+/// usually holds a whole /64).
+#[derive(Debug, Default)]
+struct PeerCounts(std::sync::Mutex<std::collections::HashMap<IpAddr, usize>>);
+
+/// One connection counted against its peer's share, until dropped.
+#[derive(Debug)]
+struct PeerShare {
+    counts: Arc<PeerCounts>,
+    peer: IpAddr,
+}
+
+impl PeerCounts {
+    fn key(ip: IpAddr) -> IpAddr {
+        match ip {
+            IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+                Some(v4) => IpAddr::V4(v4),
+                None => IpAddr::V6(Ipv6Addr::from(u128::from(v6) & !((1u128 << 64) - 1))),
+            },
+            v4 => v4,
+        }
+    }
+
+    /// A share for one more connection of `ip`, or `None` when it holds `max` already.
+    fn enter(self: Arc<Self>, ip: IpAddr, max: usize) -> Option<PeerShare> {
+        let peer = Self::key(ip);
+        let mut counts = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let held = counts.entry(peer).or_insert(0);
+        if *held >= max {
+            return None;
+        }
+        *held += 1;
+        drop(counts);
+        Some(PeerShare { counts: self, peer })
+    }
+}
+
+impl Drop for PeerShare {
+    fn drop(&mut self) {
+        let mut counts = self.counts.0.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(held) = counts.get_mut(&self.peer) {
+            *held -= 1;
+            if *held == 0 {
+                counts.remove(&self.peer);
+            }
+        }
+    }
+}
+
 /// A connection that fails with `TimedOut` when it waits longer than its timeout for the peer:
 /// a read with nothing to read, or a write the peer does not drain. Any progress restarts the
-/// clock.
+/// clock. Until the first byte arrives the timeout is the (shorter) header-read timeout, so a
+/// connection that never sends anything is closed as soon as one with half its headers.
 #[derive(Debug)]
 struct IdleTimeout<T> {
     inner: T,
@@ -121,8 +186,8 @@ struct IdleTimeout<T> {
 }
 
 impl<T> IdleTimeout<T> {
-    fn new(inner: T, timeout: Duration) -> Self {
-        IdleTimeout { inner, timeout, deadline: Box::pin(tokio::time::sleep(timeout)) }
+    fn new(inner: T, first_byte: Duration, timeout: Duration) -> Self {
+        IdleTimeout { inner, timeout, deadline: Box::pin(tokio::time::sleep(first_byte.min(timeout))) }
     }
 
     fn progressed(&mut self) {
@@ -189,5 +254,27 @@ impl<T: AsyncWrite + Unpin> AsyncWrite for IdleTimeout<T> {
 
     fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         Pin::new(&mut self.get_mut().inner).poll_shutdown(cx)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_peer_holds_at_most_its_share_and_gets_it_back() {
+        let counts = Arc::new(PeerCounts::default());
+        let ip: IpAddr = "10.1.2.3".parse().unwrap();
+        let a = counts.clone().enter(ip, 2).unwrap();
+        let _b = counts.clone().enter(ip, 2).unwrap();
+        assert!(counts.clone().enter(ip, 2).is_none(), "a third is refused");
+        assert!(counts.clone().enter("10.1.2.4".parse().unwrap(), 2).is_some(), "another peer is not");
+        drop(a);
+        assert!(counts.clone().enter(ip, 2).is_some(), "a closed connection frees its share");
+        let v6 = |s: &str| s.parse::<IpAddr>().unwrap();
+        let _c = counts.clone().enter(v6("2001:db8:1:2::1"), 1).unwrap();
+        assert!(counts.clone().enter(v6("2001:db8:1:2::ffff"), 1).is_none(), "one /64 is one peer");
+        assert!(counts.clone().enter(v6("2001:db8:1:3::1"), 1).is_some());
+        assert_eq!(PeerCounts::key(v6("::ffff:10.1.2.3")), ip, "a mapped IPv4 peer is that peer");
     }
 }

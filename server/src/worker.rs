@@ -4,14 +4,12 @@
 //! A job left running by a crash is claimed again when its lease expires (and at start-up); a job
 //! whose item has no signals yet is parked until signals arrive.
 
-use std::path::{Path, PathBuf};
-
 use std::time::Duration;
 
 use kino::Signals;
 use tokio::sync::watch;
 
-use crate::files::LocalMedia;
+use crate::files::{LocalMedia, MediaFile};
 use crate::products::{NOT_AVAILABLE, PROCESSED, compute};
 use crate::render::{local_media, local_sidecar, unusable_media};
 use crate::state::{AppState, Collection};
@@ -161,33 +159,34 @@ enum Outcome {
 /// expected through the analysis endpoint).
 fn media_signals(state: &AppState, job: &Job, item: &ItemRow) -> Result<Option<Signals>, Outcome> {
     let config = &state.config;
+    // Both files are opened once, here, beneath the media root; what reads them later (this
+    // process, ffprobe, ffmpeg) reads these open files, never the names again.
     let sidecar = match local_sidecar(config, &item.body) {
-        LocalMedia::File(path) => Some(path),
-        LocalMedia::NotLocal => None,
-        LocalMedia::Unusable { reason } => {
-            // A sidecar name that exists but resolves elsewhere (a link out of the media root, a
-            // special file) is refused rather than skipped; a missing one is simply absent.
-            let beside = match local_media(config, &item.body) {
-                LocalMedia::File(video) => video.parent().map(|d| d.to_path_buf()),
-                _ => None,
-            };
-            let name = item.body["asset_info"]["file_uri"].as_str().unwrap_or_default();
-            let name = std::path::Path::new(name).file_name().map(|n| format!("{}.signals.json", n.to_string_lossy()));
-            let present = beside.zip(name).is_some_and(|(d, n)| d.join(n).symlink_metadata().is_ok());
-            if present {
-                return Err(Outcome::Failed(unusable_media(item, &reason)));
-            }
-            None
-        }
+        LocalMedia::File(file) => Some(sidecar_document(item, &file)?),
+        LocalMedia::NotLocal | LocalMedia::Unusable { missing: true, .. } => None,
+        // A sidecar that exists but cannot be used (a link, a special file) is refused rather
+        // than skipped.
+        LocalMedia::Unusable { reason, missing: false } => return Err(Outcome::Failed(unusable_media(item, &reason))),
     };
     match local_media(config, &item.body) {
         LocalMedia::NotLocal => Ok(None),
         LocalMedia::File(video) => analyse(state, job, item, &video, sidecar).map(Some),
-        LocalMedia::Unusable { reason } => match sidecar {
-            Some(path) => read_sidecar(state, job, item, &path).map(Some),
-            None => Err(Outcome::Failed(unusable_media(item, &reason))),
+        LocalMedia::Unusable { reason, .. } => match sidecar {
+            Some(kino_media::Sidecar::Document { signals, .. }) => store_sidecar(state, job, *signals).map(Some),
+            _ => Err(Outcome::Failed(unusable_media(item, &reason))),
         },
     }
+}
+
+/// The item's sidecar signals, read from the file opened beneath the media root.
+fn sidecar_document(item: &ItemRow, file: &MediaFile) -> Result<kino_media::Sidecar, Outcome> {
+    let uri = item.body["asset_info"]["file_uri"].as_str().unwrap_or_default();
+    let signals = file
+        .read_to_string()
+        .map_err(|e| e.to_string())
+        .and_then(|t| Signals::from_json(&t).map_err(|e| e.to_string()))
+        .map_err(|e| Outcome::Failed(format!("sidecar {uri}.signals.json is invalid: {e}")))?;
+    Ok(kino_media::Sidecar::Document { signals: Box::new(signals), name: format!("{uri}.signals.json").into() })
 }
 
 /// Analyses the item's video (one analysis per item: another job of the item waits for its
@@ -196,8 +195,8 @@ fn analyse(
     state: &AppState,
     job: &Job,
     item: &ItemRow,
-    video: &Path,
-    sidecar: Option<PathBuf>,
+    video: &MediaFile,
+    sidecar: Option<kino_media::Sidecar>,
 ) -> Result<Signals, Outcome> {
     let store = &state.store;
     let key = (job.org, job.item_id.clone());
@@ -210,7 +209,7 @@ fn analyse(
     }
     let options = kino_media::AnalyzeOptions {
         inventory_id: Some(item.id.clone()),
-        sidecar,
+        sidecar: sidecar.unwrap_or(kino_media::Sidecar::None),
         item_text: kino_media::embed::item_text_from_catalog(&item.body),
         ..Default::default()
     };
@@ -240,7 +239,7 @@ fn analyse(
             }
         }
     };
-    let analysed = kino_media::analyze_staged(video, &options, &state.models, progress, &never, fast);
+    let analysed = kino_media::analyze_staged(video.tool_path(), &options, &state.models, progress, &never, fast);
     // The final signals are stored before the analysis is marked finished, so a job that waits
     // for them never finds a fast pass with no analysis running (and analyses again).
     if let Ok(s) = &analysed
@@ -259,7 +258,7 @@ fn analyse(
         Ok(s) => Ok(s),
         Err(e) => {
             let uri = item.body["asset_info"]["file_uri"].as_str().unwrap_or_default();
-            tracing::warn!(item = %item.id, video = %video.display(), error = %e, "media analysis failed");
+            tracing::warn!(item = %item.id, video = %video.shown().display(), error = %e, "media analysis failed");
             Err(Outcome::Failed(format!(
                 "file_uri {uri:?} could not be analysed: it is not a video that ffmpeg can decode, or its sidecar signals are invalid"
             )))
@@ -268,12 +267,7 @@ fn analyse(
 }
 
 /// Signals from a sidecar file alone.
-fn read_sidecar(state: &AppState, job: &Job, item: &ItemRow, path: &Path) -> Result<Signals, Outcome> {
-    let uri = item.body["asset_info"]["file_uri"].as_str().unwrap_or_default();
-    let signals = std::fs::read_to_string(path)
-        .map_err(|e| e.to_string())
-        .and_then(|t| Signals::from_json(&t).map_err(|e| e.to_string()))
-        .map_err(|e| Outcome::Failed(format!("sidecar {uri}.signals.json is invalid: {e}")))?;
+fn store_sidecar(state: &AppState, job: &Job, signals: Signals) -> Result<Signals, Outcome> {
     if let Err(e) = crate::signals::put(state, job.org, &job.item_id, signals.clone()) {
         tracing::error!(error = %e, "cannot store sidecar signals");
     }

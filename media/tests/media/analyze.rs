@@ -58,7 +58,7 @@ fn a_sidecar_beside_the_video_fills_the_learned_channels() {
     // An explicit sidecar that does not fit the video is an error naming the file and the rule.
     let wrong = dir.path().join("wrong.json");
     kino::synth::demo_signals("other", 60.0, 1.0, 1).save(&wrong).unwrap();
-    let options = AnalyzeOptions { sidecar: Some(wrong), ..AnalyzeOptions::default() };
+    let options = AnalyzeOptions { sidecar: kino_media::Sidecar::File(wrong), ..AnalyzeOptions::default() };
     let err = analyze(&video, &options, &none(), |_, _| {}).unwrap_err();
     assert!(err.to_string().contains("wrong.json") && err.to_string().contains("duration"), "{err}");
 }

@@ -236,7 +236,7 @@ impl CatalogItem {
     }
 
     fn validate(&self) -> Result<(), CatalogError> {
-        let mut issues = Vec::new();
+        let mut issues = serde_json::to_value(self).map(|v| super::text::check(&v)).unwrap_or_default();
         if self.id.is_empty() {
             issues.push(body_issue(
                 &["id"],

@@ -6,6 +6,7 @@
 //! the routes turn them into HTTP answers.
 
 mod item;
+pub mod text;
 
 pub use item::*;
 use serde_json::Value;

@@ -73,14 +73,24 @@ pub fn is_uuid(s: &str) -> bool {
 
 /// A plausible email address: one `@`, a non-empty local part without spaces, a domain with a dot.
 pub fn is_email(s: &str) -> bool {
-    let Some((local, domain)) = s.split_once('@') else { return false };
-    !local.is_empty()
-        && !domain.contains('@')
-        && domain.contains('.')
-        && !domain.starts_with('.')
-        && !domain.ends_with('.')
-        && s.len() <= 254
-        && !s.chars().any(|c| c.is_whitespace() || c.is_control())
+    let Some((local, domain)) = s.rsplit_once('@') else { return false };
+    // The local part: RFC 5322's dot-atom (letters, digits and ! # $ % & ' * + / = ? ^ _ ` { | } ~ -,
+    // dots between them); no quoted forms, no <, >, (, ), [, ], \, ", comma, ; or :.
+    let atext = |c: char| c.is_ascii_alphanumeric() || "!#$%&'*+/=?^_`{|}~-".contains(c);
+    let local_ok = local.len() <= 64 && local.split('.').all(|part| !part.is_empty() && part.chars().all(atext));
+    // The domain: at least two dot-separated labels of letters, digits and inner hyphens (an
+    // internationalised name in its xn-- form), each 1 to 63 characters, the last not numeric.
+    let labels: Vec<&str> = domain.split('.').collect();
+    let label_ok = |l: &&str| {
+        (1..=63).contains(&l.len())
+            && l.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
+            && !l.starts_with('-')
+            && !l.ends_with('-')
+    };
+    let domain_ok = labels.len() >= 2
+        && labels.iter().all(label_ok)
+        && labels.last().is_some_and(|tld| tld.len() >= 2 && !tld.chars().all(|c| c.is_ascii_digit()));
+    s.len() <= 254 && local_ok && domain_ok
 }
 
 /// A required, trimmed, bounded text field.
@@ -129,7 +139,31 @@ mod tests {
     #[test]
     fn emails() {
         assert!(is_email("editor@example.com"));
-        for bad in ["", "a", "a@b", "@b.com", "a@.com", "a@b.", "a b@c.com", "a@b@c.com"] {
+        for good in ["first.last+tag@sub.example.co.uk", "o'neil@example.org", "x@xn--bcher-kva.example"] {
+            assert!(is_email(good), "{good}");
+        }
+        for bad in [
+            "",
+            "a",
+            "a@b",
+            "@b.com",
+            "a@.com",
+            "a@b.",
+            "a b@c.com",
+            "a@b@c.com",
+            "x@x.test<script>",
+            "<script>@x.test",
+            "a\"b@x.test",
+            "a..b@x.test",
+            ".a@x.test",
+            "a@-x.test",
+            "a@x_y.test",
+            "a@x.123",
+            "a@x.t",
+            "a@x..test",
+            "a,b@x.test",
+            "a@x.test\u{0}",
+        ] {
             assert!(!is_email(bad), "{bad}");
         }
     }

@@ -21,6 +21,20 @@ fn content_type(path: &str) -> &'static str {
     }
 }
 
+/// Answers 404 for a bucket path that is not plain: an empty segment (`gen//id/clip-0.mp4`, a
+/// trailing `/`), `.` or `..`, whether the bucket is a directory or an object store.
+pub async fn plain_paths_only(req: axum::extract::Request, next: axum::middleware::Next) -> Response {
+    // The path as the client sent it: nesting under `/media` may have merged a leading `//`.
+    let full = req.extensions().get::<axum::extract::OriginalUri>().map_or(req.uri(), |o| &o.0).path();
+    let path = full.strip_prefix("/media").unwrap_or(full);
+    let path = path.strip_prefix('/').unwrap_or(path);
+    let plain = !path.is_empty() && path.split('/').all(|s| !s.is_empty() && s != "." && s != "..");
+    if !plain {
+        return AppError::NotFound(format!("no file {path:?} in the bucket")).into_response();
+    }
+    next.run(req).await
+}
+
 /// `GET`/`HEAD /media/{path}` from the object store: the file streamed with its length and type,
 /// 404 for a path that is not in the bucket (or not a plain relative path).
 pub async fn object(State(state): State<AppState>, method: Method, uri: Uri) -> Response {

@@ -2,7 +2,8 @@
 //! description of `/media` (the bucket, served read-only by `tower_http::services::ServeDir`).
 
 use axum::Json;
-use axum::response::Html;
+use axum::http::header;
+use axum::response::{Html, IntoResponse, Response};
 use serde_json::Value;
 
 /// Answers `ok` while the service runs.
@@ -111,8 +112,8 @@ pub async fn portal_openapi_json() -> Json<Value> {
     responses((status = 200, description = "HTML", body = String, content_type = "text/html")),
     security(()),
 )]
-pub async fn docs() -> Html<String> {
-    Html(crate::openapi::docs_page())
+pub async fn docs() -> Response {
+    docs_page()
 }
 
 /// The docs page, at the portal's documentation addresses.
@@ -123,8 +124,8 @@ pub async fn docs() -> Html<String> {
     responses((status = 200, description = "HTML", body = String, content_type = "text/html")),
     security(()),
 )]
-pub async fn portal_docs() -> Html<String> {
-    Html(crate::openapi::docs_page())
+pub async fn portal_docs() -> Response {
+    docs_page()
 }
 
 /// The docs page, at any address under `/portal/docs/`.
@@ -136,8 +137,8 @@ pub async fn portal_docs() -> Html<String> {
     responses((status = 200, description = "HTML", body = String, content_type = "text/html")),
     security(()),
 )]
-pub async fn portal_docs_any() -> Html<String> {
-    Html(crate::openapi::docs_page())
+pub async fn portal_docs_any() -> Response {
+    docs_page()
 }
 
 /// The docs page, at the smartlists' documentation address.
@@ -148,8 +149,8 @@ pub async fn portal_docs_any() -> Html<String> {
     responses((status = 200, description = "HTML", body = String, content_type = "text/html")),
     security(()),
 )]
-pub async fn smartlist_docs() -> Html<String> {
-    Html(crate::openapi::docs_page())
+pub async fn smartlist_docs() -> Response {
+    docs_page()
 }
 
 /// The docs page, at any address under `/smartlists/docs/`.
@@ -161,8 +162,8 @@ pub async fn smartlist_docs() -> Html<String> {
     responses((status = 200, description = "HTML", body = String, content_type = "text/html")),
     security(()),
 )]
-pub async fn smartlist_docs_any() -> Html<String> {
-    Html(crate::openapi::docs_page())
+pub async fn smartlist_docs_any() -> Response {
+    docs_page()
 }
 
 /// A rendered clip or thumbnail of a generation (the paths in `gen` of the previews and of the
@@ -205,3 +206,20 @@ pub async fn media_generation_file() {}
     security(()),
 )]
 pub async fn media_creative_asset_file() {}
+
+/// The docs page with the headers of every page of the web application: a content security
+/// policy (no script at all; the page's own inline styles), no framing, no sniffing.
+fn docs_page() -> Response {
+    let csp =
+        "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
+    (
+        [
+            (header::CONTENT_SECURITY_POLICY, csp),
+            (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+            (header::X_FRAME_OPTIONS, "DENY"),
+            (header::REFERRER_POLICY, "same-origin"),
+        ],
+        Html(crate::openapi::docs_page()),
+    )
+        .into_response()
+}

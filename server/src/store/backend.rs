@@ -89,6 +89,8 @@ const RETRIES: u32 = 8;
 /// Creates the database file with mode 0600 when absent (SQLite gives its journal files the
 /// database file's mode), and makes an existing one private.
 fn create_private(path: &Path) -> std::io::Result<()> {
+    // A device node, FIFO or symbolic link given as the database is refused before it is opened.
+    crate::files::check_regular_file(path)?;
     let mut options = std::fs::OpenOptions::new();
     options.write(true).create(true).truncate(false);
     #[cfg(unix)]

@@ -9,7 +9,9 @@ use axum::response::{IntoResponse, Redirect, Response};
 use maud::{Markup, html};
 
 use super::timeline::{self, Mark, clock};
-use super::{Query, Signed, SignedForm, blocking, csrf, fail, internal, notice, page, page_error, urlencode};
+use super::{
+    Query, Signed, SignedForm, blocking, csrf, fail, internal, notice, page, page_error, path_segment, urlencode,
+};
 use crate::render::GenerationRequest;
 use crate::state::AppState;
 use crate::store::{ItemRow, OrgId};
@@ -64,7 +66,7 @@ pub async fn items(State(state): State<AppState>, signed: Signed, q: Query) -> R
             tbody {
                 @for (item, analysed) in &rows {
                     tr {
-                        td { a href=(format!("/app/catalog/{}", urlencode(&item.id))) { (title(item)) } }
+                        td { a href=(format!("/app/catalog/{}", path_segment(&item.id))) { (title(item)) } }
                         td { code { (item.id) } }
                         td { (item.item_type) }
                         td { @if let Some(y) = item.body["release_year"].as_i64() { (y) } }
@@ -252,7 +254,7 @@ fn clips_section(
         Some(Err(e)) => (Vec::new(), Some(e.as_str())),
         None => (Vec::new(), None),
     };
-    let item_path = format!("/app/catalog/{}", urlencode(&item.id));
+    let item_path = format!("/app/catalog/{}", path_segment(&item.id));
     html! {
         h2 { "Timelines" }
         form.inline method="get" action=(item_path) {
@@ -344,8 +346,10 @@ pub async fn render(State(state): State<AppState>, Path(id): Path<String>, f: Si
     })
     .await;
     match queued {
-        Ok(_) => Redirect::to(&format!("/app/catalog/{}?params={}&notice=render", urlencode(&id), urlencode(&params)))
-            .into_response(),
+        Ok(_) => {
+            Redirect::to(&format!("/app/catalog/{}?params={}&notice=render", path_segment(&id), urlencode(&params)))
+                .into_response()
+        }
         Err(f) => f.into_response(),
     }
 }

@@ -7,7 +7,7 @@ use axum::response::{IntoResponse, Response};
 use maud::{Markup, html};
 
 use super::timeline::clock;
-use super::{Signed, blocking, fail, internal, page, urlencode};
+use super::{Signed, blocking, fail, internal, page, path_segment};
 use crate::state::AppState;
 use crate::store::{CreativeAssetRow, CreativeAssetStatus};
 
@@ -16,7 +16,7 @@ fn media(uri: &str) -> String {
 }
 
 fn item_link(id: &str, text: &str) -> Markup {
-    html! { a href=(format!("/app/catalog/{}", urlencode(id))) { (text) } }
+    html! { a href=(format!("/app/catalog/{}", path_segment(id))) { (text) } }
 }
 
 /// `GET /app/smartlists`.

@@ -241,6 +241,20 @@ fn urlencode(s: &str) -> String {
     serde_urlencoded::to_string([("", s)]).map(|q| q[1..].to_string()).unwrap_or_default()
 }
 
+/// `s` percent-encoded as one path segment: every byte but the unreserved characters
+/// (`A-Z a-z 0-9 - . _ ~`) as `%XX`, so a space is `%20` (a `+` in a path is a plus).
+fn path_segment(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
 /// An error page.
 pub(crate) fn page_error(status: StatusCode, message: &str) -> Response {
     let body = html! {
@@ -455,5 +469,6 @@ mod tests {
         assert_eq!(f.get("url"), "https://x.io");
         assert_eq!(f.get("missing"), "");
         assert_eq!(urlencode("/app/catalog?q=a b"), "%2Fapp%2Fcatalog%3Fq%3Da+b");
+        assert_eq!(path_segment("a b+c/d?é"), "a%20b%2Bc%2Fd%3F%C3%A9", "a path segment: a space is %20");
     }
 }

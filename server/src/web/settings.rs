@@ -20,9 +20,18 @@ use crate::webhooks::{self, WebhookError};
 
 // ---- sign-in, the first user, sign-out ----
 
-/// Where to go after signing in: a path of the application, else the catalog.
+/// The longest `next` followed after sign-in.
+const MAX_NEXT: usize = 2048;
+
+/// Where to go after signing in: a same-origin path of the application (printable ASCII only,
+/// so it is always a valid `Location` header: no control character, space or non-ASCII byte),
+/// else the catalog.
 fn next_path(raw: &str) -> &str {
-    let ok = raw.starts_with("/app/") && !raw.starts_with("//") && !raw.contains('\\') && !raw.contains("://");
+    let ok = raw.starts_with("/app/")
+        && raw.len() <= MAX_NEXT
+        && raw.bytes().all(|b| b.is_ascii_graphic())
+        && !raw.contains('\\')
+        && !raw.contains("://");
     if ok { raw } else { "/app/catalog" }
 }
 
@@ -687,7 +696,22 @@ mod tests {
     #[test]
     fn only_application_paths_are_followed_after_sign_in() {
         assert_eq!(next_path("/app/webhooks?x=1"), "/app/webhooks?x=1");
-        for bad in ["https://evil.example/app/", "//evil.example", "/app/\\evil", "/admin/v1/orgs", ""] {
+        let long = format!("/app/{}", "a".repeat(MAX_NEXT));
+        for bad in [
+            "https://evil.example/app/",
+            "//evil.example",
+            "/app/\\evil",
+            "/admin/v1/orgs",
+            "",
+            "/app/x\r\nSet-Cookie: a=b",
+            "/app/x\n",
+            "/app/x\0",
+            "/app/x\x01",
+            "/app/x\x7f",
+            "/app/x y",
+            "/app/caf\u{e9}",
+            &long,
+        ] {
             assert_eq!(next_path(bad), "/app/catalog", "{bad}");
         }
     }

@@ -181,6 +181,7 @@ async fn silent_and_half_sent_connections_are_closed_and_capped() {
     let addr = listener.local_addr().unwrap();
     let limits = HttpLimits {
         max_connections: 2,
+        max_connections_per_peer: 2,
         header_read_timeout: Duration::from_secs(1),
         idle_timeout: Duration::from_secs(2),
         request_timeout: Duration::from_secs(1),
@@ -218,6 +219,82 @@ async fn silent_and_half_sent_connections_are_closed_and_capped() {
         assert!(answer.starts_with("HTTP/1.1 408"), "{answer:?}");
     });
     checks.await.unwrap();
+    let _ = stop.send(());
+    server.await.unwrap().unwrap();
+}
+
+/// Hardening II, item 2: a connection that never sends a byte is closed after the header
+/// timeout, not the (much longer) idle timeout; and one peer address cannot hold more than its
+/// share of the connection cap, so another peer (127.0.0.2, also loopback) is still answered.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn silent_connections_wait_only_the_header_timeout_and_one_peer_holds_only_its_share() {
+    let t = start(|c| c);
+    let serve_with = |limits: HttpLimits| {
+        let state = t.state.clone();
+        async move {
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+            let addr = listener.local_addr().unwrap();
+            let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+            let server = tokio::spawn(kino_server::serve::serve(listener, app(state), limits, async {
+                let _ = stopped.await;
+            }));
+            (addr, stop, server)
+        }
+    };
+    // An idle timeout far beyond the test's deadline: only the header timeout can close it.
+    let (addr, stop, server) = serve_with(HttpLimits {
+        header_read_timeout: Duration::from_secs(1),
+        idle_timeout: Duration::from_secs(3600),
+        ..HttpLimits::default()
+    })
+    .await;
+    tokio::task::spawn_blocking(move || {
+        let silent = std::net::TcpStream::connect(addr).unwrap();
+        assert!(closed_by_server(silent), "a silent connection is closed after the header timeout");
+    })
+    .await
+    .unwrap();
+    let _ = stop.send(());
+    server.await.unwrap().unwrap();
+
+    // Two silent connections of 127.0.0.1 hold its share; its third is closed at once (the
+    // header timeout is beyond the deadline), while 127.0.0.2 is answered.
+    let (addr, stop, server) = serve_with(HttpLimits {
+        max_connections: 8,
+        max_connections_per_peer: 2,
+        header_read_timeout: Duration::from_secs(3600),
+        idle_timeout: Duration::from_secs(3600),
+        ..HttpLimits::default()
+    })
+    .await;
+    let held = tokio::task::spawn_blocking(move || {
+        let held = [std::net::TcpStream::connect(addr).unwrap(), std::net::TcpStream::connect(addr).unwrap()];
+        // Once both are counted, a third from the same address is closed without an answer.
+        let mut refused = false;
+        let deadline = std::time::Instant::now() + DEADLINE;
+        while !refused && std::time::Instant::now() < deadline {
+            let mut third = std::net::TcpStream::connect(addr).unwrap();
+            let _ = third.write_all(b"GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+            third.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+            let mut answer = String::new();
+            let _ = third.read_to_string(&mut answer);
+            refused = answer.is_empty();
+        }
+        assert!(refused, "the peer's third connection is closed");
+        held
+    })
+    .await
+    .unwrap();
+    // Another peer address (127.0.0.2 is loopback too) is answered meanwhile.
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.bind("127.0.0.2:0".parse().unwrap()).unwrap();
+    let mut other = socket.connect(addr).await.unwrap();
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    other.write_all(b"GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").await.unwrap();
+    let mut answer = String::new();
+    tokio::time::timeout(DEADLINE, other.read_to_string(&mut answer)).await.unwrap().unwrap();
+    assert!(answer.starts_with("HTTP/1.1 200"), "another peer is answered: {answer:?}");
+    drop(held);
     let _ = stop.send(());
     server.await.unwrap().unwrap();
 }

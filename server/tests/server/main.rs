@@ -8,6 +8,7 @@ mod browser;
 mod bucket;
 mod failover;
 mod hardening;
+mod hardening2;
 mod identity;
 mod media_pipeline;
 mod models;

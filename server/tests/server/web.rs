@@ -183,6 +183,14 @@ async fn sign_in_checks_the_password_and_caps_failures() {
     assert_eq!((ok.status, ok.location()), (StatusCode::SEE_OTHER, "/app/webhooks"), "addresses in any case");
     let elsewhere = sign_in("a long password", "https://evil.example/").await;
     assert_eq!(elsewhere.location(), "/app/catalog", "never sent off the application");
+    // Control characters in `next` (once a 500 with the session cookie set): the catalog.
+    for next in ["/app/x\r\nSet-Cookie: a=b", "/app/x\n", "/app/x\0", "/app/x\x01", "/app/x\x7f"] {
+        let odd = sign_in("a long password", next).await;
+        assert_eq!((odd.status, odd.location()), (StatusCode::SEE_OTHER, "/app/catalog"), "{next:?}");
+        let form = w.get(&format!("/app/sign-in?next={}", urlencode(next)), "").await;
+        assert_eq!(form.status, StatusCode::OK, "{next:?}");
+        assert!(form.body.contains("value=\"/app/catalog\""), "{next:?}");
+    }
     for _ in 0..5 {
         let wrong = sign_in("not the password", "/app/catalog").await;
         assert_eq!(wrong.status, StatusCode::UNAUTHORIZED);
@@ -375,4 +383,9 @@ async fn smartlists_recipes_and_assets_are_browsed_within_the_organisation() {
     let assets = w.get("/app/creative-assets", &ada).await;
     assert_eq!(assets.status, StatusCode::OK);
     assert!(assets.body.contains("No creative assets yet"));
+}
+
+/// `s` percent-encoded for a query string.
+fn urlencode(s: &str) -> String {
+    serde_urlencoded::to_string([("v", s)]).unwrap()[2..].to_string()
 }
