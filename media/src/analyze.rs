@@ -24,6 +24,7 @@ use crate::see::{self, Sight};
 use crate::shots::{ContentDetector, ContentParams, FadeDetector, FadeParams, merge_boundaries};
 use crate::sidecar::{learned_channels, load as load_sidecar, merge as merge_sidecar};
 use crate::speech::{SAMPLE_RATE, SpeechDetector, SpeechParams};
+use crate::spilled::{AudioSpill, SpilledAudio};
 use crate::timeline::{BlackBars, Timelines};
 use crate::tool::{self, Stream};
 use crate::vision;
@@ -200,9 +201,9 @@ fn analysis_size(info: &MediaInfo, width: u32) -> (usize, usize) {
 /// Analyses the video at `path` into a signals document (see `docs/media.md`). `progress` is called
 /// with (processed seconds, total seconds) as frames are read; when the speech recogniser runs, the
 /// total then grows by the seconds of speech to transcribe and progress goes on over them. Memory
-/// stays bounded by the analysis frame size and the timeline length, whatever the video's length,
-/// except for the audio kept for transcription (16-bit, 16 kHz: 115 MB an hour) when the
-/// recogniser is loaded.
+/// stays bounded by the analysis frame size and the timeline length, whatever the video's length:
+/// the audio kept for transcription (16-bit, 16 kHz: 115 MB an hour) when the recogniser is
+/// loaded goes to an unnamed temporary file in `TMPDIR`, not to memory.
 ///
 /// `models` are the pretrained models to use ([`AnalysisModels::load`]); each missing one leaves
 /// its channels absent (with the reason in `analysis.reasons`) or falls back to signal processing
@@ -268,7 +269,7 @@ pub fn analyze_staged(
     };
     let tagger_label = tagger.as_ref().and_then(|_| models.state("yamnet")).map(|s| s.label());
     // Transcription needs the audio again after the pass: kept as 16-bit samples (2 bytes a
-    // sample, 115 MB an hour) only when the recogniser is loaded.
+    // sample, 115 MB an hour) in an unnamed temporary file, only when the recogniser is loaded.
     let whisper = models.whisper().filter(|_| info.has_audio).cloned();
     let audio =
         if info.has_audio { Some(spawn_audio(path, options, n, vad, tagger, whisper.is_some())?) } else { None };
@@ -400,8 +401,18 @@ pub fn analyze_staged(
                 doc.timelines.nudity = nudity;
                 measured.push("timelines.nudity".to_string());
                 let label = sight.labels.nsfw.clone().unwrap_or_default();
-                model_of
-                    .insert("timelines.nudity".into(), format!("{label} (frames every {} s)", options.vision_interval));
+                let rule = match (&sight.labels.faces, see::person_in_view(&sight.seen)) {
+                    (Some(faces), Some(_)) => format!(
+                        "; without a person in view ({faces} faces) a score below {} counts at most {}",
+                        see::STRONG_NUDITY,
+                        see::NO_PERSON_CAP
+                    ),
+                    _ => "; no person rule: the face model did not run".to_string(),
+                };
+                model_of.insert(
+                    "timelines.nudity".into(),
+                    format!("{label} (frames every {} s{rule})", options.vision_interval),
+                );
             }
         }
         None => {
@@ -544,7 +555,7 @@ pub fn analyze_staged(
             let speech: Vec<(f64, f64)> = doc.speech.iter().map(|&[a, b]| (a, b)).collect();
             let started = duration;
             let transcript = whisper
-                .transcribe(samples.as_slice(), &speech, &TranscribeOptions::default(), &mut |done, total| {
+                .transcribe(&samples, &speech, &TranscribeOptions::default(), &mut |done, total| {
                     if interrupted.load(Ordering::Relaxed) {
                         return;
                     }
@@ -552,6 +563,7 @@ pub fn analyze_staged(
                     progress(started + done, started + total);
                 })
                 .map_err(|source| Error::Model { path: path.into(), source })?;
+            samples.check().map_err(|e| Error::io(path, e))?;
             if interrupted.load(Ordering::Relaxed) {
                 return Err(stop());
             }
@@ -740,10 +752,11 @@ pub fn transcribe(
     let vad = models.vad().transpose().map_err(model_err)?;
     let job = spawn_audio(path, &AnalyzeOptions::default(), 1, vad, None, true)?;
     let (speech, _, _, kept, _) = job.join(path, info.duration, &AtomicBool::new(false))?;
-    let samples = kept.unwrap_or_default();
+    let samples = kept.ok_or_else(|| Error::io(path, std::io::Error::other("the audio was not kept")))?;
     let regions: Vec<(f64, f64)> = speech.iter().map(|&[a, b]| (a, b)).collect();
     let options = TranscribeOptions { language: language.map(str::to_string) };
-    let t = whisper.transcribe(samples.as_slice(), &regions, &options, &mut |_, _| {}).map_err(model_err)?;
+    let t = whisper.transcribe(&samples, &regions, &options, &mut |_, _| {}).map_err(model_err)?;
+    samples.check().map_err(|e| Error::io(path, e))?;
     Ok(crate::speech::transcript(&t, info.duration))
 }
 
@@ -781,7 +794,7 @@ fn scene_facts(doc: &Signals, loudness: &[f64], has_audio: bool) -> Vec<SceneFac
 
 /// What the audio thread measures: speech intervals, loudness (dBFS) per timeline sample, and the
 /// sound events when the tagger ran, and the samples themselves when asked to keep them.
-type AudioResult = (Vec<[f64; 2]>, Vec<f64>, Option<SoundEvents>, Option<Vec<i16>>, AudioFingerprint);
+type AudioResult = (Vec<[f64; 2]>, Vec<f64>, Option<SoundEvents>, Option<SpilledAudio>, AudioFingerprint);
 
 /// The audio side: a second ffmpeg process read on its own thread.
 #[derive(Debug)]
@@ -819,7 +832,8 @@ fn spawn_audio(
         let mut samples = Vec::with_capacity(4096);
         let mut count: u64 = 0;
         let mut carry: Option<u8> = None;
-        let mut kept: Option<Vec<i16>> = keep.then(Vec::new);
+        let mut kept = if keep { Some(AudioSpill::new()?) } else { None };
+        let mut raws: Vec<i16> = Vec::with_capacity(4096);
         let mut hasher = crate::fingerprint::AudioHasher::new();
         loop {
             let got = stdout.read(&mut buf)?;
@@ -828,6 +842,7 @@ fn spawn_audio(
             }
             samples.clear();
             samples32.clear();
+            raws.clear();
             let mut bytes = buf[..got].iter().copied();
             let mut pending = carry.take();
             while let Some(lo) = pending.take().or_else(|| bytes.next()) {
@@ -836,9 +851,7 @@ fn spawn_audio(
                     break;
                 };
                 let raw = i16::from_le_bytes([lo, hi]);
-                if let Some(k) = &mut kept {
-                    k.push(raw);
-                }
+                raws.push(raw);
                 let x = f64::from(raw) / 32768.0;
                 let i = ((count as f64 / per_sample) as usize).min(energy.len() - 1);
                 energy[i].0 += x * x;
@@ -846,6 +859,9 @@ fn spawn_audio(
                 count += 1;
                 samples.push(x);
                 samples32.push(x as f32);
+            }
+            if let Some(k) = &mut kept {
+                k.push(&raws)?;
             }
             match (&mut spectral, &mut vad) {
                 (Some(detector), _) => detector.push(&samples),
@@ -864,6 +880,7 @@ fn spawn_audio(
             (None, None) => Vec::new(),
         };
         let sounds = tagger.map(|mut t| t.finish()).transpose().map_err(std::io::Error::other)?;
+        let kept = kept.map(AudioSpill::finish).transpose()?;
         Ok((speech, loudness, sounds, kept, hasher.finish()))
     });
     Ok(AudioJob { stream, thread })

@@ -31,6 +31,7 @@ pub mod render;
 pub mod see;
 pub mod shots;
 mod sidecar;
+mod spilled;
 pub mod sound;
 pub mod speech;
 pub mod timeline;

@@ -121,11 +121,46 @@ impl FrameSink for Sight {
     }
 }
 
-/// The nudity timeline on the document's grid (`step`, `duration`): each sample takes the
-/// largest probability of the sampled frames inside it, and a sample holding none takes the
-/// frame before it (the frames are `interval` apart; each stands for the time until the next).
+/// Without a person in view, open_nsfw's score counts at most this much...
+pub const NO_PERSON_CAP: f32 = 0.4;
+/// ...unless it reaches this: the level open_nsfw's authors read as likely NSFW, which no frame of
+/// the real footage without nudity measured here reached (docs/models.md, "Nudity").
+pub const STRONG_NUDITY: f32 = 0.8;
+
+/// Whether a person is in view in each sampled frame, when the face model ran: a face found in
+/// the frame or in the sampled frame before or after it (a person who turns away for a moment is
+/// still there). `None` without the face model: no frame can be judged.
+pub fn person_in_view(seen: &[Seen]) -> Option<Vec<bool>> {
+    if seen.iter().all(|s| s.faces.is_none()) {
+        return None;
+    }
+    let face = |i: usize| seen.get(i).and_then(|s| s.faces.as_ref()).is_some_and(|f| !f.is_empty());
+    Some((0..seen.len()).map(|i| face(i) || (i > 0 && face(i - 1)) || face(i + 1)).collect())
+}
+
+/// open_nsfw's score of each frame under the person rule: open_nsfw scores skin-coloured surfaces
+/// (a pale cartoon rabbit, 0.73), so without a person in view ([`person_in_view`]) a score below
+/// [`STRONG_NUDITY`] counts at most [`NO_PERSON_CAP`]. Without the face model the scores count as
+/// they are.
+pub fn nudity_scores(seen: &[Seen]) -> Vec<Option<f32>> {
+    let person = person_in_view(seen);
+    seen.iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let p = s.nsfw?;
+            let alone = person.as_ref().is_some_and(|v| !v[i]);
+            Some(if alone && p < STRONG_NUDITY { p.min(NO_PERSON_CAP) } else { p })
+        })
+        .collect()
+}
+
+/// The nudity timeline on the document's grid (`step`, `duration`) from the frames' scores under
+/// the person rule ([`nudity_scores`]): each sample takes the largest score of the sampled frames
+/// inside it, and a sample holding none takes the frame before it (the frames are `interval`
+/// apart; each stands for the time until the next).
 pub fn nudity_timeline(seen: &[Seen], interval: f64, duration: f64, step: f64) -> Option<Vec<f32>> {
-    let points: Vec<(f64, f32)> = seen.iter().filter_map(|s| s.nsfw.map(|p| (s.time, p))).collect();
+    let points: Vec<(f64, f32)> =
+        seen.iter().zip(nudity_scores(seen)).filter_map(|(s, p)| p.map(|p| (s.time, p))).collect();
     if points.is_empty() {
         return None;
     }
@@ -251,6 +286,32 @@ mod tests {
             lines: text.unwrap_or(&[]).iter().map(|t| (t.to_string(), 0.9)).collect(),
             faces: None,
         }
+    }
+
+    fn with_faces(time: f64, nsfw: f32, faces: usize) -> Seen {
+        let face = FaceObs { x: 0.4, y: 0.3, w: 0.2, h: 0.3, score: 1.0, embedding: vec![0.0; 128] };
+        Seen { time, nsfw: Some(nsfw), faces: Some(vec![face; faces]), ..Seen::default() }
+    }
+
+    /// Hardening II, item 10: skin-coloured surfaces without a person (a cartoon rabbit scored
+    /// 0.73) are capped below the common 0.5 filter; a person in view, or a strong score, counts.
+    #[test]
+    fn nudity_needs_a_person_in_view_unless_it_is_strong() {
+        let s = [
+            with_faces(0.0, 0.73, 0),
+            with_faces(2.0, 0.6, 0),
+            with_faces(4.0, 0.6, 0),
+            with_faces(6.0, 0.7, 1),
+            with_faces(8.0, 0.65, 0),
+            with_faces(10.0, 0.95, 0),
+            with_faces(12.0, 0.1, 0),
+        ];
+        let scores = nudity_scores(&s);
+        assert_eq!(scores, [Some(0.4), Some(0.4), Some(0.6), Some(0.7), Some(0.65), Some(0.95), Some(0.1)]);
+        // Without the face model nothing can be judged: the scores stand.
+        let unjudged: Vec<Seen> = s.iter().map(|x| Seen { faces: None, ..x.clone() }).collect();
+        assert_eq!(nudity_scores(&unjudged)[0], Some(0.73));
+        assert_eq!(nudity_timeline(&s, 2.0, 14.0, 2.0).unwrap()[0], 0.4);
     }
 
     #[test]

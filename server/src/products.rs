@@ -439,7 +439,10 @@ pub fn compute(product: &str, s: &Signals, sentences: &dyn kino::TextEncoder) ->
             to_value(ProfanityPayload { profanity: Some(r) })
         }
         "emotions" => {
-            let windows = kino::emotion_windows(s, kino::emotions::DEFAULT_WINDOW).map_err(|e| e.to_string())?;
+            let windows = kino::emotion_windows(s, kino::emotions::DEFAULT_WINDOW).map_err(|e| match e {
+                kino::Error::MissingSignal { .. } => missing_emotions(s),
+                other => other.to_string(),
+            })?;
             to_value(EmotionsPayload { emotion: Some(windows) })
         }
         "vertical_conversion" => match &s.vertical {
@@ -483,6 +486,71 @@ pub fn compute(product: &str, s: &Signals, sentences: &dyn kino::TextEncoder) ->
     payload.map_err(|e| e.to_string())
 }
 
+/// Why an item has no emotions, and how to supply them: kino measures emotions only from sound
+/// events and music mood (YAMNet, an optional model); it has no model of emotion in voices or
+/// faces that can be had here.
+fn missing_emotions(s: &Signals) -> String {
+    let supply = "send a signals document with `emotions` (PUT /analysis/v1/item/{type}/{id}, docs/signals.md)";
+    let reason = s.analysis.as_ref().and_then(|a| a.reasons.get("emotions"));
+    match reason {
+        Some(r)
+            if ["kino models fetch", "not in the models directory", "--no-models", "not loaded"]
+                .iter()
+                .any(|cue| r.contains(cue)) =>
+        {
+            format!(
+                "the item's signals have no emotions: kino measures them from sound events and music mood with the \
+             optional sound-event model, which was not loaded ({r}); fetch it with `kino models fetch yamnet` into \
+             the service's --models-dir, restart, and reprocess the item (operations.force_asset_reprocess), or {supply}"
+            )
+        }
+        Some(r) => format!(
+            "the item's signals have no emotions: {r}; kino measures emotions only from sound events and music \
+             mood (it has no model of emotion in voices or faces), so this title's emotions must come from \
+             elsewhere: {supply}"
+        ),
+        None => format!("the item's signals have no emotions: {supply}"),
+    }
+}
+
 fn to_value(payload: impl Serialize) -> serde_json::Result<Value> {
     serde_json::to_value(payload)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Hardening II, item 9: an analysed title without emotions gets a task error that says
+    /// what is missing and how to supply it, not only that the field is absent.
+    #[test]
+    fn a_title_without_emotions_is_told_what_is_missing_and_how_to_supply_it() {
+        let mut s = kino::synth::demo_signals("t", 30.0, 1.0, 7);
+        s.emotions = None;
+        let words = kino::text::LexicalEncoder::default();
+        let plain = compute("emotions", &s, &words).unwrap_err();
+        assert!(plain.contains("PUT /analysis/v1/item"), "{plain}");
+        let mut analysis = kino::signals::Analysis {
+            analyzer: "kino-media 0.1.0".into(),
+            measured: Vec::new(),
+            absent: vec!["emotions".into()],
+            models: Default::default(),
+            reasons: [(
+                "emotions".to_string(),
+                "model yamnet 0.2.1 is not in the models directory (kino models fetch yamnet)".to_string(),
+            )]
+            .into(),
+        };
+        s.analysis = Some(analysis.clone());
+        let no_model = compute("emotions", &s, &words).unwrap_err();
+        assert!(no_model.contains("kino models fetch yamnet") && no_model.contains("reprocess"), "{no_model}");
+        analysis.reasons.insert(
+            "emotions".into(),
+            "yamnet 0.2.1 heard no sound or music-mood class that is evidence of an emotion".into(),
+        );
+        s.analysis = Some(analysis);
+        let no_evidence = compute("emotions", &s, &words).unwrap_err();
+        assert!(no_evidence.contains("heard no sound") && no_evidence.contains("voices or faces"), "{no_evidence}");
+        assert!(no_evidence.contains("PUT /analysis/v1/item"), "{no_evidence}");
+    }
 }

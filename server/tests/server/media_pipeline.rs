@@ -164,10 +164,13 @@ async fn real_video_to_snapped_clips_and_rendered_files() {
     work.await.unwrap();
     second.await.unwrap();
     assert!(seen_progress, "analysis progress shows in the task status");
-    // ...and, emotions being a learned channel the analysis does not measure, fails saying so
+    // ...and, emotions being a learned channel the analysis does not measure without its model,
+    // fails saying what is missing and how to supply it
     let (_, other) = get(&state, &emotions).await;
     assert_eq!(other["status"], "failed", "{other}");
-    assert!(other["error"].as_str().unwrap().contains("signals have none"), "{other}");
+    let error = other["error"].as_str().unwrap();
+    assert!(error.contains("signals have no emotions") && error.contains("--no-models"), "{other}");
+    assert!(error.contains("kino models fetch yamnet") && error.contains("PUT /analysis/v1/item"), "{other}");
     assert!(signals_absent(&state, org).contains(&"emotions".to_string()));
     let (s, status) = get(&state, &task).await;
     assert_eq!(
