@@ -7,10 +7,12 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use kino::TextEncoder;
-use kino_models::manifest::{DLIB_FACES, MINILM, ONNXRUNTIME, OPEN_NSFW, PPOCR, SILERO_VAD, WHISPER_BASE, YAMNET};
+use kino_models::manifest::{
+    DLIB_FACES, EFFICIENTNET_LITE0, MINILM, ONNXRUNTIME, OPEN_NSFW, PPOCR, SILERO_VAD, WHISPER_BASE, YAMNET,
+};
 use kino_models::{
-    FaceAnalyzer, Model, ModelsDir, NsfwClassifier, Runtime, SentenceEncoder, SileroVad, SoundTagger, TextReader,
-    VadParams, Whisper,
+    FaceAnalyzer, ImageLabeler, Model, ModelsDir, NsfwClassifier, Runtime, SentenceEncoder, SileroVad, SoundTagger,
+    TextReader, VadParams, Whisper,
 };
 
 /// One model as the analysis sees it: loaded (with its `id version` label) or missing (with why).
@@ -53,8 +55,8 @@ impl std::fmt::Debug for AnalysisModels {
 }
 
 /// The models analysis knows of, in the order they are reported.
-const KNOWN: [&Model; 8] =
-    [&ONNXRUNTIME, &SILERO_VAD, &YAMNET, &MINILM, &OPEN_NSFW, &PPOCR, &DLIB_FACES, &WHISPER_BASE];
+const KNOWN: [&Model; 9] =
+    [&ONNXRUNTIME, &SILERO_VAD, &YAMNET, &MINILM, &OPEN_NSFW, &PPOCR, &DLIB_FACES, &EFFICIENTNET_LITE0, &WHISPER_BASE];
 
 fn state(model: &'static Model, reason: Option<String>) -> ModelState {
     ModelState { id: model.id, version: model.version, summary: model.summary, loaded: reason.is_none(), reason }
@@ -113,7 +115,7 @@ impl AnalysisModels {
             },
         };
         let mut text = None;
-        for model in [&SILERO_VAD, &YAMNET, &MINILM, &OPEN_NSFW, &PPOCR, &DLIB_FACES] {
+        for model in [&SILERO_VAD, &YAMNET, &MINILM, &OPEN_NSFW, &PPOCR, &DLIB_FACES, &EFFICIENTNET_LITE0] {
             let reason = match (&runtime, missing(model)) {
                 (_, Some(reason)) => Some(reason),
                 (None, None) => Some(format!("the ONNX runtime is not available, so {} cannot run", model.label())),
@@ -128,6 +130,8 @@ impl AnalysisModels {
                         TextReader::load(runtime, dir, 1).map(drop)
                     } else if model.id == DLIB_FACES.id {
                         FaceAnalyzer::load(runtime, dir, 1).map(drop)
+                    } else if model.id == EFFICIENTNET_LITE0.id {
+                        ImageLabeler::load(runtime, dir, 1).map(drop)
                     } else {
                         SoundTagger::load(runtime, dir, 1).map(drop)
                     };
@@ -218,6 +222,12 @@ impl AnalysisModels {
     pub(crate) fn faces(&self) -> Option<std::result::Result<FaceAnalyzer, kino_models::Error>> {
         let (runtime, dir) = (self.runtime.as_ref()?, self.dir.as_ref()?);
         self.state(DLIB_FACES.id)?.loaded.then(|| FaceAnalyzer::load(runtime, dir, 1))
+    }
+
+    /// A fresh image labeler for one analysis, when the model is usable.
+    pub(crate) fn labeler(&self) -> Option<std::result::Result<ImageLabeler, kino_models::Error>> {
+        let (runtime, dir) = (self.runtime.as_ref()?, self.dir.as_ref()?);
+        self.state(EFFICIENTNET_LITE0.id)?.loaded.then(|| ImageLabeler::load(runtime, dir, 1))
     }
 
     /// A fresh sound-event tagger (its state is per stream), when the model is usable.

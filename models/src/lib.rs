@@ -57,6 +57,7 @@ mod sound;
 pub mod testdata;
 mod text;
 mod vad;
+mod vision;
 mod whisper;
 
 pub use dir::{DirSource, MODELS_ENV, ModelStatus, ModelsDir, cache_root, wheel_cache};
@@ -74,6 +75,7 @@ pub use runtime::Runtime;
 pub use sound::{SOUND_CLASSES, SOUND_HOP, SOUND_WINDOW, SoundEvents, SoundTagger};
 pub use text::{Arithmetic, MAX_TOKENS, SENTENCE_DIM, SentenceEncoder};
 pub use vad::{CHUNK, SAMPLE_RATE, SileroVad, Speech, VadParams, speech_segments};
+pub use vision::{CLASSES, FEATURE_LEN, FrameLabels, ImageLabeler, LABELER_INPUT_SIDE, LABELER_MAX_BATCH};
 pub use whisper::{
     MAX_PIECE, REGION_PAD, Samples, TranscribeOptions, Transcript, TranscriptSegment, WHISPER_SAMPLE_RATE, Whisper,
     Word,

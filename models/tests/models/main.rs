@@ -11,3 +11,4 @@ mod sound;
 mod support;
 mod text;
 mod vad;
+mod vision;
