@@ -392,6 +392,7 @@ pub fn generate(o: &SynthOptions) -> Signals {
         transcript: None,
         audio_fingerprint: None,
         character_descriptors: None,
+        visual: None,
     }
 }
 

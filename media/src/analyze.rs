@@ -291,6 +291,7 @@ pub fn analyze_staged(
     let mut content = ContentDetector::new(ContentParams { min_shot_frames, ..options.content.clone() });
     let mut fades = FadeDetector::new(options.fade.clone());
     let mut bars = BlackBars::new(h);
+    let mut cues = crate::picture::CueDetector::new(rate);
     let mut timelines = Timelines::new(options.step, n);
     let mut buf = vec![0u8; w * h * 3];
     let mut previous: Option<Frame> = None;
@@ -304,6 +305,7 @@ pub fn analyze_staged(
         let frame = Frame::from_rgb24(w, h, &buf);
         fades.push(frames, frame.mean_luma());
         bars.push(&frame);
+        cues.push(time, w, h, &buf);
         timelines.push(time, &frame, previous.as_ref());
         content.push(frames, frame.clone());
         previous = Some(frame);
@@ -382,6 +384,7 @@ pub fn analyze_staged(
         transcript: None,
         audio_fingerprint: Some(fingerprint),
         character_descriptors: None,
+        visual: None,
     };
     let mut measured: Vec<String> = MEASURED_CHANNELS.iter().map(|s| s.to_string()).collect();
     let mut model_of: BTreeMap<String, String> = BTreeMap::new();
@@ -530,6 +533,40 @@ pub fn analyze_staged(
             for channel in ["timelines.clip_types", "tags", "emotions"] {
                 reasons.insert(channel.into(), reason.clone());
             }
+        }
+    }
+
+    // What the picture shows: labels, shot types, visual features, technical cues, and tags.
+    match sight.as_ref().and_then(|s| Some((s, s.label_names()?, s.labels.labeler.clone()?))) {
+        Some((sight, names, label)) => {
+            let cues = cues.finish(duration);
+            let (visual, tags) = crate::picture::visual(
+                &sight.seen,
+                names,
+                options.vision_interval,
+                (&doc.shots, &doc.scenes, duration),
+                cues,
+            );
+            doc.visual = Some(visual);
+            measured.push("visual".to_string());
+            model_of.insert(
+                "visual".into(),
+                format!("{label} (ImageNet-1k classes, frames every {} s)", options.vision_interval),
+            );
+            if !tags.is_empty() || !measured.iter().any(|m| m == "tags") {
+                let sound = model_of.get("tags").cloned();
+                doc.tags.extend(tags);
+                doc.tags.sort_by(|a, b| a.start.total_cmp(&b.start));
+                if !measured.iter().any(|m| m == "tags") {
+                    measured.push("tags".to_string());
+                }
+                reasons.remove("tags");
+                let picture = format!("{label} (what is seen, labels of at least {})", crate::picture::TAG_MIN);
+                model_of.insert("tags".into(), sound.map_or(picture.clone(), |s| format!("{s}; {picture}")));
+            }
+        }
+        None => {
+            reasons.insert("visual".into(), absent_reason("efficientnet-lite0", "image classification"));
         }
     }
 

@@ -25,15 +25,17 @@ pub mod fingerprint;
 pub mod frame;
 mod models;
 mod output;
+pub mod picture;
 mod probe;
 pub mod relevance;
 pub mod render;
 pub mod see;
 pub mod shots;
+
 mod sidecar;
-mod spilled;
 pub mod sound;
 pub mod speech;
+mod spilled;
 pub mod timeline;
 mod tool;
 mod vision;

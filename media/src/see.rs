@@ -5,7 +5,7 @@
 use std::io;
 
 use kino::signals::{OnScreenText, TextSpan, sample_count};
-use kino_models::{FaceAnalyzer, NsfwClassifier, RgbFrame, TextReader};
+use kino_models::{FaceAnalyzer, ImageLabeler, NsfwClassifier, RgbFrame, TextReader};
 
 use crate::faces::FaceObs;
 
@@ -32,17 +32,32 @@ pub struct Seen {
     pub lines: Vec<(String, f32)>,
     /// The faces found (box, detector score, descriptor), when the face model ran.
     pub faces: Option<Vec<FaceObs>>,
+    /// The image classifier's five most probable classes (index, probability), when it ran.
+    pub labels: Option<Vec<(u16, f32)>>,
+    /// Its pooled image feature, one byte a value ([`crate::picture::quantise`]).
+    pub feature: Option<Vec<u8>>,
 }
+
+/// Classes kept per frame by the image classifier.
+const TOP_LABELS: usize = 5;
 
 /// The vision models of one analysis and what they saw, frame by frame.
 pub(crate) struct Sight {
     nsfw: Option<NsfwClassifier>,
     ocr: Option<TextReader>,
     faces: Option<FaceAnalyzer>,
+    labeler: Option<ImageLabeler>,
     frames: usize,
     pub seen: Vec<Seen>,
     /// `id version` of the models that ran.
     pub labels: Labels,
+}
+
+impl Sight {
+    /// The image classifier's class names, when it ran.
+    pub(crate) fn label_names(&self) -> Option<&[String]> {
+        self.labeler.as_ref().map(ImageLabeler::names)
+    }
 }
 
 impl std::fmt::Debug for Sight {
@@ -57,6 +72,7 @@ pub(crate) struct Labels {
     pub nsfw: Option<String>,
     pub ocr: Option<String>,
     pub faces: Option<String>,
+    pub labeler: Option<String>,
 }
 
 impl Sight {
@@ -66,7 +82,8 @@ impl Sight {
         let nsfw = models.nsfw().transpose()?;
         let ocr = models.ocr().transpose()?;
         let faces = models.faces().transpose()?;
-        if nsfw.is_none() && ocr.is_none() && faces.is_none() {
+        let labeler = models.labeler().transpose()?;
+        if nsfw.is_none() && ocr.is_none() && faces.is_none() && labeler.is_none() {
             return Ok(None);
         }
         let label = |id: &str| models.state(id).map(|s| s.label());
@@ -74,14 +91,23 @@ impl Sight {
             nsfw: nsfw.as_ref().and_then(|_| label("open-nsfw")),
             ocr: ocr.as_ref().and_then(|_| label("ppocr")),
             faces: faces.as_ref().and_then(|_| label("dlib-faces")),
+            labeler: labeler.as_ref().and_then(|_| label("efficientnet-lite0")),
         };
-        Ok(Some(Sight { nsfw, ocr, faces, frames: 0, seen: Vec::new(), labels }))
+        Ok(Some(Sight { nsfw, ocr, faces, labeler, frames: 0, seen: Vec::new(), labels }))
     }
 
     /// A sink with no model, for tests of the stream itself.
     #[cfg(test)]
     pub(crate) fn empty() -> Sight {
-        Sight { nsfw: None, ocr: None, faces: None, frames: 0, seen: Vec::new(), labels: Labels::default() }
+        Sight {
+            nsfw: None,
+            ocr: None,
+            faces: None,
+            labeler: None,
+            frames: 0,
+            seen: Vec::new(),
+            labels: Labels::default(),
+        }
     }
 }
 
@@ -115,6 +141,13 @@ impl FrameSink for Sight {
                     .collect(),
             );
         }
+        if let Some(model) = &mut self.labeler {
+            let found = model.label(&[frame], TOP_LABELS).map_err(io::Error::other)?;
+            if let Some(f) = found.into_iter().next() {
+                seen.feature = Some(crate::picture::quantise(&f.feature));
+                seen.labels = Some(f.top);
+            }
+        }
         self.frames += 1;
         self.seen.push(seen);
         Ok(())
@@ -127,14 +160,24 @@ pub const NO_PERSON_CAP: f32 = 0.4;
 /// the real footage without nudity measured here reached (docs/models.md, "Nudity").
 pub const STRONG_NUDITY: f32 = 0.8;
 
+/// A garment or person class of the image classifier counts as a person in view from this
+/// probability on (a swimsuit, a bra or a wedding suit is worn by someone).
+pub const PERSON_LABEL_MIN: f32 = 0.2;
+
 /// Whether a person is in view in each sampled frame, when the face model ran: a face found in
-/// the frame or in the sampled frame before or after it (a person who turns away for a moment is
+/// the frame, or a garment or person label of the image classifier ([`PERSON_LABEL_MIN`]), in the
+/// frame or in the sampled frame before or after it (a person who turns away for a moment is
 /// still there). `None` without the face model: no frame can be judged.
 pub fn person_in_view(seen: &[Seen]) -> Option<Vec<bool>> {
     if seen.iter().all(|s| s.faces.is_none()) {
         return None;
     }
-    let face = |i: usize| seen.get(i).and_then(|s| s.faces.as_ref()).is_some_and(|f| !f.is_empty());
+    let face = |i: usize| {
+        seen.get(i).is_some_and(|s| {
+            s.faces.as_ref().is_some_and(|f| !f.is_empty())
+                || s.labels.iter().flatten().any(|&(c, p)| p >= PERSON_LABEL_MIN && crate::picture::is_person_cue(c))
+        })
+    };
     Some((0..seen.len()).map(|i| face(i) || (i > 0 && face(i - 1)) || face(i + 1)).collect())
 }
 
@@ -284,7 +327,7 @@ mod tests {
             nsfw,
             text_area: text.map(|t| if t.is_empty() { 0.0 } else { 0.1 }),
             lines: text.unwrap_or(&[]).iter().map(|t| (t.to_string(), 0.9)).collect(),
-            faces: None,
+            ..Seen::default()
         }
     }
 

@@ -22,7 +22,7 @@ pub use model::*;
 pub use prepared::{FIXED_ONE, Prepared, REPORT_SCALE, fixed_mean, fixed_value, to_fixed};
 pub(crate) use prepared::{INDEX_SLACK, kind_slot, unit_vector};
 pub use range_max::RangeMax;
-pub use validate::{MAX_SAMPLES, sample_count};
+pub use validate::{MAX_SAMPLES, SHOT_KINDS, VISUAL_GROUPS, sample_count};
 
 use crate::error::{Error, Result};
 

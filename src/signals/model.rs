@@ -120,6 +120,94 @@ pub struct Signals {
     /// a series). A kino addition (binary layout 7).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub character_descriptors: Option<Vec<Vec<f32>>>,
+    /// What the picture shows, measured on sampled frames by an image classifier: labels per
+    /// frame, the editorial shot type of each shot, visual features per scene and for the item,
+    /// and technical cues (black frames, colour bars). A kino addition (binary layout 8).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub visual: Option<Visual>,
+}
+
+/// What the picture shows (see [`Signals::visual`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Encode, Decode)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct Visual {
+    /// Seconds between the sampled frames, > 0.
+    pub interval: f64,
+    /// The labels of each sampled frame, in time order.
+    #[serde(default)]
+    pub frames: Vec<VisualFrame>,
+    /// The editorial shot type of each shot (the spans between `shots`, so `shots.len() + 1` of
+    /// them when any), in order.
+    #[serde(default)]
+    pub shot_types: Vec<ShotType>,
+    /// One visual feature per scene (the mean of its frames' image features, unit length), in
+    /// the order of `scenes`; what the scenes look like, for "scenes like this one".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scene_features: Option<Vec<Vec<f32>>>,
+    /// The whole item's visual feature (the mean of every frame's, unit length).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub item_feature: Option<Vec<f32>>,
+    /// Technical cues: stretches of black frames and of colour bars, sorted by start.
+    #[serde(default)]
+    pub cues: Vec<VisualCue>,
+}
+
+/// The labels of one sampled frame.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Encode, Decode)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct VisualFrame {
+    /// Seconds into the video.
+    pub time: f64,
+    /// The most probable labels, most probable first.
+    #[serde(default)]
+    pub labels: Vec<VisualLabel>,
+}
+
+/// One label of a frame: a class of the classifier, the group a catalog reader sees it in, and
+/// its probability.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Encode, Decode)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct VisualLabel {
+    /// The class's name, non-empty (e.g. `seashore`).
+    pub name: String,
+    /// Its group: `animal`, `vehicle`, `food`, `place`, `clothing` or `object`.
+    pub group: String,
+    /// Probability in `[0, 1]`.
+    pub score: f64,
+}
+
+/// The editorial shot type of one shot.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Encode, Decode)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct ShotType {
+    /// Start in seconds.
+    pub start: f64,
+    /// End in seconds.
+    pub end: f64,
+    /// `extreme_close_up`, `close_up`, `medium`, `wide` or `no_people`.
+    pub kind: String,
+    /// The most faces seen at once in the shot's frames (2: a two-shot; 3 or more: a group).
+    pub people: u32,
+    /// `indoor` or `outdoor` where the labels tell, else absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub setting: Option<String>,
+}
+
+/// A technical cue over a time span.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Encode, Decode)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct VisualCue {
+    /// `black` or `color_bars`.
+    pub kind: String,
+    /// Start in seconds.
+    pub start: f64,
+    /// End in seconds.
+    pub end: f64,
 }
 
 /// The audio fingerprint of a title: one 32-bit hash every `hop` seconds, hash `k` describing the
@@ -355,6 +443,7 @@ pub const ANALYSIS_CHANNELS: &[&str] = &[
     "transcript",
     "audio_fingerprint",
     "character_descriptors",
+    "visual",
 ];
 
 /// Provenance of a document: who produced it, what was measured, what is absent (zero or empty

@@ -176,6 +176,9 @@ impl Signals {
         if let Some(t) = &self.transcript {
             self.validate_transcript(t)?;
         }
+        if let Some(v) = &self.visual {
+            self.validate_visual(v)?;
+        }
         if let Some(d) = &self.character_descriptors {
             if d.len() != self.characters.len() {
                 return Err(Error::signals(
@@ -241,6 +244,77 @@ impl Signals {
                 }
                 unit(|| format!("{wf}.probability"), w.probability)?;
             }
+        }
+        Ok(())
+    }
+
+    fn validate_visual(&self, v: &Visual) -> Result<()> {
+        positive_finite("visual.interval", v.interval)?;
+        let mut previous = f64::NEG_INFINITY;
+        for (i, f) in v.frames.iter().enumerate() {
+            let at = format!("visual.frames[{i}]");
+            if !(f.time.is_finite() && f.time >= 0.0 && f.time <= self.duration) {
+                return Err(Error::signals(format!("{at}.time"), "must be within [0, duration]"));
+            }
+            if f.time <= previous {
+                return Err(Error::signals(format!("{at}.time"), "must be after the previous frame's"));
+            }
+            previous = f.time;
+            for (j, l) in f.labels.iter().enumerate() {
+                if l.name.trim().is_empty() {
+                    return Err(Error::signals(format!("{at}.labels[{j}].name"), "must be non-empty"));
+                }
+                if !VISUAL_GROUPS.contains(&l.group.as_str()) {
+                    return Err(Error::signals(
+                        format!("{at}.labels[{j}].group"),
+                        format!("must be one of {}", VISUAL_GROUPS.join(", ")),
+                    ));
+                }
+                unit(|| format!("{at}.labels[{j}].score"), l.score)?;
+            }
+        }
+        if !v.shot_types.is_empty() && v.shot_types.len() != self.shots.len() + 1 {
+            return Err(Error::signals(
+                "visual.shot_types",
+                format!("must hold one entry per shot ({}), not {}", self.shots.len() + 1, v.shot_types.len()),
+            ));
+        }
+        for (i, s) in v.shot_types.iter().enumerate() {
+            in_duration(&format!("visual.shot_types[{i}]"), [s.start, s.end], self.duration)?;
+            if !SHOT_KINDS.contains(&s.kind.as_str()) {
+                return Err(Error::signals(
+                    format!("visual.shot_types[{i}].kind"),
+                    format!("must be one of {}", SHOT_KINDS.join(", ")),
+                ));
+            }
+            if s.setting.as_deref().is_some_and(|x| x != "indoor" && x != "outdoor") {
+                return Err(Error::signals(format!("visual.shot_types[{i}].setting"), "must be indoor or outdoor"));
+            }
+        }
+        if let Some(features) = &v.scene_features {
+            if features.len() != self.scenes.len() {
+                return Err(Error::signals(
+                    "visual.scene_features",
+                    format!("must hold one feature per scene ({}), not {}", self.scenes.len(), features.len()),
+                ));
+            }
+            for (i, f) in features.iter().enumerate() {
+                unit_vector(&format!("visual.scene_features[{i}]"), f)?;
+            }
+        }
+        if let Some(f) = &v.item_feature {
+            unit_vector("visual.item_feature", f)?;
+        }
+        let mut previous = f64::NEG_INFINITY;
+        for (i, c) in v.cues.iter().enumerate() {
+            in_duration(&format!("visual.cues[{i}]"), [c.start, c.end], self.duration)?;
+            if c.kind != "black" && c.kind != "color_bars" {
+                return Err(Error::signals(format!("visual.cues[{i}].kind"), "must be black or color_bars"));
+            }
+            if c.start < previous {
+                return Err(Error::signals(format!("visual.cues[{i}].start"), "must not precede the previous cue's"));
+            }
+            previous = c.start;
         }
         Ok(())
     }
@@ -469,3 +543,18 @@ fn validate_analysis(a: &Analysis) -> Result<()> {
 
 /// Largest timeline the core accepts: 24 hours at 120 samples per second.
 pub const MAX_SAMPLES: usize = 24 * 3600 * 120;
+
+/// The groups of [`VisualLabel::group`].
+pub const VISUAL_GROUPS: &[&str] = &["animal", "vehicle", "food", "place", "clothing", "object"];
+
+/// The kinds of [`ShotType::kind`].
+pub const SHOT_KINDS: &[&str] = &["extreme_close_up", "close_up", "medium", "wide", "no_people"];
+
+/// A vector of 1 to 4096 finite numbers with unit length.
+fn unit_vector(field: &str, v: &[f32]) -> Result<()> {
+    let norm = v.iter().map(|x| f64::from(*x) * f64::from(*x)).sum::<f64>().sqrt();
+    if !(1..=4096).contains(&v.len()) || v.iter().any(|x| !x.is_finite()) || (norm - 1.0).abs() > 0.01 {
+        return Err(Error::signals(field, "must be 1 to 4096 finite numbers of unit length"));
+    }
+    Ok(())
+}

@@ -232,12 +232,12 @@ fn version_2_binary_files_still_open() {
     assert!(analysis.models.is_empty() && analysis.reasons.is_empty());
     assert!(analysis.measured.iter().any(|c| c == "speech"));
     // The same layout without `analysis`: the document ends with its one-byte `None` (today's
-    // encoding less the `None`s of `text`, `transcript`, `audio_fingerprint` and
-    // `character_descriptors`).
+    // encoding less the `None`s of `text`, `transcript`, `audio_fingerprint`,
+    // `character_descriptors` and `visual`).
     let mut bare = twin.clone();
     bare.analysis = None;
     let now = bare.to_binary();
-    let v2 = with_layout(&now[..24], &now[24..now.len() - 4], 2);
+    let v2 = with_layout(&now[..24], &now[24..now.len() - 5], 2);
     assert_eq!(Signals::from_binary(&v2).unwrap(), bare);
     // Trailing garbage is still refused in an old layout (as trailing, or as undecodable maps).
     let mut padded = old[24..].to_vec();
@@ -325,6 +325,78 @@ fn version_6_binary_files_still_open() {
     let rewritten = from_old.to_binary();
     assert_eq!(u32::from_le_bytes(rewritten[8..12].try_into().unwrap()), BINARY_FORMAT_VERSION);
     assert_eq!(Signals::from_binary(&rewritten).unwrap(), from_old);
+}
+
+/// Files written by the binary layout version 7 (with `character_descriptors`, before `visual`)
+/// keep opening: the pair was written by the version-7 build (`kino analyze` of 8 s of the
+/// dialogue test video from 9 s, every model of that build; the same bytes on a second run).
+#[test]
+fn version_7_binary_files_still_open() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let old = std::fs::read(dir.join("signals-v7.bin")).unwrap();
+    assert_eq!(u32::from_le_bytes(old[8..12].try_into().unwrap()), 7);
+    let from_old = Signals::from_binary(&old).unwrap();
+    assert_eq!(from_old, Signals::load(dir.join("signals-v7.json")).unwrap());
+    assert!(from_old.transcript.is_some() && from_old.visual.is_none());
+    let rewritten = from_old.to_binary();
+    assert_eq!(u32::from_le_bytes(rewritten[8..12].try_into().unwrap()), BINARY_FORMAT_VERSION);
+    assert_eq!(Signals::from_binary(&rewritten).unwrap(), from_old);
+}
+
+/// The visual channel: its rules, and both forms keep it.
+#[test]
+fn the_visual_channel_keeps_its_rules() {
+    use kino::signals::{ShotType, Visual, VisualCue, VisualFrame, VisualLabel};
+    let mut s = kino::synth::demo_signals("v", 60.0, 1.0, 3);
+    let label = |name: &str, group: &str, score: f64| VisualLabel { name: name.into(), group: group.into(), score };
+    let mut cuts = vec![0.0];
+    cuts.extend(s.shots.iter().copied());
+    cuts.push(s.duration);
+    let unit = |axis: usize| (0..16).map(|i| if i == axis { 1.0f32 } else { 0.0 }).collect::<Vec<f32>>();
+    s.visual = Some(Visual {
+        interval: 2.0,
+        frames: vec![
+            VisualFrame { time: 0.0, labels: vec![label("seashore", "place", 0.6), label("sandbar", "place", 0.2)] },
+            VisualFrame { time: 2.0, labels: vec![label("tabby cat", "animal", 0.9)] },
+        ],
+        shot_types: cuts
+            .windows(2)
+            .map(|w| ShotType {
+                start: w[0],
+                end: w[1],
+                kind: "wide".into(),
+                people: 0,
+                setting: Some("outdoor".into()),
+            })
+            .collect(),
+        scene_features: Some((0..s.scenes.len()).map(unit).collect()),
+        item_feature: Some(unit(3)),
+        cues: vec![VisualCue { kind: "black".into(), start: 0.0, end: 1.5 }],
+    });
+    s.validate().unwrap();
+    assert_eq!(Signals::from_binary(&s.to_binary()).unwrap(), s);
+    assert_eq!(Signals::from_json(&s.to_json()).unwrap(), s);
+    let broken = |f: &dyn Fn(&mut Visual)| {
+        let mut t = s.clone();
+        f(t.visual.as_mut().unwrap());
+        match t.validate() {
+            Err(Error::InvalidSignals { field, .. }) => field,
+            other => panic!("{other:?}"),
+        }
+    };
+    assert_eq!(broken(&|v| v.interval = 0.0), "visual.interval");
+    assert_eq!(broken(&|v| v.frames[1].time = 0.0), "visual.frames[1].time");
+    assert_eq!(broken(&|v| v.frames[0].labels[0].group = "thing".into()), "visual.frames[0].labels[0].group");
+    assert_eq!(broken(&|v| v.frames[0].labels[0].score = 1.5), "visual.frames[0].labels[0].score");
+    assert_eq!(
+        broken(&|v| {
+            v.shot_types.pop();
+        }),
+        "visual.shot_types"
+    );
+    assert_eq!(broken(&|v| v.shot_types[0].kind = "tight".into()), "visual.shot_types[0].kind");
+    assert_eq!(broken(&|v| v.scene_features.as_mut().unwrap()[0][0] = 2.0), "visual.scene_features[0]");
+    assert_eq!(broken(&|v| v.cues[0].kind = "logo".into()), "visual.cues[0].kind");
 }
 
 /// Character descriptors: one unit vector per character, all of one length.

@@ -37,6 +37,7 @@ pub fn flat_signals(relevance: &[f32]) -> Signals {
         transcript: None,
         audio_fingerprint: None,
         character_descriptors: None,
+        visual: None,
     }
 }
 
