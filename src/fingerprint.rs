@@ -346,7 +346,7 @@ pub fn profile(signals: &Signals) -> crate::Result<TitleProfile> {
         .collect();
     let tags = |kind: TagKind| {
         let mut m: BTreeMap<String, f64> = BTreeMap::new();
-        for t in signals.tags.iter().filter(|t| t.kind == kind) {
+        for (t, _) in signals.all_tags().filter(|(t, _)| t.kind == kind) {
             let e = m.entry(t.name.clone()).or_insert(0.0);
             *e = e.max(report::score(t.score));
         }

@@ -164,11 +164,14 @@ pub struct TagScore {
     pub name: String,
     /// Its highest score in the scene, in `[0, 1]`.
     pub score: f64,
+    /// Where that tag came from: `picture` (what is seen) or `tags` (the document's tags: sound
+    /// events, a sidecar, the customer's analysers).
+    pub source: String,
 }
 
 /// The scene tags product of `signals` (see the module documentation).
 pub fn scene_tags(signals: &Signals) -> Result<Vec<SceneTags>> {
-    if absent(signals, "tags") {
+    if absent(signals, "tags") && signals.visual.as_ref().is_none_or(|v| v.tags.is_empty()) {
         return Err(Error::MissingSignal { field: "tags", needed_by: "the scene_tags product" });
     }
     let d = signals.duration;
@@ -176,19 +179,27 @@ pub fn scene_tags(signals: &Signals) -> Result<Vec<SceneTags>> {
         .scenes
         .iter()
         .map(|scene| {
-            let mut by_kind: [BTreeMap<&str, f64>; 3] = Default::default();
-            for t in signals.tags.iter().filter(|t| t.start.max(scene.start) < t.end.min(scene.end)) {
+            let mut by_kind: [BTreeMap<&str, (f64, &'static str)>; 3] = Default::default();
+            for (t, source) in signals.all_tags().filter(|(t, _)| t.start.max(scene.start) < t.end.min(scene.end)) {
                 let k = match t.kind {
                     TagKind::Keyword => 0,
                     TagKind::Mood => 1,
                     TagKind::Environment => 2,
                 };
-                let e = by_kind[k].entry(t.name.as_str()).or_insert(0.0);
-                *e = e.max(t.score);
+                let e = by_kind[k].entry(t.name.as_str()).or_insert((t.score, source.as_str()));
+                if t.score > e.0 {
+                    *e = (t.score, source.as_str());
+                }
             }
-            let list = |m: &BTreeMap<&str, f64>| {
-                let mut v: Vec<TagScore> =
-                    m.iter().map(|(n, s)| TagScore { name: n.to_string(), score: report::score(*s) }).collect();
+            let list = |m: &BTreeMap<&str, (f64, &'static str)>| {
+                let mut v: Vec<TagScore> = m
+                    .iter()
+                    .map(|(n, (s, source))| TagScore {
+                        name: n.to_string(),
+                        score: report::score(*s),
+                        source: source.to_string(),
+                    })
+                    .collect();
                 v.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.name.cmp(&b.name)));
                 v
             };
@@ -247,7 +258,7 @@ mod tests {
             tag(TagKind::Environment, "city", 10.0, 20.0, 0.9),
         ];
         let scenes = scene_tags(&s).unwrap();
-        assert_eq!(scenes[0].keywords, vec![TagScore { name: "car".into(), score: 0.8 }]);
+        assert_eq!(scenes[0].keywords, vec![TagScore { name: "car".into(), score: 0.8, source: "tags".into() }]);
         assert_eq!(scenes[0].moods.len(), 1);
         assert!(scenes[0].environments.is_empty(), "touching at 10 s is not overlapping");
         assert_eq!(scenes[1].keywords[0].name, "car");

@@ -14,7 +14,7 @@ use kino::signals::{
 use kino::{Signals, TextEncoder, report};
 use kino_models::{SileroVad, SoundEvents, SoundTagger, TranscribeOptions};
 
-use crate::embed::{SceneFacts, SceneSpace, describe_scene, item_projection, normalise};
+use crate::embed::{SceneFacts, describe_scene, item_projection, normalise};
 use crate::error::{Error, Result};
 use crate::frame::Frame;
 use crate::models::AnalysisModels;
@@ -76,7 +76,15 @@ pub struct AnalyzeOptions {
     /// Seconds between the frames the vision models see (default 2), decoded at
     /// [`vision::VISION_WIDTH`] pixels wide from the same pass as the analysis frames.
     pub vision_interval: f64,
+    /// How much of a scene's embedding is what is seen (the image classifier's labels put into
+    /// the sentence space, [`crate::picture::conse`]) against its description (what is heard, said
+    /// and written, and the labels named): in `[0, 1]`, default [`SEEN_WEIGHT`].
+    pub seen_weight: f32,
 }
+
+/// The default [`AnalyzeOptions::seen_weight`], measured on real footage judged by eye
+/// (`docs/media.md`, "What the picture shows").
+pub const SEEN_WEIGHT: f32 = 0.5;
 
 impl Default for AnalyzeOptions {
     fn default() -> Self {
@@ -94,6 +102,7 @@ impl Default for AnalyzeOptions {
             speech: SpeechParams::default(),
             item_text: None,
             vision_interval: 2.0,
+            seen_weight: SEEN_WEIGHT,
         }
     }
 }
@@ -110,6 +119,9 @@ fn check(options: &AnalyzeOptions) -> Result<()> {
     positive("max_fps", options.max_fps)?;
     positive("min_scene", options.min_scene)?;
     positive("vision_interval", options.vision_interval)?;
+    if !(0.0..=1.0).contains(&options.seen_weight) {
+        return Err(Error::argument("seen_weight", format!("must be in [0, 1] (got {})", options.seen_weight)));
+    }
     if !(options.min_shot.is_finite() && options.min_shot >= 0.0) {
         return Err(Error::argument("min_shot", format!("must be finite and >= 0 (got {})", options.min_shot)));
     }
@@ -537,33 +549,28 @@ pub fn analyze_staged(
     }
 
     // What the picture shows: labels, shot types, visual features, technical cues, and tags.
+    let mut seen_tags = Vec::new();
     match sight.as_ref().and_then(|s| Some((s, s.label_names()?, s.labels.labeler.clone()?))) {
         Some((sight, names, label)) => {
             let cues = cues.finish(duration);
-            let (visual, tags) = crate::picture::visual(
+            let visual = crate::picture::visual(
                 &sight.seen,
                 names,
                 options.vision_interval,
                 (&doc.shots, &doc.scenes, duration),
                 cues,
             );
+            seen_tags.clone_from(&visual.tags);
             doc.visual = Some(visual);
             measured.push("visual".to_string());
             model_of.insert(
                 "visual".into(),
-                format!("{label} (ImageNet-1k classes, frames every {} s)", options.vision_interval),
+                format!(
+                    "{label} (ImageNet-1k classes, frames every {} s; tags of labels of at least {})",
+                    options.vision_interval,
+                    crate::picture::TAG_MIN
+                ),
             );
-            if !tags.is_empty() || !measured.iter().any(|m| m == "tags") {
-                let sound = model_of.get("tags").cloned();
-                doc.tags.extend(tags);
-                doc.tags.sort_by(|a, b| a.start.total_cmp(&b.start));
-                if !measured.iter().any(|m| m == "tags") {
-                    measured.push("tags".to_string());
-                }
-                reasons.remove("tags");
-                let picture = format!("{label} (what is seen, labels of at least {})", crate::picture::TAG_MIN);
-                model_of.insert("tags".into(), sound.map_or(picture.clone(), |s| format!("{s}; {picture}")));
-            }
         }
         None => {
             reasons.insert("visual".into(), absent_reason("efficientnet-lite0", "image classification"));
@@ -640,7 +647,6 @@ pub fn analyze_staged(
     // Scene descriptions, embedded by the sentence model; the item from its metadata and content.
     match models.sentence_encoder() {
         Some(encoder) => {
-            let space = SceneSpace::new(encoder.clone());
             let mut facts = scene_facts(&doc, &loudness, info.has_audio);
             for (i, f) in facts.iter_mut().enumerate() {
                 f.sounds = scene_sounds.get(i).cloned().unwrap_or_default();
@@ -651,6 +657,11 @@ pub fn analyze_staged(
                 if let Some(t) = &doc.transcript {
                     f.said = crate::speech::said_in(t, scene.start, scene.end, crate::embed::SAID_WORDS);
                 }
+                f.seen = seen_tags
+                    .iter()
+                    .filter(|t| t.start == scene.start && t.end == scene.end)
+                    .map(|t| t.name.clone())
+                    .collect();
                 f.mood = doc
                     .tags
                     .iter()
@@ -661,10 +672,28 @@ pub fn analyze_staged(
             let texts: Vec<String> = facts.iter().map(describe_scene).collect();
             let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
             let fail = |source| Error::Model { path: path.into(), source };
-            let scene_vectors = space.encode_batch(&refs).map_err(fail)?;
             let sentence = encoder.encode_batch(&refs).map_err(fail)?;
+            let seen = match (&sight, &doc.visual) {
+                (Some(sight), Some(_)) => {
+                    crate::picture::conse(&sight.seen, sight.label_names(), &doc.scenes, encoder).map_err(fail)?
+                }
+                _ => vec![None; doc.scenes.len()],
+            };
+            let mixed: Vec<Vec<f32>> = sentence
+                .iter()
+                .zip(&seen)
+                .map(|(text, seen)| crate::picture::mix(text, seen.as_deref(), options.seen_weight))
+                .collect();
+            let features = doc.visual.as_ref().and_then(|v| v.scene_features.clone());
+            let scene_vectors: Vec<Vec<f32>> = mixed
+                .iter()
+                .enumerate()
+                .map(|(i, v)| {
+                    crate::embed::scene_embedding(v, features.as_ref().and_then(|f| f.get(i)).map(Vec::as_slice))
+                })
+                .collect();
             let mut content = vec![0f32; kino_models::SENTENCE_DIM];
-            for (v, scene) in sentence.iter().zip(&doc.scenes) {
+            for (v, scene) in mixed.iter().zip(&doc.scenes) {
                 let weight = (scene.end - scene.start) as f32;
                 content.iter_mut().zip(v).for_each(|(c, x)| *c += weight * x);
             }
@@ -679,7 +708,17 @@ pub fn analyze_staged(
             let label = encoder.version().to_string();
             doc.scene_embeddings = Some(scene_vectors);
             doc.item_embedding = Some(item_projection(&item));
-            model_of.insert("scene_embeddings".into(), format!("{label} (scene descriptions, lift-1024)"));
+            let how = if doc.visual.is_some() {
+                format!(
+                    "scene descriptions and what is seen (ConSE over the image labels), {} of it seen, lift-1024; \
+                     the image feature in the free dimensions, {} of the length",
+                    options.seen_weight,
+                    crate::embed::VISUAL_SHARE
+                )
+            } else {
+                "scene descriptions, lift-1024".to_string()
+            };
+            model_of.insert("scene_embeddings".into(), format!("{label} ({how})"));
             model_of.insert(
                 "item_embedding".into(),
                 format!(
@@ -824,6 +863,7 @@ fn scene_facts(doc: &Signals, loudness: &[f64], has_audio: bool) -> Vec<SceneFac
                 mood: None,
                 text: Vec::new(),
                 said: Vec::new(),
+                seen: Vec::new(),
             }
         })
         .collect()

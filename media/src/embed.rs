@@ -4,7 +4,9 @@
 //! - [`SceneSpace`]: 1024 floats for scene embeddings and text queries. The map is the canonical
 //!   injection (the 384 values, then 640 zeros): a linear map with orthonormal columns, so dot
 //!   products and norms are exactly those of the model. Queries and scenes go through the same
-//!   map, so `search_query` ranks scenes exactly as the model does.
+//!   map, so `search_query` ranks scenes exactly as the model does. A scene with a picture also
+//!   carries what it looks like in the 640 free dimensions ([`scene_embedding`]), which a text
+//!   query does not see and a scene query does.
 //! - [`item_projection`]: 256 floats for item embeddings. 384 dimensions cannot fit in 256
 //!   without loss; the map is a fixed orthonormal projection (256 orthonormal rows drawn from a
 //!   seeded Gaussian, the same on every machine), scaled and renormalised. A random orthonormal
@@ -267,23 +269,73 @@ pub fn normalise(v: &mut [f32]) {
     }
 }
 
+/// Seed of the visual projection; changing it changes every scene embedding's visual part.
+const VISUAL_PROJECTION_SEED: u64 = 0x6b69_6e6f_7669_7375; // "kinovisu"
+
+/// The share of a scene embedding's squared length that is what the scene looks like (the image
+/// feature, in the 640 dimensions the sentence model leaves free); the rest is the sentence-space
+/// vector (its description and what is seen in words). A text query has nothing in the free
+/// dimensions, so it ranks scenes with a picture exactly as the sentence model does (every score
+/// scaled by the same `sqrt(1 - VISUAL_SHARE)`); a scene as the query ("scenes like this one")
+/// also meets scenes that look alike.
+pub const VISUAL_SHARE: f32 = 0.2;
+
+/// The 1024-float scene embedding of a scene's sentence-space vector (384 floats, unit length)
+/// and its image feature (1280 floats, unit length), when it has one: the sentence part in the
+/// first 384 dimensions, a fixed seeded Gaussian projection of the feature (640 x 1280, the same
+/// on every machine) in the other 640, weighted by [`VISUAL_SHARE`]. Without a feature, the lift.
+pub fn scene_embedding(sentence: &[f32], feature: Option<&[f32]>) -> Vec<f32> {
+    let free = SCENE_EMBEDDING_DIM - SENTENCE_DIM;
+    let mut out = lift(sentence);
+    let Some(feature) = feature.filter(|f| f.len() == VISUAL_FEATURE_DIM && sentence.len() == SENTENCE_DIM) else {
+        return out;
+    };
+    let rows = visual_rows();
+    let mut projected: Vec<f32> = rows
+        .chunks_exact(VISUAL_FEATURE_DIM)
+        .map(|row| row.iter().zip(feature).map(|(a, b)| f64::from(*a) * f64::from(*b)).sum::<f64>() as f32)
+        .collect();
+    normalise(&mut projected);
+    let (text, seen) = ((1.0 - VISUAL_SHARE).sqrt(), VISUAL_SHARE.sqrt());
+    out[..SENTENCE_DIM].iter_mut().for_each(|x| *x *= text);
+    out[SENTENCE_DIM..SENTENCE_DIM + free].iter_mut().zip(&projected).for_each(|(o, p)| *o = seen * p);
+    normalise(&mut out);
+    out
+}
+
+/// The image feature's length ([`kino_models::FEATURE_LEN`]).
+const VISUAL_FEATURE_DIM: usize = kino_models::FEATURE_LEN;
+
+fn visual_rows() -> &'static [f32] {
+    static ROWS: OnceLock<Vec<f32>> = OnceLock::new();
+    ROWS.get_or_init(|| {
+        let mut gaussian = gaussian_source(VISUAL_PROJECTION_SEED);
+        (0..(SCENE_EMBEDDING_DIM - SENTENCE_DIM) * VISUAL_FEATURE_DIM).map(|_| gaussian() as f32).collect()
+    })
+}
+
+/// Standard normal numbers from a seed: SplitMix64 and Box–Muller.
+fn gaussian_source(seed: u64) -> impl FnMut() -> f64 {
+    let mut state = seed;
+    let mut next = move || {
+        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64
+    };
+    move || {
+        let (u, v) = (next().max(f64::MIN_POSITIVE), next());
+        (-2.0 * u.ln()).sqrt() * (2.0 * std::f64::consts::PI * v).cos()
+    }
+}
+
 /// The 256 × 384 projection, rows orthonormal, computed once per process: a Gaussian matrix from
 /// SplitMix64 (Box–Muller), orthonormalised row by row with modified Gram–Schmidt.
 fn projection_rows() -> &'static [f32] {
     static ROWS: OnceLock<Vec<f32>> = OnceLock::new();
     ROWS.get_or_init(|| {
-        let mut state = ITEM_PROJECTION_SEED;
-        let mut next = move || {
-            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut z = state;
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64
-        };
-        let mut gaussian = move || {
-            let (u, v) = (next().max(f64::MIN_POSITIVE), next());
-            (-2.0 * u.ln()).sqrt() * (2.0 * std::f64::consts::PI * v).cos()
-        };
+        let mut gaussian = gaussian_source(ITEM_PROJECTION_SEED);
         let mut rows: Vec<Vec<f64>> = Vec::with_capacity(ITEM_EMBEDDING_DIM);
         while rows.len() < ITEM_EMBEDDING_DIM {
             let mut row: Vec<f64> = (0..SENTENCE_DIM).map(|_| gaussian()).collect();
@@ -322,6 +374,8 @@ pub struct SceneFacts {
     pub text: Vec<String>,
     /// What is said in it (transcript segments, at most [`SAID_WORDS`] words in all).
     pub said: Vec<String>,
+    /// What is seen in it: the image classifier's confident labels.
+    pub seen: Vec<String>,
 }
 
 /// The most words of dialogue a scene description quotes, so that the description stays inside
@@ -364,6 +418,9 @@ pub fn describe_scene(f: &SceneFacts) -> String {
     if !f.sounds.is_empty() {
         let names: Vec<&str> = f.sounds.iter().map(|(n, _)| n.as_str()).collect();
         sentence.push_str(&format!(" Sounds: {}.", names.join(", ")));
+    }
+    if !f.seen.is_empty() {
+        sentence.push_str(&format!(" Seen: {}.", f.seen.join(", ")));
     }
     if let Some(mood) = &f.mood {
         sentence.push_str(&format!(" The music is {mood}."));
@@ -574,10 +631,11 @@ mod tests {
             mood: Some("exciting".into()),
             text: Vec::new(),
             said: Vec::new(),
+            seen: vec!["beach".into(), "sports car".into()],
         });
         assert_eq!(
             loud,
-            "A bright scene, fast-paced, with rapid cuts, with no dialogue, loud. Sounds: explosion, gunshots. The music is exciting."
+            "A bright scene, fast-paced, with rapid cuts, with no dialogue, loud. Sounds: explosion, gunshots. Seen: beach, sports car. The music is exciting."
         );
         let silent = describe_scene(&SceneFacts { brightness: 0.5, cuts_per_minute: 5.0, ..Default::default() });
         assert_eq!(silent, "A scene, steadily paced, silent (no soundtrack).");

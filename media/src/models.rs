@@ -160,6 +160,22 @@ impl AnalysisModels {
         AnalysisModels { dir: Some(dir.clone()), runtime, text, whisper, states }
     }
 
+    /// Leaves the model `id` out of every analysis made with these models from now on (an
+    /// operator's choice, or a measurement of what it adds), with `reason` in the provenance of
+    /// the channels it would have measured. An unknown id changes nothing.
+    pub fn disable(&mut self, id: &str, reason: &str) {
+        for s in self.states.iter_mut().filter(|s| s.id == id) {
+            s.loaded = false;
+            s.reason = Some(reason.to_string());
+        }
+        if id == MINILM.id {
+            self.text = None;
+        }
+        if id == WHISPER_BASE.id {
+            self.whisper = None;
+        }
+    }
+
     /// Every known model, loaded or not, with the reason when not.
     pub fn states(&self) -> &[ModelState] {
         &self.states
@@ -251,6 +267,9 @@ mod tests {
         assert!(missing["silero-vad"].contains("kino models fetch`"), "{missing:?}");
         assert!(missing["yamnet"].contains("kino models fetch yamnet"), "{missing:?}");
         assert_eq!(models.scene_text_encoder().version(), kino::LexicalEncoder::default().version());
+        let mut models = models;
+        models.disable("silero-vad", "left out");
+        assert_eq!(models.missing()["silero-vad"], "left out");
         let none = AnalysisModels::none();
         assert!(none.states().iter().all(|s| !s.loaded && s.reason.as_deref().unwrap().contains("disabled")));
     }

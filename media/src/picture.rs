@@ -182,7 +182,7 @@ fn shot_type(frames: &[&Seen], start: f64, end: f64) -> ShotType {
 }
 
 /// The visual channel from what the sampled frames showed (`names`: the classifier's class
-/// names), over the document's `shots`, `scenes` and `duration`, with the technical `cues`; and
+/// names), over the document's `shots`, `scenes` and `duration`, with the technical `cues` and
 /// the scenes' tags of what is seen (a label of at least [`TAG_MIN`] in one of a scene's frames:
 /// places as environment tags, everything else as keyword tags, scored by the label's largest
 /// probability there).
@@ -192,7 +192,7 @@ pub fn visual(
     interval: f64,
     (shots, scenes, duration): (&[f64], &[Scene], f64),
     cues: Vec<VisualCue>,
-) -> (Visual, Vec<Tag>) {
+) -> Visual {
     let name = |i: u16| names.get(usize::from(i)).cloned().unwrap_or_else(|| format!("class {i}"));
     let frames = seen
         .iter()
@@ -232,15 +232,78 @@ pub fn visual(
             tags.push(Tag { kind, name: name(i), start: sc.start, end: sc.end, score: f64::from(p) });
         }
     }
-    let visual = Visual {
+    Visual {
         interval,
         frames,
         shot_types,
         scene_features: scene_features.filter(|f| !f.is_empty()),
         item_feature: mean_feature(seen.iter()),
         cues,
-    };
-    (visual, tags)
+        tags,
+    }
+}
+
+/// The classes per frame that go into its ConSE vector.
+pub const CONSE_TOP: usize = 5;
+
+/// What the sentence model reads for a class (Norouzi et al.'s convex combination of semantic
+/// embeddings needs one vector per class; a short caption places the name among scene
+/// descriptions and queries).
+fn class_sentence(name: &str) -> String {
+    format!("a photo of a {name}")
+}
+
+/// What each scene shows, in the sentence space (ConSE, Norouzi et al., ICLR 2014): a frame's
+/// vector is the probability-weighted mean of the sentence vectors of its [`CONSE_TOP`] classes,
+/// a scene's the normalised mean of its frames'. `None` for a scene whose frames have no labels.
+pub(crate) fn conse(
+    seen: &[Seen],
+    names: Option<&[String]>,
+    scenes: &[Scene],
+    encoder: &kino_models::SentenceEncoder,
+) -> Result<Vec<Option<Vec<f32>>>, kino_models::Error> {
+    let Some(names) = names else { return Ok(vec![None; scenes.len()]) };
+    let mut classes: Vec<u16> =
+        seen.iter().flat_map(|s| s.labels.iter().flatten().take(CONSE_TOP).map(|&(i, _)| i)).collect();
+    classes.sort_unstable();
+    classes.dedup();
+    let sentences: Vec<String> =
+        classes.iter().map(|&i| class_sentence(names.get(usize::from(i)).map_or("thing", String::as_str))).collect();
+    let mut vectors = Vec::with_capacity(sentences.len());
+    for batch in sentences.chunks(32) {
+        let refs: Vec<&str> = batch.iter().map(String::as_str).collect();
+        vectors.extend(encoder.encode_batch(&refs)?);
+    }
+    let vector_of = |i: u16| classes.binary_search(&i).ok().map(|k| &vectors[k]);
+    Ok(scenes
+        .iter()
+        .map(|sc| {
+            let mut sum: Vec<f32> = Vec::new();
+            for s in frames_in(seen, sc.start, sc.end) {
+                let top: Vec<(u16, f32)> = s.labels.iter().flatten().take(CONSE_TOP).copied().collect();
+                let weight: f32 = top.iter().map(|&(_, p)| p).sum();
+                if weight <= 0.0 {
+                    continue;
+                }
+                for (i, p) in top {
+                    let Some(v) = vector_of(i) else { continue };
+                    if sum.is_empty() {
+                        sum = vec![0.0; v.len()];
+                    }
+                    sum.iter_mut().zip(v).for_each(|(s, x)| *s += p / weight * x);
+                }
+            }
+            unit(sum)
+        })
+        .collect())
+}
+
+/// A scene's vector in the sentence space: its description's and what is seen in it, mixed by
+/// `seen_weight` (each a unit vector), normalised; the description alone without what is seen.
+pub(crate) fn mix(text: &[f32], seen: Option<&[f32]>, seen_weight: f32) -> Vec<f32> {
+    let Some(seen) = seen.filter(|s| s.len() == text.len()) else { return text.to_vec() };
+    let mixed: Vec<f32> = text.iter().zip(seen).map(|(t, s)| (1.0 - seen_weight) * t + seen_weight * s).collect();
+    unit(mixed).unwrap_or_else(|| text.to_vec())
 }
 
 /// Finds black frames and colour bars among the analysis frames as they stream by.
@@ -426,7 +489,8 @@ mod tests {
             seen(4.0, &[(504, 0.2)], &[]),
         ];
         let scenes = [Scene { start: 0.0, end: 3.0 }, Scene { start: 3.0, end: 6.0 }];
-        let (v, tags) = visual(&seen, &names, 2.0, (&[1.5], &scenes, 6.0), Vec::new());
+        let v = visual(&seen, &names, 2.0, (&[1.5], &scenes, 6.0), Vec::new());
+        let tags = &v.tags;
         assert_eq!(v.frames.len(), 3);
         assert_eq!(v.frames[0].labels.len(), 1, "labels under {FRAME_LABEL_MIN} are dropped");
         assert_eq!(v.shot_types.iter().map(|s| s.kind.as_str()).collect::<Vec<_>>(), ["no_people", "close_up"]);

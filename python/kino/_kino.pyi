@@ -135,6 +135,12 @@ class Signals:
     @property
     def audio_fingerprint(self) -> Optional[Dict[str, Any]]:
         """The soundtrack's fingerprint (``hop``, ``hashes``), or ``None``."""
+    @property
+    def visual(self) -> Optional[Dict[str, Any]]:
+        """What the picture shows (frame labels, shot types, visual features, cues), or ``None``."""
+    @property
+    def shot_types(self) -> List[Tuple[float, float, str]]:
+        """``(start, end, kind)`` of each shot: ``extreme_close_up``, ``close_up``, ``medium``, ``wide``, ``no_people``."""
 
 @final
 class TextEncoder:

@@ -210,6 +210,26 @@ impl PySignals {
         self.signals().audio_fingerprint.as_ref().map(|f| crate::convert::to_py(py, f)).transpose()
     }
 
+    /// What the picture shows, when an image classifier ran: `{"interval", "frames": [{"time",
+    /// "labels": [{"name", "group", "score"}]}], "shot_types": [{"start", "end", "kind", "people",
+    /// "setting"}], "scene_features", "item_feature", "cues": [{"kind", "start", "end"}]}`, or
+    /// `None`.
+    #[getter]
+    fn visual<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        self.signals().visual.as_ref().map(|v| crate::convert::to_py(py, v)).transpose()
+    }
+
+    /// The editorial shot type of each shot (`[(start, end, kind)]`, kind one of
+    /// `extreme_close_up`, `close_up`, `medium`, `wide`, `no_people`), empty without the picture.
+    #[getter]
+    fn shot_types(&self) -> Vec<(f64, f64, String)> {
+        self.signals()
+            .visual
+            .as_ref()
+            .map(|v| v.shot_types.iter().map(|s| (s.start, s.end, s.kind.clone())).collect())
+            .unwrap_or_default()
+    }
+
     fn __repr__(&self) -> String {
         let s = self.signals();
         format!("Signals(inventory_id={:?}, duration={}, fps={}, step={})", s.inventory_id, s.duration, s.fps, s.step)

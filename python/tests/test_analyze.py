@@ -163,6 +163,13 @@ def test_analysis_with_models_uses_the_vad_and_embeds_scenes_and_the_item(models
     # Scene embeddings live in the semantic encoder's space.
     query = kino.TextEncoder(kind="semantic").encode("a colourful test pattern")
     assert np.all(np.abs(scenes @ query) <= 1.0 + 1e-4)
+    # The picture: labels per sampled frame, a shot type per shot, visual features per scene.
+    assert analysis["models"]["visual"].startswith("efficientnet-lite0 "), analysis
+    visual = signals.visual
+    assert visual is not None and visual["frames"], visual
+    assert len(signals.shot_types) == len(signals.shots) + 1
+    assert all(kind in ("extreme_close_up", "close_up", "medium", "wide", "no_people") for _, _, kind in signals.shot_types)
+    assert len(visual["scene_features"]) == len(signals.scenes)
 
 
 def test_transcribe_and_analyze_hear_what_is_said(models_loaded, ffmpeg, tmp_path):

@@ -13,6 +13,9 @@ pub struct TagScore {
     pub name: String,
     /// Best score of this name among the tags overlapping the clip.
     pub score: f64,
+    /// Where the best-scored tag came from: `picture` (what is seen, `visual.tags`) or `tags`
+    /// (the document's tags: sound events, a sidecar, the customer's analysers).
+    pub source: String,
 }
 
 /// A crop window in source pixels.

@@ -173,19 +173,22 @@ fn frame(t: f64, fps: f64) -> i64 {
 /// Tags of one kind overlapping `[start, stop]`: one per name with its best score, best first,
 /// then by name.
 fn tags_over(p: &Prepared, kind: TagKind, start: f64, stop: f64) -> Vec<TagScore> {
-    let tags = &p.signals().tags;
     let order = &p.tags_by_kind[kind_slot(kind)];
-    let end = order.partition_point(|&i| tags[i].start < stop);
-    let mut best: BTreeMap<&str, f64> = BTreeMap::new();
+    let end = order.partition_point(|&i| p.tag(i).0.start < stop);
+    let mut best: BTreeMap<&str, (f64, &'static str)> = BTreeMap::new();
     for &i in &order[..end] {
-        let t = &tags[i];
+        let (t, source) = p.tag(i);
         if overlaps(t.start, t.end, start, stop) {
-            let entry = best.entry(t.name.as_str()).or_insert(t.score);
-            *entry = entry.max(t.score);
+            let entry = best.entry(t.name.as_str()).or_insert((t.score, source.as_str()));
+            if t.score > entry.0 {
+                *entry = (t.score, source.as_str());
+            }
         }
     }
-    let mut out: Vec<TagScore> =
-        best.into_iter().map(|(name, score)| TagScore { name: name.to_string(), score }).collect();
+    let mut out: Vec<TagScore> = best
+        .into_iter()
+        .map(|(name, (score, source))| TagScore { name: name.to_string(), score, source: source.to_string() })
+        .collect();
     out.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.name.cmp(&b.name)));
     out
 }

@@ -151,6 +151,39 @@ pub struct Visual {
     /// Technical cues: stretches of black frames and of colour bars, sorted by start.
     #[serde(default)]
     pub cues: Vec<VisualCue>,
+    /// Tags of what is seen (keywords and environments), read with `tags` wherever tags are
+    /// used, and reported with the source `picture`.
+    #[serde(default)]
+    pub tags: Vec<Tag>,
+}
+
+/// Where a tag came from, as results report it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TagSource {
+    /// The document's `tags` (sound events, a sidecar, the customer's analysers).
+    Tags,
+    /// `visual.tags`: what the picture shows.
+    Picture,
+}
+
+impl TagSource {
+    /// `tags` or `picture`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TagSource::Tags => "tags",
+            TagSource::Picture => "picture",
+        }
+    }
+}
+
+impl Signals {
+    /// Every tag with its source: `tags`, then `visual.tags`.
+    pub fn all_tags(&self) -> impl Iterator<Item = (&Tag, TagSource)> {
+        self.tags
+            .iter()
+            .map(|t| (t, TagSource::Tags))
+            .chain(self.visual.iter().flat_map(|v| v.tags.iter()).map(|t| (t, TagSource::Picture)))
+    }
 }
 
 /// The labels of one sampled frame.

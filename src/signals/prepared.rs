@@ -4,7 +4,7 @@
 //! integers, so a window's mean is the same number whichever way it is computed (prefix sums here,
 //! a plain rescan in the tests), and ties between candidates are real ties, not rounding noise.
 
-use super::model::{Interval, SCENE_EMBEDDING_DIM, Signals, TagKind};
+use super::model::{Interval, SCENE_EMBEDDING_DIM, Signals, Tag, TagKind, TagSource};
 use super::range_max::RangeMax;
 use super::validate::sample_count;
 use crate::clips::ClipType;
@@ -88,7 +88,8 @@ pub struct Prepared {
     pub(crate) characters: Vec<(u32, Vec<Interval>)>,
     /// Union of every character's spans, merged where they touch or overlap.
     pub(crate) anyone_on_screen: Vec<Interval>,
-    /// Tag indexes into `signals.tags`, by kind, each sorted by start.
+    /// Tag indexes into [`Signals::all_tags`] (`tags`, then `visual.tags`; see [`Prepared::tag`]),
+    /// by kind, each sorted by start.
     pub(crate) tags_by_kind: [Vec<usize>; 3],
     /// Scene embeddings normalised to unit length, flattened (`scenes x 1024`).
     pub(crate) scene_unit: Option<Vec<f32>>,
@@ -116,11 +117,12 @@ impl Prepared {
         all_spans.sort_by(|a, b| a[0].total_cmp(&b[0]));
         let anyone_on_screen = merge_touching(&all_spans);
         let mut tags_by_kind: [Vec<usize>; 3] = Default::default();
-        for (i, tag) in signals.tags.iter().enumerate() {
+        let starts: Vec<f64> = signals.all_tags().map(|(t, _)| t.start).collect();
+        for (i, (tag, _)) in signals.all_tags().enumerate() {
             tags_by_kind[kind_slot(tag.kind)].push(i);
         }
         for slot in &mut tags_by_kind {
-            slot.sort_by(|&a, &b| signals.tags[a].start.total_cmp(&signals.tags[b].start));
+            slot.sort_by(|&a, &b| starts[a].total_cmp(&starts[b]));
         }
         let scene_unit = signals.scene_embeddings.as_ref().map(|vs| {
             let mut flat = Vec::with_capacity(vs.len() * SCENE_EMBEDDING_DIM);
@@ -142,6 +144,15 @@ impl Prepared {
             tags_by_kind,
             scene_unit,
             signals,
+        }
+    }
+
+    /// Tag `i` of [`Signals::all_tags`] with its source.
+    pub(crate) fn tag(&self, i: usize) -> (&Tag, TagSource) {
+        let own = self.signals.tags.len();
+        match self.signals.visual.as_ref().filter(|_| i >= own) {
+            Some(v) => (&v.tags[i - own], TagSource::Picture),
+            None => (&self.signals.tags[i], TagSource::Tags),
         }
     }
 

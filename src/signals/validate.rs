@@ -305,6 +305,13 @@ impl Signals {
         if let Some(f) = &v.item_feature {
             unit_vector("visual.item_feature", f)?;
         }
+        for (i, t) in v.tags.iter().enumerate() {
+            in_duration(&format!("visual.tags[{i}]"), [t.start, t.end], self.duration)?;
+            if t.name.trim().is_empty() {
+                return Err(Error::signals(format!("visual.tags[{i}].name"), "must be non-empty"));
+            }
+            unit(|| format!("visual.tags[{i}].score"), t.score)?;
+        }
         let mut previous = f64::NEG_INFINITY;
         for (i, c) in v.cues.iter().enumerate() {
             in_duration(&format!("visual.cues[{i}]"), [c.start, c.end], self.duration)?;

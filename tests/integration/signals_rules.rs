@@ -372,6 +372,13 @@ fn the_visual_channel_keeps_its_rules() {
         scene_features: Some((0..s.scenes.len()).map(unit).collect()),
         item_feature: Some(unit(3)),
         cues: vec![VisualCue { kind: "black".into(), start: 0.0, end: 1.5 }],
+        tags: vec![kino::signals::Tag {
+            kind: kino::signals::TagKind::Environment,
+            name: "seashore".into(),
+            start: 0.0,
+            end: 4.0,
+            score: 0.6,
+        }],
     });
     s.validate().unwrap();
     assert_eq!(Signals::from_binary(&s.to_binary()).unwrap(), s);
@@ -397,6 +404,11 @@ fn the_visual_channel_keeps_its_rules() {
     assert_eq!(broken(&|v| v.shot_types[0].kind = "tight".into()), "visual.shot_types[0].kind");
     assert_eq!(broken(&|v| v.scene_features.as_mut().unwrap()[0][0] = 2.0), "visual.scene_features[0]");
     assert_eq!(broken(&|v| v.cues[0].kind = "logo".into()), "visual.cues[0].kind");
+    assert_eq!(broken(&|v| v.tags[0].score = -0.1), "visual.tags[0].score");
+    // The picture's tags are read with the document's, each with its source.
+    let sources: Vec<&str> = s.all_tags().map(|(_, source)| source.as_str()).collect();
+    assert_eq!(sources.last(), Some(&"picture"));
+    assert_eq!(sources.len(), s.tags.len() + 1);
 }
 
 /// Character descriptors: one unit vector per character, all of one length.

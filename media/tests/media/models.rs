@@ -72,12 +72,11 @@ fn models_measure_embeddings_and_say_so() {
     }
     // No audio stream: speech is measured (nothing), not by a model.
     assert!(!analysis.models.contains_key("speech"), "{analysis:?}");
-    for channel in ["timelines.clip_types", "emotions"] {
+    for channel in ["timelines.clip_types", "tags", "emotions"] {
         assert!(analysis.absent.iter().any(|c| c == channel), "{channel}: {analysis:?}");
         assert!(!analysis.reasons[channel].is_empty());
     }
-    // Without a sound track the tags are what the picture shows, and say so.
-    assert!(analysis.models["tags"].starts_with("efficientnet-lite0 0.1.0"), "{analysis:?}");
+    // The picture is measured, its tags in `visual.tags`.
     assert!(analysis.models["visual"].starts_with("efficientnet-lite0 0.1.0"), "{analysis:?}");
     let visual = doc.visual.as_ref().unwrap();
     assert_eq!(visual.shot_types.len(), doc.shots.len() + 1);
