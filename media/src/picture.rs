@@ -13,7 +13,7 @@ use crate::see::Seen;
 /// Labels kept per frame: the five most probable with at least this probability.
 pub const FRAME_LABEL_MIN: f32 = 0.05;
 /// A label becomes a tag of a scene when one of the scene's frames gives it at least this.
-pub const TAG_MIN: f32 = 0.35;
+pub const TAG_MIN: f32 = 0.5;
 /// A label says indoor or outdoor when one of the shot's frames gives it at least this.
 pub const SETTING_MIN: f32 = 0.2;
 
@@ -206,7 +206,7 @@ pub fn visual(
                     .map(|&(i, p)| VisualLabel {
                         name: name(i),
                         group: group(i).to_string(),
-                        score: f64::from((p * 1e4).round() / 1e4),
+                        score: (f64::from(p) * 1e4).round() / 1e4,
                     })
                     .collect(),
             })

@@ -1,5 +1,6 @@
 //! An item's signals drawn as lanes of one SVG on a shared time axis: shots, speech, the score
-//! timelines, clip types, emotions, characters and tags (sound events among them), each lane only
+//! timelines, clip types, emotions, characters, tags (sound events among them), shot types, what
+//! is seen and the technical cues, each lane only
 //! when the item has it, with chosen clips marked across every lane. Drawn on the server (no
 //! script), with presentation attributes only (the pages' content security policy forbids inline
 //! styles), and readable without sight: the figure has a title and a description, and each lane
@@ -86,6 +87,26 @@ fn lanes(s: &Signals) -> Vec<(String, Lane)> {
             "tags, sound events".into(),
             Lane::Spans(s.tags.iter().map(|t| (t.start, t.end, Some(t.name.clone()))).collect()),
         ));
+    }
+    if let Some(v) = &s.visual {
+        if !v.shot_types.is_empty() {
+            out.push((
+                "shot type".into(),
+                Lane::Spans(v.shot_types.iter().map(|t| (t.start, t.end, Some(t.kind.replace('_', " ")))).collect()),
+            ));
+        }
+        if !v.tags.is_empty() {
+            out.push((
+                "seen (labels)".into(),
+                Lane::Spans(v.tags.iter().map(|t| (t.start, t.end, Some(t.name.clone()))).collect()),
+            ));
+        }
+        if !v.cues.is_empty() {
+            out.push((
+                "black, colour bars".into(),
+                Lane::Spans(v.cues.iter().map(|c| (c.start, c.end, Some(c.kind.replace('_', " ")))).collect()),
+            ));
+        }
     }
     if let Some(tr) = &s.transcript
         && !tr.segments.is_empty()
@@ -245,6 +266,41 @@ mod tests {
         assert!(svg.contains("data-clip=\"1\""));
         assert!(svg.contains("clip 1 &lt;Exciting&gt;"), "labels are escaped");
         assert!(!svg.contains("style="), "no inline styles (content security policy)");
+    }
+
+    #[test]
+    fn the_picture_gets_its_lanes() {
+        let mut s = signals();
+        let shot = |start: f64, end: f64, kind: &str| kino::signals::ShotType {
+            start,
+            end,
+            kind: kind.into(),
+            people: 1,
+            setting: None,
+        };
+        let mut bounds = vec![0.0];
+        bounds.extend(s.shots.iter().copied());
+        bounds.push(s.duration);
+        s.visual = Some(kino::signals::Visual {
+            interval: 2.0,
+            frames: Vec::new(),
+            shot_types: bounds.windows(2).map(|w| shot(w[0], w[1], "close_up")).collect(),
+            scene_features: None,
+            item_feature: None,
+            cues: vec![kino::signals::VisualCue { kind: "color_bars".into(), start: 0.0, end: 1.0 }],
+            tags: vec![kino::signals::Tag {
+                kind: kino::signals::TagKind::Environment,
+                name: "beach".into(),
+                start: 0.0,
+                end: 2.0,
+                score: 0.7,
+            }],
+        });
+        let svg = draw(&s, &[]).into_string();
+        for lane in ["shot type", "seen (labels)", "black, colour bars"] {
+            assert!(svg.contains(&format!("data-lane=\"{lane}\"")), "{lane} missing");
+        }
+        assert!(svg.contains("close up") && svg.contains("beach") && svg.contains("color bars"));
     }
 
     #[test]
