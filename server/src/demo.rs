@@ -62,11 +62,26 @@ pub fn bootstrap(state: &AppState, demo_dir: &Path) -> Result<Option<String>, St
     for id in &playable {
         let path = demo_dir.join("signals").join(format!("{id}.json"));
         let signals = Signals::load(&path).map_err(|e| e.to_string())?;
-        // The demo's generated signals have no audio fingerprint (only an analysis of real media
-        // has one), so the fingerprint products are not requested for them.
+        // The demo asks only for what its data can give: generated signals have no audio
+        // fingerprint and no transcript (only an analysis of real media has them), so the
+        // products that need those (fingerprints, the content summary) are not requested, and
+        // the demo's task list shows no failure on first contact.
         let fingerprinted = signals.audio_fingerprint.is_some();
+        let words = kino::LexicalEncoder::default();
+        // A product computed elsewhere than `compute` (the season's markers) answers
+        // NOT_AVAILABLE there and is requested as before.
+        let computable = |p: &&&str| match crate::products::compute(p, &signals, &words) {
+            Ok(_) => true,
+            Err(e) => e == crate::products::NOT_AVAILABLE,
+        };
+        let wanted: Vec<&str> = PROCESSED
+            .iter()
+            .filter(|p| fingerprinted || !p.starts_with("fingerprint"))
+            .filter(computable)
+            .copied()
+            .collect();
         crate::signals::put(state, org, id, signals).map_err(|e| e.to_string())?;
-        for product in PROCESSED.iter().filter(|p| fingerprinted || !p.starts_with("fingerprint")) {
+        for product in wanted {
             store.upsert_task(org, id, product, DEMO_VERSION, "{}").map_err(|e| e.to_string())?;
         }
     }

@@ -117,3 +117,24 @@ async fn media_paths_with_empty_segments_are_not_found() {
         assert_eq!(s, StatusCode::NOT_FOUND, "{path}");
     }
 }
+
+/// A new user's first hour: the demo asks only for what its data can give, so that none of its
+/// tasks fails on first contact (the content summary needs a transcript the generated signals
+/// do not have).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_demo_catalog_has_no_failed_task() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = AppState::new(support::store(dir.path()), Config::in_dir(dir.path())).unwrap();
+    let demo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/demo");
+    let key = kino_server::demo::bootstrap(&state, &demo).unwrap().expect("a new demo");
+    while kino_server::worker::run_one(&state) {}
+    let req = Request::get(format!("/tasks/catalog-item/tt-demo-001?key={key}")).body(Body::empty()).unwrap();
+    let res = support::send(app(state.clone()), req).await;
+    let body: Value = serde_json::from_slice(&res.into_body().collect().await.unwrap().to_bytes()).unwrap();
+    let tasks = body.as_array().or_else(|| body["tasks"].as_array()).unwrap_or_else(|| panic!("{body}"));
+    assert!(!tasks.is_empty(), "{body}");
+    for t in tasks {
+        assert_ne!(t["status"], "failed", "{t}");
+    }
+    assert!(!body.to_string().contains("content_summary"), "not asked of signals without a transcript: {body}");
+}
