@@ -101,12 +101,13 @@ fn element_size(state: &Object, key: &str) -> Option<usize> {
     let Object::Dict(entries) = state else { return None };
     entries.iter().find_map(|(_, v)| {
         let (storage_type, k) = persistent(v)?;
-        (k == key).then(|| match storage_type.as_str() {
+        let size = match storage_type.as_str() {
             "FloatStorage" | "IntStorage" => 4,
             "LongStorage" | "DoubleStorage" => 8,
             "HalfStorage" | "BFloat16Storage" | "ShortStorage" => 2,
             _ => 1,
-        })
+        };
+        (k == key).then_some(size)
     })
 }
 
