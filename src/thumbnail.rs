@@ -76,6 +76,13 @@ pub struct FrameChoice {
     pub main_character: bool,
     /// Seconds to the nearest shot boundary (`None` without boundaries).
     pub shot_distance: Option<f64>,
+    /// The shot's editorial type, when the picture was analysed (`visual.shot_types`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shot_type: Option<String>,
+    /// The nearest sampled frame's sharpness over the sharpest of the item's, in `[0, 1]`, when
+    /// the picture was analysed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sharpness: Option<f64>,
     /// Rules that had to be relaxed to find a frame (`main_character`, `shot_margin`,
     /// `brightness`, `safety`), empty when the frame meets them all.
     #[cfg_attr(feature = "openapi", schema(value_type = Vec<String>))]
@@ -91,6 +98,7 @@ impl FrameChoice {
         for v in [&mut self.relevance, &mut self.brightness, &mut self.nudity, &mut self.blood_gore] {
             *v = report::score(*v);
         }
+        self.sharpness = self.sharpness.map(report::score);
     }
 }
 
@@ -128,7 +136,7 @@ pub fn choose_frame(signals: &Signals, start: f64, stop: f64, rule: &FrameRule) 
         let best = candidates.iter().filter(|c| c.passes.iter().skip(relaxed).all(|p| *p)).fold(
             None::<&Candidate>,
             |best, c| match best {
-                Some(b) if b.choice.relevance >= c.choice.relevance => Some(b),
+                Some(b) if b.score >= c.score => Some(b),
                 _ => Some(c),
             },
         );
@@ -144,8 +152,29 @@ pub fn choose_frame(signals: &Signals, start: f64, stop: f64, rule: &FrameRule) 
 
 struct Candidate {
     choice: FrameChoice,
+    /// What the choice maximises among the frames that pass: the relevance, plus, when the
+    /// picture was analysed, [`CLOSE_UP_BONUS`] for a close-up (half of it for a medium shot) and
+    /// [`SHARPNESS_BONUS`] times the relative sharpness.
+    score: f64,
     /// Whether it passes each of [`RULES`], in that order.
     passes: [bool; 4],
+}
+
+/// What a close-up (or an extreme close-up) of the frame's shot adds to its relevance when the
+/// thumbnail is chosen: a face that fills the frame reads at thumbnail size.
+pub const CLOSE_UP_BONUS: f64 = 0.1;
+/// What the sharpest frame of the item adds (a frame half as sharp, half of it): a blurred frame
+/// makes a poor thumbnail.
+pub const SHARPNESS_BONUS: f64 = 0.1;
+
+/// The shot type at `t` and the relative sharpness of the sampled frame nearest `t`.
+fn picture_at(s: &Signals, t: f64) -> (Option<String>, Option<f64>) {
+    let Some(v) = &s.visual else { return (None, None) };
+    let shot = v.shot_types.iter().find(|x| x.start <= t && t < x.end).map(|x| x.kind.clone());
+    let sharpest = v.frames.iter().map(|f| f.sharpness).fold(0.0, f64::max);
+    let nearest = v.frames.iter().min_by(|a, b| (a.time - t).abs().total_cmp(&(b.time - t).abs()));
+    let sharpness = nearest.filter(|_| sharpest > 0.0).map(|f| (f.sharpness / sharpest).clamp(0.0, 1.0));
+    (shot, sharpness)
 }
 
 fn candidate(s: &Signals, t: f64, rule: &FrameRule) -> Candidate {
@@ -165,6 +194,13 @@ fn candidate(s: &Signals, t: f64, rule: &FrameRule) -> Candidate {
         (rule.min_brightness..=rule.max_brightness).contains(&brightness),
         nudity <= rule.max_nudity && blood_gore <= rule.max_blood_gore,
     ];
+    let (shot_type, sharpness) = picture_at(s, time);
+    let close = match shot_type.as_deref() {
+        Some("close_up" | "extreme_close_up") => CLOSE_UP_BONUS,
+        Some("medium") => CLOSE_UP_BONUS / 2.0,
+        _ => 0.0,
+    };
+    let score = relevance + close + SHARPNESS_BONUS * sharpness.unwrap_or(0.0);
     Candidate {
         choice: FrameChoice {
             time,
@@ -175,8 +211,11 @@ fn candidate(s: &Signals, t: f64, rule: &FrameRule) -> Candidate {
             blood_gore,
             main_character,
             shot_distance,
+            shot_type,
+            sharpness,
             relaxed: Vec::new(),
         },
+        score,
         passes,
     }
 }
@@ -402,6 +441,44 @@ mod tests {
         assert!(choose_frame(&s, f64::NAN, 50.0, &FrameRule::default()).is_none());
         s.timelines.nudity.clear();
         assert!(choose_frame(&s, 20.0, 30.0, &FrameRule::default()).is_some(), "unvalidated documents never panic");
+    }
+
+    /// With the picture analysed, a close-up and a sharp frame win over a slightly more relevant
+    /// wide, blurred one; without it the choice is the relevance's alone.
+    #[test]
+    fn prefers_close_ups_and_sharp_frames_when_the_picture_was_analysed() {
+        use crate::signals::{ShotType, Visual, VisualFrame};
+        let mut s = doc();
+        s.shots = vec![25.0];
+        let shot =
+            |start: f64, end: f64, kind: &str| ShotType { start, end, kind: kind.into(), people: 1, setting: None };
+        let frame = |time: f64, sharpness: f64| VisualFrame { time, labels: Vec::new(), sharpness };
+        s.visual = Some(Visual {
+            interval: 2.0,
+            frames: (0..50).map(|i| frame(f64::from(i) * 2.0, if i == 11 { 400.0 } else { 100.0 })).collect(),
+            shot_types: vec![shot(0.0, 25.0, "close_up"), shot(25.0, 100.0, "wide")],
+            scene_features: None,
+            item_feature: None,
+            cues: Vec::new(),
+            tags: Vec::new(),
+        });
+        s.validate().unwrap();
+        // 29.x is the most relevant (0.9) but wide and blurred; 22.x (0.2 + close-up + the
+        // sharpest frame at 22 s) is not enough; 24.x (0.4 + close-up + sharpness 0.25) neither...
+        let c = choose_frame(&s, 20.0, 30.0, &FrameRule::default()).unwrap();
+        assert!((29.0..30.0).contains(&c.time), "{c:?}");
+        // ...but with 24.x raised to 0.75 (0.75 + 0.1 + 0.025) it beats 29.x lowered to 0.75
+        // (0.775) and 28.x (0.8 + 0.025).
+        s.timelines.relevance[24] = 0.75;
+        s.timelines.relevance[29] = 0.75;
+        let c = choose_frame(&s, 20.0, 30.0, &FrameRule::default()).unwrap();
+        assert!((24.0..25.0).contains(&c.time), "{c:?}");
+        assert_eq!(c.shot_type.as_deref(), Some("close_up"));
+        assert!(c.sharpness.is_some_and(|x| x > 0.0 && x <= 1.0), "{c:?}");
+        // Without the picture: the most relevant frame, 28.x (0.8).
+        s.visual = None;
+        let c = choose_frame(&s, 20.0, 30.0, &FrameRule::default()).unwrap();
+        assert!((28.0..29.0).contains(&c.time) && c.shot_type.is_none(), "{c:?}");
     }
     #[test]
     fn jit_thumbnails_choose_a_frame_inside_each_selected_clip() {

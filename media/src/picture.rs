@@ -200,6 +200,7 @@ pub fn visual(
             let labels = s.labels.as_ref()?;
             Some(VisualFrame {
                 time: s.time,
+                sharpness: (f64::from(s.sharpness) * 100.0).round() / 100.0,
                 labels: labels
                     .iter()
                     .filter(|&&(_, p)| p >= FRAME_LABEL_MIN)

@@ -36,6 +36,34 @@ pub struct Seen {
     pub labels: Option<Vec<(u16, f32)>>,
     /// Its pooled image feature, one byte a value ([`crate::picture::quantise`]).
     pub feature: Option<Vec<u8>>,
+    /// How sharp it is: the variance of the Laplacian of its luma ([`sharpness`]).
+    pub sharpness: f32,
+}
+
+/// The variance of the 4-neighbour Laplacian of the frame's luma (0 to 255) over its inner
+/// pixels: near 0 for a blurred or flat frame, hundreds or more for a sharp detailed one.
+pub fn sharpness(frame: RgbFrame<'_>) -> f32 {
+    let (w, h) = (frame.width, frame.height);
+    if w < 3 || h < 3 {
+        return 0.0;
+    }
+    let luma: Vec<f32> = frame
+        .data
+        .chunks_exact(3)
+        .map(|p| 0.299 * f32::from(p[0]) + 0.587 * f32::from(p[1]) + 0.114 * f32::from(p[2]))
+        .collect();
+    let (mut sum, mut sq, mut n) = (0f64, 0f64, 0f64);
+    for y in 1..h - 1 {
+        for x in 1..w - 1 {
+            let c = luma[y * w + x];
+            let l = 4.0 * c - luma[(y - 1) * w + x] - luma[(y + 1) * w + x] - luma[y * w + x - 1] - luma[y * w + x + 1];
+            sum += f64::from(l);
+            sq += f64::from(l) * f64::from(l);
+            n += 1.0;
+        }
+    }
+    let mean = sum / n;
+    ((sq / n - mean * mean).max(0.0)) as f32
 }
 
 /// Classes kept per frame by the image classifier.
@@ -113,7 +141,7 @@ impl Sight {
 
 impl FrameSink for Sight {
     fn frame(&mut self, time: f64, frame: RgbFrame<'_>) -> io::Result<()> {
-        let mut seen = Seen { time, ..Seen::default() };
+        let mut seen = Seen { time, sharpness: sharpness(frame), ..Seen::default() };
         if let Some(model) = &mut self.nsfw {
             seen.nsfw = model.classify(&[frame]).map_err(io::Error::other)?.first().copied();
         }
@@ -355,6 +383,20 @@ mod tests {
         let unjudged: Vec<Seen> = s.iter().map(|x| Seen { faces: None, ..x.clone() }).collect();
         assert_eq!(nudity_scores(&unjudged)[0], Some(0.73));
         assert_eq!(nudity_timeline(&s, 2.0, 14.0, 2.0).unwrap()[0], 0.4);
+    }
+
+    #[test]
+    fn sharp_frames_measure_sharper_than_blurred_ones() {
+        let (w, h) = (64, 48);
+        let checker: Vec<u8> =
+            (0..w * h).flat_map(|i| [if (i % w / 4 + i / w / 4) % 2 == 0 { 0 } else { 255 }; 3]).collect();
+        let flat = vec![128u8; w * h * 3];
+        let gradient: Vec<u8> = (0..w * h).flat_map(|i| [((i % w) * 4) as u8; 3]).collect();
+        let s = |d: &[u8]| sharpness(RgbFrame::new(w, h, d).unwrap());
+        assert_eq!(s(&flat), 0.0);
+        assert!(s(&gradient) < 1.0, "a smooth ramp has no edges: {}", s(&gradient));
+        assert!(s(&checker) > 1000.0, "{}", s(&checker));
+        assert_eq!(sharpness(RgbFrame::new(2, 2, &[0; 12]).unwrap()), 0.0);
     }
 
     #[test]

@@ -196,6 +196,10 @@ pub struct VisualFrame {
     /// The most probable labels, most probable first.
     #[serde(default)]
     pub labels: Vec<VisualLabel>,
+    /// How sharp the frame is: the variance of the Laplacian of its luma (0 to 255), >= 0; a
+    /// blurred or flat frame is near 0, a sharp detailed one in the hundreds or more.
+    #[serde(default)]
+    pub sharpness: f64,
 }
 
 /// One label of a frame: a class of the classifier, the group a catalog reader sees it in, and

@@ -260,6 +260,9 @@ impl Signals {
                 return Err(Error::signals(format!("{at}.time"), "must be after the previous frame's"));
             }
             previous = f.time;
+            if !(f.sharpness.is_finite() && f.sharpness >= 0.0) {
+                return Err(Error::signals(format!("{at}.sharpness"), "must be finite and >= 0"));
+            }
             for (j, l) in f.labels.iter().enumerate() {
                 if l.name.trim().is_empty() {
                     return Err(Error::signals(format!("{at}.labels[{j}].name"), "must be non-empty"));

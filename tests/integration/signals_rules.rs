@@ -356,8 +356,12 @@ fn the_visual_channel_keeps_its_rules() {
     s.visual = Some(Visual {
         interval: 2.0,
         frames: vec![
-            VisualFrame { time: 0.0, labels: vec![label("seashore", "place", 0.6), label("sandbar", "place", 0.2)] },
-            VisualFrame { time: 2.0, labels: vec![label("tabby cat", "animal", 0.9)] },
+            VisualFrame {
+                time: 0.0,
+                labels: vec![label("seashore", "place", 0.6), label("sandbar", "place", 0.2)],
+                sharpness: 120.5,
+            },
+            VisualFrame { time: 2.0, labels: vec![label("tabby cat", "animal", 0.9)], sharpness: 3.0 },
         ],
         shot_types: cuts
             .windows(2)
@@ -393,6 +397,7 @@ fn the_visual_channel_keeps_its_rules() {
     };
     assert_eq!(broken(&|v| v.interval = 0.0), "visual.interval");
     assert_eq!(broken(&|v| v.frames[1].time = 0.0), "visual.frames[1].time");
+    assert_eq!(broken(&|v| v.frames[1].sharpness = -1.0), "visual.frames[1].sharpness");
     assert_eq!(broken(&|v| v.frames[0].labels[0].group = "thing".into()), "visual.frames[0].labels[0].group");
     assert_eq!(broken(&|v| v.frames[0].labels[0].score = 1.5), "visual.frames[0].labels[0].score");
     assert_eq!(
