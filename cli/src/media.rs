@@ -174,6 +174,18 @@ pub fn run_analyze(args: AnalyzeArgs) -> CliResult {
         count(doc.scenes.len(), "scene", "scenes"),
         count(doc.speech.len(), "speech interval", "speech intervals"),
     );
+    if let Some(v) = &doc.visual {
+        let close = v.shot_types.iter().filter(|s| s.kind.ends_with("close_up")).count();
+        let tags: Vec<&str> = v.tags.iter().map(|t| t.name.as_str()).take(8).collect();
+        eprintln!(
+            "the picture: {} frames labelled, {} close-up shots of {}, {}; seen: {}",
+            v.frames.len(),
+            close,
+            v.shot_types.len(),
+            count(v.cues.len(), "technical cue", "technical cues"),
+            if tags.is_empty() { "nothing confidently".to_string() } else { tags.join(", ") }
+        );
+    }
     match output {
         Some(output) => {
             doc.save(output.path()).map_err(|e| format!("cannot write {}: {e}", output.target().display()))?;
