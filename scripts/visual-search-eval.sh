@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Scene search by what is on screen, on real photographs and real animation judged by eye
-# (issue 33; ground truth in data/ground-truth/visual-search.json). Downloads the pinned
+# (issue 33; ground truth in data/visual-search/ground-truth.json). Downloads the pinned
 # scikit-image and matplotlib wheels (their sample photographs; verified by sha256), builds four
 # videos with ffmpeg (one 10 s shot per photograph, hard cuts, a quiet pink-noise soundtrack; the
 # Big Buck Bunny excerpt of scripts/fetch-test-media.sh; a spoken sentence and on-screen text for
@@ -105,4 +105,4 @@ if [ ! -f "$E/eval-talk.mp4" ]; then
     mv "$E/eval-talk.mp4.tmp.mp4" "$E/eval-talk.mp4"
 fi
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(git rev-parse --short HEAD)"
-cargo run --release -q -p kino-media --example visual_search_eval -- data/ground-truth/visual-search.json "$E"
+cargo run --release -q -p kino-media --example visual_search_eval -- data/visual-search/ground-truth.json "$E"

@@ -1,6 +1,6 @@
 //! Scene search by what is on screen, measured on real footage judged by eye (issue 33):
 //! `scripts/visual-search-eval.sh` builds the videos and runs this. Every video of the ground
-//! truth (`data/ground-truth/visual-search.json`) is analysed with every model, once without the
+//! truth (`data/visual-search/ground-truth.json`) is analysed with every model, once without the
 //! image classifier ("before") and once per share of what is seen in the scene embeddings; each
 //! text query is then ranked against every scene of the catalog exactly as `/search/v1/scenes`
 //! ranks them (the query encoded by the scene space, scenes by cosine similarity). Prints hit@3
