@@ -88,8 +88,14 @@ def seed(base, data_dir, key, admin, client_id, client_secret, out):
     call(base, "PUT", "/catalog/v1/item", {"id": "fuzz-print", "type": "standalone", "title": "fuzz-print"}, api)
     printed = small_signals("fuzz-print")
     printed["audio_fingerprint"] = {"hop": 0.1, "hashes": [(i * 2654435761) % 4294967296 | 1 for i in range(200)]}
+    # And a transcript, for the content summary (the demo's generated signals have none, so the
+    # demo does not ask for it).
+    printed["transcript"] = {"language": "en", "segments": [
+        {"start": 2.0, "end": 3.0, "text": "The harbour is closed tonight.", "words": []},
+        {"start": 3.0, "end": 4.0, "text": "We leave at dawn for the islands.", "words": []},
+    ]}
     call(base, "PUT", "/analysis/v1/item/standalone/fuzz-print", printed, api)
-    for product in ("fingerprint", "fingerprintplus", "markers"):
+    for product in ("fingerprint", "fingerprintplus", "markers", "content_summary"):
         call(base, "POST", f"/tasks/catalog-item/fuzz-print/product/{product}/version/1.0.0", {}, api)
 
     def fingerprinted():
