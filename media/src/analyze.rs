@@ -14,7 +14,7 @@ use kino::signals::{
 use kino::{Signals, TextEncoder, report};
 use kino_models::{SileroVad, SoundEvents, SoundTagger, TranscribeOptions};
 
-use crate::embed::{SceneFacts, describe_scene, item_projection, normalise};
+use crate::embed::{SceneFacts, describe_scene, item_embedding, normalise};
 use crate::error::{Error, Result};
 use crate::frame::Frame;
 use crate::models::AnalysisModels;
@@ -707,7 +707,8 @@ pub fn analyze_staged(
             }
             let label = encoder.version().to_string();
             doc.scene_embeddings = Some(scene_vectors);
-            doc.item_embedding = Some(item_projection(&item));
+            let look = doc.visual.as_ref().and_then(|v| v.item_feature.as_deref());
+            doc.item_embedding = Some(item_embedding(&item, look));
             let how = if doc.visual.is_some() {
                 format!(
                     "scene descriptions and what is seen (ConSE over the image labels), {} of it seen, lift-1024; \
@@ -722,8 +723,15 @@ pub fn analyze_staged(
             model_of.insert(
                 "item_embedding".into(),
                 format!(
-                    "{label} ({}, {})",
+                    "{label} ({}{}, {})",
                     if options.item_text.is_some() { "metadata and content" } else { "content" },
+                    match look {
+                        Some(_) => format!(
+                            "; what the title looks like (its mean image feature), {} of the length",
+                            crate::embed::VISUAL_SHARE
+                        ),
+                        None => String::new(),
+                    },
                     crate::embed::ITEM_PROJECTION
                 ),
             );

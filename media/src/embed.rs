@@ -7,7 +7,9 @@
 //!   map, so `search_query` ranks scenes exactly as the model does. A scene with a picture also
 //!   carries what it looks like in the 640 free dimensions ([`scene_embedding`]), which a text
 //!   query does not see and a scene query does.
-//! - [`item_projection`]: 256 floats for item embeddings. 384 dimensions cannot fit in 256
+//! - [`item_embedding`]: 256 floats for item embeddings: what the title is about in 192 of them
+//!   ([`item_projection`]) and, when its picture was seen, what it looks like in the other 64.
+//!   384 dimensions cannot fit in 192
 //!   without loss; the map is a fixed orthonormal projection (256 orthonormal rows drawn from a
 //!   seeded Gaussian, the same on every machine), scaled and renormalised. A random orthonormal
 //!   projection distorts every direction alike (Johnson–Lindenstrauss), which is the least one can
@@ -246,18 +248,67 @@ pub fn lift(v: &[f32]) -> Vec<f32> {
 /// Seed of the item projection; changing it changes every item embedding (a new `version_id`).
 const ITEM_PROJECTION_SEED: u64 = 0x6b69_6e6f_6974_656d; // "kinoitem"
 
-/// The name of the item map, reported in versions: `orthoproj-256-v1`.
-pub const ITEM_PROJECTION: &str = "orthoproj-256-v1";
+/// The name of the item map, reported in versions: `orthoproj-192+visual-64-v2`.
+pub const ITEM_PROJECTION: &str = "orthoproj-192+visual-64-v2";
 
-/// The 256-float unit vector of a 384-float one (see the module docs); zero stays zero.
+/// The dimensions of an item embedding that say what the title is about (its scenes' sentence
+/// vectors and its metadata); the other [`ITEM_VISUAL_DIM`] say what it looks like.
+pub const ITEM_TEXT_DIM: usize = 192;
+
+/// The dimensions of an item embedding that hold the title's mean image feature (zero when no
+/// picture was seen).
+pub const ITEM_VISUAL_DIM: usize = ITEM_EMBEDDING_DIM - ITEM_TEXT_DIM;
+
+/// The 192-float unit vector of a 384-float one (see the module docs), in the first
+/// [`ITEM_TEXT_DIM`] of 256 floats; zero stays zero.
 pub fn item_projection(v: &[f32]) -> Vec<f32> {
     let rows = projection_rows();
     let mut out: Vec<f32> = rows
         .chunks_exact(SENTENCE_DIM)
+        .take(ITEM_TEXT_DIM)
         .map(|row| row.iter().zip(v).map(|(a, b)| f64::from(*a) * f64::from(*b)).sum::<f64>() as f32)
         .collect();
     normalise(&mut out);
+    out.resize(ITEM_EMBEDDING_DIM, 0.0);
     out
+}
+
+/// The 256-float item embedding of a title's sentence-space vector (384 floats) and its mean image
+/// feature (1280 floats, unit length), when its picture was seen: [`item_projection`] in the first
+/// 192 dimensions and a fixed seeded Gaussian projection of the feature (64 x 1280) in the other
+/// 64, weighted by [`VISUAL_SHARE`] as scenes are. The two parts lie in separate dimensions, so the
+/// dot product of two titles with pictures is exactly `(1 - share) * about + share * looks`, and a
+/// title without a picture meets one with a picture on what they are about alone (scaled by
+/// `sqrt(1 - share)`). Without a feature, the projection alone.
+pub fn item_embedding(v: &[f32], feature: Option<&[f32]>) -> Vec<f32> {
+    let mut out = item_projection(v);
+    let Some(feature) = feature.filter(|f| f.len() == VISUAL_FEATURE_DIM) else {
+        return out;
+    };
+    let mut projected: Vec<f32> = item_visual_rows()
+        .chunks_exact(VISUAL_FEATURE_DIM)
+        .map(|row| row.iter().zip(feature).map(|(a, b)| f64::from(*a) * f64::from(*b)).sum::<f64>() as f32)
+        .collect();
+    normalise(&mut projected);
+    if projected.iter().all(|x| *x == 0.0) {
+        return out;
+    }
+    let (about, looks) = ((1.0 - VISUAL_SHARE).sqrt(), VISUAL_SHARE.sqrt());
+    out[..ITEM_TEXT_DIM].iter_mut().for_each(|x| *x *= about);
+    out[ITEM_TEXT_DIM..].iter_mut().zip(&projected).for_each(|(o, p)| *o = looks * p);
+    normalise(&mut out);
+    out
+}
+
+/// Seed of the item embedding's visual projection.
+const ITEM_VISUAL_SEED: u64 = 0x6b69_6e6f_7469_746c; // "kinotitl"
+
+fn item_visual_rows() -> &'static [f32] {
+    static ROWS: OnceLock<Vec<f32>> = OnceLock::new();
+    ROWS.get_or_init(|| {
+        let mut gaussian = gaussian_source(ITEM_VISUAL_SEED);
+        (0..ITEM_VISUAL_DIM * VISUAL_FEATURE_DIM).map(|_| gaussian() as f32).collect()
+    })
 }
 
 /// Scales `v` to unit length (a zero vector stays zero).
@@ -514,7 +565,51 @@ mod tests {
         let p = item_projection(&v);
         assert_eq!(p.len(), ITEM_EMBEDDING_DIM);
         assert!((dot(&p, &p) - 1.0).abs() < 1e-5);
+        assert!(p[ITEM_TEXT_DIM..].iter().all(|x| *x == 0.0), "the visual dimensions stay empty");
         assert!(item_projection(&[0.0; SENTENCE_DIM]).iter().all(|x| *x == 0.0));
+    }
+
+    #[test]
+    fn item_embeddings_add_what_titles_look_like_in_their_own_dimensions() {
+        let unit = |seed: usize, len: usize| {
+            let mut v: Vec<f32> = (0..len).map(|i| (((i * 7 + seed * 13) % 23) as f32 - 11.0).sin()).collect();
+            normalise(&mut v);
+            v
+        };
+        let about = unit(1, SENTENCE_DIM);
+        let (look, alike, other) =
+            (unit(2, VISUAL_FEATURE_DIM), unit(3, VISUAL_FEATURE_DIM), unit(9, VISUAL_FEATURE_DIM));
+        // Almost the same picture: `alike` nudged towards `look`.
+        let mut near: Vec<f32> = look.iter().zip(&alike).map(|(a, b)| 0.95 * a + 0.05 * b).collect();
+        normalise(&mut near);
+        let a = item_embedding(&about, Some(&look));
+        let b = item_embedding(&about, Some(&near));
+        let c = item_embedding(&about, Some(&other));
+        for v in [&a, &b, &c] {
+            assert_eq!(v.len(), ITEM_EMBEDDING_DIM);
+            assert!((dot(v, v) - 1.0).abs() < 1e-5);
+        }
+        // The same subject: titles that look alike are nearer than titles that do not.
+        assert!(dot(&a, &b) > dot(&a, &c) + 0.01, "{} vs {}", dot(&a, &b), dot(&a, &c));
+        // Exactly the weighted sum of the two parts, which live in separate dimensions.
+        let text = item_projection(&about);
+        let visual = |f: &[f32]| {
+            let mut p: Vec<f32> = item_visual_rows()
+                .chunks_exact(VISUAL_FEATURE_DIM)
+                .map(|row| row.iter().zip(f).map(|(x, y)| x * y).sum())
+                .collect();
+            normalise(&mut p);
+            p
+        };
+        let want = f64::from(1.0 - VISUAL_SHARE) * dot(&text, &text)
+            + f64::from(VISUAL_SHARE) * dot(&visual(&look), &visual(&other));
+        assert!((dot(&a, &c) - want).abs() < 1e-4, "{} vs {want}", dot(&a, &c));
+        // A title without a picture meets one with a picture on its subject alone.
+        let plain = item_embedding(&about, None);
+        assert_eq!(plain, text);
+        assert!((dot(&plain, &a) - f64::from((1.0 - VISUAL_SHARE).sqrt())).abs() < 1e-5);
+        // A feature of the wrong length is not a picture.
+        assert_eq!(item_embedding(&about, Some(&look[..10])), text);
     }
 
     #[test]

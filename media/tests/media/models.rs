@@ -94,6 +94,11 @@ fn models_measure_embeddings_and_say_so() {
     assert!(scenes.iter().all(|v| v.len() == 1024 && (dot(v, v) - 1.0).abs() < 1e-4));
     let item = doc.item_embedding.as_ref().unwrap();
     assert!(item.len() == 256 && (dot(item, item) - 1.0).abs() < 1e-4);
+    // What the title looks like is in the item embedding's last 64 dimensions, and it says so.
+    assert!(visual.item_feature.is_some());
+    let looks: f64 = item[kino_media::embed::ITEM_TEXT_DIM..].iter().map(|x| f64::from(*x).powi(2)).sum();
+    assert!((looks - f64::from(kino_media::embed::VISUAL_SHARE)).abs() < 1e-4, "{looks}");
+    assert!(analysis.models["item_embedding"].contains("what the title looks like"), "{analysis:?}");
     // The query space is the scene space: a query about darkness prefers the dark scene.
     let encoder = models.scene_text_encoder();
     assert_eq!(encoder.dim(), 1024);
