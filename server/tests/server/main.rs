@@ -7,6 +7,7 @@ mod api;
 mod browser;
 mod bucket;
 mod failover;
+mod first_start;
 mod hardening;
 mod hardening2;
 mod identity;
