@@ -62,7 +62,7 @@ pub fn queue(
     let new = NewGeneration { id: &gen_id, item_id, request: &request, fingerprint: &fingerprint };
     match state.store.queue_generation(org, &new, state.config.max_queued_generations)? {
         Queued::New => {
-            state.render_wake.notify_one();
+            state.wake.renderers.notify_one();
             Ok(gen_id)
         }
         Queued::Existing(id) => Ok(id),

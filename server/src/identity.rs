@@ -141,7 +141,7 @@ pub fn validate(keys: &TokenKeys, token: &str) -> Result<Claims, TokenError> {
 /// Validates an access token and checks that its client is still live (one indexed lookup, so a
 /// revocation by any process on the database takes effect at the next request).
 pub fn authenticate(state: &AppState, token: &str) -> Result<Claims, TokenError> {
-    let claims = validate(&state.tokens, token)?;
+    let claims = validate(&state.keys.tokens, token)?;
     match state.store.client_is_live(OrgId(claims.org), &claims.sub) {
         Ok(true) => Ok(claims),
         Ok(false) => Err(TokenError::Revoked),
@@ -452,7 +452,7 @@ pub async fn token(State(state): State<AppState>, headers: HeaderMap, body: Byte
     else {
         return invalid_client("unknown or revoked client, or wrong secret");
     };
-    let token = issue(&state.tokens, &client_id, org, &requested);
+    let token = issue(&state.keys.tokens, &client_id, org, &requested);
     let mut res = Json(Token {
         access_token: token,
         expires_in: TOKEN_LIFETIME,

@@ -174,7 +174,7 @@ pub fn season_changed(
         }
     }
     if queued > 0 {
-        state.wake.notify_waiters();
+        state.wake.workers.notify_waiters();
     }
     Ok(())
 }

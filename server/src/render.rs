@@ -446,7 +446,7 @@ pub fn render_one(state: &AppState) -> bool {
 /// Runs `count` renderers (each one ffmpeg at a time) over the durable generation queue until
 /// `shutdown` turns true; a render in flight is finished first.
 pub async fn run_renderers(state: AppState, count: usize, shutdown: tokio::sync::watch::Receiver<bool>) {
-    let wake = state.render_wake.clone();
+    let wake = state.wake.renderers.clone();
     crate::worker::run_pool(state, count, shutdown, wake, render_one).await;
 }
 

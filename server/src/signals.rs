@@ -97,7 +97,7 @@ fn store(state: &AppState, org: OrgId, item_id: &str, signals: Signals, partial:
         crate::products::season_changed(state, org, &season, item_id)?;
     }
     state.signals.insert(org, item_id, version, prepared);
-    state.wake.notify_waiters();
+    state.wake.workers.notify_waiters();
     crate::portal::smartlists::catalog_changed(state, org);
     Ok(())
 }

@@ -117,35 +117,75 @@ pub struct AppState {
     pub signals: Arc<crate::signals::SignalsCache>,
     /// The organisations' vector indexes (segments kept current item by item).
     pub indexes: Arc<crate::indexes::Indexes>,
-    /// The pretrained models media analysis uses (each may be missing).
+    /// The pretrained models, the query encoder and the analyses in progress.
+    pub analysis: Arc<Analysis>,
+    /// Settings.
+    pub config: Arc<Config>,
+    /// Wakes the workers, the renderers and the webhook dispatcher.
+    pub wake: Arc<Wakes>,
+    /// Keys of the access tokens and of the secrets stored in the database.
+    pub keys: Arc<Keys>,
+    /// What bounds clients: portal request counters, upload slots, sign-in throttling.
+    pub guards: Arc<Guards>,
+    /// Smartlist membership refreshes.
+    pub refresher: Arc<crate::portal::smartlists::Refresher>,
+    /// Where rendered files are published and read ([`crate::bucket`]).
+    pub bucket: Arc<crate::bucket::Bucket>,
+}
+
+/// The pretrained models, the query encoder and the media analyses in progress.
+#[derive(Debug)]
+pub struct Analysis {
+    /// The pretrained models media analysis uses (each may be missing), loaded once per process.
     pub models: Arc<kino_media::AnalysisModels>,
     /// The text encoder of search queries: the sentence model in the scene space when it is
     /// loaded, else the lexical encoder.
     pub encoder: Arc<dyn TextEncoder>,
-    /// Settings.
-    pub config: Arc<Config>,
-    /// Wakes the workers when work is queued.
-    pub wake: Arc<Notify>,
+    /// Media analyses in progress: fraction done by (organisation, item).
+    pub progress: RwLock<HashMap<(OrgId, String), f64>>,
+}
+
+impl Analysis {
+    /// The analysis context of `models`: their query encoder, nothing in progress.
+    pub fn new(models: Arc<kino_media::AnalysisModels>) -> Analysis {
+        Analysis { encoder: models.scene_text_encoder(), models, progress: RwLock::default() }
+    }
+
+    /// How far the media analysis of an item has come (0 to 1), while one runs.
+    pub fn progress(&self, org: OrgId, item_id: &str) -> Option<f64> {
+        self.progress.read().unwrap_or_else(|e| e.into_inner()).get(&(org, item_id.to_string())).copied()
+    }
+}
+
+/// What wakes the background loops when work is queued.
+#[derive(Debug, Default)]
+pub struct Wakes {
+    /// The processing workers (tasks queued).
+    pub workers: Arc<Notify>,
+    /// The renderers (a clip generation queued).
+    pub renderers: Arc<Notify>,
+    /// The webhook dispatcher (deliveries queued).
+    pub webhooks: Arc<Notify>,
+}
+
+/// Keys the service holds.
+#[derive(Debug)]
+pub struct Keys {
     /// Keys of the access tokens.
-    pub tokens: Arc<crate::identity::TokenKeys>,
+    pub tokens: crate::identity::TokenKeys,
     /// Seals and opens secrets stored in the database.
-    pub secrets: Arc<crate::secrets::SecretBox>,
+    pub secrets: crate::secrets::SecretBox,
+}
+
+/// What bounds what clients may do at once or per hour.
+#[derive(Debug)]
+pub struct Guards {
     /// Portal request counters.
-    pub limiter: Arc<crate::ratelimit::RateLimiter>,
-    /// Smartlist membership refreshes.
-    pub refresher: Arc<crate::portal::smartlists::Refresher>,
-    /// Wakes the webhook dispatcher when deliveries are queued.
-    pub webhook_wake: Arc<Notify>,
-    /// Wakes the renderers when a generation is queued.
-    pub render_wake: Arc<Notify>,
-    /// Where rendered files are published and read ([`crate::bucket`]).
-    pub bucket: Arc<crate::bucket::Bucket>,
+    pub limiter: crate::ratelimit::RateLimiter,
     /// Slots for signals uploads being read ([`Config::max_uploads`]).
     pub uploads: Arc<tokio::sync::Semaphore>,
-    /// Media analyses in progress: fraction done by (organisation, item).
-    pub analysing: Arc<RwLock<HashMap<(OrgId, String), f64>>>,
     /// Failed sign-ins to the web application by address ([`crate::web::account`]).
-    pub sign_ins: Arc<crate::web::account::Throttle>,
+    pub sign_ins: crate::web::account::Throttle,
 }
 
 impl AppState {
@@ -173,29 +213,21 @@ impl AppState {
                 .map_err(std::io::Error::other)?,
         );
         Ok(AppState {
-            encoder: models.scene_text_encoder(),
-            models,
-            tokens: Arc::new(tokens),
-            secrets: Arc::new(secrets),
-            limiter: Arc::new(crate::ratelimit::RateLimiter::new(config.rate_limit_per_hour, 3600)),
+            analysis: Arc::new(Analysis::new(models)),
+            keys: Arc::new(Keys { tokens, secrets }),
+            guards: Arc::new(Guards {
+                limiter: crate::ratelimit::RateLimiter::new(config.rate_limit_per_hour, 3600),
+                uploads: Arc::new(tokio::sync::Semaphore::new(config.max_uploads.max(1))),
+                sign_ins: Default::default(),
+            }),
             store: Arc::new(store),
             signals: Arc::default(),
             indexes: Arc::new(crate::indexes::Indexes::new(config.index_dir.clone()).shared_through(bucket.clone())),
-            wake: Arc::new(Notify::new()),
+            wake: Arc::default(),
             refresher: Arc::default(),
-            analysing: Arc::default(),
-            sign_ins: Arc::default(),
-            webhook_wake: Arc::new(Notify::new()),
-            render_wake: Arc::new(Notify::new()),
             bucket,
-            uploads: Arc::new(tokio::sync::Semaphore::new(config.max_uploads.max(1))),
             config: Arc::new(config),
         })
-    }
-
-    /// How far the media analysis of an item has come (0 to 1), while one runs.
-    pub fn analysis_progress(&self, org: OrgId, item_id: &str) -> Option<f64> {
-        self.analysing.read().unwrap_or_else(|e| e.into_inner()).get(&(org, item_id.to_string())).copied()
     }
 }
 

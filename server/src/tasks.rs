@@ -114,7 +114,7 @@ pub fn status_of(
     }
     let Some(task) = store.task(org, id, product, version)? else { return Ok(None) };
     let job = store.job_state(org, id, product, version)?;
-    let error = match (job, state.analysis_progress(org, id)) {
+    let error = match (job, state.analysis.progress(org, id)) {
         (Some(_), Some(done)) if store.signals_partial(org, id)? => {
             format!("transcribing speech (the fast channels are ready): the analysis is {:.0}% done", 100.0 * done)
         }
@@ -148,7 +148,7 @@ pub fn upsert(
         _ => return Err(TaskError::ItemNotFound(id.to_string())),
     }
     state.store.upsert_task(org, id, product, version, &options.to_string())?;
-    state.wake.notify_waiters();
+    state.wake.workers.notify_waiters();
     status(state, org, id, product, version)
 }
 
@@ -169,7 +169,7 @@ pub fn reset(state: &AppState, org: OrgId, id: &str, product: &str, version: &st
         return Err(TaskError::NotFailed(current.state));
     }
     state.store.reprocess(org, id, product, version)?;
-    state.wake.notify_waiters();
+    state.wake.workers.notify_waiters();
     Ok(())
 }
 

@@ -17,7 +17,7 @@ use crate::store::{ItemRow, Job, ResultStatus, StoreError};
 
 /// Runs `count` workers until `shutdown` turns true; a job in flight is finished first.
 pub async fn run(state: AppState, count: usize, shutdown: watch::Receiver<bool>) {
-    let wake = state.wake.clone();
+    let wake = state.wake.workers.clone();
     run_pool(state, count, shutdown, wake, run_one).await;
 }
 
@@ -96,7 +96,7 @@ fn process(state: &AppState, job: &Job) -> Result<(), StoreError> {
     // the media again.
     let needs_final = crate::products::needs_speech_stage(&job.product);
     if signals.is_some() && needs_final && store.signals_partial(job.org, &job.item_id)? {
-        if state.analysis_progress(job.org, &job.item_id).is_some() {
+        if state.analysis.progress(job.org, &job.item_id).is_some() {
             return store.park_job(job, true);
         }
         signals = None;
@@ -112,7 +112,7 @@ fn process(state: &AppState, job: &Job) -> Result<(), StoreError> {
     }
     let Some(signals) = signals else { return store.park_job(job, needs_final) };
     let started = std::time::Instant::now();
-    let sentences: std::sync::Arc<dyn kino::TextEncoder> = match state.models.sentence_encoder() {
+    let sentences: std::sync::Arc<dyn kino::TextEncoder> = match state.analysis.models.sentence_encoder() {
         Some(encoder) => encoder.clone(),
         None => std::sync::Arc::new(kino::LexicalEncoder::default()),
     };
@@ -201,7 +201,7 @@ fn analyse(
     let store = &state.store;
     let key = (job.org, job.item_id.clone());
     {
-        let mut analysing = state.analysing.write().unwrap_or_else(|e| e.into_inner());
+        let mut analysing = state.analysis.progress.write().unwrap_or_else(|e| e.into_inner());
         if analysing.contains_key(&key) {
             return Err(Outcome::Parked);
         }
@@ -227,7 +227,7 @@ fn analyse(
         if total <= 0.0 {
             return;
         }
-        state.analysing.write().unwrap_or_else(|e| e.into_inner()).insert(key.clone(), (done / total).min(1.0));
+        state.analysis.progress.write().unwrap_or_else(|e| e.into_inner()).insert(key.clone(), (done / total).min(1.0));
         if done / total >= next_report {
             tracing::info!(item = %item.id, percent = (100.0 * done / total).round(), "analysing media");
             next_report += 0.1;
@@ -239,7 +239,8 @@ fn analyse(
             }
         }
     };
-    let analysed = kino_media::analyze_staged(video.tool_path(), &options, &state.models, progress, &never, fast);
+    let analysed =
+        kino_media::analyze_staged(video.tool_path(), &options, &state.analysis.models, progress, &never, fast);
     // The final signals are stored before the analysis is marked finished, so a job that waits
     // for them never finds a fast pass with no analysis running (and analyses again).
     if let Ok(s) = &analysed
@@ -248,7 +249,7 @@ fn analyse(
         tracing::error!(error = %e, "cannot store analysed signals");
     }
     {
-        let mut analysing = state.analysing.write().unwrap_or_else(|e| e.into_inner());
+        let mut analysing = state.analysis.progress.write().unwrap_or_else(|e| e.into_inner());
         analysing.remove(&key);
         if analysed.is_err() {
             store.release_waiting(job.org, &job.item_id).map_err(Outcome::Store)?;

@@ -70,7 +70,7 @@ pub async fn put_signals(
     if declared.is_some_and(|n| n > MAX_SIGNALS_BYTES as u64) {
         return Err(too_large());
     }
-    let Ok(_slot) = state.uploads.clone().try_acquire_owned() else {
+    let Ok(_slot) = state.guards.uploads.clone().try_acquire_owned() else {
         return Err(AppError::Unavailable {
             detail: format!("{} signals uploads are being read already; try again shortly", state.config.max_uploads),
             retry_after: 5,

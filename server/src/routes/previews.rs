@@ -58,7 +58,7 @@ impl Selection {
             return Err(AppError::NotFound(format!("item {id:?} has no analysis signals yet")));
         };
         let embedding = match search_query {
-            Some(text) => Some(state.encoder.encode(text)?),
+            Some(text) => Some(state.analysis.encoder.encode(text)?),
             None => None,
         };
         Ok(Selection { item, prepared, embedding })

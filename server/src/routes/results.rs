@@ -514,7 +514,7 @@ pub async fn text_embedding(
     }
     // The sentence model's workers answer through a one-shot channel: no thread waits per query.
     let (answer, vector) = tokio::sync::oneshot::channel();
-    state.encoder.encode_then(
+    state.analysis.encoder.encode_then(
         q,
         Box::new(move |v| {
             let _ = answer.send(v);
@@ -522,7 +522,7 @@ pub async fn text_embedding(
     );
     let embedding =
         vector.await.map_err(|_| AppError::Internal("the text encoder dropped a query unanswered".into()))??;
-    let version_id = params.get("version").unwrap_or(state.encoder.version()).to_string();
+    let version_id = params.get("version").unwrap_or(state.analysis.encoder.version()).to_string();
     Ok(Json(TextEmbedding { version_id, embedding }))
 }
 

@@ -185,13 +185,14 @@ pub async fn scenes(
     ApiCaller { org, params }: ApiCaller,
 ) -> Result<Json<SceneSearchAnswer>, AppError> {
     let search = search_of(&params)?;
-    let encoder = matches!(search.query, SceneQuery::Text(_)).then(|| state.encoder.version().to_string());
+    let encoder = matches!(search.query, SceneQuery::Text(_)).then(|| state.analysis.encoder.version().to_string());
     let (skip, count) = (search.skip, search.count);
     // Opening an index, encoding a text and reading the store block: off the async workers.
     let s = state.clone();
-    let found = tokio::task::spawn_blocking(move || search_scenes(&s.indexes, &s.store, &*s.encoder, org, &search))
-        .await
-        .map_err(|e| AppError::Internal(format!("the search task failed: {e}")))??;
+    let found =
+        tokio::task::spawn_blocking(move || search_scenes(&s.indexes, &s.store, &*s.analysis.encoder, org, &search))
+            .await
+            .map_err(|e| AppError::Internal(format!("the search task failed: {e}")))??;
     let scenes = found
         .into_iter()
         .map(|m| SceneFound {

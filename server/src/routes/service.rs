@@ -30,9 +30,10 @@ pub async fn health() -> &'static str {
 pub async fn version(axum::extract::State(state): axum::extract::State<crate::AppState>) -> Json<VersionInfo> {
     Json(VersionInfo {
         service: format!("kino-server {}", env!("CARGO_PKG_VERSION")),
-        text_encoder: state.encoder.version().to_string(),
+        text_encoder: state.analysis.encoder.version().to_string(),
         models_enabled: state.config.models_dir.is_some(),
         models: state
+            .analysis
             .models
             .states()
             .iter()

@@ -133,7 +133,7 @@ pub async fn count_tokens(
     let s = state.clone();
     let checked = tokio::task::spawn_blocking(move || {
         let claims = identity::authenticate(&s, &token)?;
-        let quota = s.limiter.hit(&s.store, OrgId(claims.org)).map_err(Counted::Store)?;
+        let quota = s.guards.limiter.hit(&s.store, OrgId(claims.org)).map_err(Counted::Store)?;
         Ok::<_, Counted>((claims, quota))
     })
     .await

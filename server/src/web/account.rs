@@ -109,17 +109,17 @@ pub struct NewSession {
 pub fn sign_in(state: &AppState, raw_email: &str, password: &str) -> Result<NewSession, AccountError> {
     let email = raw_email.trim().to_lowercase();
     let now = now_ms();
-    if let Some(minutes) = state.sign_ins.refused(&email, now) {
+    if let Some(minutes) = state.guards.sign_ins.refused(&email, now) {
         return Err(AccountError::Throttled(minutes));
     }
     let user = state.store.user_by_email(&email)?;
     let hash = user.as_ref().map_or(DUMMY_HASH.as_str(), |u| u.password_hash.as_str());
     let matches = verify_password(password, hash);
     let Some(user) = user.filter(|_| matches) else {
-        state.sign_ins.failed(&email, now);
+        state.guards.sign_ins.failed(&email, now);
         return Err(AccountError::WrongCredentials);
     };
-    state.sign_ins.succeeded(&email);
+    state.guards.sign_ins.succeeded(&email);
     open_session(state, user.id)
 }
 

@@ -114,7 +114,7 @@ fn clips_of(
     let pairs = pairs.iter().filter(|(k, _)| k != "key" && k != "catalog").map(|(k, v)| (k.as_str(), v.as_str()));
     let query = kino::ClipQuery::from_pairs(pairs).map_err(|e| e.to_string())?;
     let embedding = match query.search_query.as_deref() {
-        Some(text) => Some(state.encoder.encode(text).map_err(|e| e.to_string())?),
+        Some(text) => Some(state.analysis.encoder.encode(text).map_err(|e| e.to_string())?),
         None => None,
     };
     let clips = kino::select(prepared, &query, embedding.as_deref()).map_err(|e| e.to_string())?;
@@ -163,7 +163,7 @@ pub async fn item(State(state): State<AppState>, Path(id): Path<String>, signed:
             let job = state.store.job_state(org, &id, &t.product, &t.version).map_err(internal)?;
             jobs.push((t.product, t.version, job.map(|j| j.as_str())));
         }
-        let progress = state.analysis_progress(org, &id);
+        let progress = state.analysis.progress(org, &id);
         Ok((item, prepared, clips, jobs, progress))
     })
     .await;

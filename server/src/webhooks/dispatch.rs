@@ -135,7 +135,8 @@ pub async fn run_dispatcher(state: AppState, mut shutdown: watch::Receiver<bool>
                 let (state, clients) = (state.clone(), clients.clone());
                 in_flight.spawn(async move {
                     let outcome =
-                        send(&clients, &delivery, &state.secrets, state.config.webhook_allow_loopback, timeout).await;
+                        send(&clients, &delivery, &state.keys.secrets, state.config.webhook_allow_loopback, timeout)
+                            .await;
                     off_thread(&state, move |s| {
                         if let Err(e) = s.store.finish_delivery(&delivery.id, &outcome) {
                             tracing::error!(error = %e, delivery = %delivery.id, "cannot record a webhook delivery");
@@ -150,7 +151,7 @@ pub async fn run_dispatcher(state: AppState, mut shutdown: watch::Receiver<bool>
             continue;
         }
         tokio::select! {
-            _ = state.webhook_wake.notified() => {}
+            _ = state.wake.webhooks.notified() => {}
             _ = tokio::time::sleep(POLL) => {}
             _ = shutdown.changed() => {}
             Some(_) = in_flight.join_next(), if !in_flight.is_empty() => {}

@@ -161,7 +161,7 @@ pub fn create(
     let events = check_events(events)?;
     address::check_resolves(&parsed, allow_loopback).map_err(|rule| invalid("url", rule))?;
     let secret = random_hex(32);
-    let sealed = state.secrets.seal(&secret);
+    let sealed = state.keys.secrets.seal(&secret);
     let row = state.store.add_webhook(org, &uuid_v4(), parsed.as_str(), &events, &sealed, false)?;
     Ok((webhook_view(row), secret))
 }
@@ -214,7 +214,7 @@ pub fn outgoing(org: OrgId, event: &str, data: serde_json::Value) -> Result<Outg
 
 /// Tells the dispatcher that deliveries were queued.
 pub fn wake(state: &AppState) {
-    state.webhook_wake.notify_one();
+    state.wake.webhooks.notify_one();
 }
 
 /// Queues a Test delivery (`{"event": "test", ..., "data": {"message": ...}}`, no event header)
@@ -224,7 +224,7 @@ pub fn test(state: &AppState, org: OrgId, id: &str) -> Result<DeliveryView, Webh
     let body = envelope(TEST_EVENT, &serde_json::json!({ "message": TEST_MESSAGE }));
     let row = state.store.queue_delivery(org, id, &uuid_v4(), TEST_EVENT, &body)?;
     let row = row.ok_or_else(|| WebhookError::NotFound { what: "webhook", id: id.to_string() })?;
-    state.webhook_wake.notify_one();
+    state.wake.webhooks.notify_one();
     Ok(row)
 }
 
@@ -248,7 +248,7 @@ pub fn deliveries(
 pub fn redeliver(state: &AppState, org: OrgId, delivery_id: &str) -> Result<DeliveryView, WebhookError> {
     let row = state.store.queue_redelivery(org, delivery_id, &uuid_v4())?;
     let row = row.ok_or_else(|| WebhookError::NotFound { what: "delivery", id: delivery_id.to_string() })?;
-    state.webhook_wake.notify_one();
+    state.wake.webhooks.notify_one();
     Ok(row)
 }
 

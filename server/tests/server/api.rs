@@ -1003,7 +1003,7 @@ async fn a_fast_pass_serves_the_fast_products_while_speech_is_transcribed() {
         models: Default::default(),
         reasons: stage.iter().map(|c| (c.to_string(), kino_media::PENDING_TRANSCRIPTION.to_string())).collect(),
     });
-    t.state.analysing.write().unwrap().insert((org, "m1".into()), 0.6);
+    t.state.analysis.progress.write().unwrap().insert((org, "m1".into()), 0.6);
     kino_server::signals::put_fast(&t.state, org, "m1", fast).unwrap();
     t.process();
     assert_eq!(t.call("GET", &task("m1", "emotions"), None).await.1["status"], "ready");
@@ -1024,7 +1024,7 @@ async fn a_fast_pass_serves_the_fast_products_while_speech_is_transcribed() {
 
     // The final signals release the waiting jobs (stored before the analysis is marked finished).
     kino_server::signals::put(&t.state, org, "m1", full).unwrap();
-    t.state.analysing.write().unwrap().remove(&(org, "m1".into()));
+    t.state.analysis.progress.write().unwrap().remove(&(org, "m1".into()));
     t.process();
     assert_eq!(t.call("GET", &task("m1", "profanity"), None).await.1["status"], "ready");
     let (s, _) = t.call("GET", "/results/jitpreviews/v2/m1?catalog=acme&max_profanity=0.5", None).await;

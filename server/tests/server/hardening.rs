@@ -148,13 +148,13 @@ async fn signals_uploads_stream_and_are_capped() {
             send(&state, req).await
         }
     });
-    assert!(until(|| t.state.uploads.available_permits() == 0).await, "the first upload holds the slot");
+    assert!(until(|| t.state.guards.uploads.available_permits() == 0).await, "the first upload holds the slot");
     let req = Request::builder().method("PUT").uri(&uri).body(Body::from("{}")).unwrap();
     let (s, headers, v) = send(&t.state, req).await;
     assert_eq!(s, StatusCode::SERVICE_UNAVAILABLE, "{v}");
     assert!(headers.get("retry-after").is_some());
     first.abort();
-    assert!(until(|| t.state.uploads.available_permits() == 1).await, "the slot is given back");
+    assert!(until(|| t.state.guards.uploads.available_permits() == 1).await, "the slot is given back");
 }
 
 /// Reads from a connection until the server closes it (or errors); whether it did before the
@@ -396,7 +396,7 @@ async fn the_database_and_keys_are_private_and_webhook_secrets_sealed() {
     let stored = t.state.store.webhook_secrets().unwrap();
     let (_, sealed) = stored.iter().find(|(id, _)| id == &view.id).unwrap();
     assert!(sealed.starts_with("kse1:") && !sealed.contains(&secret), "sealed at rest: {sealed}");
-    assert_eq!(t.state.secrets.open(sealed).unwrap(), secret);
+    assert_eq!(t.state.keys.secrets.open(sealed).unwrap(), secret);
 
     // a secret stored in plain text by an older version is sealed when the service starts
     t.state.store.set_webhook_secrets(&[(view.id.clone(), "plain-old-secret".into())]).unwrap();
@@ -407,7 +407,7 @@ async fn the_database_and_keys_are_private_and_webhook_secrets_sealed() {
     .unwrap();
     let (_, resealed) = again.store.webhook_secrets().unwrap().into_iter().find(|(id, _)| id == &view.id).unwrap();
     assert!(resealed.starts_with("kse1:"));
-    assert_eq!(again.secrets.open(&resealed).unwrap(), "plain-old-secret");
+    assert_eq!(again.keys.secrets.open(&resealed).unwrap(), "plain-old-secret");
 
     // rotation: every secret re-sealed under a new key, the old key dropped
     let before = std::fs::read_to_string(t.dir.path().join("secrets.key")).unwrap();

@@ -80,7 +80,7 @@ fn produce(
         }
     }
     let embedding = match &config.query.search_query {
-        Some(q) => Some(state.encoder.encode(q).map_err(|e| e.to_string())?),
+        Some(q) => Some(state.analysis.encoder.encode(q).map_err(|e| e.to_string())?),
         None => None,
     };
     let base = if r.kind == "thumbnails" { "thumbnail" } else { "preview" };
