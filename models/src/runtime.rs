@@ -101,7 +101,7 @@ impl Runtime {
     }
 
     /// A session over `bytes`, the ONNX file `path` of `model` as rewritten in memory (e.g. by
-    /// [`crate::onnx_int8::quantise_matmuls`]); `path` names it in errors.
+    /// [`crate::onnx::int8::quantise_matmuls`]); `path` names it in errors.
     pub(crate) fn session_from_memory(
         &self,
         model: &Model,

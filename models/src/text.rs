@@ -16,8 +16,8 @@ use tokenizers::{Encoding, Tokenizer, TruncationParams};
 use crate::dir::ModelsDir;
 use crate::error::{Error, Result};
 use crate::manifest::MINILM;
-use crate::onnx_fuse::{Fused, fuse_attention};
-use crate::onnx_int8::{gather_quantised, quantise_matmuls};
+use crate::onnx::fuse::{Fused, fuse_attention};
+use crate::onnx::int8::{gather_quantised, quantise_matmuls};
 use crate::runtime::{Optimisations, Runtime, expect_signature};
 
 /// Length of the vectors.
@@ -29,7 +29,7 @@ pub const MAX_TOKENS: usize = 256;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Arithmetic {
     /// The file's int8 weights times activations quantised to uint8 per call (ONNX Runtime's
-    /// `DynamicQuantizeMatMul`, see [`crate::onnx_int8`]): about three times faster on x86 than
+    /// `DynamicQuantizeMatMul`, see [`crate::onnx::int8`]): about three times faster on x86 than
     /// float, vectors within a cosine of 0.99 of it (`docs/models.md`). The default.
     #[default]
     Int8,
@@ -73,9 +73,9 @@ impl SentenceEncoder {
     /// [`Arithmetic::Float`] there is one session on `threads` intra-op threads (a batch is one
     /// padded call). When the file has no product to rewrite, int8 falls back to float
     /// ([`Self::arithmetic`] says which runs). Either way the attention blocks and GELUs run as
-    /// fused operators ([`crate::onnx_fuse`]; the same vectors, fewer kernels), and the int8
+    /// fused operators ([`crate::onnx::fuse`]; the same vectors, fewer kernels), and the int8
     /// embedding tables stay int8 in memory, their rows dequantised as they are gathered
-    /// ([`crate::onnx_int8::gather_quantised`]; the same vectors, 47 MB less per session).
+    /// ([`crate::onnx::int8::gather_quantised`]; the same vectors, 47 MB less per session).
     pub fn load_with(
         runtime: &Runtime,
         dir: &ModelsDir,

@@ -9,6 +9,10 @@
 //! 8 bits in steps of 0.048, far coarser than the difference.
 
 use std::f64::consts::PI;
+use std::sync::Arc;
+
+use rustfft::num_complex::Complex64;
+use rustfft::{Fft, FftPlanner};
 
 use crate::error::Result;
 
@@ -69,23 +73,26 @@ pub(crate) fn mel_bands() -> Vec<(usize, Vec<f64>)> {
 
 /// Log-mel frames of 400 samples each.
 pub(crate) struct LogMel {
-    fft: Fft,
+    /// The [`FFT_LEN`]-point forward FFT, planned once.
+    fft: Arc<dyn Fft<f64>>,
     window: Vec<f64>,
     bands: Vec<(usize, Vec<f64>)>,
-    re: Vec<f64>,
-    im: Vec<f64>,
+    /// The windowed frame, transformed in place.
+    spectrum: Vec<Complex64>,
+    scratch: Vec<Complex64>,
     magnitude: Vec<f64>,
 }
 
 impl LogMel {
     pub(crate) fn new() -> LogMel {
+        let fft = FftPlanner::new().plan_fft_forward(FFT_LEN);
         LogMel {
-            fft: Fft::new(FFT_LEN),
+            scratch: vec![Complex64::default(); fft.get_inplace_scratch_len()],
+            fft,
             // Periodic Hann (`tf.signal.hann_window`'s default).
             window: (0..STFT_WINDOW).map(|i| 0.5 - 0.5 * (2.0 * PI * i as f64 / STFT_WINDOW as f64).cos()).collect(),
             bands: mel_bands(),
-            re: vec![0.0; FFT_LEN],
-            im: vec![0.0; FFT_LEN],
+            spectrum: vec![Complex64::default(); FFT_LEN],
             magnitude: vec![0.0; BINS],
         }
     }
@@ -94,15 +101,14 @@ impl LogMel {
     pub(crate) fn frame(&mut self, samples: &[f32], out: &mut [f32]) {
         debug_assert_eq!(samples.len(), STFT_WINDOW);
         debug_assert_eq!(out.len(), MEL_BANDS);
-        for ((re, &x), &w) in self.re.iter_mut().zip(samples).zip(&self.window) {
-            *re = f64::from(x) * w;
+        for ((c, &x), &w) in self.spectrum.iter_mut().zip(samples).zip(&self.window) {
+            *c = Complex64::new(f64::from(x) * w, 0.0);
         }
         // Zero padding at the end; where the reference puts it only changes the phase.
-        self.re[STFT_WINDOW..].fill(0.0);
-        self.im.fill(0.0);
-        self.fft.run(&mut self.re, &mut self.im);
-        for (k, m) in self.magnitude.iter_mut().enumerate() {
-            *m = self.re[k].hypot(self.im[k]);
+        self.spectrum[STFT_WINDOW..].fill(Complex64::default());
+        self.fft.process_with_scratch(&mut self.spectrum, &mut self.scratch);
+        for (m, c) in self.magnitude.iter_mut().zip(&self.spectrum) {
+            *m = c.re.hypot(c.im);
         }
         for ((first, weights), out) in self.bands.iter().zip(out) {
             let mel: f64 = weights.iter().zip(&self.magnitude[*first..]).map(|(w, m)| w * m).sum();
@@ -201,50 +207,6 @@ pub(crate) fn padded_len(n: u64) -> u64 {
 /// Patches the reference gives for `n` samples (none for an empty stream, see [`Patcher::finish`]).
 pub(crate) fn patch_count(n: u64) -> usize {
     if n == 0 { 0 } else { (1 + (padded_len(n) - PATCH_SAMPLES) / PATCH_HOP_SAMPLES) as usize }
-}
-
-/// An iterative radix-2 complex FFT of one power-of-two length (the same algorithm as
-/// kino-media's spectral speech detector; the crates share no code).
-struct Fft {
-    n: usize,
-    cos: Vec<f64>,
-    sin: Vec<f64>,
-}
-
-impl Fft {
-    fn new(n: usize) -> Fft {
-        let (cos, sin) = (0..n / 2).map(|k| (-2.0 * PI * k as f64 / n as f64).sin_cos()).map(|(s, c)| (c, s)).unzip();
-        Fft { n, cos, sin }
-    }
-
-    fn run(&self, re: &mut [f64], im: &mut [f64]) {
-        let n = self.n;
-        let bits = n.trailing_zeros();
-        for i in 0..n {
-            let j = i.reverse_bits() >> (usize::BITS - bits);
-            if j > i {
-                re.swap(i, j);
-                im.swap(i, j);
-            }
-        }
-        let mut len = 2;
-        while len <= n {
-            let stride = n / len;
-            for start in (0..n).step_by(len) {
-                for k in 0..len / 2 {
-                    let (c, s) = (self.cos[k * stride], self.sin[k * stride]);
-                    let (a, b) = (start + k, start + k + len / 2);
-                    let tr = re[b] * c - im[b] * s;
-                    let ti = re[b] * s + im[b] * c;
-                    re[b] = re[a] - tr;
-                    im[b] = im[a] - ti;
-                    re[a] += tr;
-                    im[a] += ti;
-                }
-            }
-            len *= 2;
-        }
-    }
 }
 
 #[cfg(test)]

@@ -13,9 +13,8 @@
 use std::collections::BTreeMap;
 
 use super::pth::PthTensor;
-use crate::onnx_wire::NewAttribute;
-use crate::onnx_wire::build::{Dim, GraphBuilder, tensor_f32, value_info_f32};
-use crate::onnx_wire::encode_node;
+use crate::onnx::build::{Dim, GraphBuilder, tensor_f32, value_info_f32};
+use crate::onnx::wire::{NewAttribute, encode_node};
 
 /// The stride of each block's depthwise convolution: stages of 1, 2, 2, 3, 3, 4 and 1 blocks with
 /// strides 1, 2, 2, 2, 1, 2, 1 on their first block.

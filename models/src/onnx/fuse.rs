@@ -24,7 +24,8 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::onnx_wire::{Graph, MS_DOMAIN, NewAttribute, Node, Replacements, encode_node};
+use super::graph::{Graph, Replacements};
+use super::wire::{MS_DOMAIN, NewAttribute, Node, encode_node};
 
 /// What [`fuse_attention`] did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -316,8 +317,8 @@ pub fn fuse_attention(model: &[u8]) -> Result<(Vec<u8>, Fused), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::onnx_wire::test_model::{int_attribute, model, nodes, tensor, value_info};
-    use crate::onnx_wire::{FLOAT, INT64, put_bytes, put_number};
+    use crate::onnx::test_model::{int_attribute, model, nodes, tensor, value_info};
+    use crate::onnx::wire::{FLOAT, INT64, put_bytes, put_number};
 
     fn scalar(name: &str, v: f32) -> Vec<u8> {
         tensor(name, FLOAT, &[], &v.to_le_bytes())

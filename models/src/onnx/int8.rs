@@ -20,7 +20,8 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::onnx_wire::{FLOAT, Graph, INT8, MS_DOMAIN, NewAttribute, Replacements, UINT8, encode_node, with_dims};
+use super::graph::{Graph, Replacements};
+use super::wire::{FLOAT, INT8, MS_DOMAIN, NewAttribute, UINT8, encode_node, with_dims};
 
 /// The operator that replaces a dequantised product.
 const OPERATOR: &str = "DynamicQuantizeMatMul";
@@ -232,8 +233,8 @@ pub fn gather_quantised(model: &[u8]) -> Result<(Vec<u8>, usize), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::onnx_wire::test_model::{int_attribute, model, nodes as graph_nodes, tensor, value_info};
-    use crate::onnx_wire::{Field, Initializer, Node, fields, initializer, node, put_bytes, text};
+    use crate::onnx::test_model::{int_attribute, model, nodes as graph_nodes, tensor, value_info};
+    use crate::onnx::wire::{Field, Initializer, Node, fields, initializer, node, put_bytes, text};
 
     fn plain_node(op: &str, inputs: &[&str], output: &str, cast_to: Option<u64>) -> Vec<u8> {
         let mut n = Vec::new();
