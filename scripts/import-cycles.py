@@ -126,6 +126,11 @@ for v in sorted(modules):
 big = sorted((c for c in sccs if len(c) > 1), key=len, reverse=True)
 for c in big:
     print(f"{len(c)} files: " + ", ".join(sorted(files[m][len(root) + 1 :] for m in c)))
+if os.environ.get("EDGES"):
+    for c in big:
+        inside = set(c)
+        for m in sorted(c):
+            print("  " + files[m][len(root) + 1 :] + " -> " + ", ".join(sorted(files[t][len(root) + 1 :] for t in edges[m] if t in inside)))
 worst = max((len(c) for c in big), default=1)
 print(f"largest import circle: {worst} files (limit {limit})")
 sys.exit(1 if worst > limit else 0)

@@ -10,12 +10,7 @@ use crate::query::Params;
 use crate::state::AppState;
 use crate::store::{OrgId, Store, StoreError};
 
-/// `n` random bytes as lower-case hex.
-pub fn random_hex(n: usize) -> String {
-    let mut buf = vec![0u8; n];
-    getrandom::fill(&mut buf).expect("the operating system's random source is available");
-    hex::encode(buf)
-}
+pub use crate::ids::random_hex;
 
 /// A new API key: `kino_` and 32 random bytes in hex.
 pub fn generate_key() -> String {

@@ -62,7 +62,7 @@ pub fn queue(
     let new = NewGeneration { id: &gen_id, item_id, request: &request, fingerprint: &fingerprint };
     match state.store.queue_generation(org, &new, state.config.max_queued_generations)? {
         Queued::New => {
-            state.wake.renderers.notify_one();
+            crate::changes::queued(state, crate::changes::Queued::Generation);
             Ok(gen_id)
         }
         Queued::Existing(id) => Ok(id),

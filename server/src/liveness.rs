@@ -5,15 +5,12 @@
 //! live process's work is never taken from it, and a dead one's is picked up by the survivors
 //! within one lease.
 
-use std::time::Duration;
-
 use tokio::sync::watch;
 
 use crate::state::AppState;
 use crate::store::{millis, now_ms};
 
-/// The default of [`crate::state::Config::process_lease`]: 30 s.
-pub const DEFAULT_PROCESS_LEASE: Duration = Duration::from_secs(30);
+pub use crate::config::DEFAULT_PROCESS_LEASE;
 
 fn ttl_ms(state: &AppState) -> i64 {
     millis(state.config.process_lease).max(1)

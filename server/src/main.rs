@@ -426,7 +426,7 @@ fn serve(cli: &Cli, store: Store) -> Result<(), String> {
             tokio::spawn(render::run_renderers(state.clone(), state.config.render_workers, stop_rx.clone()));
         for (org, _) in state.store.orgs().map_err(|e| e.to_string())? {
             // License windows may have opened or closed while the service was down.
-            kino_server::portal::smartlists::catalog_changed(&state, org);
+            state.refresher.catalog_changed(org);
         }
         let resumed = state.clone();
         tokio::task::spawn_blocking(move || {

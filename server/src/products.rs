@@ -159,33 +159,7 @@ pub fn season_of(
     Ok(out)
 }
 
-/// An episode of `season` joined it, left it or got new signals: the markers of the season's
-/// other episodes are computed again (their results stay until the new ones replace them).
-pub fn season_changed(
-    state: &crate::state::AppState,
-    org: crate::store::OrgId,
-    season: &str,
-    except: &str,
-) -> Result<(), crate::store::StoreError> {
-    let mut queued = 0;
-    for e in state.store.children(org, season)? {
-        if e.item_type == "episode" && !e.deleted && e.id != except {
-            queued += state.store.requeue_product(org, &e.id, "markers")?;
-        }
-    }
-    if queued > 0 {
-        state.wake.workers.notify_waiters();
-    }
-    Ok(())
-}
-
-/// The season of an episode (`episodic_info.season_id`), `None` for any other item.
-pub fn season_id(item: &crate::store::ItemRow) -> Option<String> {
-    if item.item_type != "episode" {
-        return None;
-    }
-    item.episodic("season_id").and_then(Value::as_str).map(String::from)
-}
+pub use crate::catalog::season::season_id;
 
 /// The markers of `item` among its season's episodes.
 pub fn markers_of(

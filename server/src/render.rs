@@ -450,11 +450,7 @@ pub async fn run_renderers(state: AppState, count: usize, shutdown: tokio::sync:
     crate::worker::run_pool(state, count, shutdown, wake, render_one).await;
 }
 
-/// The default number of concurrent renders: half the cores (ffmpeg itself is multi-threaded),
-/// at least one.
-pub fn default_render_workers() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| (n.get() / 2).max(1))
-}
+pub use crate::config::default_render_workers;
 
 /// The bucket paths of the images of thumbnail `n` of generation `gen_id`.
 pub fn thumbnail_paths(gen_id: &str, n: usize) -> crate::routes::envelope::ImagePaths {

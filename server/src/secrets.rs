@@ -12,7 +12,7 @@ use std::path::Path;
 
 use ring::aead::{Aad, CHACHA20_POLY1305, LessSafeKey, NONCE_LEN, Nonce, UnboundKey};
 
-use crate::auth::random_hex;
+use crate::ids::random_hex;
 
 const PREFIX: &str = "kse1";
 const AAD: &[u8] = b"kino sealed secret v1";

@@ -1,7 +1,6 @@
 //! Shared state: the store, a cache of prepared signals, the text encoder, configuration.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
 use std::sync::{Arc, RwLock};
 
 use kino::TextEncoder;
@@ -9,104 +8,7 @@ use tokio::sync::Notify;
 
 use crate::store::{OrgId, Store};
 
-/// Settings the handlers and workers need.
-#[derive(Debug, Clone)]
-pub struct Config {
-    /// Where `asset_info.file_uri` paths are resolved (sidecar `<video>.signals.json` files).
-    pub media_root: PathBuf,
-    /// Where per-organisation vector index files live.
-    pub index_dir: PathBuf,
-    /// The HS256 key file of access tokens (created when absent).
-    pub token_key: PathBuf,
-    /// The key file that seals webhook signing secrets at rest (created when absent; see
-    /// [`crate::secrets`]).
-    pub secrets_key: PathBuf,
-    /// Portal requests per organisation per hour.
-    pub rate_limit_per_hour: u32,
-    /// Where rendered files (clips, thumbnails) are written; paths in results are relative to it.
-    pub bucket_root: PathBuf,
-    /// The object store rendered files are published to and `/media` reads from
-    /// (`s3://bucket/prefix` or `file:///dir`); `None`: the bucket root is the bucket.
-    pub object_store: Option<String>,
-    /// The admin API's bearer credential; `None` turns the admin HTTP API off.
-    pub admin_token: Option<String>,
-    /// Public base URL of the bucket, joined with a file's path to give the `*_url` fields.
-    pub media_base_url: String,
-    /// Whether webhooks may point to loopback addresses (and plain `http://` to them): tests and
-    /// local development only.
-    pub webhook_allow_loopback: bool,
-    /// PEM certificates of CAs trusted for webhook receivers besides the public roots.
-    pub webhook_ca_pem: Option<Vec<u8>>,
-    /// Days a finished webhook delivery stays in the delivery log.
-    pub webhook_log_days: u32,
-    /// Webhook delivery timeout ([`crate::webhooks::DEFAULT_TIMEOUT`], 30 s, in service).
-    pub webhook_timeout: std::time::Duration,
-    /// How long the webhook dispatcher's lease lasts without renewal: among processes sharing
-    /// the database one dispatches, and another takes over this long after it dies.
-    pub webhook_lease: std::time::Duration,
-    /// How long this process's lease lasts without renewal: what it claimed (jobs, renders,
-    /// recipe runs) is recovered by the others this long after it dies
-    /// ([`crate::liveness`]).
-    pub process_lease: std::time::Duration,
-    /// Clip generations rendered at once (each one ffmpeg process).
-    pub render_workers: usize,
-    /// Unfinished clip generations an organisation may have queued; more are refused (429).
-    pub max_queued_generations: usize,
-    /// Signals uploads read at once; more are refused (503).
-    pub max_uploads: usize,
-    /// The service's own files and directories (database, keys, indexes, the data directory when
-    /// it lies under the media root): never read as media, whatever `file_uri` says.
-    pub private_paths: Vec<PathBuf>,
-    /// The pretrained models' directory (`kino models fetch`); `None` runs without models (the
-    /// spectral speech detector, the lexical text encoder, no embeddings from media).
-    pub models_dir: Option<PathBuf>,
-}
-
-impl Config {
-    /// Everything under one directory with the service's defaults (1000 portal requests per hour,
-    /// 30 s webhook timeout, no admin API, webhooks to public HTTPS hosts only); for tests and
-    /// embedding. Change fields with struct update syntax.
-    pub fn in_dir(dir: &std::path::Path) -> Config {
-        Config {
-            media_root: dir.to_path_buf(),
-            index_dir: dir.join("indexes"),
-            token_key: dir.join("token.key"),
-            secrets_key: dir.join("secrets.key"),
-            rate_limit_per_hour: 1000,
-            bucket_root: dir.join("bucket"),
-            object_store: None,
-            admin_token: None,
-            media_base_url: "/media".into(),
-            webhook_allow_loopback: false,
-            webhook_timeout: crate::webhooks::DEFAULT_TIMEOUT,
-            webhook_lease: crate::webhooks::DEFAULT_LEASE,
-            process_lease: crate::liveness::DEFAULT_PROCESS_LEASE,
-            webhook_log_days: 30,
-            webhook_ca_pem: None,
-            render_workers: crate::render::default_render_workers(),
-            max_queued_generations: DEFAULT_MAX_QUEUED_GENERATIONS,
-            max_uploads: DEFAULT_MAX_UPLOADS,
-            private_paths: [
-                "kino.sqlite3",
-                "kino.sqlite3-wal",
-                "kino.sqlite3-shm",
-                "token.key",
-                "secrets.key",
-                "indexes",
-            ]
-            .iter()
-            .map(|name| dir.join(name))
-            .collect(),
-            models_dir: None,
-        }
-    }
-}
-
-/// The default of [`Config::max_uploads`].
-pub const DEFAULT_MAX_UPLOADS: usize = 4;
-
-/// The default of [`Config::max_queued_generations`].
-pub const DEFAULT_MAX_QUEUED_GENERATIONS: usize = 20;
+pub use crate::config::{Config, DEFAULT_MAX_QUEUED_GENERATIONS, DEFAULT_MAX_UPLOADS};
 
 /// Cheap to clone: everything behind `Arc`s.
 #[derive(Debug, Clone)]
@@ -114,7 +16,7 @@ pub struct AppState {
     /// The database.
     pub store: Arc<Store>,
     /// Prepared signals by (organisation, item), built on first use ([`crate::signals`]).
-    pub signals: Arc<crate::signals::SignalsCache>,
+    pub signals: Arc<crate::signals::cache::SignalsCache>,
     /// The organisations' vector indexes (segments kept current item by item).
     pub indexes: Arc<crate::indexes::Indexes>,
     /// The pretrained models, the query encoder and the analyses in progress.
@@ -128,7 +30,7 @@ pub struct AppState {
     /// What bounds clients: portal request counters, upload slots, sign-in throttling.
     pub guards: Arc<Guards>,
     /// Smartlist membership refreshes.
-    pub refresher: Arc<crate::portal::smartlists::Refresher>,
+    pub refresher: Arc<crate::portal::refresh::Refresher>,
     /// Where rendered files are published and read ([`crate::bucket`]).
     pub bucket: Arc<crate::bucket::Bucket>,
 }
@@ -172,7 +74,7 @@ pub struct Wakes {
 #[derive(Debug)]
 pub struct Keys {
     /// Keys of the access tokens.
-    pub tokens: crate::identity::TokenKeys,
+    pub tokens: crate::identity::keys::TokenKeys,
     /// Seals and opens secrets stored in the database.
     pub secrets: crate::secrets::SecretBox,
 }
@@ -184,15 +86,15 @@ pub struct Guards {
     pub limiter: crate::ratelimit::RateLimiter,
     /// Slots for signals uploads being read ([`Config::max_uploads`]).
     pub uploads: Arc<tokio::sync::Semaphore>,
-    /// Failed sign-ins to the web application by address ([`crate::web::account`]).
-    pub sign_ins: crate::web::account::Throttle,
+    /// Failed sign-ins to the web application by address ([`crate::throttle`]).
+    pub sign_ins: crate::throttle::Throttle,
 }
 
 impl AppState {
     /// State over an opened store; creates the token and secrets key files when absent, and
     /// seals webhook secrets stored in plain text by an older version.
     pub fn new(store: Store, config: Config) -> std::io::Result<AppState> {
-        let tokens = crate::identity::TokenKeys::load_or_create(&config.token_key)?;
+        let tokens = crate::identity::keys::TokenKeys::load_or_create(&config.token_key)?;
         let secrets = crate::secrets::SecretBox::load_or_create(&config.secrets_key)?;
         seal_plain_secrets(&store, &secrets).map_err(std::io::Error::other)?;
         let models = Arc::new(match &config.models_dir {

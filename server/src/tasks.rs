@@ -148,7 +148,7 @@ pub fn upsert(
         _ => return Err(TaskError::ItemNotFound(id.to_string())),
     }
     state.store.upsert_task(org, id, product, version, &options.to_string())?;
-    state.wake.workers.notify_waiters();
+    crate::changes::queued(state, crate::changes::Queued::Tasks);
     status(state, org, id, product, version)
 }
 
@@ -169,7 +169,7 @@ pub fn reset(state: &AppState, org: OrgId, id: &str, product: &str, version: &st
         return Err(TaskError::NotFailed(current.state));
     }
     state.store.reprocess(org, id, product, version)?;
-    state.wake.workers.notify_waiters();
+    crate::changes::queued(state, crate::changes::Queued::Tasks);
     Ok(())
 }
 

@@ -9,10 +9,11 @@ use std::time::Duration;
 use kino::Signals;
 use tokio::sync::watch;
 
+use crate::changes::Change;
 use crate::files::{LocalMedia, MediaFile};
 use crate::products::{NOT_AVAILABLE, PROCESSED, compute};
 use crate::render::{local_media, local_sidecar, unusable_media};
-use crate::state::{AppState, Collection};
+use crate::state::AppState;
 use crate::store::{ItemRow, Job, ResultStatus, StoreError};
 
 /// Runs `count` workers until `shutdown` turns true; a job in flight is finished first.
@@ -133,9 +134,8 @@ fn process(state: &AppState, job: &Job) -> Result<(), StoreError> {
                 Some(&data),
                 &crate::products::models_of(&job.product, &signals),
             )?;
-            if Collection::of_product(&job.product).is_some()
-                && let Err(e) = state.indexes.sync_item(&state.store, job.org, &job.item_id)
-            {
+            let stored = Change::Result { org: job.org, item_id: &job.item_id, product: &job.product };
+            if let Err(e) = crate::changes::apply(state, stored) {
                 tracing::error!(error = %e, item = %job.item_id, "cannot update the vector index");
             }
             Ok(())

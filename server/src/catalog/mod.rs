@@ -6,15 +6,18 @@
 //! the routes turn them into HTTP answers.
 
 mod item;
+pub mod season;
 pub mod text;
 
 pub use item::*;
 use serde_json::Value;
 
+use crate::changes::{self, Change};
 use crate::error::Detail;
 use crate::indexes::SearchError;
 use crate::state::AppState;
 use crate::store::{ItemRow, OrgId, StoreError};
+use season::season_id;
 
 /// Why a catalog operation failed.
 #[derive(Debug, thiserror::Error)]
@@ -61,17 +64,13 @@ pub fn upsert(state: &AppState, org: OrgId, item: CatalogItem) -> Result<(), Cat
         let parent = CatalogItem::virtual_parent(season, "season", Some(series));
         store.upsert_item(org, season, "season", &body_of(&parent), false)?;
     }
-    let before = store.item(org, &item.id)?.and_then(|old| crate::products::season_id(&old));
+    let before = store.item(org, &item.id)?.and_then(|old| season_id(&old));
     store.upsert_item(org, &item.id, &item.item_type, &body_of(&item), false)?;
-    // An item that was deleted is searchable again (and its type may have changed).
-    state.indexes.sync_item(store, org, &item.id)?;
-    // An episode that joins a season (or moves between seasons) changes their markers.
-    let after = store.item(org, &item.id)?.and_then(|new| crate::products::season_id(&new));
-    if before != after {
-        for season in before.iter().chain(after.iter()) {
-            crate::products::season_changed(state, org, season, &item.id)?;
-        }
-    }
+    // An item that was deleted is searchable again (and its type may have changed); an episode
+    // that joins a season (or moves between seasons) changes their markers.
+    let after = store.item(org, &item.id)?.and_then(|new| season_id(&new));
+    let seasons: Vec<String> = if before != after { before.into_iter().chain(after).collect() } else { Vec::new() };
+    changes::apply(state, Change::Item { org, item_id: &item.id, seasons: &seasons })?;
     if item.operations.deleted {
         delete_cascade(state, org, &item.id)?;
     }
@@ -80,7 +79,7 @@ pub fn upsert(state: &AppState, org: OrgId, item: CatalogItem) -> Result<(), Cat
             store.reprocess(org, &item.id, &task.product, &task.version)?;
         }
     }
-    crate::portal::smartlists::catalog_changed(state, org);
+    changes::apply(state, Change::Catalog { org })?;
     Ok(())
 }
 
@@ -105,15 +104,13 @@ fn delete_cascade(state: &AppState, org: OrgId, id: &str) -> Result<(), CatalogE
     while let Some(next) = pending.pop() {
         let Some(item) = store.item(org, &next)? else { continue };
         store.mark_deleted(org, &next)?;
-        state.indexes.sync_item(store, org, &next)?;
-        if let Some(season) = crate::products::season_id(&item) {
-            crate::products::season_changed(state, org, &season, &item.id)?;
-        }
+        let seasons: Vec<String> = season_id(&item).into_iter().collect();
+        changes::apply(state, Change::Item { org, item_id: &item.id, seasons: &seasons })?;
         if matches!(item.item_type.as_str(), "series" | "season") {
             pending.extend(store.children(org, &next)?.into_iter().filter(|c| !c.deleted).map(|c| c.id));
         }
     }
-    crate::portal::smartlists::catalog_changed(state, org);
+    changes::apply(state, Change::Catalog { org })?;
     Ok(())
 }
 

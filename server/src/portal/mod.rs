@@ -9,6 +9,7 @@ pub mod events;
 pub mod filter;
 pub mod pages;
 pub mod recipes;
+pub mod refresh;
 pub mod smartlists;
 pub mod views;
 

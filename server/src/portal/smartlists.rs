@@ -7,13 +7,12 @@
 //! membership of a **published** smartlist emits one `smart_list.updated` event carrying exactly
 //! the service asset ids that joined and left; drafts are kept current silently.
 
-use std::collections::{HashMap, HashSet};
-use std::sync::Mutex;
+use std::collections::HashMap;
 use std::time::Duration;
 
 use chrono::{DateTime, NaiveTime, Utc};
 use serde_json::Value;
-use tokio::sync::{Notify, watch};
+use tokio::sync::watch;
 
 use super::filter::{Candidate, Filter, diff, members};
 use super::{ManageError, events, is_email, new_id, text};
@@ -23,13 +22,7 @@ use crate::store::{OrgId, SmartlistRow, Write, millis, now, now_ms};
 /// The values of `purpose`.
 pub const PURPOSES: [&str; 3] = ["editorial", "creative-lab", "review-filter"];
 
-/// Coordination of membership refreshes: one at a time, and organisations whose catalog changed.
-#[derive(Debug, Default)]
-pub struct Refresher {
-    running: Mutex<()>,
-    dirty: Mutex<HashSet<OrgId>>,
-    wake: Notify,
-}
+pub use super::refresh::Refresher;
 
 /// A membership change of one smartlist (the admin API's refresh answers these).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, utoipa::ToSchema)]
@@ -272,11 +265,11 @@ pub fn refresh(
         if !state.store.set_smartlist_members(&s.id, &old, &new, event.as_slice())? {
             // Deleted, or refreshed meanwhile by another process (which announced its change):
             // look again soon, from what is stored now.
-            catalog_changed(state, org);
+            state.refresher.catalog_changed(org);
             continue;
         }
         if event.is_some() {
-            crate::webhooks::wake(state);
+            crate::changes::queued(state, crate::changes::Queued::Deliveries);
         }
         if s.published_at.is_some()
             && !added.is_empty()
@@ -354,13 +347,6 @@ pub fn end_daily(state: &AppState, slot: DateTime<Utc>, holder: &str, now_ms: i6
     state.store.take_lease(&daily_lease(slot), holder, now_ms, DAILY_DONE_MS)?;
     state.store.prune_leases("smartlist-refresh@", now_ms)?;
     Ok(())
-}
-
-/// Notes that an organisation's catalog changed; the refresher recomputes its smartlists soon
-/// (in the background: the request that changed the catalog does not wait for it).
-pub fn catalog_changed(state: &AppState, org: OrgId) {
-    state.refresher.dirty.lock().unwrap_or_else(|e| e.into_inner()).insert(org);
-    state.refresher.wake.notify_one();
 }
 
 /// The next daily refresh after `now` at `at` (UTC time of day).

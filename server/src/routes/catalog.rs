@@ -72,7 +72,6 @@ pub async fn upsert(
     tokio::task::spawn_blocking(move || catalog::upsert(&s, org, item))
         .await
         .map_err(|e| AppError::Internal(e.to_string()))??;
-    state.wake.workers.notify_waiters();
     Ok(Json(Null))
 }
 

@@ -82,6 +82,7 @@ impl From<crate::signals::SignalsError> for AppError {
         match e {
             crate::signals::SignalsError::Store(e) => e.into(),
             crate::signals::SignalsError::Invalid(e) => e.into(),
+            crate::signals::SignalsError::Consequence(e) => e.into(),
             unreadable @ crate::signals::SignalsError::Unreadable { .. } => AppError::Internal(unreadable.to_string()),
         }
     }

@@ -2,8 +2,6 @@
 //! sessions (a random token in a cookie, stored only as its SHA-256, with a CSRF token of its own),
 //! and a cap on failed sign-ins per address. Nothing here speaks HTTP.
 
-use std::collections::HashMap;
-use std::sync::Mutex;
 use std::time::Duration;
 
 use argon2::Argon2;
@@ -20,11 +18,7 @@ pub const SESSION_LIFETIME: Duration = Duration::from_secs(12 * 3600);
 pub const MIN_PASSWORD: usize = 10;
 /// Longest password accepted (argon2 would take any length; a bound keeps requests cheap).
 pub const MAX_PASSWORD: usize = 256;
-/// Failed sign-ins of one address within [`FAILURE_WINDOW`] after which it is refused until the
-/// window has passed.
-pub const MAX_FAILURES: u32 = 5;
-/// The window of [`MAX_FAILURES`].
-pub const FAILURE_WINDOW: Duration = Duration::from_secs(15 * 60);
+pub use crate::throttle::{FAILURE_WINDOW, MAX_FAILURES, Throttle};
 
 /// What went wrong with an account operation; the message names the field and the rule.
 #[derive(Debug, thiserror::Error)]
@@ -152,42 +146,6 @@ pub fn same_token(a: &str, b: &str) -> bool {
 /// address takes as long as a wrong password.
 static DUMMY_HASH: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| hash_password(&random_hex(16)));
 
-/// Failed sign-ins by address, in this process: at most [`MAX_FAILURES`] within
-/// [`FAILURE_WINDOW`].
-#[derive(Debug, Default)]
-pub struct Throttle {
-    failures: Mutex<HashMap<String, (u32, i64)>>,
-}
-
-impl Throttle {
-    /// Minutes left before the address may try again, when it is refused now.
-    fn refused(&self, email: &str, now: i64) -> Option<u64> {
-        let window = crate::store::millis(FAILURE_WINDOW);
-        let failures = self.failures.lock().unwrap_or_else(|e| e.into_inner());
-        let &(count, first) = failures.get(email)?;
-        let left = first + window - now;
-        (count >= MAX_FAILURES && left > 0).then(|| (left as u64).div_ceil(60_000))
-    }
-
-    fn failed(&self, email: &str, now: i64) {
-        let window = crate::store::millis(FAILURE_WINDOW);
-        let mut failures = self.failures.lock().unwrap_or_else(|e| e.into_inner());
-        // bounded memory: forget windows that have passed once the map grows
-        if failures.len() > 10_000 {
-            failures.retain(|_, (_, first)| *first + window > now);
-        }
-        let entry = failures.entry(email.to_string()).or_insert((0, now));
-        if entry.1 + window <= now {
-            *entry = (0, now);
-        }
-        entry.0 += 1;
-    }
-
-    fn succeeded(&self, email: &str) {
-        self.failures.lock().unwrap_or_else(|e| e.into_inner()).remove(email);
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -209,21 +167,6 @@ mod tests {
         assert!(email("ada").unwrap_err().to_string().starts_with("email: "));
         assert!(check_password("short").unwrap_err().to_string().contains("10 to 256"));
         assert!(check_password("long enough!").is_ok());
-    }
-
-    #[test]
-    fn failures_are_capped_per_address_within_the_window() {
-        let t = Throttle::default();
-        let window = crate::store::millis(FAILURE_WINDOW);
-        for _ in 0..MAX_FAILURES {
-            assert_eq!(t.refused("a@x.io", 1_000), None);
-            t.failed("a@x.io", 1_000);
-        }
-        assert_eq!(t.refused("a@x.io", 1_000), Some(15));
-        assert_eq!(t.refused("b@x.io", 1_000), None, "per address");
-        assert_eq!(t.refused("a@x.io", 1_000 + window), None, "the window has passed");
-        t.succeeded("a@x.io");
-        assert_eq!(t.refused("a@x.io", 2_000), None);
     }
 
     #[test]

@@ -38,10 +38,10 @@ pub const TEST_EVENT: &str = "test";
 pub const TEST_MESSAGE: &str = "This is a test delivery from kino: your webhook endpoint is reachable.";
 
 /// The interface's delivery timeout.
-pub const DEFAULT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
+pub const DEFAULT_TIMEOUT: std::time::Duration = crate::config::DEFAULT_WEBHOOK_TIMEOUT;
 
 /// The default of [`crate::state::Config::webhook_lease`]: 30 s.
-pub const DEFAULT_LEASE: std::time::Duration = std::time::Duration::from_secs(30);
+pub const DEFAULT_LEASE: std::time::Duration = crate::config::DEFAULT_WEBHOOK_LEASE;
 
 /// Most deliveries [`deliveries`] returns at once.
 pub const MAX_LIST: usize = 1000;
@@ -214,7 +214,7 @@ pub fn outgoing(org: OrgId, event: &str, data: serde_json::Value) -> Result<Outg
 
 /// Tells the dispatcher that deliveries were queued.
 pub fn wake(state: &AppState) {
-    state.wake.webhooks.notify_one();
+    crate::changes::queued(state, crate::changes::Queued::Deliveries);
 }
 
 /// Queues a Test delivery (`{"event": "test", ..., "data": {"message": ...}}`, no event header)

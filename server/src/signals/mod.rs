@@ -5,40 +5,15 @@
 //! its version is the stored one: a replica sees signals another process stored at its next read.
 //! Errors are the domain's own ([`SignalsError`]); the routes turn them into HTTP answers.
 
-use std::collections::HashMap;
-use std::sync::{Arc, RwLock};
+use std::sync::Arc;
 
 use kino::{Prepared, Signals};
 
 use crate::state::AppState;
-use crate::store::{OrgId, StoreError};
+use crate::store::{OrgId, Store, StoreError};
 
-/// An item's prepared signals and the version they were stored as.
-type Versioned = (i64, Arc<Prepared>);
-
-/// Prepared signals by (organisation, item) with the version they were stored as, built on first
-/// use.
-#[derive(Debug, Default)]
-pub struct SignalsCache {
-    prepared: RwLock<HashMap<(OrgId, String), Versioned>>,
-}
-
-impl SignalsCache {
-    /// The cached signals of an item when they are of `version`.
-    fn get(&self, org: OrgId, item_id: &str, version: i64) -> Option<Arc<Prepared>> {
-        let cache = self.prepared.read().unwrap_or_else(|e| e.into_inner());
-        cache.get(&(org, item_id.to_string())).filter(|(v, _)| *v == version).map(|(_, p)| p.clone())
-    }
-
-    /// Caches `prepared` as `version` unless a newer version is cached already.
-    fn insert(&self, org: OrgId, item_id: &str, version: i64, prepared: Arc<Prepared>) {
-        let mut cache = self.prepared.write().unwrap_or_else(|e| e.into_inner());
-        let entry = cache.entry((org, item_id.to_string())).or_insert_with(|| (version, prepared.clone()));
-        if entry.0 <= version {
-            *entry = (version, prepared);
-        }
-    }
-}
+pub mod cache;
+pub use cache::SignalsCache;
 
 /// Why signals could not be read or stored.
 #[derive(Debug, thiserror::Error)]
@@ -57,6 +32,9 @@ pub enum SignalsError {
     /// The signals break the rules of a signals document.
     #[error(transparent)]
     Invalid(#[from] kino::Error),
+    /// What follows the store (the vector indexes) failed; the signals are stored.
+    #[error(transparent)]
+    Consequence(#[from] crate::indexes::SearchError),
 }
 
 /// The prepared signals of an item, when it has any.
@@ -73,32 +51,36 @@ pub fn prepared(state: &AppState, org: OrgId, item_id: &str) -> Result<Option<Ar
     Ok(Some(prepared))
 }
 
-/// Stores an item's signals (an upload, or a finished analysis) and refreshes the cache.
+/// Stores an item's signals (an upload, or a finished analysis) and refreshes the cache, then
+/// applies what follows ([`crate::changes::Change::Signals`]).
 pub fn put(state: &AppState, org: OrgId, item_id: &str, signals: Signals) -> Result<(), SignalsError> {
-    store(state, org, item_id, signals, false)
+    store(&state.store, &state.signals, org, item_id, signals, false)?;
+    crate::changes::apply(state, crate::changes::Change::Signals { org, item_id, partial: false })?;
+    Ok(())
 }
 
 /// Stores the fast pass of an item's media analysis (speech recognition still to come): the
 /// products that do not read the speech stage's channels can be computed from it meanwhile.
 pub fn put_fast(state: &AppState, org: OrgId, item_id: &str, signals: Signals) -> Result<(), SignalsError> {
-    store(state, org, item_id, signals, true)
+    store(&state.store, &state.signals, org, item_id, signals, true)?;
+    crate::changes::apply(state, crate::changes::Change::Signals { org, item_id, partial: true })?;
+    Ok(())
 }
 
-fn store(state: &AppState, org: OrgId, item_id: &str, signals: Signals, partial: bool) -> Result<(), SignalsError> {
+/// Stores signals and caches them prepared (nothing else: see [`put`]).
+fn store(
+    store: &Store,
+    cache: &SignalsCache,
+    org: OrgId,
+    item_id: &str,
+    signals: Signals,
+    partial: bool,
+) -> Result<(), SignalsError> {
     // Prepared first: signals that cannot be prepared are refused before anything is stored.
     let binary = signals.to_binary();
     let prepared = Arc::new(Prepared::new(signals)?);
-    let version = state.store.put_signals(org, item_id, &binary, partial)?;
-    // An episode's new sound changes its season's markers.
-    if !partial
-        && let Some(item) = state.store.item(org, item_id)?
-        && let Some(season) = crate::products::season_id(&item)
-    {
-        crate::products::season_changed(state, org, &season, item_id)?;
-    }
-    state.signals.insert(org, item_id, version, prepared);
-    state.wake.workers.notify_waiters();
-    crate::portal::smartlists::catalog_changed(state, org);
+    let version = store.put_signals(org, item_id, &binary, partial)?;
+    cache.insert(org, item_id, version, prepared);
     Ok(())
 }
 

@@ -4,16 +4,16 @@
 //! client still live), and the listing and revocation of clients. The HS256 signing key is
 //! generated on first start and kept in the data directory.
 
-use std::path::Path;
-
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
+use jsonwebtoken::{Algorithm, Header, Validation};
 use serde::{Deserialize, Serialize};
 use subtle::ConstantTimeEq;
+
+pub mod keys;
 
 use crate::auth::{CredentialError, hash_key, random_hex};
 use crate::state::AppState;
@@ -32,46 +32,7 @@ const ISSUER: &str = "kino";
 const AUDIENCE: &str = "kino-api";
 const TOKEN_TYPE: &str = "at+jwt";
 
-/// The signing and verifying keys.
-#[derive(Clone)]
-pub struct TokenKeys {
-    encoding: EncodingKey,
-    decoding: DecodingKey,
-}
-
-impl std::fmt::Debug for TokenKeys {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("TokenKeys(..)")
-    }
-}
-
-impl TokenKeys {
-    /// Loads the key at `path`, creating a random 256-bit key (mode 0600) when absent.
-    pub fn load_or_create(path: &Path) -> std::io::Result<TokenKeys> {
-        crate::files::check_regular_file(path)?;
-        let secret = match std::fs::read(path) {
-            Ok(bytes) if bytes.len() >= 32 => bytes,
-            _ => {
-                let hex = random_hex(32);
-                let tmp = path.with_extension("tmp");
-                std::fs::write(&tmp, hex.as_bytes())?;
-                #[cfg(unix)]
-                {
-                    use std::os::unix::fs::PermissionsExt;
-                    std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(0o600))?;
-                }
-                std::fs::rename(&tmp, path)?;
-                hex.into_bytes()
-            }
-        };
-        Ok(TokenKeys::from_secret(&secret))
-    }
-
-    /// Keys from a secret (tests).
-    pub fn from_secret(secret: &[u8]) -> TokenKeys {
-        TokenKeys { encoding: EncodingKey::from_secret(secret), decoding: DecodingKey::from_secret(secret) }
-    }
-}
+pub use keys::TokenKeys;
 
 /// The claims of an access token.
 #[derive(Debug, Clone, Serialize, Deserialize)]

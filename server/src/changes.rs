@@ -1,0 +1,107 @@
+//! What a change sets off, in one place. A domain function stores its change and says what it
+//! was ([`Change`]); [`apply`] brings everything that depends on it up to date: the vector
+//! indexes, the markers of a season's episodes, the smartlists, and the wake-ups of the workers,
+//! the renderers and the webhook dispatcher. Nothing else wires one change to another.
+//!
+//! | change | consequences |
+//! |---|---|
+//! | [`Change::Item`] | the item's index entries; the markers of the seasons it left or joined |
+//! | [`Change::Signals`] (whole) | the markers of its season's other episodes; the workers; the smartlists |
+//! | [`Change::Signals`] (partial) | the workers; the smartlists |
+//! | [`Change::Result`] | the item's index entries, when the product feeds an index |
+//! | [`Change::Catalog`] | the smartlists (recomputed in the background); the workers (jobs waiting for an item) |
+//! | [`Queued::Tasks`] | the workers |
+//! | [`Queued::Generation`] | the renderers |
+//! | [`Queued::Deliveries`] | the webhook dispatcher |
+
+use crate::indexes::SearchError;
+use crate::state::AppState;
+use crate::store::{OrgId, Store, StoreError};
+
+/// Something that changed.
+#[derive(Debug, Clone, Copy)]
+pub enum Change<'a> {
+    /// An item was stored, replaced or marked deleted; `seasons` are the seasons it left or
+    /// joined (or, deleted, the one it was in).
+    Item { org: OrgId, item_id: &'a str, seasons: &'a [String] },
+    /// An item's signals were stored: `partial` for the fast pass of an analysis (speech still
+    /// to come), else whole.
+    Signals { org: OrgId, item_id: &'a str, partial: bool },
+    /// A product's result was stored.
+    Result { org: OrgId, item_id: &'a str, product: &'a str },
+    /// An organisation's catalog changed (the end of an upsert or a deletion).
+    Catalog { org: OrgId },
+}
+
+/// Work that was queued: the loop that does it is woken ([`queued`]; it cannot fail).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Queued {
+    /// Jobs (tasks, reprocessing).
+    Tasks,
+    /// A clip generation.
+    Generation,
+    /// Webhook deliveries.
+    Deliveries,
+}
+
+/// Wakes the loop that does `work`.
+pub fn queued(state: &AppState, work: Queued) {
+    match work {
+        Queued::Tasks => state.wake.workers.notify_waiters(),
+        Queued::Generation => state.wake.renderers.notify_one(),
+        Queued::Deliveries => state.wake.webhooks.notify_one(),
+    }
+}
+
+/// Applies every consequence of `change`.
+pub fn apply(state: &AppState, change: Change<'_>) -> Result<(), SearchError> {
+    match change {
+        Change::Item { org, item_id, seasons } => {
+            state.indexes.sync_item(&state.store, org, item_id)?;
+            for season in seasons {
+                season_changed(state, org, season, item_id)?;
+            }
+        }
+        Change::Signals { org, item_id, partial } => {
+            // An episode's new sound changes its season's markers.
+            if !partial
+                && let Some(item) = state.store.item(org, item_id)?
+                && let Some(season) = crate::catalog::season::season_id(&item)
+            {
+                season_changed(state, org, &season, item_id)?;
+            }
+            queued(state, Queued::Tasks);
+            state.refresher.catalog_changed(org);
+        }
+        Change::Result { org, item_id, product } => {
+            if crate::indexes::Collection::of_product(product).is_some() {
+                state.indexes.sync_item(&state.store, org, item_id)?;
+            }
+        }
+        Change::Catalog { org } => {
+            state.refresher.catalog_changed(org);
+            queued(state, Queued::Tasks);
+        }
+    }
+    Ok(())
+}
+
+/// An episode of `season` joined it, left it or got new signals: the markers of the season's
+/// other episodes are computed again (their results stay until the new ones replace them).
+fn season_changed(state: &AppState, org: OrgId, season: &str, except: &str) -> Result<(), StoreError> {
+    if requeue_markers(&state.store, org, season, except)? > 0 {
+        queued(state, Queued::Tasks);
+    }
+    Ok(())
+}
+
+/// Queues the markers of `season`'s live episodes but `except` again; how many were queued.
+fn requeue_markers(store: &Store, org: OrgId, season: &str, except: &str) -> Result<usize, StoreError> {
+    let mut queued = 0;
+    for e in store.children(org, season)? {
+        if e.item_type == "episode" && !e.deleted && e.id != except {
+            queued += store.requeue_product(org, &e.id, "markers")?;
+        }
+    }
+    Ok(queued)
+}

@@ -1,0 +1,118 @@
+//! The service's settings and their defaults (a leaf module).
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Settings the handlers and workers need.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// Where `asset_info.file_uri` paths are resolved (sidecar `<video>.signals.json` files).
+    pub media_root: PathBuf,
+    /// Where per-organisation vector index files live.
+    pub index_dir: PathBuf,
+    /// The HS256 key file of access tokens (created when absent).
+    pub token_key: PathBuf,
+    /// The key file that seals webhook signing secrets at rest (created when absent; see
+    /// [`crate::secrets`]).
+    pub secrets_key: PathBuf,
+    /// Portal requests per organisation per hour.
+    pub rate_limit_per_hour: u32,
+    /// Where rendered files (clips, thumbnails) are written; paths in results are relative to it.
+    pub bucket_root: PathBuf,
+    /// The object store rendered files are published to and `/media` reads from
+    /// (`s3://bucket/prefix` or `file:///dir`); `None`: the bucket root is the bucket.
+    pub object_store: Option<String>,
+    /// The admin API's bearer credential; `None` turns the admin HTTP API off.
+    pub admin_token: Option<String>,
+    /// Public base URL of the bucket, joined with a file's path to give the `*_url` fields.
+    pub media_base_url: String,
+    /// Whether webhooks may point to loopback addresses (and plain `http://` to them): tests and
+    /// local development only.
+    pub webhook_allow_loopback: bool,
+    /// PEM certificates of CAs trusted for webhook receivers besides the public roots.
+    pub webhook_ca_pem: Option<Vec<u8>>,
+    /// Days a finished webhook delivery stays in the delivery log.
+    pub webhook_log_days: u32,
+    /// Webhook delivery timeout ([`DEFAULT_WEBHOOK_TIMEOUT`], 30 s, in service).
+    pub webhook_timeout: std::time::Duration,
+    /// How long the webhook dispatcher's lease lasts without renewal: among processes sharing
+    /// the database one dispatches, and another takes over this long after it dies.
+    pub webhook_lease: std::time::Duration,
+    /// How long this process's lease lasts without renewal: what it claimed (jobs, renders,
+    /// recipe runs) is recovered by the others this long after it dies
+    /// ([`crate::liveness`]).
+    pub process_lease: std::time::Duration,
+    /// Clip generations rendered at once (each one ffmpeg process).
+    pub render_workers: usize,
+    /// Unfinished clip generations an organisation may have queued; more are refused (429).
+    pub max_queued_generations: usize,
+    /// Signals uploads read at once; more are refused (503).
+    pub max_uploads: usize,
+    /// The service's own files and directories (database, keys, indexes, the data directory when
+    /// it lies under the media root): never read as media, whatever `file_uri` says.
+    pub private_paths: Vec<PathBuf>,
+    /// The pretrained models' directory (`kino models fetch`); `None` runs without models (the
+    /// spectral speech detector, the lexical text encoder, no embeddings from media).
+    pub models_dir: Option<PathBuf>,
+}
+
+impl Config {
+    /// Everything under one directory with the service's defaults (1000 portal requests per hour,
+    /// 30 s webhook timeout, no admin API, webhooks to public HTTPS hosts only); for tests and
+    /// embedding. Change fields with struct update syntax.
+    pub fn in_dir(dir: &std::path::Path) -> Config {
+        Config {
+            media_root: dir.to_path_buf(),
+            index_dir: dir.join("indexes"),
+            token_key: dir.join("token.key"),
+            secrets_key: dir.join("secrets.key"),
+            rate_limit_per_hour: 1000,
+            bucket_root: dir.join("bucket"),
+            object_store: None,
+            admin_token: None,
+            media_base_url: "/media".into(),
+            webhook_allow_loopback: false,
+            webhook_timeout: DEFAULT_WEBHOOK_TIMEOUT,
+            webhook_lease: DEFAULT_WEBHOOK_LEASE,
+            process_lease: DEFAULT_PROCESS_LEASE,
+            webhook_log_days: 30,
+            webhook_ca_pem: None,
+            render_workers: default_render_workers(),
+            max_queued_generations: DEFAULT_MAX_QUEUED_GENERATIONS,
+            max_uploads: DEFAULT_MAX_UPLOADS,
+            private_paths: [
+                "kino.sqlite3",
+                "kino.sqlite3-wal",
+                "kino.sqlite3-shm",
+                "token.key",
+                "secrets.key",
+                "indexes",
+            ]
+            .iter()
+            .map(|name| dir.join(name))
+            .collect(),
+            models_dir: None,
+        }
+    }
+}
+
+/// The default of [`Config::max_uploads`].
+pub const DEFAULT_MAX_UPLOADS: usize = 4;
+
+/// The default of [`Config::max_queued_generations`].
+pub const DEFAULT_MAX_QUEUED_GENERATIONS: usize = 20;
+
+/// The default webhook delivery timeout: 30 s.
+pub const DEFAULT_WEBHOOK_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The default of [`Config::webhook_lease`]: 30 s.
+pub const DEFAULT_WEBHOOK_LEASE: Duration = Duration::from_secs(30);
+
+/// The default of [`Config::process_lease`]: 30 s.
+pub const DEFAULT_PROCESS_LEASE: Duration = Duration::from_secs(30);
+
+/// The default number of concurrent renders: half the cores (ffmpeg itself is multi-threaded),
+/// at least one.
+pub fn default_render_workers() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| (n.get() / 2).max(1))
+}
