@@ -40,7 +40,7 @@ pub struct Config {
     pub webhook_lease: std::time::Duration,
     /// How long this process's lease lasts without renewal: what it claimed (jobs, renders,
     /// recipe runs) is recovered by the others this long after it dies
-    /// ([`crate::liveness`]).
+    /// ([`crate::jobs::liveness`]).
     pub process_lease: std::time::Duration,
     /// Clip generations rendered at once (each one ffmpeg process).
     pub render_workers: usize,

@@ -318,7 +318,7 @@ pub struct GenerationStatus {
     /// Why it failed; empty on success.
     pub error: String,
     /// The rendered files, as stored when the generation finished; `null` when it failed.
-    #[schema(value_type = Option<crate::render::GenerationData>)]
+    #[schema(value_type = Option<crate::generation::GenerationData>)]
     pub data: Option<Value>,
 }
 

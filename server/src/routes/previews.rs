@@ -93,10 +93,10 @@ fn clips_of(state: AppState, org: OrgId, params: &Params, id: String) -> Result<
         // Rendering is queued durably and runs in the background with a bounded number of
         // renders at once; the gen status answers 404 until it has finished.
         let vertical = query.aspect_ratio == kino::clips::AspectRatio::Vertical9x16;
-        let request = crate::render::GenerationRequest::new(&clips, vertical, &version);
+        let request = crate::generation::GenerationRequest::new(&clips, vertical, &version);
         let queued = generation::queue(&state, org, &id, request)?;
         for (n, clip) in clips.iter_mut().enumerate() {
-            clip.generated = Some(crate::render::paths(&queued, n));
+            clip.generated = Some(crate::jobs::render::paths(&queued, n));
         }
         gen_id = Some(queued);
     }

@@ -12,7 +12,7 @@ use super::timeline::{self, Mark, clock};
 use super::{
     Query, Signed, SignedForm, blocking, csrf, fail, internal, notice, page, page_error, path_segment, urlencode,
 };
-use crate::render::GenerationRequest;
+use crate::generation::GenerationRequest;
 use crate::state::AppState;
 use crate::store::{ItemRow, OrgId};
 
@@ -86,7 +86,7 @@ pub async fn items(State(state): State<AppState>, signed: Signed, q: Query) -> R
 /// What an item's page shows about its clips.
 enum Rendered {
     /// The files of each clip (paths relative to the bucket).
-    Files(Vec<crate::render::GeneratedFiles>),
+    Files(Vec<crate::generation::GeneratedFiles>),
     /// Queued or rendering.
     Waiting,
     /// The last attempt failed.
@@ -128,7 +128,7 @@ fn clips_of(
                 .and_then(|v| v["jitpreview"].as_array().cloned())
                 .unwrap_or_default()
                 .into_iter()
-                .filter_map(|c| serde_json::from_value::<crate::render::GeneratedFiles>(c["gen"].clone()).ok())
+                .filter_map(|c| serde_json::from_value::<crate::generation::GeneratedFiles>(c["gen"].clone()).ok())
                 .collect();
             Rendered::Files(files)
         }

@@ -366,7 +366,7 @@ async fn media_paths_never_escape_the_media_root() {
     assert_eq!(st["status"], "failed", "{st}");
     assert!(!st["error"].as_str().unwrap().contains(root.to_str().unwrap()), "no server path: {st}");
     assert!(matches!(
-        kino_server::render::local_media(&t.state.config, &json!({"asset_info": {"file_uri": "secrets.key"}})),
+        kino_server::files::local_media(&t.state.config, &json!({"asset_info": {"file_uri": "secrets.key"}})),
         LocalMedia::Unusable { .. }
     ));
 }

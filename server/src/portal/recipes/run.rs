@@ -184,7 +184,7 @@ fn finish_asset(state: &AppState, org: OrgId, item: &ItemRow, a: &mut CreativeAs
         a.metadata["files"] = json!("none: data-only recipe");
         return;
     }
-    match crate::render::creative_asset(state, org, item, a) {
+    match crate::jobs::render::creative_asset(state, org, item, a) {
         Ok(()) => a.status = CreativeAssetStatus::Completed,
         Err(e) => {
             a.status = CreativeAssetStatus::Failed;

@@ -12,52 +12,14 @@ use tokio::sync::watch;
 use crate::changes::Change;
 use crate::files::{LocalMedia, MediaFile};
 use crate::products::{NOT_AVAILABLE, PROCESSED, compute};
-use crate::render::{local_media, local_sidecar, unusable_media};
+use crate::files::{local_media, local_sidecar, unusable_media};
 use crate::state::AppState;
 use crate::store::{ItemRow, Job, ResultStatus, StoreError};
 
 /// Runs `count` workers until `shutdown` turns true; a job in flight is finished first.
 pub async fn run(state: AppState, count: usize, shutdown: watch::Receiver<bool>) {
     let wake = state.wake.workers.clone();
-    run_pool(state, count, shutdown, wake, run_one).await;
-}
-
-/// Runs `count` loops over a durable queue until `shutdown` turns true: each claims and does one
-/// piece of work on a blocking thread (`work` says whether there was one) and, when the queue is
-/// empty, sleeps until `wake` is notified (or half a second passes). Work in flight is finished
-/// before this returns. Shared by the processing workers and the renderers.
-pub async fn run_pool(
-    state: AppState,
-    count: usize,
-    mut shutdown: watch::Receiver<bool>,
-    wake: std::sync::Arc<tokio::sync::Notify>,
-    work: fn(&AppState) -> bool,
-) {
-    let mut handles = Vec::new();
-    for _ in 0..count.max(1) {
-        let (state, wake) = (state.clone(), wake.clone());
-        let mut shutdown = shutdown.clone();
-        handles.push(tokio::spawn(async move {
-            loop {
-                if *shutdown.borrow() {
-                    break;
-                }
-                let s = state.clone();
-                let worked = tokio::task::spawn_blocking(move || work(&s)).await.unwrap_or(false);
-                if !worked {
-                    tokio::select! {
-                        _ = wake.notified() => {}
-                        _ = tokio::time::sleep(Duration::from_millis(500)) => {}
-                        _ = shutdown.changed() => {}
-                    }
-                }
-            }
-        }));
-    }
-    let _ = shutdown.changed().await;
-    for h in handles {
-        let _ = h.await;
-    }
+    super::pool::run_pool(state, count, shutdown, wake, run_one).await;
 }
 
 /// Claims and processes one job; whether there was one.
