@@ -86,6 +86,14 @@ for mod, path in files.items():
             refs += expand(base, body[1:-1])
         else:
             refs += expand(base, body)
+    # `use child::x` / `pub use child::x` in a module that declares `mod child`.
+    for m in re.finditer(r"\buse\s+(\w+)::([^;]*);", text, re.S):
+        if m.group(1) in ("crate", "super", "self", "std", "core", "alloc"):
+            continue
+        child = here + [m.group(1)]
+        if tuple(child) in modules:
+            body = m.group(2).strip()
+            refs += expand(child, body[1:-1] if body.startswith("{") else body)
     for m in re.finditer(r"\bcrate((?:::\w+)+)", text):
         refs.append([p for p in m.group(1).split("::") if p])
     for parts in refs:

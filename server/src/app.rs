@@ -94,14 +94,14 @@ fn service_routes() -> Router<AppState> {
     Router::new()
         .route("/health", get(service::health))
         .route("/version", get(service::version))
-        .route("/openapi.json", get(service::openapi_json))
-        .route("/docs", get(service::docs))
+        .route("/openapi.json", get(crate::openapi::api::openapi_json))
+        .route("/docs", get(crate::openapi::api::docs))
         .route("/oauth/token", post(crate::identity::token))
-        .route("/smartlists/openapi.json", get(service::portal_openapi_json))
-        .route("/smartlists/docs", get(service::smartlist_docs))
-        .route("/smartlists/docs/{*rest}", get(service::smartlist_docs_any))
-        .route("/portal/docs", get(service::portal_docs))
-        .route("/portal/docs/{*rest}", get(service::portal_docs_any))
+        .route("/smartlists/openapi.json", get(crate::openapi::api::portal_openapi_json))
+        .route("/smartlists/docs", get(crate::openapi::api::smartlist_docs))
+        .route("/smartlists/docs/{*rest}", get(crate::openapi::api::smartlist_docs_any))
+        .route("/portal/docs", get(crate::openapi::api::portal_docs))
+        .route("/portal/docs/{*rest}", get(crate::openapi::api::portal_docs_any))
 }
 
 /// The portal: access tokens only, counted against the organisation's rate limit.

@@ -290,3 +290,17 @@ mod tests {
         assert_eq!(parts(""), json!([""]));
     }
 }
+
+/// The body of every portal and admin error.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize, utoipa::ToSchema)]
+#[schema(as = PortalError)]
+#[schema(examples(json!({"error": "Not Found", "message": "smartlist 0b9c... not found", "statusCode": 404})))]
+pub struct PortalErrorBody {
+    /// The status's reason phrase (`Bad Request`, `Not Found`, ...).
+    pub error: String,
+    /// What went wrong, naming the parameter or field and the rule.
+    pub message: String,
+    /// The HTTP status code.
+    #[serde(rename = "statusCode")]
+    pub status_code: u16,
+}

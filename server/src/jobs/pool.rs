@@ -43,4 +43,3 @@ pub async fn run_pool(
         let _ = h.await;
     }
 }
-

@@ -6,14 +6,17 @@
 
 use std::path::{Path, PathBuf};
 
+use kino::Signals;
 use kino::clips::GenPaths;
 use kino::thumbnail::{FrameRule, choose_frame};
-use kino::Signals;
 use kino_media::render::{RenderOptions, SubjectTrack, cut_clip, cut_vertical, thumbnail};
 use serde_json::{Value, json};
 
 use crate::files::{LocalMedia, MediaFile, local_media, unusable_media};
-use crate::generation::{GeneratedClip, GeneratedFiles, GeneratedImages, GeneratedThumbnail, GenerationContext, GenerationData, GenerationRequest};
+use crate::generation::{
+    GeneratedClip, GeneratedFiles, GeneratedImages, GeneratedThumbnail, GenerationContext, GenerationData,
+    GenerationRequest,
+};
 use crate::state::AppState;
 use crate::store::{ClaimedGeneration, CreativeAssetRow, GenerationRow, ItemRow, OrgId, RenderState};
 

@@ -11,8 +11,8 @@ use tokio::sync::watch;
 
 use crate::changes::Change;
 use crate::files::{LocalMedia, MediaFile};
-use crate::products::{NOT_AVAILABLE, PROCESSED, compute};
 use crate::files::{local_media, local_sidecar, unusable_media};
+use crate::products::{NOT_AVAILABLE, PROCESSED, compute};
 use crate::state::AppState;
 use crate::store::{ItemRow, Job, ResultStatus, StoreError};
 

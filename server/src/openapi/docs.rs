@@ -3,9 +3,8 @@
 
 use serde_json::Value;
 
-/// The docs page (`/docs`), generated from [`super::document`].
-pub fn docs_page() -> String {
-    let doc = super::document();
+/// The docs page (`/docs`), generated from the document ([`super::api::document`]).
+pub fn docs_page(doc: &Value) -> String {
     let mut html = String::from(
         "<!doctype html><html><head><meta charset=\"utf-8\"><title>kino API</title><style>\
          body{font-family:sans-serif;max-width:75em;margin:2em auto;padding:0 1em}code{background:#f4f4f4}\

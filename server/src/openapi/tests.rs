@@ -1,6 +1,7 @@
 use serde_json::Value;
 
-use super::{docs_page, document};
+use super::api::document;
+use super::docs::docs_page;
 
 fn operations(doc: &Value) -> Vec<(String, String, &Value)> {
     let mut out = Vec::new();
@@ -126,7 +127,7 @@ fn the_document_has_its_security_schemes_and_the_docs_page_shows_it() {
     for scheme in ["api_key", "api_key_header", "bearer", "oauth2", "admin_token"] {
         assert!(doc["components"]["securitySchemes"][scheme].is_object(), "{scheme}");
     }
-    let page = docs_page();
+    let page = docs_page(&document());
     assert!(page.contains("/results/emotions/v2/"));
     assert!(page.contains("minimum_clip_separation"));
     assert!(page.contains("/admin/v1/orgs/{org}/recipes/{id}/run"));

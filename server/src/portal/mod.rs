@@ -15,6 +15,9 @@ pub mod views;
 
 use crate::store::StoreError;
 
+/// Largest page number and catalog id (2^53 - 1), as the interface states.
+pub const MAX_SAFE_INTEGER: i64 = 9_007_199_254_740_991;
+
 /// Why a management operation was refused.
 #[derive(Debug, thiserror::Error)]
 pub enum ManageError {

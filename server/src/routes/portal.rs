@@ -7,8 +7,7 @@ use axum::Json;
 use axum::extract::{Path, RawQuery, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use serde::{Deserialize, Serialize};
-use utoipa::ToSchema;
+use serde::Serialize;
 
 use super::tokens::PortalCaller;
 use crate::identity;
@@ -22,8 +21,7 @@ use crate::query::Params;
 use crate::state::AppState;
 use crate::store::OrgId;
 
-/// Largest page number and catalog id (2^53 - 1), as the interface states.
-pub const MAX_SAFE_INTEGER: i64 = 9_007_199_254_740_991;
+pub use crate::portal::MAX_SAFE_INTEGER;
 
 /// A portal error: `{error, message, statusCode}`.
 #[derive(Debug)]
@@ -49,19 +47,7 @@ impl PortalError {
     }
 }
 
-/// The body of every portal and admin error.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
-#[schema(as = PortalError)]
-#[schema(examples(json!({"error": "Not Found", "message": "smartlist 0b9c... not found", "statusCode": 404})))]
-pub struct PortalErrorBody {
-    /// The status's reason phrase (`Bad Request`, `Not Found`, ...).
-    pub error: String,
-    /// What went wrong, naming the parameter or field and the rule.
-    pub message: String,
-    /// The HTTP status code.
-    #[serde(rename = "statusCode")]
-    pub status_code: u16,
-}
+pub use crate::error::PortalErrorBody;
 
 impl IntoResponse for PortalError {
     fn into_response(self) -> Response {

@@ -2,9 +2,6 @@
 //! description of `/media` (the bucket, served read-only by `tower_http::services::ServeDir`).
 
 use axum::Json;
-use axum::http::header;
-use axum::response::{Html, IntoResponse, Response};
-use serde_json::Value;
 
 /// Answers `ok` while the service runs.
 #[utoipa::path(
@@ -81,92 +78,6 @@ pub struct ModelInfo {
     pub reason: Option<String>,
 }
 
-/// This document: OpenAPI 3.1 of every endpoint, generated from the handlers' types.
-#[utoipa::path(
-    get,
-    path = "/openapi.json",
-    tag = "service",
-    responses((status = 200, description = "The OpenAPI document", body = Object)),
-    security(()),
-)]
-pub async fn openapi_json() -> Json<Value> {
-    Json(crate::openapi::document())
-}
-
-/// The same document for the portal's documentation address.
-#[utoipa::path(
-    get,
-    path = "/smartlists/openapi.json",
-    tag = "service",
-    responses((status = 200, description = "The OpenAPI document", body = Object)),
-    security(()),
-)]
-pub async fn portal_openapi_json() -> Json<Value> {
-    Json(crate::openapi::document())
-}
-
-/// A readable page of every endpoint, its parameters and answers.
-#[utoipa::path(
-    get,
-    path = "/docs",
-    tag = "service",
-    responses((status = 200, description = "HTML", body = String, content_type = "text/html")),
-    security(()),
-)]
-pub async fn docs() -> Response {
-    docs_page()
-}
-
-/// The docs page, at the portal's documentation addresses.
-#[utoipa::path(
-    get,
-    path = "/portal/docs",
-    tag = "service",
-    responses((status = 200, description = "HTML", body = String, content_type = "text/html")),
-    security(()),
-)]
-pub async fn portal_docs() -> Response {
-    docs_page()
-}
-
-/// The docs page, at any address under `/portal/docs/`.
-#[utoipa::path(
-    get,
-    path = "/portal/docs/{rest}",
-    tag = "service",
-    params(("rest" = String, Path, description = "Any remainder", example = "index.html")),
-    responses((status = 200, description = "HTML", body = String, content_type = "text/html")),
-    security(()),
-)]
-pub async fn portal_docs_any() -> Response {
-    docs_page()
-}
-
-/// The docs page, at the smartlists' documentation address.
-#[utoipa::path(
-    get,
-    path = "/smartlists/docs",
-    tag = "service",
-    responses((status = 200, description = "HTML", body = String, content_type = "text/html")),
-    security(()),
-)]
-pub async fn smartlist_docs() -> Response {
-    docs_page()
-}
-
-/// The docs page, at any address under `/smartlists/docs/`.
-#[utoipa::path(
-    get,
-    path = "/smartlists/docs/{rest}",
-    tag = "service",
-    params(("rest" = String, Path, description = "Any remainder", example = "index.html")),
-    responses((status = 200, description = "HTML", body = String, content_type = "text/html")),
-    security(()),
-)]
-pub async fn smartlist_docs_any() -> Response {
-    docs_page()
-}
-
 /// A rendered clip or thumbnail of a generation (the paths in `gen` of the previews and of the
 /// generation status), from the bucket.
 #[utoipa::path(
@@ -207,20 +118,3 @@ pub async fn media_generation_file() {}
     security(()),
 )]
 pub async fn media_creative_asset_file() {}
-
-/// The docs page with the headers of every page of the web application: a content security
-/// policy (no script at all; the page's own inline styles), no framing, no sniffing.
-fn docs_page() -> Response {
-    let csp =
-        "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
-    (
-        [
-            (header::CONTENT_SECURITY_POLICY, csp),
-            (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
-            (header::X_FRAME_OPTIONS, "DENY"),
-            (header::REFERRER_POLICY, "same-origin"),
-        ],
-        Html(crate::openapi::docs_page()),
-    )
-        .into_response()
-}

@@ -58,7 +58,8 @@ fn thumbnails_of(
     if clips.trigger_generation || clips.generate {
         require_generation(&state, org, params, clips)?;
         let vertical = clips.aspect_ratio == kino::clips::AspectRatio::Vertical9x16;
-        let request = crate::generation::GenerationRequest::thumbnails(&found, prepared.signals().fps, vertical, &version);
+        let request =
+            crate::generation::GenerationRequest::thumbnails(&found, prepared.signals().fps, vertical, &version);
         let queued = crate::generation::queue(&state, org, &id, request)?;
         for (n, t) in out.iter_mut().enumerate() {
             t.generated = Some(crate::jobs::render::thumbnail_paths(&queued, n));

@@ -40,7 +40,7 @@ fn schemas(doc: &Value) -> Vec<(String, Value)> {
 
 #[test]
 fn every_schema_is_json_schema_2020_12() {
-    let doc = kino_server::openapi::document();
+    let doc = kino_server::openapi::api::document();
     assert_eq!(doc["openapi"], "3.1.0");
     let all = schemas(&doc);
     assert!(all.len() > 300, "{} schemas", all.len());
@@ -56,7 +56,7 @@ fn every_schema_is_json_schema_2020_12() {
 
 #[test]
 fn examples_in_the_document_match_their_schemas() {
-    let doc = kino_server::openapi::document();
+    let doc = kino_server::openapi::api::document();
     let mut checked = 0;
     for (name, schema) in schemas(&doc) {
         let Some(examples) = schema["examples"].as_array() else { continue };
@@ -95,7 +95,7 @@ async fn every_documented_operation_is_routed() {
         Config { admin_token: Some("admin".into()), ..Config::in_dir(dir.path()) },
     )
     .unwrap();
-    let doc = kino_server::openapi::document();
+    let doc = kino_server::openapi::api::document();
     let mut routed = 0;
     for (path, item) in doc["paths"].as_object().unwrap() {
         for (method, op) in item.as_object().unwrap() {
@@ -191,7 +191,7 @@ fn routes_in_app_source() -> Vec<(String, String)> {
 
 #[test]
 fn every_route_of_the_app_is_documented() {
-    let doc = kino_server::openapi::document();
+    let doc = kino_server::openapi::api::document();
     let routes = routes_in_app_source();
     assert!(routes.len() >= 80, "{} routes read from app.rs", routes.len());
     let missing: Vec<String> = routes
@@ -199,5 +199,5 @@ fn every_route_of_the_app_is_documented() {
         .filter(|(method, path)| !doc["paths"][path.as_str()][method.as_str()].is_object())
         .map(|(method, path)| format!("{} {path}", method.to_uppercase()))
         .collect();
-    assert!(missing.is_empty(), "routes without #[utoipa::path] in openapi::ApiDoc: {missing:?}");
+    assert!(missing.is_empty(), "routes without #[utoipa::path] in openapi::api::ApiDoc: {missing:?}");
 }

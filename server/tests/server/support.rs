@@ -157,7 +157,7 @@ pub struct Contract {
 pub fn contract() -> &'static Contract {
     static CONTRACT: std::sync::OnceLock<Contract> = std::sync::OnceLock::new();
     CONTRACT.get_or_init(|| {
-        let doc = kino_server::openapi::document();
+        let doc = kino_server::openapi::api::document();
         let templates = doc["paths"]
             .as_object()
             .unwrap()
