@@ -99,4 +99,12 @@ impl Store {
             )
         })
     }
+
+    /// The name of the organisation's catalog of that id.
+    pub fn catalog_by_id(&self, org: OrgId, id: i64) -> StoreResult<Option<String>> {
+        self.read(|c| {
+            c.query_row("SELECT name FROM catalogs WHERE org_id = ?1 AND id = ?2", params![org.0, id], |r| r.get(0))
+                .optional()
+        })
+    }
 }
