@@ -102,44 +102,40 @@ impl Store {
     /// Writes a recipe's fields: `Write::Insert` creates it, `Write::Update` changes an existing
     /// one and answers false when it no longer exists.
     pub fn put_recipe(&self, r: &RecipeRow, write: Write) -> StoreResult<bool> {
-        let sql = match write {
-            Write::Insert => {
+        // ?1 and ?2 name the recipe; ?3 to ?14 are the fields both statements write.
+        let key = params![r.id, r.org.0].to_vec();
+        let fields = params![
+            r.catalog_id,
+            r.title,
+            r.description,
+            r.kind,
+            r.creator,
+            r.config.to_string(),
+            r.version,
+            r.status,
+            r.test_runs_count,
+            r.runs,
+            r.last_error,
+            r.published_at,
+        ]
+        .to_vec();
+        let (sql, times) = match write {
+            Write::Insert => (
                 "INSERT INTO recipes (id, org_id, catalog_id, title, description, type, creator, config, version, \
                  status, test_runs_count, runs, last_error, published_at, created_at, updated_at) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)"
-            }
-            Write::Update => {
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+                params![r.created_at, r.updated_at].to_vec(),
+            ),
+            // An update keeps the creation time: it sets `updated_at` only.
+            Write::Update => (
                 "UPDATE recipes SET catalog_id = ?3, title = ?4, description = ?5, type = ?6, creator = ?7, \
                  config = ?8, version = ?9, status = ?10, test_runs_count = ?11, runs = ?12, last_error = ?13, \
-                 published_at = ?14, updated_at = ?15 WHERE id = ?1 AND org_id = ?2"
-            }
+                 published_at = ?14, updated_at = ?15 WHERE id = ?1 AND org_id = ?2",
+                params![r.updated_at].to_vec(),
+            ),
         };
-        self.with(|c| {
-            let mut values = params![
-                r.id,
-                r.org.0,
-                r.catalog_id,
-                r.title,
-                r.description,
-                r.kind,
-                r.creator,
-                r.config.to_string(),
-                r.version,
-                r.status,
-                r.test_runs_count,
-                r.runs,
-                r.last_error,
-                r.published_at,
-                r.created_at,
-                r.updated_at,
-            ]
-            .to_vec();
-            if write == Write::Update {
-                // An update keeps the creation time: the statement has no parameter for it.
-                values.remove(14);
-            }
-            Ok(c.execute(sql, &values)? > 0)
-        })
+        let values = [key, fields, times].concat();
+        self.with(|c| Ok(c.execute(sql, &values)? > 0))
     }
 
     /// One of the organisation's recipes.
@@ -284,5 +280,58 @@ impl Store {
             }
             Ok(ids)
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An update writes every field but the creation time, and changes nothing once the recipe is
+    /// gone.
+    #[test]
+    fn an_update_keeps_the_creation_time() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("kino.sqlite3")).unwrap();
+        let (org, _) = store.ensure_org("acme").unwrap();
+        let catalog_id = store.ensure_catalog(org, "acme").unwrap();
+        let r = RecipeRow {
+            id: "recipe-1".into(),
+            org,
+            catalog_id,
+            title: "Trailers".into(),
+            kind: "thumbnails".into(),
+            config: json!({"count": 3}),
+            version: 1,
+            created_at: "2024-01-01T00:00:00.000Z".into(),
+            updated_at: "2024-01-01T00:00:00.000Z".into(),
+            ..RecipeRow::default()
+        };
+        assert!(store.put_recipe(&r, Write::Insert).unwrap());
+        let changed = RecipeRow {
+            title: "Teasers".into(),
+            config: json!({"count": 5}),
+            version: 2,
+            status: RecipeStatus::Published,
+            last_error: Some("none yet".into()),
+            published_at: Some("2024-01-02T00:00:00.000Z".into()),
+            created_at: "2030-01-01T00:00:00.000Z".into(),
+            updated_at: "2024-01-02T00:00:00.000Z".into(),
+            ..r.clone()
+        };
+        assert!(store.put_recipe(&changed, Write::Update).unwrap());
+        let stored = store.recipe(org, "recipe-1").unwrap().unwrap();
+        assert_eq!(
+            (stored.title.as_str(), stored.version, stored.status, stored.config["count"].as_i64()),
+            ("Teasers", 2, RecipeStatus::Published, Some(5))
+        );
+        assert_eq!(stored.last_error.as_deref(), Some("none yet"));
+        assert_eq!(stored.published_at.as_deref(), Some("2024-01-02T00:00:00.000Z"));
+        assert_eq!(stored.created_at, "2024-01-01T00:00:00.000Z", "an update keeps the creation time");
+        assert_eq!(stored.updated_at, "2024-01-02T00:00:00.000Z");
+
+        let other = RecipeRow { id: "recipe-2".into(), ..r };
+        assert!(!store.put_recipe(&other, Write::Update).unwrap(), "an update of a missing recipe changes nothing");
+        assert!(store.recipe(org, "recipe-2").unwrap().is_none());
     }
 }

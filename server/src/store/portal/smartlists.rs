@@ -71,41 +71,37 @@ impl Store {
     /// `Write::Update` changes an existing one and answers false when it no longer exists (a
     /// concurrent delete is not undone by a late update).
     pub fn put_smartlist(&self, s: &SmartlistRow, write: Write) -> StoreResult<bool> {
-        let sql = match write {
-            Write::Insert => {
+        // ?1 and ?2 name the smartlist; ?3 to ?11 are the fields both statements write.
+        let key = params![s.id, s.org.0].to_vec();
+        let fields = params![
+            s.catalog_id,
+            s.title,
+            s.description,
+            s.kind,
+            serde_json::to_string(&s.purpose).unwrap_or_else(|_| "[]".into()),
+            s.is_ai_generated,
+            s.creator,
+            s.filter.to_string(),
+            s.published_at,
+        ]
+        .to_vec();
+        let (sql, times) = match write {
+            Write::Insert => (
                 "INSERT INTO smartlists (id, org_id, catalog_id, title, description, type, purpose, is_ai_generated, \
                  creator, filter, published_at, created_at, updated_at) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)"
-            }
-            Write::Update => {
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+                params![s.created_at, s.updated_at].to_vec(),
+            ),
+            // An update keeps the creation time: it sets `updated_at` only.
+            Write::Update => (
                 "UPDATE smartlists SET catalog_id = ?3, title = ?4, description = ?5, type = ?6, purpose = ?7, \
                  is_ai_generated = ?8, creator = ?9, filter = ?10, published_at = ?11, updated_at = ?12 \
-                 WHERE id = ?1 AND org_id = ?2"
-            }
+                 WHERE id = ?1 AND org_id = ?2",
+                params![s.updated_at].to_vec(),
+            ),
         };
-        self.with(|c| {
-            let mut values = params![
-                s.id,
-                s.org.0,
-                s.catalog_id,
-                s.title,
-                s.description,
-                s.kind,
-                serde_json::to_string(&s.purpose).unwrap_or_else(|_| "[]".into()),
-                s.is_ai_generated,
-                s.creator,
-                s.filter.to_string(),
-                s.published_at,
-                s.created_at,
-                s.updated_at,
-            ]
-            .to_vec();
-            if write == Write::Update {
-                // An update keeps the creation time: the statement has no parameter for it.
-                values.remove(11);
-            }
-            Ok(c.execute(sql, &values)? > 0)
-        })
+        let values = [key, fields, times].concat();
+        self.with(|c| Ok(c.execute(sql, &values)? > 0))
     }
 
     /// One of the organisation's smartlists.
