@@ -125,202 +125,6 @@ impl utoipa::IntoResponses for ItemErrors {
     }
 }
 
-macro_rules! item_endpoint {
-    ($name:ident, $product:literal, $part:expr, $path:literal, $body:ty, $tag:literal, $summary:literal) => {
-        #[doc = $summary]
-        #[utoipa::path(
-                                    get,
-                                    path = $path,
-                                    tag = $tag,
-                                    params(crate::openapi::InventoryId, VersionQuery),
-                                    responses((status = 200, description = "The result", body = $body), ItemErrors),
-                                    security(("api_key" = []), ("api_key_header" = [])),
-                                )]
-        pub async fn $name(
-            State(state): State<AppState>,
-            Path(id): Path<String>,
-            ApiCaller { org, params }: ApiCaller,
-        ) -> Result<Json<ResultEnvelope>, AppError> {
-            blocking(move || item_result(&state, org, &params, &id, $product, $part)).await.map(Json)
-        }
-    };
-}
-
-macro_rules! status_endpoint {
-    ($name:ident, $product:literal, $path:literal, $tag:literal, $summary:literal) => {
-        #[doc = $summary]
-        #[utoipa::path(
-                    get,
-                    path = $path,
-                    tag = $tag,
-                    params(crate::openapi::InventoryId, VersionQuery),
-                    responses((status = 200, description = "The result's status", body = StatusEnvelope), ItemErrors),
-                    security(("api_key" = []), ("api_key_header" = [])),
-                )]
-        pub async fn $name(
-            State(state): State<AppState>,
-            Path(id): Path<String>,
-            ApiCaller { org, params }: ApiCaller,
-        ) -> Result<Json<StatusEnvelope>, AppError> {
-            blocking(move || item_status(&state, org, &params, &id, $product)).await.map(Json)
-        }
-    };
-}
-
-item_endpoint!(
-    profanity,
-    "profanity",
-    Part::ProfanityLabel,
-    "/results/profanity/v2/{inventory_id}",
-    ProfanityLabelEnvelope,
-    "profanity",
-    "The item's profanity classification (`data.profanity.label`)."
-);
-item_endpoint!(
-    profanity_segments,
-    "profanity",
-    Part::ProfanitySegments,
-    "/results/profanity/v2/segments/{inventory_id}",
-    ProfanitySegmentsEnvelope,
-    "profanity",
-    "The item's spans of speech with profanity (`data.profanity.segments`)."
-);
-item_endpoint!(
-    emotions,
-    "emotions",
-    Part::All,
-    "/results/emotions/v2/{inventory_id}",
-    EmotionsEnvelope,
-    "emotions",
-    "The item's emotion windows (`data.emotion`)."
-);
-item_endpoint!(
-    semantic,
-    "semantic",
-    Part::All,
-    "/results/semantic/v2/video-embedding/{inventory_id}",
-    ItemEmbeddingEnvelope,
-    "retrieval",
-    "The item's embedding (256 floats, `data.embedding`)."
-);
-item_endpoint!(
-    semantic_scenes,
-    "semantic_scenes",
-    Part::All,
-    "/results/semantic_scenes/v1/video-embedding/{inventory_id}",
-    SceneEmbeddingsEnvelope,
-    "retrieval",
-    "The item's scene embeddings (1024 floats each, `data.scene_embeddings`)."
-);
-item_endpoint!(
-    nudity,
-    "nudity",
-    Part::All,
-    "/results/nudity/v1/{inventory_id}",
-    NudityEnvelope,
-    "nudity",
-    "The item's nudity (`data.nudity`): the timeline measured on sampled frames, its segments at or above 0.5, the maximum and the mean."
-);
-status_endpoint!(
-    nudity_status,
-    "nudity",
-    "/results/nudity/v1/status/{inventory_id}",
-    "nudity",
-    "The status of the item's nudity result."
-);
-item_endpoint!(
-    fingerprint,
-    "fingerprint",
-    Part::All,
-    "/results/fingerprint/v1/{inventory_id}",
-    FingerprintEnvelope,
-    "fingerprints",
-    "The item's audio fingerprint (`data.fingerprint`, one 32-bit hash every `data.fingerprint_hop` seconds)."
-);
-status_endpoint!(
-    fingerprint_status,
-    "fingerprint",
-    "/results/fingerprint/v1/status/{inventory_id}",
-    "fingerprints",
-    "The status of the item's fingerprint result."
-);
-item_endpoint!(
-    fingerprintplus,
-    "fingerprintplus",
-    Part::All,
-    "/results/fingerprintplus/v3/{inventory_id}",
-    FingerprintplusEnvelope,
-    "fingerprints",
-    "The item's fingerprint and profile: `data.fingerprint`, `fingerprint_hop`, and the `mood`, `genre`, `keyword` and `mood_tag` maps (name: score) and `language.main` from its analysis."
-);
-status_endpoint!(
-    fingerprintplus_status,
-    "fingerprintplus",
-    "/results/fingerprintplus/v3/status/{inventory_id}",
-    "fingerprints",
-    "The status of the item's fingerprint+ result."
-);
-item_endpoint!(
-    scene_tags,
-    "scene_tags",
-    Part::All,
-    "/results/scene_tags/v1/{inventory_id}",
-    SceneTagsEnvelope,
-    "scene_tags",
-    "The item's tags per scene (`data.scene_tags`): keywords, moods and environments with scores."
-);
-status_endpoint!(
-    scene_tags_status,
-    "scene_tags",
-    "/results/scene_tags/v1/status/{inventory_id}",
-    "scene_tags",
-    "The status of the item's scene tags."
-);
-item_endpoint!(
-    content_summary,
-    "content_summary",
-    Part::All,
-    "/results/content_summary/v1/{inventory_id}",
-    ContentSummaryEnvelope,
-    "content_summary",
-    "The item's content summary (`data.content_summary`): the sentences most central to what is said, in order, with their times."
-);
-status_endpoint!(
-    content_summary_status,
-    "content_summary",
-    "/results/content_summary/v1/status/{inventory_id}",
-    "content_summary",
-    "The status of the item's content summary."
-);
-status_endpoint!(
-    profanity_status,
-    "profanity",
-    "/results/profanity/v2/status/{inventory_id}",
-    "profanity",
-    "The status of the item's profanity result."
-);
-status_endpoint!(
-    emotions_status,
-    "emotions",
-    "/results/emotions/v2/status/{inventory_id}",
-    "emotions",
-    "The status of the item's emotions result."
-);
-status_endpoint!(
-    semantic_status,
-    "semantic",
-    "/results/semantic/v2/status/{inventory_id}",
-    "retrieval",
-    "The status of the item's embedding."
-);
-status_endpoint!(
-    semantic_scenes_status,
-    "semantic_scenes",
-    "/results/semantic_scenes/v1/status/{inventory_id}",
-    "retrieval",
-    "The status of the item's scene embeddings."
-);
-
 /// The responses of the lists besides success.
 #[derive(Debug)]
 pub struct ListErrors;
@@ -331,162 +135,222 @@ impl utoipa::IntoResponses for ListErrors {
     }
 }
 
-/// Items with profanity results, oldest update first.
-#[utoipa::path(
-    get,
-    path = "/results/profanity/v2/",
-    tag = "profanity",
-    params(ResultListQuery),
-    responses((status = 200, description = "A page of results", body = ProfanityList), ListErrors),
-    security(("api_key" = []), ("api_key_header" = [])),
-)]
-pub async fn profanity_list(
-    State(state): State<AppState>,
-    ApiCaller { org, params }: ApiCaller,
-) -> Result<Json<ResultList>, AppError> {
-    blocking(move || list_product(&state, org, &params, "profanity", 500, None).map(Json)).await
+/// The item types a list keeps (`None`: every type).
+type ItemTypes = Option<&'static [&'static str]>;
+
+/// The lists of most products keep every item type.
+fn every_type(_: &Params) -> Result<ItemTypes, AppError> {
+    Ok(None)
 }
 
-/// Items with nudity results, oldest update first.
-#[utoipa::path(
-    get,
-    path = "/results/nudity/v1/",
-    tag = "nudity",
-    params(ResultListQuery),
-    responses((status = 200, description = "A page of results", body = NudityList), ListErrors),
-    security(("api_key" = []), ("api_key_header" = [])),
-)]
-pub async fn nudity_list(
-    State(state): State<AppState>,
-    ApiCaller { org, params }: ApiCaller,
-) -> Result<Json<ResultList>, AppError> {
-    blocking(move || list_product(&state, org, &params, "nudity", 500, None).map(Json)).await
+/// The emotions list keeps the item types its `type` names (`all` by default).
+fn emotions_types(params: &Params) -> Result<ItemTypes, AppError> {
+    let types: ItemTypes = match params.get("type").unwrap_or("all") {
+        "all" => None,
+        "movie" | "standalone" => Some(&["standalone"]),
+        "episode" => Some(&["episode"]),
+        "series" => Some(&["series"]),
+        "season" => Some(&["season"]),
+        other => {
+            return Err(AppError::invalid(crate::error::Detail::query(
+                "type",
+                "enum",
+                "Input should be 'all', 'movie', 'episode', 'series' or 'season'",
+                json!(other),
+                json!({"expected": "'all', 'movie', 'episode', 'series' or 'season'"}),
+            )));
+        }
+    };
+    Ok(types)
 }
 
-/// Items with fingerprint+ results, oldest update first.
-#[utoipa::path(
-    get,
-    path = "/results/fingerprintplus/v3/",
-    tag = "fingerprints",
-    params(ResultListQuery),
-    responses((status = 200, description = "A page of results", body = FingerprintplusList), ListErrors),
-    security(("api_key" = []), ("api_key_header" = [])),
-)]
-pub async fn fingerprintplus_list(
-    State(state): State<AppState>,
-    ApiCaller { org, params }: ApiCaller,
-) -> Result<Json<ResultList>, AppError> {
-    blocking(move || list_product(&state, org, &params, "fingerprintplus", 500, None).map(Json)).await
-}
-
-/// Items with scene tags, oldest update first.
-#[utoipa::path(
-    get,
-    path = "/results/scene_tags/v1/",
-    tag = "scene_tags",
-    params(ResultListQuery),
-    responses((status = 200, description = "A page of results", body = SceneTagsList), ListErrors),
-    security(("api_key" = []), ("api_key_header" = [])),
-)]
-pub async fn scene_tags_list(
-    State(state): State<AppState>,
-    ApiCaller { org, params }: ApiCaller,
-) -> Result<Json<ResultList>, AppError> {
-    blocking(move || list_product(&state, org, &params, "scene_tags", 500, None).map(Json)).await
-}
-
-/// Items with content summaries, oldest update first.
-#[utoipa::path(
-    get,
-    path = "/results/content_summary/v1/",
-    tag = "content_summary",
-    params(ResultListQuery),
-    responses((status = 200, description = "A page of results", body = ContentSummaryList), ListErrors),
-    security(("api_key" = []), ("api_key_header" = [])),
-)]
-pub async fn content_summary_list(
-    State(state): State<AppState>,
-    ApiCaller { org, params }: ApiCaller,
-) -> Result<Json<ResultList>, AppError> {
-    blocking(move || list_product(&state, org, &params, "content_summary", 500, None).map(Json)).await
-}
-
-/// Items with emotions results, oldest update first, of one type or all.
-#[utoipa::path(
-    get,
-    path = "/results/emotions/v2/",
-    tag = "emotions",
-    params(ResultListQuery, EmotionsTypeQuery),
-    responses((status = 200, description = "A page of results", body = EmotionsList), ListErrors),
-    security(("api_key" = []), ("api_key_header" = [])),
-)]
-pub async fn emotions_list(
-    State(state): State<AppState>,
-    ApiCaller { org, params }: ApiCaller,
-) -> Result<Json<ResultList>, AppError> {
-    blocking(move || {
-        let kind = params.get("type").unwrap_or("all");
-        let types: Option<&[&str]> = match kind {
-            "all" => None,
-            "movie" | "standalone" => Some(&["standalone"]),
-            "episode" => Some(&["episode"]),
-            "series" => Some(&["series"]),
-            "season" => Some(&["season"]),
-            other => {
-                return Err(AppError::invalid(crate::error::Detail::query(
-                    "type",
-                    "enum",
-                    "Input should be 'all', 'movie', 'episode', 'series' or 'season'",
-                    json!(other),
-                    json!({"expected": "'all', 'movie', 'episode', 'series' or 'season'"}),
-                )));
-            }
-        };
-        list_product(&state, org, &params, "emotions", 500, types).map(Json)
-    })
-    .await
-}
-
-fn embedding_list(state: &AppState, org: OrgId, params: &Params, product: &str) -> Result<ResultList, AppError> {
+/// The embedding lists keep episodes only with `include_episodes`.
+fn embedding_types(params: &Params) -> Result<ItemTypes, AppError> {
     let include_episodes = params.bool("include_episodes", false).map_err(AppError::invalid)?;
-    let types: &[&str] = if include_episodes {
+    Ok(Some(if include_episodes {
         &["standalone", "episode", "series", "season"]
     } else {
         &["standalone", "series", "season"]
+    }))
+}
+
+/// The result endpoints of the stored products, from one table. Per product (and the OpenAPI tag
+/// it is documented under), a row per endpoint: its kind, the handler's name and what the kind
+/// needs, its path and the sentence that documents it. The kinds:
+///
+/// - `item name(part, envelope)`: the item's result with the payload (or the part of it named);
+/// - `status name`: the item's result without the payload;
+/// - `list name(list, types[, query])`: the product's results, a page at a time, of the item
+///   types `types` keeps (with the extra query parameters `query` documented);
+/// - `similar name(only)`: the titles nearest the item, of the type `only` (any when `None`).
+macro_rules! result_endpoints {
+    ($($product:literal, tag $tag:literal {
+        $($kind:ident $name:ident $(($($arg:tt)*))? at $path:literal: $doc:literal;)*
+    })*) => {
+        $($(result_endpoints!(@$kind $name, $product, $tag, $path, $doc $(, $($arg)*)?);)*)*
     };
-    list_product(state, org, params, product, 500, Some(types))
+    (@item $name:ident, $product:literal, $tag:literal, $path:literal, $doc:literal, $part:expr, $body:ident) => {
+        #[doc = $doc]
+        #[utoipa::path(
+            get,
+            path = $path,
+            tag = $tag,
+            params(crate::openapi::InventoryId, VersionQuery),
+            responses((status = 200, description = "The result", body = $body), ItemErrors),
+            security(("api_key" = []), ("api_key_header" = [])),
+        )]
+        pub async fn $name(
+            State(state): State<AppState>,
+            Path(id): Path<String>,
+            ApiCaller { org, params }: ApiCaller,
+        ) -> Result<Json<ResultEnvelope>, AppError> {
+            blocking(move || item_result(&state, org, &params, &id, $product, $part)).await.map(Json)
+        }
+    };
+    (@status $name:ident, $product:literal, $tag:literal, $path:literal, $doc:literal) => {
+        #[doc = $doc]
+        #[utoipa::path(
+            get,
+            path = $path,
+            tag = $tag,
+            params(crate::openapi::InventoryId, VersionQuery),
+            responses((status = 200, description = "The result's status", body = StatusEnvelope), ItemErrors),
+            security(("api_key" = []), ("api_key_header" = [])),
+        )]
+        pub async fn $name(
+            State(state): State<AppState>,
+            Path(id): Path<String>,
+            ApiCaller { org, params }: ApiCaller,
+        ) -> Result<Json<StatusEnvelope>, AppError> {
+            blocking(move || item_status(&state, org, &params, &id, $product)).await.map(Json)
+        }
+    };
+    (@list $name:ident, $product:literal, $tag:literal, $path:literal, $doc:literal, $body:ident, $types:ident $(, $query:ident)?) => {
+        #[doc = $doc]
+        #[utoipa::path(
+            get,
+            path = $path,
+            tag = $tag,
+            params(ResultListQuery $(, $query)?),
+            responses((status = 200, description = "A page of results", body = $body), ListErrors),
+            security(("api_key" = []), ("api_key_header" = [])),
+        )]
+        pub async fn $name(
+            State(state): State<AppState>,
+            ApiCaller { org, params }: ApiCaller,
+        ) -> Result<Json<ResultList>, AppError> {
+            blocking(move || {
+                let types = $types(&params)?;
+                list_product(&state, org, &params, $product, 500, types).map(Json)
+            })
+            .await
+        }
+    };
+    (@similar $name:ident, $product:literal, $tag:literal, $path:literal, $doc:literal, $only:expr) => {
+        #[doc = $doc]
+        #[utoipa::path(
+            get,
+            path = $path,
+            tag = $tag,
+            params(crate::openapi::InventoryId, SimilarParams),
+            responses((status = 200, description = "The similar titles", body = SimilarTitles), ItemErrors),
+            security(("api_key" = []), ("api_key_header" = [])),
+        )]
+        pub async fn $name(
+            State(state): State<AppState>,
+            Path(id): Path<String>,
+            ApiCaller { org, params }: ApiCaller,
+        ) -> Result<Json<SimilarTitles>, AppError> {
+            blocking(move || similar(&state, org, &params, &id, $only)).await.map(Json)
+        }
+    };
 }
 
-/// Items with item embeddings, oldest update first.
-#[utoipa::path(
-    get,
-    path = "/results/semantic/v2/video-embedding",
-    tag = "retrieval",
-    params(ResultListQuery, EpisodesQuery),
-    responses((status = 200, description = "A page of results", body = ItemEmbeddingList), ListErrors),
-    security(("api_key" = []), ("api_key_header" = [])),
-)]
-pub async fn semantic_list(
-    State(state): State<AppState>,
-    ApiCaller { org, params }: ApiCaller,
-) -> Result<Json<ResultList>, AppError> {
-    blocking(move || embedding_list(&state, org, &params, "semantic").map(Json)).await
-}
-
-/// Items with scene embeddings, oldest update first.
-#[utoipa::path(
-    get,
-    path = "/results/semantic_scenes/v1/video-embedding",
-    tag = "retrieval",
-    params(ResultListQuery, EpisodesQuery),
-    responses((status = 200, description = "A page of results", body = SceneEmbeddingsList), ListErrors),
-    security(("api_key" = []), ("api_key_header" = [])),
-)]
-pub async fn semantic_scenes_list(
-    State(state): State<AppState>,
-    ApiCaller { org, params }: ApiCaller,
-) -> Result<Json<ResultList>, AppError> {
-    blocking(move || embedding_list(&state, org, &params, "semantic_scenes").map(Json)).await
+result_endpoints! {
+    "profanity", tag "profanity" {
+        item profanity(Part::ProfanityLabel, ProfanityLabelEnvelope) at "/results/profanity/v2/{inventory_id}":
+            "The item's profanity classification (`data.profanity.label`).";
+        item profanity_segments(Part::ProfanitySegments, ProfanitySegmentsEnvelope)
+            at "/results/profanity/v2/segments/{inventory_id}":
+            "The item's spans of speech with profanity (`data.profanity.segments`).";
+        status profanity_status at "/results/profanity/v2/status/{inventory_id}":
+            "The status of the item's profanity result.";
+        list profanity_list(ProfanityList, every_type) at "/results/profanity/v2/":
+            "Items with profanity results, oldest update first.";
+    }
+    "emotions", tag "emotions" {
+        item emotions(Part::All, EmotionsEnvelope) at "/results/emotions/v2/{inventory_id}":
+            "The item's emotion windows (`data.emotion`).";
+        status emotions_status at "/results/emotions/v2/status/{inventory_id}":
+            "The status of the item's emotions result.";
+        list emotions_list(EmotionsList, emotions_types, EmotionsTypeQuery) at "/results/emotions/v2/":
+            "Items with emotions results, oldest update first, of one type or all.";
+    }
+    "semantic", tag "retrieval" {
+        item semantic(Part::All, ItemEmbeddingEnvelope) at "/results/semantic/v2/video-embedding/{inventory_id}":
+            "The item's embedding (256 floats, `data.embedding`).";
+        status semantic_status at "/results/semantic/v2/status/{inventory_id}":
+            "The status of the item's embedding.";
+        list semantic_list(ItemEmbeddingList, embedding_types, EpisodesQuery)
+            at "/results/semantic/v2/video-embedding":
+            "Items with item embeddings, oldest update first.";
+    }
+    "semantic_scenes", tag "retrieval" {
+        item semantic_scenes(Part::All, SceneEmbeddingsEnvelope)
+            at "/results/semantic_scenes/v1/video-embedding/{inventory_id}":
+            "The item's scene embeddings (1024 floats each, `data.scene_embeddings`).";
+        status semantic_scenes_status at "/results/semantic_scenes/v1/status/{inventory_id}":
+            "The status of the item's scene embeddings.";
+        list semantic_scenes_list(SceneEmbeddingsList, embedding_types, EpisodesQuery)
+            at "/results/semantic_scenes/v1/video-embedding":
+            "Items with scene embeddings, oldest update first.";
+    }
+    "nudity", tag "nudity" {
+        item nudity(Part::All, NudityEnvelope) at "/results/nudity/v1/{inventory_id}":
+            "The item's nudity (`data.nudity`): the timeline measured on sampled frames, its segments at or above 0.5, the maximum and the mean.";
+        status nudity_status at "/results/nudity/v1/status/{inventory_id}":
+            "The status of the item's nudity result.";
+        list nudity_list(NudityList, every_type) at "/results/nudity/v1/":
+            "Items with nudity results, oldest update first.";
+    }
+    "fingerprint", tag "fingerprints" {
+        item fingerprint(Part::All, FingerprintEnvelope) at "/results/fingerprint/v1/{inventory_id}":
+            "The item's audio fingerprint (`data.fingerprint`, one 32-bit hash every `data.fingerprint_hop` seconds).";
+        status fingerprint_status at "/results/fingerprint/v1/status/{inventory_id}":
+            "The status of the item's fingerprint result.";
+    }
+    "fingerprintplus", tag "fingerprints" {
+        item fingerprintplus(Part::All, FingerprintplusEnvelope) at "/results/fingerprintplus/v3/{inventory_id}":
+            "The item's fingerprint and profile: `data.fingerprint`, `fingerprint_hop`, and the `mood`, `genre`, `keyword` and `mood_tag` maps (name: score) and `language.main` from its analysis.";
+        status fingerprintplus_status at "/results/fingerprintplus/v3/status/{inventory_id}":
+            "The status of the item's fingerprint+ result.";
+        list fingerprintplus_list(FingerprintplusList, every_type) at "/results/fingerprintplus/v3/":
+            "Items with fingerprint+ results, oldest update first.";
+    }
+    "scene_tags", tag "scene_tags" {
+        item scene_tags(Part::All, SceneTagsEnvelope) at "/results/scene_tags/v1/{inventory_id}":
+            "The item's tags per scene (`data.scene_tags`): keywords, moods and environments with scores.";
+        status scene_tags_status at "/results/scene_tags/v1/status/{inventory_id}":
+            "The status of the item's scene tags.";
+        list scene_tags_list(SceneTagsList, every_type) at "/results/scene_tags/v1/":
+            "Items with scene tags, oldest update first.";
+    }
+    "content_summary", tag "content_summary" {
+        item content_summary(Part::All, ContentSummaryEnvelope) at "/results/content_summary/v1/{inventory_id}":
+            "The item's content summary (`data.content_summary`): the sentences most central to what is said, in order, with their times.";
+        status content_summary_status at "/results/content_summary/v1/status/{inventory_id}":
+            "The status of the item's content summary.";
+        list content_summary_list(ContentSummaryList, every_type) at "/results/content_summary/v1/":
+            "Items with content summaries, oldest update first.";
+    }
+    "similar", tag "similar" {
+        similar similar_any(None) at "/results/similar/similar/v2/{inventory_id}":
+            "Titles similar to an item, of any type (deprecated).";
+        similar similar_movies(Some("standalone")) at "/results/similar/similar/v2/movies/{inventory_id}":
+            "Movies (standalone items) similar to an item (deprecated).";
+        similar similar_series(Some("series")) at "/results/similar/similar/v2/series/{inventory_id}":
+            "Series similar to an item (deprecated).";
+    }
 }
 
 /// The embedding of a text query (1024 floats), for searching scene embeddings.
@@ -622,55 +486,4 @@ pub fn similar(
         last_updated: mine.updated_at,
         similar,
     })
-}
-
-/// Titles similar to an item, of any type (deprecated).
-#[utoipa::path(
-    get,
-    path = "/results/similar/similar/v2/{inventory_id}",
-    tag = "similar",
-    params(crate::openapi::InventoryId, SimilarParams),
-    responses((status = 200, description = "The similar titles", body = SimilarTitles), ItemErrors),
-    security(("api_key" = []), ("api_key_header" = [])),
-)]
-pub async fn similar_any(
-    State(state): State<AppState>,
-    Path(id): Path<String>,
-    ApiCaller { org, params }: ApiCaller,
-) -> Result<Json<SimilarTitles>, AppError> {
-    blocking(move || similar(&state, org, &params, &id, None)).await.map(Json)
-}
-
-/// Movies (standalone items) similar to an item (deprecated).
-#[utoipa::path(
-    get,
-    path = "/results/similar/similar/v2/movies/{inventory_id}",
-    tag = "similar",
-    params(crate::openapi::InventoryId, SimilarParams),
-    responses((status = 200, description = "The similar titles", body = SimilarTitles), ItemErrors),
-    security(("api_key" = []), ("api_key_header" = [])),
-)]
-pub async fn similar_movies(
-    State(state): State<AppState>,
-    Path(id): Path<String>,
-    ApiCaller { org, params }: ApiCaller,
-) -> Result<Json<SimilarTitles>, AppError> {
-    blocking(move || similar(&state, org, &params, &id, Some("standalone"))).await.map(Json)
-}
-
-/// Series similar to an item (deprecated).
-#[utoipa::path(
-    get,
-    path = "/results/similar/similar/v2/series/{inventory_id}",
-    tag = "similar",
-    params(crate::openapi::InventoryId, SimilarParams),
-    responses((status = 200, description = "The similar titles", body = SimilarTitles), ItemErrors),
-    security(("api_key" = []), ("api_key_header" = [])),
-)]
-pub async fn similar_series(
-    State(state): State<AppState>,
-    Path(id): Path<String>,
-    ApiCaller { org, params }: ApiCaller,
-) -> Result<Json<SimilarTitles>, AppError> {
-    blocking(move || similar(&state, org, &params, &id, Some("series"))).await.map(Json)
 }

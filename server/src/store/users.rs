@@ -4,7 +4,7 @@
 //! application browses it (a search over ids and titles, one page at a time).
 
 use super::db::{OptionalExtension, params};
-use super::records::item_row;
+use super::items::item_row;
 use super::{ItemRow, OrgId, Store, StoreResult, now};
 
 /// A user as the sign-in reads it.

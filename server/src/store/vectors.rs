@@ -82,7 +82,7 @@ impl Store {
         );
         let mut args = vec![Value::Int(org.0)];
         args.extend(ids.iter().map(|id| Value::Text(id.to_string())));
-        self.read(|c| c.query_map(&sql, &args, super::records::item_row))
+        self.read(|c| c.query_map(&sql, &args, super::items::item_row))
     }
 
     /// Whether the organisation has the catalog.
