@@ -63,7 +63,7 @@ pub struct Store {
 
 /// A process's name among those sharing the database: `<pid>-<random>`.
 fn new_owner() -> String {
-    format!("{}-{}", std::process::id(), crate::auth::random_hex(8))
+    format!("{}-{}", std::process::id(), crate::ids::random_hex(8))
 }
 
 #[derive(Debug)]

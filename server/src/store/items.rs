@@ -217,5 +217,5 @@ fn mark_body_deleted(body: &str) -> String {
 }
 
 fn new_service_id() -> String {
-    format!("svc-{}", crate::auth::random_hex(12))
+    format!("svc-{}", crate::ids::random_hex(12))
 }
