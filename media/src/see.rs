@@ -124,6 +124,22 @@ impl Sight {
         Ok(Some(Sight { nsfw, ocr, faces, labeler, frames: 0, seen: Vec::new(), labels }))
     }
 
+    /// Gives the models back for another analysis (they keep nothing of the frames they saw).
+    pub(crate) fn give_back(self, models: &AnalysisModels) {
+        if let Some(model) = self.nsfw {
+            models.give_back(model);
+        }
+        if let Some(model) = self.ocr {
+            models.give_back(model);
+        }
+        if let Some(model) = self.faces {
+            models.give_back(model);
+        }
+        if let Some(model) = self.labeler {
+            models.give_back(model);
+        }
+    }
+
     /// A sink with no model, for tests of the stream itself.
     #[cfg(test)]
     pub(crate) fn empty() -> Sight {

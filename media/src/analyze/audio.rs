@@ -111,8 +111,8 @@ impl Voice {
 }
 
 impl AudioSink for Voice {
-    /// The speech intervals.
-    type Output = Vec<[f64; 2]>;
+    /// The speech intervals, and the neural detector (reset) for another stream.
+    type Output = (Vec<[f64; 2]>, Option<SileroVad>);
 
     fn push(&mut self, samples: &Samples<'_>) -> io::Result<()> {
         match self {
@@ -126,21 +126,26 @@ impl AudioSink for Voice {
 
     fn finish(self) -> io::Result<Self::Output> {
         match self {
-            Voice::Silero(mut vad) => Ok(vad.finish().map_err(io::Error::other)?.segments),
-            Voice::Spectral(detector) => Ok(detector.finish()),
+            Voice::Silero(mut vad) => {
+                let speech = vad.finish().map_err(io::Error::other)?;
+                Ok((speech.segments, Some(vad)))
+            }
+            Voice::Spectral(detector) => Ok((detector.finish(), None)),
         }
     }
 }
 
 impl AudioSink for SoundTagger {
-    type Output = SoundEvents;
+    /// The sound events, and the tagger (reset) for another stream.
+    type Output = (SoundEvents, SoundTagger);
 
     fn push(&mut self, samples: &Samples<'_>) -> io::Result<()> {
         SoundTagger::push(self, samples.single).map_err(io::Error::other)
     }
 
-    fn finish(mut self) -> io::Result<SoundEvents> {
-        SoundTagger::finish(&mut self).map_err(io::Error::other)
+    fn finish(mut self) -> io::Result<Self::Output> {
+        let events = SoundTagger::finish(&mut self).map_err(io::Error::other)?;
+        Ok((events, self))
     }
 }
 
@@ -184,7 +189,7 @@ pub(crate) struct Listeners {
 
 /// What the audio measured: speech intervals (on the report grid, inside the media), loudness
 /// (dBFS) per timeline sample, the sound events when the tagger ran, the samples when they were
-/// kept, and the fingerprint.
+/// kept, and the fingerprint; and the stream models, reset, for another analysis.
 #[derive(Debug)]
 pub(crate) struct Heard {
     pub speech: Vec<[f64; 2]>,
@@ -192,6 +197,8 @@ pub(crate) struct Heard {
     pub sounds: Option<SoundEvents>,
     pub kept: Option<SpilledAudio>,
     pub fingerprint: AudioFingerprint,
+    pub vad: Option<SileroVad>,
+    pub tagger: Option<SoundTagger>,
 }
 
 impl Heard {
@@ -204,6 +211,8 @@ impl Heard {
             sounds: None,
             kept: None,
             fingerprint: AudioFingerprint { hop: 0.1, hashes: Vec::new() },
+            vad: None,
+            tagger: None,
         }
     }
 }
@@ -221,8 +230,8 @@ impl AudioSink for Listeners {
 
     fn finish(self) -> io::Result<Heard> {
         let loudness = self.loudness.finish()?;
-        let speech = self.voice.finish()?;
-        let sounds = self.tagger.finish()?;
+        let (speech, vad) = self.voice.finish()?;
+        let (sounds, tagger) = self.tagger.finish()?.unzip();
         let kept = self.kept.finish()?;
         let fingerprint = AudioSink::finish(self.fingerprint)?;
         let duration = self.duration;
@@ -233,7 +242,7 @@ impl AudioSink for Listeners {
                 (a < b).then_some([a, b])
             })
             .collect();
-        Ok(Heard { speech, loudness, sounds, kept, fingerprint })
+        Ok(Heard { speech, loudness, sounds, kept, fingerprint, vad, tagger })
     }
 }
 

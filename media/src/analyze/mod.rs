@@ -264,6 +264,10 @@ pub fn analyze_staged(
     stages::embeddings(&cx, &mut doc, &mut ledger, sight.as_ref(), &loudness, &scene_sounds, &seen_tags)?;
 
     ledger.seal(&mut doc, path, sidecar)?;
+    // The vision models keep nothing of this video: another analysis may use them.
+    if let Some(sight) = sight {
+        sight.give_back(models);
+    }
     progress(work, work);
     Ok(doc)
 }
@@ -336,7 +340,10 @@ pub fn transcribe(
         loudness: Loudness::new(defaults.step, 1),
         duration: info.duration,
     };
-    let Heard { speech, kept, .. } = audio::spawn(path, listeners)?.join(path, &AtomicBool::new(false))?;
+    let Heard { speech, kept, vad, .. } = audio::spawn(path, listeners)?.join(path, &AtomicBool::new(false))?;
+    if let Some(vad) = vad {
+        models.give_back(vad);
+    }
     let samples = kept.ok_or_else(|| Error::io(path, std::io::Error::other("the audio was not kept")))?;
     let regions: Vec<(f64, f64)> = speech.iter().map(|&[a, b]| (a, b)).collect();
     let options = TranscribeOptions { language: language.map(str::to_string) };

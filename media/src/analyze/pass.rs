@@ -136,6 +136,13 @@ pub(super) fn run(
         Some(job) => job.join(path, interrupted)?,
         None => Heard::silence(n),
     };
+    // The stream models are reset by the end of their stream: another analysis may use them.
+    if let Some(vad) = heard.vad.take() {
+        models.give_back(vad);
+    }
+    if let Some(tagger) = heard.tagger.take() {
+        models.give_back(tagger);
+    }
     // A decoder may deliver a few samples past the container's duration.
     heard.fingerprint.hashes.truncate((duration / heard.fingerprint.hop).floor() as usize + 1);
 
