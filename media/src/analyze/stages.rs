@@ -69,7 +69,7 @@ pub(super) fn faces(cx: &Context<'_>, doc: &mut Signals, ledger: &mut Ledger, si
         return;
     };
     let interval = cx.options.vision_interval;
-    let samples: Vec<(f64, Vec<crate::faces::FaceObs>)> =
+    let samples: Vec<(f64, Vec<crate::faces::Face>)> =
         sight.seen.iter().filter_map(|s| s.faces.clone().map(|f| (s.time, f))).collect();
     let params = crate::faces::CharacterParams { interval: Some(interval), ..crate::faces::CharacterParams::default() };
     let found = crate::faces::characters(&samples, &doc.shots, cx.duration(), &params);
