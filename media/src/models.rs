@@ -346,6 +346,13 @@ fn spare<T: Lent>(runtime: &Runtime, dir: &ModelsDir, spares: &Spares) -> Result
 mod tests {
     use super::*;
 
+    /// The service, the command line and Python share one set between threads.
+    #[test]
+    fn the_models_can_be_shared_between_threads() {
+        fn shared<T: Send + Sync>() {}
+        shared::<AnalysisModels>();
+    }
+
     #[test]
     fn an_empty_directory_gives_reasons_that_say_how_to_fetch() {
         let tmp = tempfile::tempdir().unwrap();
