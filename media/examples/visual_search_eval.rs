@@ -241,19 +241,7 @@ fn nudity_without_nudity(dir: &ModelsDir, video_dir: &Path) {
         for data in &frames {
             let frame = kino_models::RgbFrame::new(640, 360, data).unwrap();
             let p = nsfw.classify(&[frame]).unwrap()[0];
-            let found: Vec<kino_media::faces::FaceObs> = faces
-                .faces(frame)
-                .unwrap()
-                .into_iter()
-                .map(|f| kino_media::faces::FaceObs {
-                    x: f.x,
-                    y: f.y,
-                    w: f.w,
-                    h: f.h,
-                    score: f.score,
-                    embedding: f.embedding,
-                })
-                .collect();
+            let found: Vec<kino_media::faces::Face> = faces.faces(frame).unwrap();
             let labels = labeler.label(&[frame], 5).unwrap().remove(0).top;
             let seen = Seen { time: 0.0, nsfw: Some(p), faces: Some(found), labels: Some(labels), ..Seen::default() };
             raw.push(p);

@@ -2,9 +2,16 @@
 //! analysis of a process, and never required. A model that is missing (not fetched, the runtime
 //! library absent, a file that does not load) is recorded with the reason, the channels it would
 //! have measured are reported absent with that reason, and the model-free path runs instead.
+//!
+//! The models that keep state while they run (the ONNX sessions take `&mut self`, and the voice
+//! activity detector and the sound tagger follow a stream) are not shared but lent: an analysis
+//! takes a loaded instance from the spares (loading another only when every one is in use by a
+//! concurrent analysis) and gives it back when it has finished with it. The instance loaded to
+//! check a model is the first spare, so a process loads each model once per concurrent analysis,
+//! not once per analysis.
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use kino::TextEncoder;
 use kino_models::manifest::{
@@ -46,6 +53,7 @@ pub struct AnalysisModels {
     text: Option<Arc<SentenceEncoder>>,
     whisper: Option<Arc<Whisper>>,
     states: Vec<ModelState>,
+    spares: Spares,
 }
 
 impl std::fmt::Debug for AnalysisModels {
@@ -53,6 +61,65 @@ impl std::fmt::Debug for AnalysisModels {
         f.debug_struct("AnalysisModels").field("dir", &self.dir).field("states", &self.states).finish()
     }
 }
+
+/// Loaded instances of the lent models that no analysis is using.
+#[derive(Default)]
+pub(crate) struct Spares {
+    vad: Mutex<Vec<SileroVad>>,
+    sound: Mutex<Vec<SoundTagger>>,
+    nsfw: Mutex<Vec<NsfwClassifier>>,
+    ocr: Mutex<Vec<TextReader>>,
+    faces: Mutex<Vec<FaceAnalyzer>>,
+    labeler: Mutex<Vec<ImageLabeler>>,
+}
+
+impl Spares {
+    /// Drops the spares of the model `id`.
+    fn drop_model(&mut self, id: &str) {
+        fn drop_all<T: Lent>(spares: &mut Spares, id: &str) {
+            if T::MODEL.id == id {
+                T::spares(spares).lock().unwrap_or_else(PoisonError::into_inner).clear();
+            }
+        }
+        drop_all::<SileroVad>(self, id);
+        drop_all::<SoundTagger>(self, id);
+        drop_all::<NsfwClassifier>(self, id);
+        drop_all::<TextReader>(self, id);
+        drop_all::<FaceAnalyzer>(self, id);
+        drop_all::<ImageLabeler>(self, id);
+    }
+}
+
+/// A model an analysis borrows from [`AnalysisModels`] ([`AnalysisModels::give_back`]).
+pub(crate) trait Lent: Sized {
+    /// Its package.
+    const MODEL: &'static Model;
+    /// Loads an instance, as every analysis uses it.
+    fn load(runtime: &Runtime, dir: &ModelsDir) -> Result<Self, kino_models::Error>;
+    /// Its spares.
+    fn spares(spares: &Spares) -> &Mutex<Vec<Self>>;
+}
+
+macro_rules! lent {
+    ($type:ty, $model:expr, $field:ident, $load:expr) => {
+        impl Lent for $type {
+            const MODEL: &'static Model = &$model;
+            fn load(runtime: &Runtime, dir: &ModelsDir) -> Result<Self, kino_models::Error> {
+                $load(runtime, dir)
+            }
+            fn spares(spares: &Spares) -> &Mutex<Vec<Self>> {
+                &spares.$field
+            }
+        }
+    };
+}
+
+lent!(SileroVad, SILERO_VAD, vad, |r, d| SileroVad::load(r, d, VadParams::default()));
+lent!(SoundTagger, YAMNET, sound, |r, d| SoundTagger::load(r, d, 1));
+lent!(NsfwClassifier, OPEN_NSFW, nsfw, |r, d| NsfwClassifier::load(r, d, 1));
+lent!(TextReader, PPOCR, ocr, |r, d| TextReader::load(r, d, 1));
+lent!(FaceAnalyzer, DLIB_FACES, faces, |r, d| FaceAnalyzer::load(r, d, 1));
+lent!(ImageLabeler, EFFICIENTNET_LITE0, labeler, |r, d| ImageLabeler::load(r, d, 1));
 
 /// The models analysis knows of, in the order they are reported.
 const KNOWN: [&Model; 9] =
@@ -77,13 +144,14 @@ impl AnalysisModels {
             text: None,
             whisper: None,
             states: KNOWN.iter().map(|m| state(m, Some("models are disabled (--no-models)".to_string()))).collect(),
+            spares: Spares::default(),
         }
     }
 
-    /// Loads what `dir` holds; never fails. The runtime and the sentence encoder are loaded here
-    /// (the encoder is shared); the audio models, which keep per-stream state, are checked here
-    /// (their files present, the model loading once) and loaded again for each analysis.
-    /// `threads` is the sentence encoder's intra-op thread count.
+    /// Loads what `dir` holds; never fails. The runtime, the sentence encoder and the speech
+    /// recogniser are loaded here and shared; the other models are loaded here too, and lent to
+    /// one analysis at a time (another instance is loaded only for analyses that run at the same
+    /// time). `threads` is the sentence encoder's intra-op thread count.
     pub fn load(dir: &ModelsDir, threads: usize) -> AnalysisModels {
         let missing = |model: &'static Model| {
             let status = dir.status(model);
@@ -115,6 +183,7 @@ impl AnalysisModels {
             },
         };
         let mut text = None;
+        let spares = Spares::default();
         for model in [&SILERO_VAD, &YAMNET, &MINILM, &OPEN_NSFW, &PPOCR, &DLIB_FACES, &EFFICIENTNET_LITE0] {
             let reason = match (&runtime, missing(model)) {
                 (_, Some(reason)) => Some(reason),
@@ -123,17 +192,17 @@ impl AnalysisModels {
                     let loaded = if model.id == MINILM.id {
                         SentenceEncoder::load(runtime, dir, threads).map(|encoder| text = Some(Arc::new(encoder)))
                     } else if model.id == SILERO_VAD.id {
-                        SileroVad::load(runtime, dir, VadParams::default()).map(drop)
+                        spare::<SileroVad>(runtime, dir, &spares)
                     } else if model.id == OPEN_NSFW.id {
-                        NsfwClassifier::load(runtime, dir, 1).map(drop)
+                        spare::<NsfwClassifier>(runtime, dir, &spares)
                     } else if model.id == PPOCR.id {
-                        TextReader::load(runtime, dir, 1).map(drop)
+                        spare::<TextReader>(runtime, dir, &spares)
                     } else if model.id == DLIB_FACES.id {
-                        FaceAnalyzer::load(runtime, dir, 1).map(drop)
+                        spare::<FaceAnalyzer>(runtime, dir, &spares)
                     } else if model.id == EFFICIENTNET_LITE0.id {
-                        ImageLabeler::load(runtime, dir, 1).map(drop)
+                        spare::<ImageLabeler>(runtime, dir, &spares)
                     } else {
-                        SoundTagger::load(runtime, dir, 1).map(drop)
+                        spare::<SoundTagger>(runtime, dir, &spares)
                     };
                     loaded.err().map(|e| format!("{} does not load: {e}", model.label()))
                 }
@@ -157,7 +226,7 @@ impl AnalysisModels {
                 }
             },
         };
-        AnalysisModels { dir: Some(dir.clone()), runtime, text, whisper, states }
+        AnalysisModels { dir: Some(dir.clone()), runtime, text, whisper, states, spares }
     }
 
     /// Leaves the model `id` out of every analysis made with these models from now on (an
@@ -174,6 +243,8 @@ impl AnalysisModels {
         if id == WHISPER_BASE.id {
             self.whisper = None;
         }
+        // A disabled model's spares go now (and none comes back: see `give_back`).
+        self.spares.drop_model(id);
     }
 
     /// Every known model, loaded or not, with the reason when not.
@@ -216,46 +287,71 @@ impl AnalysisModels {
         self.whisper.as_ref()
     }
 
-    /// A fresh voice activity detector (its state is per stream), when the model is usable.
-    pub(crate) fn vad(&self) -> Option<std::result::Result<SileroVad, kino_models::Error>> {
+    /// A model to use in one analysis, when it is usable: a spare, else a new instance. Give it
+    /// back ([`AnalysisModels::give_back`]) when done with it.
+    fn lend<T: Lent>(&self) -> Option<Result<T, kino_models::Error>> {
         let (runtime, dir) = (self.runtime.as_ref()?, self.dir.as_ref()?);
-        self.state(SILERO_VAD.id)?.loaded.then(|| SileroVad::load(runtime, dir, VadParams::default()))
+        let spare = || T::spares(&self.spares).lock().unwrap_or_else(PoisonError::into_inner).pop();
+        self.state(T::MODEL.id)?.loaded.then(|| spare().map_or_else(|| T::load(runtime, dir), Ok))
     }
 
-    /// A fresh nudity classifier for one analysis, when the model is usable.
-    pub(crate) fn nsfw(&self) -> Option<std::result::Result<NsfwClassifier, kino_models::Error>> {
-        let (runtime, dir) = (self.runtime.as_ref()?, self.dir.as_ref()?);
-        self.state(OPEN_NSFW.id)?.loaded.then(|| NsfwClassifier::load(runtime, dir, 1))
+    /// Takes back a model lent by [`AnalysisModels::lend`], for another analysis: one that has
+    /// finished with it (a stream model reset by the end of its stream). A model disabled
+    /// meanwhile is dropped.
+    pub(crate) fn give_back<T: Lent>(&self, model: T) {
+        if self.state(T::MODEL.id).is_some_and(|s| s.loaded) {
+            T::spares(&self.spares).lock().unwrap_or_else(PoisonError::into_inner).push(model);
+        }
     }
 
-    /// A fresh text reader for one analysis, when the models are usable.
-    pub(crate) fn ocr(&self) -> Option<std::result::Result<TextReader, kino_models::Error>> {
-        let (runtime, dir) = (self.runtime.as_ref()?, self.dir.as_ref()?);
-        self.state(PPOCR.id)?.loaded.then(|| TextReader::load(runtime, dir, 1))
+    /// A voice activity detector (its state is per stream), when the model is usable.
+    pub(crate) fn vad(&self) -> Option<Result<SileroVad, kino_models::Error>> {
+        self.lend()
     }
 
-    /// A fresh face analyser for one analysis, when the model is usable (and this build has dlib).
-    pub(crate) fn faces(&self) -> Option<std::result::Result<FaceAnalyzer, kino_models::Error>> {
-        let (runtime, dir) = (self.runtime.as_ref()?, self.dir.as_ref()?);
-        self.state(DLIB_FACES.id)?.loaded.then(|| FaceAnalyzer::load(runtime, dir, 1))
+    /// A nudity classifier for one analysis, when the model is usable.
+    pub(crate) fn nsfw(&self) -> Option<Result<NsfwClassifier, kino_models::Error>> {
+        self.lend()
     }
 
-    /// A fresh image labeler for one analysis, when the model is usable.
-    pub(crate) fn labeler(&self) -> Option<std::result::Result<ImageLabeler, kino_models::Error>> {
-        let (runtime, dir) = (self.runtime.as_ref()?, self.dir.as_ref()?);
-        self.state(EFFICIENTNET_LITE0.id)?.loaded.then(|| ImageLabeler::load(runtime, dir, 1))
+    /// A text reader for one analysis, when the models are usable.
+    pub(crate) fn ocr(&self) -> Option<Result<TextReader, kino_models::Error>> {
+        self.lend()
     }
 
-    /// A fresh sound-event tagger (its state is per stream), when the model is usable.
-    pub(crate) fn sound(&self) -> Option<std::result::Result<SoundTagger, kino_models::Error>> {
-        let (runtime, dir) = (self.runtime.as_ref()?, self.dir.as_ref()?);
-        self.state(YAMNET.id)?.loaded.then(|| SoundTagger::load(runtime, dir, 1))
+    /// A face analyser for one analysis, when the model is usable (and this build has dlib).
+    pub(crate) fn faces(&self) -> Option<Result<FaceAnalyzer, kino_models::Error>> {
+        self.lend()
     }
+
+    /// An image labeler for one analysis, when the model is usable.
+    pub(crate) fn labeler(&self) -> Option<Result<ImageLabeler, kino_models::Error>> {
+        self.lend()
+    }
+
+    /// A sound-event tagger (its state is per stream), when the model is usable.
+    pub(crate) fn sound(&self) -> Option<Result<SoundTagger, kino_models::Error>> {
+        self.lend()
+    }
+}
+
+/// Loads `T` to check it, keeping the instance as the first spare.
+fn spare<T: Lent>(runtime: &Runtime, dir: &ModelsDir, spares: &Spares) -> Result<(), kino_models::Error> {
+    let model = T::load(runtime, dir)?;
+    T::spares(spares).lock().unwrap_or_else(PoisonError::into_inner).push(model);
+    Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The service, the command line and Python share one set between threads.
+    #[test]
+    fn the_models_can_be_shared_between_threads() {
+        fn shared<T: Send + Sync>() {}
+        shared::<AnalysisModels>();
+    }
 
     #[test]
     fn an_empty_directory_gives_reasons_that_say_how_to_fetch() {

@@ -435,10 +435,10 @@ fn is_colour_bars(width: usize, height: usize, rgb: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::faces::FaceObs;
+    use crate::faces::Face;
 
     fn seen(time: f64, labels: &[(u16, f32)], face_h: &[f32]) -> Seen {
-        let face = |h: f32| FaceObs { x: 0.4, y: 0.2, w: h * 0.56, h, score: 1.0, embedding: vec![0.0; 128] };
+        let face = |h: f32| Face { x: 0.4, y: 0.2, w: h * 0.56, h, score: 1.0, embedding: vec![0.0; 128] };
         Seen {
             time,
             labels: Some(labels.to_vec()),

@@ -7,7 +7,7 @@ use std::io;
 use kino::signals::{OnScreenText, TextSpan, sample_count};
 use kino_models::{FaceAnalyzer, ImageLabeler, NsfwClassifier, RgbFrame, TextReader};
 
-use crate::faces::FaceObs;
+use crate::faces::Face;
 
 use crate::models::AnalysisModels;
 use crate::vision::FrameSink;
@@ -31,7 +31,7 @@ pub struct Seen {
     /// The lines read, with their confidence.
     pub lines: Vec<(String, f32)>,
     /// The faces found (box, detector score, descriptor), when the face model ran.
-    pub faces: Option<Vec<FaceObs>>,
+    pub faces: Option<Vec<Face>>,
     /// The image classifier's five most probable classes (index, probability), when it ran.
     pub labels: Option<Vec<(u16, f32)>>,
     /// Its pooled image feature, one byte a value ([`crate::picture::quantise`]).
@@ -124,6 +124,22 @@ impl Sight {
         Ok(Some(Sight { nsfw, ocr, faces, labeler, frames: 0, seen: Vec::new(), labels }))
     }
 
+    /// Gives the models back for another analysis (they keep nothing of the frames they saw).
+    pub(crate) fn give_back(self, models: &AnalysisModels) {
+        if let Some(model) = self.nsfw {
+            models.give_back(model);
+        }
+        if let Some(model) = self.ocr {
+            models.give_back(model);
+        }
+        if let Some(model) = self.faces {
+            models.give_back(model);
+        }
+        if let Some(model) = self.labeler {
+            models.give_back(model);
+        }
+    }
+
     /// A sink with no model, for tests of the stream itself.
     #[cfg(test)]
     pub(crate) fn empty() -> Sight {
@@ -161,13 +177,7 @@ impl FrameSink for Sight {
             }
         }
         if let Some(model) = &mut self.faces {
-            let found = model.faces(frame).map_err(io::Error::other)?;
-            seen.faces = Some(
-                found
-                    .into_iter()
-                    .map(|f| FaceObs { x: f.x, y: f.y, w: f.w, h: f.h, score: f.score, embedding: f.embedding })
-                    .collect(),
-            );
+            seen.faces = Some(model.faces(frame).map_err(io::Error::other)?);
         }
         if let Some(model) = &mut self.labeler {
             let found = model.label(&[frame], TOP_LABELS).map_err(io::Error::other)?;
@@ -360,7 +370,7 @@ mod tests {
     }
 
     fn with_faces(time: f64, nsfw: f32, faces: usize) -> Seen {
-        let face = FaceObs { x: 0.4, y: 0.3, w: 0.2, h: 0.3, score: 1.0, embedding: vec![0.0; 128] };
+        let face = Face { x: 0.4, y: 0.3, w: 0.2, h: 0.3, score: 1.0, embedding: vec![0.0; 128] };
         Seen { time, nsfw: Some(nsfw), faces: Some(vec![face; faces]), ..Seen::default() }
     }
 

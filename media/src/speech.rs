@@ -3,6 +3,9 @@
 //! an onset requirement, hangover (gap bridging) and a minimum duration.
 
 use std::f64::consts::PI;
+use std::sync::Arc;
+
+use rustfft::num_complex::Complex;
 
 /// Sample rate the detector expects.
 pub const SAMPLE_RATE: u32 = 16_000;
@@ -99,18 +102,17 @@ impl SpeechDetector {
     /// Band energy (dB) and flatness of the current window, then the frame's raw decision.
     fn classify(&mut self) -> bool {
         let p = &self.params;
-        let mut re = vec![0.0; FFT_LEN];
-        let mut im = vec![0.0; FFT_LEN];
-        for (i, (&x, &w)) in self.buffer.iter().zip(&self.hann).enumerate() {
-            re[i] = x * w;
+        let mut spectrum = vec![Complex::new(0.0, 0.0); FFT_LEN];
+        for (bin, (&x, &w)) in spectrum.iter_mut().zip(self.buffer.iter().zip(&self.hann)) {
+            bin.re = x * w;
         }
-        self.fft.run(&mut re, &mut im);
+        self.fft.run(&mut spectrum);
         let bin_hz = f64::from(SAMPLE_RATE) / FFT_LEN as f64;
         let lo = (p.band_low / bin_hz).ceil() as usize;
         let hi = ((p.band_high / bin_hz).floor() as usize).min(FFT_LEN / 2);
         let (mut sum, mut log_sum) = (0.0, 0.0);
-        for k in lo..=hi {
-            let power = re[k] * re[k] + im[k] * im[k] + 1e-20;
+        for bin in &spectrum[lo..=hi] {
+            let power = bin.norm_sqr() + 1e-20;
             sum += power;
             log_sum += power.ln();
         }
@@ -171,47 +173,28 @@ impl SpeechDetector {
     }
 }
 
-/// An iterative radix-2 complex FFT of one power-of-two length.
-#[derive(Debug)]
+/// A forward complex FFT of one length (unnormalised, as its definition): rustfft's, the FFT
+/// kino-models uses too.
+#[derive(Clone)]
 pub(crate) struct Fft {
     n: usize,
-    cos: Vec<f64>,
-    sin: Vec<f64>,
+    plan: Arc<dyn rustfft::Fft<f64>>,
+}
+
+impl std::fmt::Debug for Fft {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Fft").field("n", &self.n).finish()
+    }
 }
 
 impl Fft {
     pub(crate) fn new(n: usize) -> Fft {
-        let (cos, sin) = (0..n / 2).map(|k| (-2.0 * PI * k as f64 / n as f64).sin_cos()).map(|(s, c)| (c, s)).unzip();
-        Fft { n, cos, sin }
+        Fft { n, plan: rustfft::FftPlanner::new().plan_fft_forward(n) }
     }
 
-    pub(crate) fn run(&self, re: &mut [f64], im: &mut [f64]) {
-        let n = self.n;
-        let bits = n.trailing_zeros();
-        for i in 0..n {
-            let j = i.reverse_bits() >> (usize::BITS - bits);
-            if j > i {
-                re.swap(i, j);
-                im.swap(i, j);
-            }
-        }
-        let mut len = 2;
-        while len <= n {
-            let stride = n / len;
-            for start in (0..n).step_by(len) {
-                for k in 0..len / 2 {
-                    let (c, s) = (self.cos[k * stride], self.sin[k * stride]);
-                    let (a, b) = (start + k, start + k + len / 2);
-                    let tr = re[b] * c - im[b] * s;
-                    let ti = re[b] * s + im[b] * c;
-                    re[b] = re[a] - tr;
-                    im[b] = im[a] - ti;
-                    re[a] += tr;
-                    im[a] += ti;
-                }
-            }
-            len *= 2;
-        }
+    /// Transforms `buf` (of the FFT's length) in place.
+    pub(crate) fn run(&self, buf: &mut [Complex<f64>]) {
+        self.plan.process(buf);
     }
 }
 
@@ -298,10 +281,10 @@ mod tests {
     #[test]
     fn fft_finds_a_pure_tone() {
         let fft = Fft::new(64);
-        let mut re: Vec<f64> = (0..64).map(|i| (2.0 * PI * 5.0 * i as f64 / 64.0).cos()).collect();
-        let mut im = vec![0.0; 64];
-        fft.run(&mut re, &mut im);
-        assert!((re[5] - 32.0).abs() < 1e-9 && re[6].abs() < 1e-9 && re[0].abs() < 1e-9);
+        let mut x: Vec<Complex<f64>> =
+            (0..64).map(|i| Complex::new((2.0 * PI * 5.0 * i as f64 / 64.0).cos(), 0.0)).collect();
+        fft.run(&mut x);
+        assert!((x[5].re - 32.0).abs() < 1e-9 && x[6].re.abs() < 1e-9 && x[0].re.abs() < 1e-9);
     }
 
     #[test]

@@ -7,7 +7,7 @@
 use std::cmp::{Ordering, Reverse};
 use std::collections::BinaryHeap;
 
-use super::FaceObs;
+use super::Face;
 
 /// A face with a usable descriptor: where it is in the input and its unit descriptor.
 pub(crate) struct ValidFace {
@@ -47,7 +47,7 @@ impl Cluster {
 
 /// The faces with a finite, non-zero descriptor of the length of the first such one, normalised,
 /// in time order (`order`: sample indices sorted by time).
-pub(crate) fn valid_faces(samples: &[(f64, Vec<FaceObs>)], order: &[usize]) -> Vec<ValidFace> {
+pub(crate) fn valid_faces(samples: &[(f64, Vec<Face>)], order: &[usize]) -> Vec<ValidFace> {
     let mut dim = None;
     let mut out = Vec::new();
     for (pos, &s) in order.iter().enumerate() {

@@ -2,9 +2,10 @@
 //! into identities, ranked by screen time, with the spans in which each is on screen; and the 9:16
 //! subject track that follows the main character's face ([`follow_subject`]).
 //!
-//! Plain data in (no model types): each sample is a time and the faces seen then, each with a box
-//! in fractions of the frame and a unit-length embedding (kino-models' `FaceAnalyzer` gives dlib's
-//! 128-float face descriptors). How the threshold was chosen and what it means: `docs/media.md`.
+//! Plain data in: each sample is a time and the faces seen then ([`Face`], as kino-models'
+//! `FaceAnalyzer` gives them), each with a box in fractions of the frame and a unit-length
+//! embedding (dlib's 128-float face descriptors), so it is tested without models. How the
+//! threshold was chosen and what it means: `docs/media.md`.
 
 mod cluster;
 mod subject;
@@ -20,29 +21,15 @@ pub use subject::{DEAD_ZONE, FACE_HOLD, SMOOTHING_SECONDS, follow_subject};
 /// measured on 19 faces), so 0.6 becomes 0.6 / 1.4 ≈ 0.43. See `docs/media.md`.
 pub const DEFAULT_THRESHOLD: f32 = 0.43;
 
-/// One face seen on a sampled frame.
-#[derive(Debug, Clone, PartialEq)]
-pub struct FaceObs {
-    /// Left edge, fraction of the frame width.
-    pub x: f32,
-    /// Top edge, fraction of the frame height.
-    pub y: f32,
-    /// Width, fraction of the frame width.
-    pub w: f32,
-    /// Height, fraction of the frame height.
-    pub h: f32,
-    /// Detector confidence (larger is surer).
-    pub score: f32,
-    /// Face descriptor, unit length.
-    pub embedding: Vec<f32>,
-}
+/// One face seen on a sampled frame: its box in fractions of the frame, the detector's
+/// confidence (larger is surer) and a unit-length descriptor, as kino-models' `FaceAnalyzer`
+/// gives it.
+pub use kino_models::Face;
 
-impl FaceObs {
-    /// Horizontal centre of the box, clamped to `[0, 1]`.
-    pub fn center_x(&self) -> f32 {
-        let c = self.x + self.w / 2.0;
-        if c.is_finite() { c.clamp(0.0, 1.0) } else { 0.5 }
-    }
+/// Horizontal centre of the face's box, clamped to `[0, 1]`.
+pub fn center_x(face: &Face) -> f32 {
+    let c = face.x + face.w / 2.0;
+    if c.is_finite() { c.clamp(0.0, 1.0) } else { 0.5 }
 }
 
 /// How faces become characters.
@@ -103,7 +90,7 @@ pub struct CharacterResult {
 /// a cut it was not seen after); `duration` bounds every span. Faces whose descriptor is empty,
 /// not finite or of another length than the first valid one are ignored.
 pub fn characters(
-    samples: &[(f64, Vec<FaceObs>)],
+    samples: &[(f64, Vec<Face>)],
     shots: &[f64],
     duration: f64,
     params: &CharacterParams,
@@ -164,17 +151,17 @@ pub fn characters(
     for (s, (_, obs)) in samples.iter().enumerate() {
         let best = obs.iter().zip(&rank_of[s]).filter_map(|(f, r)| r.map(|r| (r, f))).min_by_key(|(r, _)| *r);
         if let Some((_, face)) = best {
-            result.per_sample_main_x[s] = Some(face.center_x());
+            result.per_sample_main_x[s] = Some(center_x(face));
         }
     }
     result
 }
 
-fn largest_face_x<'a>(faces: impl Iterator<Item = &'a FaceObs>) -> Option<f32> {
-    faces.max_by(|a, b| area(a).total_cmp(&area(b))).map(FaceObs::center_x)
+fn largest_face_x<'a>(faces: impl Iterator<Item = &'a Face>) -> Option<f32> {
+    faces.max_by(|a, b| area(a).total_cmp(&area(b))).map(center_x)
 }
 
-fn area(f: &FaceObs) -> f32 {
+fn area(f: &Face) -> f32 {
     let a = f.w * f.h;
     if a.is_finite() { a } else { 0.0 }
 }

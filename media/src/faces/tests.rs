@@ -12,16 +12,16 @@ fn descriptor(axis: usize, tilt: f32) -> Vec<f32> {
     e
 }
 
-fn face(x: f32, w: f32, embedding: Vec<f32>) -> FaceObs {
-    FaceObs { x, y: 0.2, w, h: w * 1.5, score: 1.0, embedding }
+fn face(x: f32, w: f32, embedding: Vec<f32>) -> Face {
+    Face { x, y: 0.2, w, h: w * 1.5, score: 1.0, embedding }
 }
 
 /// Identity `who` (an axis), with a small per-sample wobble so no two faces are identical.
-fn person(who: usize, x: f32, i: usize) -> FaceObs {
+fn person(who: usize, x: f32, i: usize) -> Face {
     face(x, 0.2, descriptor(who, 0.05 * ((i % 5) as f32 - 2.0)))
 }
 
-fn samples(n: usize, faces: impl Fn(usize) -> Vec<FaceObs>) -> Vec<(f64, Vec<FaceObs>)> {
+fn samples(n: usize, faces: impl Fn(usize) -> Vec<Face>) -> Vec<(f64, Vec<Face>)> {
     (0..n).map(|i| (i as f64, faces(i))).collect()
 }
 
@@ -144,7 +144,7 @@ fn the_subject_track_falls_back_to_saliency_without_faces() {
     assert!(track[5] < 0.4, "{:?}", track);
 }
 
-fn arb_face() -> impl Strategy<Value = FaceObs> {
+fn arb_face() -> impl Strategy<Value = Face> {
     (
         -0.5f32..1.5,
         0.0f32..1.0,
@@ -156,7 +156,7 @@ fn arb_face() -> impl Strategy<Value = FaceObs> {
         .prop_map(|(x, y, w, who, tilt, dim)| {
             let mut embedding = descriptor(who, tilt);
             embedding.resize(dim, 0.0);
-            FaceObs { x, y, w, h: w, score: 0.9, embedding }
+            Face { x, y, w, h: w, score: 0.9, embedding }
         })
 }
 
@@ -211,7 +211,7 @@ fn twenty_identities_among_one_off_faces_are_found_exactly() {
         v.into_iter().map(|x| x / n).collect::<Vec<f32>>()
     };
     let bases: Vec<Vec<f32>> = (0..20).map(|_| unit((0..128).map(|_| noise()).collect())).collect();
-    let samples: Vec<(f64, Vec<FaceObs>)> = (0..1800)
+    let samples: Vec<(f64, Vec<Face>)> = (0..1800)
         .map(|i| {
             let who = (i / 30) % 20;
             let mut faces = vec![face(0.3, 0.2, unit(bases[who].iter().map(|b| b + 0.012 * noise()).collect()))];

@@ -47,6 +47,27 @@ fn music_is_not_speech_for_the_neural_vad() {
     assert!(seconds <= 2.0, "the VAD heard {seconds} s of speech in music: {:?}", doc.speech);
 }
 
+/// The models are loaded once and lent to one analysis at a time: the stream models (the VAD and
+/// the sound tagger) come back reset and the vision models keep nothing, so an analysis with
+/// models that already served one measures what the first did.
+#[test]
+fn models_lent_again_measure_the_same() {
+    let test = "models_lent_again_measure_the_same";
+    let Some(models) = models(test) else { return };
+    if !tools(test, false) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let chords =
+        "aevalsrc='0.2*sin(2*PI*(220+110*floor(mod(t,4)))*t)+0.15*sin(2*PI*330*t)*gt(mod(t,0.5),0.25)':s=48000:d=8";
+    let graph = format!("testsrc2=r=25:s=320x180:d=8,format=yuv420p[v];{chords}[a]");
+    let video = encode(dir.path(), "twice.mp4", &graph, true, 25);
+    let first = analyze(&video, &AnalyzeOptions::default(), models, |_, _| {}).unwrap();
+    let second = analyze(&video, &AnalyzeOptions::default(), models, |_, _| {}).unwrap();
+    assert!(first.analysis.as_ref().unwrap().models["speech"].starts_with("silero-vad"), "{:?}", first.analysis);
+    assert_eq!(first, second);
+}
+
 #[test]
 fn models_measure_embeddings_and_say_so() {
     let test = "models_measure_embeddings_and_say_so";

@@ -1,0 +1,353 @@
+//! `analyze`: one streaming pass over a video (ffmpeg pipes small RGB frames) and its audio (a
+//! second ffmpeg pipes 16 kHz mono samples, read on a thread), producing a signals document.
+//!
+//! The pass ([`pass`]) decodes once: the analysis frames go to the shot, fade, timeline and cue
+//! detectors, the sampled frames to the vision models (a [`FrameSink`](crate::vision::FrameSink)),
+//! the audio to the voice activity detector, sound tagger, fingerprint and loudness (each an
+//! [`AudioSink`](audio::AudioSink)). The stages ([`stages`]) then turn what was seen and heard into
+//! the learned channels, each recording its provenance ([`provenance`]): measured by which model,
+//! or absent and why.
+
+mod audio;
+mod pass;
+mod provenance;
+mod stages;
+#[cfg(all(test, unix))]
+mod tests;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+
+use kino::Signals;
+use kino::signals::{MAX_SAMPLES, sample_count};
+use kino_models::TranscribeOptions;
+
+use self::audio::{Heard, Listeners, Loudness, Voice};
+use crate::error::{Error, Result};
+use crate::fingerprint::AudioHasher;
+use crate::models::AnalysisModels;
+use crate::probe::{MediaInfo, probe};
+use crate::shots::{ContentParams, FadeParams};
+use crate::sidecar::load as load_sidecar;
+use crate::speech::SpeechParams;
+use crate::spilled::AudioSpill;
+use crate::tool;
+
+/// The channels `analyze` measures itself (see `kino::signals::ANALYSIS_CHANNELS`).
+pub const MEASURED_CHANNELS: &[&str] =
+    &["shots", "scenes", "speech", "timelines.brightness", "timelines.relevance", "vertical", "audio_fingerprint"];
+
+/// The channels the speech recogniser changes: the transcript, profanity from it, and the scene
+/// and item embeddings (scene descriptions quote the dialogue). [`analyze_staged`] hands over a
+/// document without them before transcription starts.
+pub const SPEECH_STAGE_CHANNELS: &[&str] =
+    &["transcript", "profanity", "timelines.profanity", "scene_embeddings", "item_embedding"];
+
+/// The reason a fast-pass document ([`analyze_staged`]) gives for each of
+/// [`SPEECH_STAGE_CHANNELS`] that the final document will hold.
+pub const PENDING_TRANSCRIPTION: &str = "pending: speech recognition runs after the fast pass";
+
+/// Options of [`analyze`]. `Default` gives the documented settings.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AnalyzeOptions {
+    /// The document's `inventory_id`; the file stem when `None`.
+    pub inventory_id: Option<String>,
+    /// Seconds between timeline samples (default 1: the clip-selection grid).
+    pub step: f64,
+    /// The sidecar signals document with the learned channels: looked for beside the video
+    /// ([`Sidecar::Discover`], the default), a given file, a document already read, or none.
+    pub sidecar: Sidecar,
+    /// Frames are analysed at the source rate up to this many per second (default 30); above it,
+    /// at this rate, and cuts are accurate to one analysed frame.
+    pub max_fps: f64,
+    /// Width of the analysis frames in pixels (default 160; height keeps the aspect ratio).
+    pub width: u32,
+    /// ffmpeg decoder threads (0 = ffmpeg's choice).
+    pub threads: u32,
+    /// Shortest shot, seconds (default 0.5).
+    pub min_shot: f64,
+    /// Shots are grouped into scenes of at least this many seconds (default 8).
+    pub min_scene: f64,
+    /// Content detector parameters (`min_shot_frames` is derived from `min_shot`).
+    pub content: ContentParams,
+    /// Fade detector parameters.
+    pub fade: FadeParams,
+    /// Parameters of the spectral voice activity detector (used when the Silero VAD is absent).
+    pub speech: SpeechParams,
+    /// The item's catalog metadata as text ([`crate::embed::item_text`]); with the sentence model,
+    /// the item embedding combines it with the content. `None`: the content alone.
+    pub item_text: Option<String>,
+    /// Seconds between the frames the vision models see (default 2), decoded at
+    /// [`vision::VISION_WIDTH`] pixels wide from the same pass as the analysis frames.
+    pub vision_interval: f64,
+    /// How much of a scene's embedding is what is seen (the image classifier's labels put into
+    /// the sentence space, [`crate::picture::conse`]) against its description (what is heard, said
+    /// and written, and the labels named): in `[0, 1]`, default [`SEEN_WEIGHT`].
+    pub seen_weight: f32,
+}
+
+/// The default [`AnalyzeOptions::seen_weight`], measured on real footage judged by eye
+/// (`docs/media.md`, "What the picture shows").
+pub const SEEN_WEIGHT: f32 = 0.5;
+
+impl Default for AnalyzeOptions {
+    fn default() -> Self {
+        AnalyzeOptions {
+            inventory_id: None,
+            step: 1.0,
+            sidecar: Sidecar::Discover,
+            max_fps: 30.0,
+            width: 160,
+            threads: 0,
+            min_shot: 0.5,
+            min_scene: 8.0,
+            content: ContentParams::default(),
+            fade: FadeParams::default(),
+            speech: SpeechParams::default(),
+            item_text: None,
+            vision_interval: 2.0,
+            seen_weight: SEEN_WEIGHT,
+        }
+    }
+}
+
+fn check(options: &AnalyzeOptions) -> Result<()> {
+    let positive = |name: &'static str, v: f64| {
+        if v.is_finite() && v > 0.0 {
+            Ok(())
+        } else {
+            Err(Error::argument(name, format!("must be finite and > 0 (got {v})")))
+        }
+    };
+    positive("step", options.step)?;
+    positive("max_fps", options.max_fps)?;
+    positive("min_scene", options.min_scene)?;
+    positive("vision_interval", options.vision_interval)?;
+    if !(0.0..=1.0).contains(&options.seen_weight) {
+        return Err(Error::argument("seen_weight", format!("must be in [0, 1] (got {})", options.seen_weight)));
+    }
+    if !(options.min_shot.is_finite() && options.min_shot >= 0.0) {
+        return Err(Error::argument("min_shot", format!("must be finite and >= 0 (got {})", options.min_shot)));
+    }
+    if !(8..=1920).contains(&options.width) {
+        return Err(Error::argument("width", format!("must be in [8, 1920] (got {})", options.width)));
+    }
+    Ok(())
+}
+
+/// Where the sidecar signals document of an analysis comes from. The caller decides: a service
+/// that opened the video and its sidecar itself (beneath its media root) passes the document it
+/// read, and the analysis never looks beside the path it was given.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub enum Sidecar {
+    /// `<video>.signals.json` (e.g. `movie.mp4.signals.json`), then `<stem>.signals.json`, when
+    /// one exists beside the video (the command line's and Python's behaviour).
+    #[default]
+    Discover,
+    /// This file, which must exist.
+    File(PathBuf),
+    /// This document, already read; `name` names it in errors.
+    Document {
+        /// The document.
+        signals: Box<Signals>,
+        /// Where it came from (for errors).
+        name: PathBuf,
+    },
+    /// No sidecar.
+    None,
+}
+
+/// The sidecar to merge and its name.
+fn load_sidecar_of(video: &Path, sidecar: &Sidecar) -> Result<Option<(Signals, PathBuf)>> {
+    let path = match sidecar {
+        Sidecar::None => return Ok(None),
+        Sidecar::Document { signals, name } => return Ok(Some(((**signals).clone(), name.clone()))),
+        Sidecar::File(path) => path.clone(),
+        Sidecar::Discover => {
+            let mut beside = video.as_os_str().to_owned();
+            beside.push(".signals.json");
+            let candidates = [PathBuf::from(beside), video.with_extension("signals.json")];
+            match candidates.into_iter().find(|p| p.is_file()) {
+                Some(p) => p,
+                None => return Ok(None),
+            }
+        }
+    };
+    Ok(Some((load_sidecar(&path)?, path)))
+}
+
+/// Analyses the video at `path` into a signals document (see `docs/media.md`). `progress` is called
+/// with (processed seconds, total seconds) as frames are read; when the speech recogniser runs, the
+/// total then grows by the seconds of speech to transcribe and progress goes on over them. Memory
+/// stays bounded by the analysis frame size and the timeline length, whatever the video's length:
+/// the audio kept for transcription (16-bit, 16 kHz: 115 MB an hour) when the recogniser is
+/// loaded goes to an unnamed temporary file in `TMPDIR`, not to memory.
+///
+/// `models` are the pretrained models to use ([`AnalysisModels::load`]); each missing one leaves
+/// its channels absent (with the reason in `analysis.reasons`) or falls back to signal processing
+/// (speech), and [`AnalysisModels::none`] gives the model-free analysis.
+pub fn analyze(
+    path: impl AsRef<Path>,
+    options: &AnalyzeOptions,
+    models: &AnalysisModels,
+    progress: impl FnMut(f64, f64),
+) -> Result<Signals> {
+    analyze_interruptible(path, options, models, progress, &AtomicBool::new(false))
+}
+
+/// [`analyze`], stopping with [`Error::Interrupted`] soon after `interrupted` is set (it is read
+/// between frames; a signal handler can set it): the ffmpeg processes are killed and nothing is
+/// returned. A signal that reaches ffmpeg itself (Ctrl-C in a terminal reaches the whole
+/// process group) gives the same error.
+pub fn analyze_interruptible(
+    path: impl AsRef<Path>,
+    options: &AnalyzeOptions,
+    models: &AnalysisModels,
+    progress: impl FnMut(f64, f64),
+    interrupted: &AtomicBool,
+) -> Result<Signals> {
+    analyze_staged(path, options, models, progress, interrupted, |_| {})
+}
+
+/// [`analyze_interruptible`] in two stages: when the speech recogniser is to run, `fast` is first
+/// given a complete, valid document of everything but [`SPEECH_STAGE_CHANNELS`] (those listed in
+/// `analysis.absent`, each with the reason [`PENDING_TRANSCRIPTION`]), so a service can offer the
+/// fast channels while the slowest stage, transcription, runs. The final document is returned as
+/// usual. Without the recogniser (or without audio), `fast` is not called.
+pub fn analyze_staged(
+    path: impl AsRef<Path>,
+    options: &AnalyzeOptions,
+    models: &AnalysisModels,
+    mut progress: impl FnMut(f64, f64),
+    interrupted: &AtomicBool,
+    mut fast: impl FnMut(&Signals),
+) -> Result<Signals> {
+    let path = path.as_ref();
+    check(options)?;
+    tool::require_media(path)?;
+    let sidecar = load_sidecar_of(path, &options.sidecar)?;
+    let info = probe(path)?;
+    let n = sample_count(info.duration, options.step);
+    if n > MAX_SAMPLES {
+        return Err(Error::argument("step", format!("gives {n} samples, more than the supported {MAX_SAMPLES}")));
+    }
+    let cx = Context { path, options, info, n, models, missing: models.missing() };
+    // The speech recogniser only for a video with audio; the pass keeps the audio for it.
+    let whisper = models.whisper().filter(|_| cx.info.has_audio).cloned();
+
+    let pass::Passed { mut doc, mut ledger, loudness, sounds, kept, sight, cues } =
+        pass::run(&cx, whisper.is_some(), &mut progress, interrupted)?;
+    stages::nudity_and_text(&cx, &mut doc, &mut ledger, sight.as_ref());
+    stages::faces(&cx, &mut doc, &mut ledger, sight.as_ref());
+    let scene_sounds = stages::sounds(&cx, &mut doc, &mut ledger, sounds.as_ref());
+    let seen_tags = stages::picture(&cx, &mut doc, &mut ledger, sight.as_ref(), cues);
+
+    // Speech recognition, last (the slowest stage): the transcript, and profanity from it. The
+    // fast channels are handed over first.
+    let sidecar = sidecar.as_ref().map(|(s, p)| (s, p.as_path()));
+    if whisper.is_some() && kept.is_some() {
+        let mut early = doc.clone();
+        let mut pending = ledger.clone();
+        let embeddings = models.sentence_encoder().is_some();
+        for channel in SPEECH_STAGE_CHANNELS
+            .iter()
+            .filter(|c| embeddings || !c.ends_with("embedding") && !c.ends_with("embeddings"))
+        {
+            pending.absent(channel, PENDING_TRANSCRIPTION);
+        }
+        pending.seal(&mut early, path, sidecar)?;
+        fast(&early);
+    }
+    let recognised = whisper.as_deref().zip(kept);
+    let work = stages::transcript(&cx, &mut doc, &mut ledger, recognised, &mut progress, interrupted)?;
+    stages::embeddings(&cx, &mut doc, &mut ledger, sight.as_ref(), &loudness, &scene_sounds, &seen_tags)?;
+
+    ledger.seal(&mut doc, path, sidecar)?;
+    // The vision models keep nothing of this video: another analysis may use them.
+    if let Some(sight) = sight {
+        sight.give_back(models);
+    }
+    progress(work, work);
+    Ok(doc)
+}
+
+/// What the pass and every stage of one analysis read.
+struct Context<'a> {
+    path: &'a Path,
+    options: &'a AnalyzeOptions,
+    info: MediaInfo,
+    /// Timeline samples.
+    n: usize,
+    models: &'a AnalysisModels,
+    /// Why each model that is not loaded is not, by model id.
+    missing: BTreeMap<&'static str, &'a str>,
+}
+
+impl Context<'_> {
+    fn duration(&self) -> f64 {
+        self.info.duration
+    }
+
+    fn model_error(&self, source: kino_models::Error) -> Error {
+        Error::Model { path: self.path.into(), source }
+    }
+
+    /// Why the channels of the model `id` (the `what` model) are absent.
+    fn absent_reason(&self, id: &str, what: &str) -> String {
+        self.missing.get(id).map_or_else(|| format!("the {what} model is not loaded"), |r| r.to_string())
+    }
+}
+
+/// Transcribes the speech of the media file at `path` (video or audio alone): speech intervals by
+/// the Silero VAD (the spectral detector without it), then Whisper on them. `language` is an ISO
+/// 639-1 code, or `None` to detect it. Fails when the speech recognition model is not loaded, with
+/// the reason.
+pub fn transcribe(
+    path: impl AsRef<Path>,
+    models: &AnalysisModels,
+    language: Option<&str>,
+) -> Result<kino::signals::Transcript> {
+    let path = path.as_ref();
+    let model_err = |source| Error::Model { path: path.into(), source };
+    let whisper = models.whisper().cloned().ok_or_else(|| {
+        let reason = models.missing().get("whisper-base").map(|r| r.to_string());
+        model_err(kino_models::Error::ModelLoad {
+            model: "whisper-base".into(),
+            reason: reason.unwrap_or_else(|| "the speech recognition model is not loaded".into()),
+        })
+    })?;
+    if let Some(code) = language
+        && !whisper.languages().any(|l| l == code)
+    {
+        return Err(Error::argument(
+            "language",
+            format!("`{code}` is not one of Whisper's languages (ISO 639-1 codes such as en, fr, de)"),
+        ));
+    }
+    tool::require_media(path)?;
+    let info = probe(path)?;
+    if !info.has_audio {
+        return Ok(kino::signals::Transcript { language: language.unwrap_or("en").to_string(), segments: Vec::new() });
+    }
+    let vad = models.vad().transpose().map_err(model_err)?;
+    let defaults = AnalyzeOptions::default();
+    let listeners = Listeners {
+        kept: Some(AudioSpill::new().map_err(|e| Error::io(path, e))?),
+        voice: Voice::new(vad, defaults.speech),
+        tagger: None,
+        fingerprint: AudioHasher::new(),
+        loudness: Loudness::new(defaults.step, 1),
+        duration: info.duration,
+    };
+    let Heard { speech, kept, vad, .. } = audio::spawn(path, listeners)?.join(path, &AtomicBool::new(false))?;
+    if let Some(vad) = vad {
+        models.give_back(vad);
+    }
+    let samples = kept.ok_or_else(|| Error::io(path, std::io::Error::other("the audio was not kept")))?;
+    let regions: Vec<(f64, f64)> = speech.iter().map(|&[a, b]| (a, b)).collect();
+    let options = TranscribeOptions { language: language.map(str::to_string) };
+    let t = whisper.transcribe(&samples, &regions, &options, &mut |_, _| {}).map_err(model_err)?;
+    samples.check().map_err(|e| Error::io(path, e))?;
+    Ok(crate::speech::transcript(&t, info.duration))
+}

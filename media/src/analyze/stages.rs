@@ -1,0 +1,369 @@
+//! The stages after the pass, one function each, in the order they run: what the vision models
+//! saw (nudity and on-screen text, faces, the picture), the sound events, the transcript and the
+//! embeddings. Each fills its channels of the document and records them in the [`Ledger`]:
+//! measured with the model, or absent with the reason.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use kino::report;
+use kino::signals::Tag;
+use kino::{Signals, TextEncoder};
+use kino_models::{SoundEvents, TranscribeOptions, Whisper};
+
+use super::Context;
+use super::provenance::Ledger;
+use crate::embed::{SceneFacts, describe_scene, item_embedding, normalise};
+use crate::error::{Error, Result};
+use crate::see::{self, Sight};
+use crate::spilled::SpilledAudio;
+
+/// Nudity from the nudity classifier and on-screen text from the text reader, on the sampled
+/// frames.
+pub(super) fn nudity_and_text(cx: &Context<'_>, doc: &mut Signals, ledger: &mut Ledger, sight: Option<&Sight>) {
+    let options = cx.options;
+    match sight.filter(|s| s.labels.nsfw.is_some()) {
+        Some(sight) => {
+            if let Some(nudity) =
+                see::nudity_timeline(&sight.seen, options.vision_interval, cx.duration(), options.step)
+            {
+                doc.timelines.nudity = nudity;
+                let label = sight.labels.nsfw.clone().unwrap_or_default();
+                let rule = match (&sight.labels.faces, see::person_in_view(&sight.seen)) {
+                    (Some(faces), Some(_)) => format!(
+                        "; without a person in view ({faces} faces) a score below {} counts at most {}",
+                        see::STRONG_NUDITY,
+                        see::NO_PERSON_CAP
+                    ),
+                    _ => "; no person rule: the face model did not run".to_string(),
+                };
+                ledger.measured(
+                    "timelines.nudity",
+                    format!("{label} (frames every {} s{rule})", options.vision_interval),
+                );
+            }
+        }
+        None => ledger.absent("timelines.nudity", cx.absent_reason("open-nsfw", "nudity")),
+    }
+    match sight.filter(|s| s.labels.ocr.is_some()) {
+        Some(sight) => {
+            doc.text = see::on_screen_text(&sight.seen, options.vision_interval, cx.duration());
+            if doc.text.is_some() {
+                let label = sight.labels.ocr.clone().unwrap_or_default();
+                ledger.measured(
+                    "text",
+                    format!("{label} (frames every {} s)", options.vision_interval * see::TEXT_EVERY as f64),
+                );
+            }
+        }
+        None => ledger.absent("text", cx.absent_reason("ppocr", "text")),
+    }
+}
+
+/// Faces: characters ranked by screen time, their descriptors, and a subject track for the
+/// vertical crop that follows the main one.
+pub(super) fn faces(cx: &Context<'_>, doc: &mut Signals, ledger: &mut Ledger, sight: Option<&Sight>) {
+    let Some((sight, label)) = sight.and_then(|s| Some((s, s.labels.faces.clone()?))) else {
+        for channel in ["characters", "character_descriptors"] {
+            ledger.absent(channel, cx.absent_reason("dlib-faces", "face"));
+        }
+        return;
+    };
+    let interval = cx.options.vision_interval;
+    let samples: Vec<(f64, Vec<crate::faces::Face>)> =
+        sight.seen.iter().filter_map(|s| s.faces.clone().map(|f| (s.time, f))).collect();
+    let params = crate::faces::CharacterParams { interval: Some(interval), ..crate::faces::CharacterParams::default() };
+    let found = crate::faces::characters(&samples, &doc.shots, cx.duration(), &params);
+    doc.characters = found.characters;
+    ledger.measured(
+        "characters",
+        format!(
+            "{label} ({} identities, clustering threshold {:.2}, frames every {interval} s)",
+            doc.characters.len(),
+            found.threshold,
+        ),
+    );
+    let descriptors: Vec<Vec<f32>> = found.identities.iter().map(|i| i.centroid.clone()).collect();
+    if descriptors.iter().all(|d| !d.is_empty()) {
+        doc.character_descriptors = Some(descriptors);
+        ledger.measured("character_descriptors", format!("{label} (the mean descriptor of each character)"));
+    }
+    if let Some(vertical) = &mut doc.vertical {
+        let per_sample: Vec<(f64, Option<f32>)> =
+            samples.iter().map(|(t, _)| *t).zip(found.per_sample_main_x.iter().copied()).collect();
+        if per_sample.iter().any(|(_, x)| x.is_some()) {
+            vertical.x_center =
+                crate::faces::follow_subject(&per_sample, &vertical.x_center, vertical.step, &doc.shots)
+                    .into_iter()
+                    .map(|x| report::score(f64::from(x)) as f32)
+                    .collect();
+            ledger.measured("vertical", format!("{label} (the main character's face; saliency where no face)"));
+        }
+    }
+}
+
+/// Sound events: clip types, tags and emotions where the evidence is real. Gives the strongest
+/// sounds of each scene, for its description.
+pub(super) fn sounds(
+    cx: &Context<'_>,
+    doc: &mut Signals,
+    ledger: &mut Ledger,
+    sounds: Option<&(SoundEvents, String)>,
+) -> Vec<Vec<(String, f32)>> {
+    let Some((events, label)) = sounds else {
+        let reason = match cx.missing.get("yamnet") {
+            Some(reason) => reason.to_string(),
+            None if !cx.info.has_audio => "the video has no audio stream".to_string(),
+            None => "the sound-event model is not loaded".to_string(),
+        };
+        for channel in ["timelines.clip_types", "tags", "emotions"] {
+            ledger.absent(channel, reason.clone());
+        }
+        return Vec::new();
+    };
+    let channels = crate::sound::sound_channels(
+        &events.names,
+        events.hop,
+        &events.scores,
+        cx.duration(),
+        cx.options.step,
+        &doc.scenes,
+    );
+    doc.timelines.clip_types = channels.clip_types;
+    doc.tags = channels.tags;
+    for channel in ["timelines.clip_types", "tags"] {
+        ledger.measured(channel, format!("{label} (AudioSet sound events)"));
+    }
+    match channels.emotions {
+        Some(emotions) => {
+            doc.emotions = Some(emotions);
+            ledger.measured("emotions", format!("{label} (sound and music-mood classes)"));
+        }
+        None => ledger
+            .absent("emotions", format!("{label} heard no sound or music-mood class that is evidence of an emotion")),
+    }
+    channels.scene_sounds
+}
+
+/// What the picture shows: labels, shot types, visual features, technical cues (from the
+/// analysis frames, `cues`), and tags. Gives the tags of what is seen.
+pub(super) fn picture(
+    cx: &Context<'_>,
+    doc: &mut Signals,
+    ledger: &mut Ledger,
+    sight: Option<&Sight>,
+    cues: crate::picture::CueDetector,
+) -> Vec<Tag> {
+    let Some((sight, names, label)) = sight.and_then(|s| Some((s, s.label_names()?, s.labels.labeler.clone()?))) else {
+        ledger.absent("visual", cx.absent_reason("efficientnet-lite0", "image classification"));
+        return Vec::new();
+    };
+    let options = cx.options;
+    let duration = cx.duration();
+    let cues = cues.finish(duration);
+    let visual =
+        crate::picture::visual(&sight.seen, names, options.vision_interval, (&doc.shots, &doc.scenes, duration), cues);
+    let seen_tags = visual.tags.clone();
+    doc.visual = Some(visual);
+    ledger.measured(
+        "visual",
+        format!(
+            "{label} (ImageNet-1k classes, frames every {} s; tags of labels of at least {})",
+            options.vision_interval,
+            crate::picture::TAG_MIN
+        ),
+    );
+    seen_tags
+}
+
+/// Speech recognition over the speech intervals of the `kept` audio: the transcript, and
+/// profanity from it. `progress` goes on from the pass's total by the seconds of speech. Gives
+/// the seconds of work done in all (the duration, and the speech transcribed).
+pub(super) fn transcript(
+    cx: &Context<'_>,
+    doc: &mut Signals,
+    ledger: &mut Ledger,
+    recognised: Option<(&Whisper, SpilledAudio)>,
+    progress: &mut impl FnMut(f64, f64),
+    interrupted: &AtomicBool,
+) -> Result<f64> {
+    let duration = cx.duration();
+    let Some((whisper, samples)) = recognised else {
+        let reason = match cx.missing.get("whisper-base") {
+            Some(reason) => reason.to_string(),
+            None if !cx.info.has_audio => "the video has no audio stream".to_string(),
+            None => "the speech recognition model is not loaded".to_string(),
+        };
+        for channel in ["transcript", "profanity", "timelines.profanity"] {
+            ledger.absent(channel, reason.clone());
+        }
+        return Ok(duration);
+    };
+    let speech: Vec<(f64, f64)> = doc.speech.iter().map(|&[a, b]| (a, b)).collect();
+    let started = duration;
+    let transcript = whisper
+        .transcribe(&samples, &speech, &TranscribeOptions::default(), &mut |done, total| {
+            if interrupted.load(Ordering::Relaxed) {
+                return;
+            }
+            // The total grows by the seconds of speech to transcribe.
+            progress(started + done, started + total);
+        })
+        .map_err(|source| cx.model_error(source))?;
+    samples.check().map_err(|e| Error::io(cx.path, e))?;
+    if interrupted.load(Ordering::Relaxed) {
+        return Err(Error::Interrupted { path: cx.path.to_path_buf(), signal: None });
+    }
+    let label = cx.models.state("whisper-base").map(|s| s.label()).unwrap_or_default();
+    let doc_transcript = crate::speech::transcript(&transcript, duration);
+    let events = kino::lexicon::transcript_events(&doc_transcript);
+    doc.timelines.profanity = kino::lexicon::timeline(&events, cx.options.step, cx.n);
+    doc.profanity = Some(events);
+    doc.transcript = Some(doc_transcript);
+    ledger.measured(
+        "transcript",
+        format!("{label} (speech intervals only, {} s transcribed)", report::time(transcript.transcribed_seconds)),
+    );
+    for channel in ["profanity", "timelines.profanity"] {
+        ledger.measured(channel, format!("{label} transcript, kino profanity lexicon (word times)"));
+    }
+    Ok(duration + transcript.transcribed_seconds)
+}
+
+/// Scene descriptions (what is heard, said, written and seen in each), embedded by the sentence
+/// model and mixed with what is seen; the item embedding from its metadata and content.
+/// `loudness` is the pass's, `scene_sounds` and `seen_tags` the sound and picture stages'.
+pub(super) fn embeddings(
+    cx: &Context<'_>,
+    doc: &mut Signals,
+    ledger: &mut Ledger,
+    sight: Option<&Sight>,
+    loudness: &[f64],
+    scene_sounds: &[Vec<(String, f32)>],
+    seen_tags: &[Tag],
+) -> Result<()> {
+    let Some(encoder) = cx.models.sentence_encoder() else {
+        let reason = cx.missing.get("all-minilm-l6-v2").copied().unwrap_or("the sentence model is not loaded");
+        for channel in ["scene_embeddings", "item_embedding"] {
+            ledger.absent(channel, reason);
+        }
+        return Ok(());
+    };
+    let options = cx.options;
+    let mut facts = scene_facts(doc, loudness, cx.info.has_audio);
+    for (i, f) in facts.iter_mut().enumerate() {
+        f.sounds = scene_sounds.get(i).cloned().unwrap_or_default();
+        let scene = doc.scenes[i];
+        if let Some(text) = &doc.text {
+            f.text = see::lines_in(text, scene.start, scene.end, 3);
+        }
+        if let Some(t) = &doc.transcript {
+            f.said = crate::speech::said_in(t, scene.start, scene.end, crate::embed::SAID_WORDS);
+        }
+        f.seen =
+            seen_tags.iter().filter(|t| t.start == scene.start && t.end == scene.end).map(|t| t.name.clone()).collect();
+        f.mood = doc
+            .tags
+            .iter()
+            .filter(|t| t.kind == kino::signals::TagKind::Mood && t.start == scene.start && t.end == scene.end)
+            .max_by(|a, b| a.score.total_cmp(&b.score))
+            .map(|t| t.name.clone());
+    }
+    let texts: Vec<String> = facts.iter().map(describe_scene).collect();
+    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let fail = |source| cx.model_error(source);
+    let sentence = encoder.encode_batch(&refs).map_err(fail)?;
+    let seen = match (sight, &doc.visual) {
+        (Some(sight), Some(_)) => {
+            crate::picture::conse(&sight.seen, sight.label_names(), &doc.scenes, encoder).map_err(fail)?
+        }
+        _ => vec![None; doc.scenes.len()],
+    };
+    let mixed: Vec<Vec<f32>> = sentence
+        .iter()
+        .zip(&seen)
+        .map(|(text, seen)| crate::picture::mix(text, seen.as_deref(), options.seen_weight))
+        .collect();
+    let features = doc.visual.as_ref().and_then(|v| v.scene_features.clone());
+    let scene_vectors: Vec<Vec<f32>> = mixed
+        .iter()
+        .enumerate()
+        .map(|(i, v)| crate::embed::scene_embedding(v, features.as_ref().and_then(|f| f.get(i)).map(Vec::as_slice)))
+        .collect();
+    let mut content = vec![0f32; kino_models::SENTENCE_DIM];
+    for (v, scene) in mixed.iter().zip(&doc.scenes) {
+        let weight = (scene.end - scene.start) as f32;
+        content.iter_mut().zip(v).for_each(|(c, x)| *c += weight * x);
+    }
+    normalise(&mut content);
+    let mut item = content;
+    if let Some(text) = options.item_text.as_deref().filter(|t| t.chars().any(char::is_alphanumeric)) {
+        let meta = encoder.encode_batch(&[text]).map_err(fail)?.pop().unwrap_or_default();
+        // Equal parts metadata and content: each is a unit vector.
+        item.iter_mut().zip(&meta).for_each(|(c, m)| *c += m);
+        normalise(&mut item);
+    }
+    let label = encoder.version().to_string();
+    doc.scene_embeddings = Some(scene_vectors);
+    let look = doc.visual.as_ref().and_then(|v| v.item_feature.as_deref());
+    doc.item_embedding = Some(item_embedding(&item, look));
+    let how = if doc.visual.is_some() {
+        format!(
+            "scene descriptions and what is seen (ConSE over the image labels), {} of it seen, lift-1024; \
+             the image feature in the free dimensions, {} of the length",
+            options.seen_weight,
+            crate::embed::VISUAL_SHARE
+        )
+    } else {
+        "scene descriptions, lift-1024".to_string()
+    };
+    ledger.measured("scene_embeddings", format!("{label} ({how})"));
+    ledger.measured(
+        "item_embedding",
+        format!(
+            "{label} ({}{}, {})",
+            if options.item_text.is_some() { "metadata and content" } else { "content" },
+            match look {
+                Some(_) => format!(
+                    "; what the title looks like (its mean image feature), {} of the length",
+                    crate::embed::VISUAL_SHARE
+                ),
+                None => String::new(),
+            },
+            crate::embed::ITEM_PROJECTION
+        ),
+    );
+    Ok(())
+}
+
+/// What each scene holds, for its description: mean brightness, cuts per minute, the fraction
+/// with speech and the mean loudness.
+fn scene_facts(doc: &Signals, loudness: &[f64], has_audio: bool) -> Vec<SceneFacts> {
+    let step = doc.step;
+    doc.scenes
+        .iter()
+        .map(|scene| {
+            let length = (scene.end - scene.start).max(1e-9);
+            let (a, b) = ((scene.start / step) as usize, ((scene.end / step).ceil() as usize).max(1));
+            let mean = |v: &[f64]| {
+                let part = &v[a.min(v.len())..b.min(v.len())];
+                if part.is_empty() { 0.0 } else { part.iter().sum::<f64>() / part.len() as f64 }
+            };
+            let brightness: Vec<f64> = doc.timelines.brightness.iter().map(|x| f64::from(*x)).collect();
+            let cuts = doc.shots.iter().filter(|&&t| t > scene.start && t < scene.end).count();
+            let speech: f64 =
+                doc.speech.iter().map(|&[s, e]| (e.min(scene.end) - s.max(scene.start)).max(0.0)).sum::<f64>();
+            SceneFacts {
+                brightness: mean(&brightness),
+                cuts_per_minute: cuts as f64 * 60.0 / length,
+                speech: (speech / length).min(1.0),
+                loudness_db: if has_audio { mean(loudness) } else { -100.0 },
+                has_audio,
+                sounds: Vec::new(),
+                mood: None,
+                text: Vec::new(),
+                said: Vec::new(),
+                seen: Vec::new(),
+            }
+        })
+        .collect()
+}
