@@ -1,8 +1,9 @@
 //! What admits a request of an organisation: its API keys and OAuth clients (only their hashes
 //! are stored), and its rate-limit counter.
 
+use super::backend::{Store, StoreResult};
 use super::db::{OptionalExtension, params};
-use super::{OrgId, Store, StoreResult, now};
+use super::types::{OrgId, now};
 
 impl Store {
     // ---- API keys ----

@@ -1,7 +1,8 @@
 //! Media generations: render requests queued durably, claimed by a renderer, and their outcome.
 
+use super::backend::{Store, StoreResult};
 use super::db::{OptionalExtension, params};
-use super::{OrgId, Store, StoreResult, now};
+use super::types::{OrgId, now};
 
 /// A generation request to queue.
 #[derive(Debug, Clone)]

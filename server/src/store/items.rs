@@ -1,7 +1,8 @@
 //! The catalog's items, and the signals of each (what its media analysis measured).
 
+use super::backend::{Store, StoreResult};
 use super::db::{DbResult, OptionalExtension, Row, params};
-use super::{OrgId, Store, StoreResult, now};
+use super::types::{OrgId, now};
 
 /// A stored catalog item.
 #[derive(Debug, Clone)]

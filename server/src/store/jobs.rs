@@ -1,8 +1,10 @@
 //! The processing queue: a job per task without a current result, claimed by workers under a
 //! lease, parked while it waits for its item's signals, and finished by storing its result.
 
+use super::backend::{Store, StoreResult};
 use super::db::{Conn, DbResult, OptionalExtension, params};
-use super::{OrgId, ResultStatus, Store, StoreResult, now};
+use super::tasks::ResultStatus;
+use super::types::{OrgId, now};
 
 const LEASE_SECONDS: i64 = 300;
 

@@ -4,7 +4,7 @@
 
 use super::db::{OptionalExtension, params};
 
-use super::{Store, StoreResult};
+use super::backend::{Store, StoreResult};
 
 /// What [`Store::take_lease`] found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -43,6 +43,7 @@ pub mod migrations;
 mod orgs;
 mod portal;
 mod tasks;
+mod types;
 mod users;
 mod vectors;
 mod webhooks;
@@ -54,32 +55,7 @@ pub use jobs::{Job, JobState};
 pub use leases::Lease;
 pub use portal::{CreativeAssetRow, CreativeAssetStatus, RecipeRow, RecipeStatus, SmartlistRow};
 pub use tasks::{ResultRow, ResultStatus, TaskRow};
+pub use types::{OrgId, Write, millis, now, now_ms};
 pub use users::{SessionRow, UserRow};
 pub use vectors::ResultStamp;
 pub use webhooks::{ClaimedDelivery, DeliveryOutcome, DeliveryRow, DeliveryState, Outgoing, WebhookRow};
-
-/// An organisation's identity, resolved from a credential.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
-pub struct OrgId(pub i64);
-
-/// Whether a write creates a row or changes one that must still exist.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Write {
-    Insert,
-    Update,
-}
-
-/// Now in milliseconds since the epoch, as leases count.
-pub fn now_ms() -> i64 {
-    chrono::Utc::now().timestamp_millis()
-}
-
-/// A duration in milliseconds, as leases count (saturating).
-pub fn millis(d: std::time::Duration) -> i64 {
-    i64::try_from(d.as_millis()).unwrap_or(i64::MAX)
-}
-
-/// Now, as stored: RFC 3339 UTC with milliseconds.
-pub fn now() -> String {
-    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
-}

@@ -1,7 +1,8 @@
 //! Organisations and their catalogs.
 
+use super::backend::{Store, StoreResult};
 use super::db::{OptionalExtension, params};
-use super::{OrgId, Store, StoreResult, now};
+use super::types::{OrgId, now};
 
 impl Store {
     // ---- organisations ----

@@ -1,8 +1,9 @@
 //! Tasks (a product asked of an item, at a version) and their results.
 
+use super::backend::{Store, StoreResult};
 use super::db::{DbResult, OptionalExtension, Row, params};
 use super::jobs::enqueue;
-use super::{OrgId, Store, StoreResult, now};
+use super::types::{OrgId, now};
 
 /// A stored task.
 #[derive(Debug, Clone)]

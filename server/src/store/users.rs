@@ -3,9 +3,11 @@
 //! cookie's token, with the session's CSRF token and its expiry); and the catalog as the web
 //! application browses it (a search over ids and titles, one page at a time).
 
+use super::backend::{Store, StoreResult};
 use super::db::{OptionalExtension, params};
+use super::items::ItemRow;
 use super::items::item_row;
-use super::{ItemRow, OrgId, Store, StoreResult, now};
+use super::types::{OrgId, now};
 
 /// A user as the sign-in reads it.
 #[derive(Debug, Clone)]

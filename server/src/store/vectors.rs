@@ -3,7 +3,9 @@
 
 use super::db::{Dialect, OptionalExtension, Value, params};
 
-use super::{ItemRow, OrgId, Store, StoreResult};
+use super::backend::{Store, StoreResult};
+use super::items::ItemRow;
+use super::types::OrgId;
 
 /// The latest successful result of an item: its version and time, which together say whether an
 /// index holds the current vectors.

@@ -5,7 +5,8 @@
 
 use super::db::{Conn, DbResult, OptionalExtension, Row, params};
 
-use super::{OrgId, Store, StoreResult, now};
+use super::backend::{Store, StoreResult};
+use super::types::{OrgId, now};
 
 /// An event to queue for the organisation's webhooks in the same transaction as the change that
 /// caused it (an outbox): the change and its deliveries are stored together or not at all.

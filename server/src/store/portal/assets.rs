@@ -2,10 +2,12 @@
 
 use serde_json::Value;
 
-use super::json;
+use crate::store::backend::{Store, StoreResult};
 use crate::store::db::{DbResult, Dialect, OptionalExtension, Row, params};
+use crate::store::types::OrgId;
+use crate::store::types::json;
+use crate::store::webhooks::Outgoing;
 use crate::store::webhooks::queue_in;
-use crate::store::{OrgId, Outgoing, Store, StoreResult};
 
 /// How far a creative asset got.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, utoipa::ToSchema)]

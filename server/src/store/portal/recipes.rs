@@ -2,10 +2,12 @@
 
 use serde_json::{Value, json};
 
-use super::json;
+use crate::store::backend::{Store, StoreResult};
 use crate::store::db::{DbResult, OptionalExtension, Row, params};
+use crate::store::types::json;
+use crate::store::types::{OrgId, Write, now};
+use crate::store::webhooks::Outgoing;
 use crate::store::webhooks::queue_in;
-use crate::store::{OrgId, Outgoing, Store, StoreResult, Write, now};
 
 /// Where a recipe stands.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, utoipa::ToSchema)]
@@ -256,7 +258,7 @@ impl Store {
     /// Recipes left `running` by a process no longer alive become `failed`, with their pending
     /// creative assets; returns their ids.
     pub fn fail_interrupted_recipes(&self) -> StoreResult<Vec<(OrgId, String)>> {
-        let now_ms = crate::store::now_ms();
+        let now_ms = crate::store::types::now_ms();
         self.with(|c| {
             let ids: Vec<(OrgId, String)> = c.query_map(
                 &format!(

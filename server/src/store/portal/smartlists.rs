@@ -2,10 +2,12 @@
 
 use serde_json::Value;
 
-use super::json;
+use crate::store::backend::{Store, StoreResult};
 use crate::store::db::{DbResult, OptionalExtension, Row, params};
+use crate::store::types::json;
+use crate::store::types::{OrgId, Write, now};
+use crate::store::webhooks::Outgoing;
 use crate::store::webhooks::queue_in;
-use crate::store::{OrgId, Outgoing, Store, StoreResult, Write, now};
 
 /// A stored smartlist.
 #[derive(Debug, Clone, Default)]
@@ -220,7 +222,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::store::now;
+    use crate::store::types::now;
 
     /// An update or a membership refresh that lands after a delete neither brings the smartlist
     /// back nor fails on its foreign key.
