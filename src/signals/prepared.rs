@@ -7,7 +7,7 @@
 use super::model::{Interval, SCENE_EMBEDDING_DIM, Signals, Tag, TagKind, TagSource};
 use super::range_max::RangeMax;
 use super::validate::sample_count;
-use crate::clips::ClipType;
+use crate::clips::types::ClipType;
 use crate::error::Result;
 
 /// Fixed-point one: a timeline value `v` is held as `round(v * 2^24)`.

@@ -3,7 +3,7 @@
 use std::collections::BTreeSet;
 
 use super::model::*;
-use crate::clips::ClipType;
+use crate::clips::types::ClipType;
 use crate::error::{Error, Result};
 
 /// Slack, in seconds, allowed where two times must meet (scene contiguity and coverage).

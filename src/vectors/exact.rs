@@ -9,9 +9,9 @@ use rayon::prelude::*;
 use crate::error::{Error, Result};
 use crate::vectors::filter::Filter;
 use crate::vectors::format::{Codes, encode_to_vec, write_file};
+use crate::vectors::index::{Hit, Scored, VectorIndex, index_metadata};
 use crate::vectors::set::{VectorSet, prepare_query};
 use crate::vectors::view::IndexData;
-use crate::vectors::{Hit, Scored, VectorIndex, index_metadata};
 
 /// Vectors per parallel work unit of a single-query scan (~1 MiB at 256 dimensions).
 const CHUNK: usize = 1024;
@@ -156,7 +156,9 @@ impl VectorIndex for ExactIndex {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::vectors::{ItemKind, KindFilter, Metric};
+    use crate::vectors::distance::Metric;
+    use crate::vectors::filter::KindFilter;
+    use crate::vectors::set::ItemKind;
 
     fn naive(set: &VectorSet, q: &[f32], k: usize) -> Vec<u32> {
         let mut all: Vec<Scored> = (0..set.len() as u32)

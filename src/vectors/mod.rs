@@ -35,6 +35,7 @@ mod exact;
 mod filter;
 mod format;
 mod hnsw;
+mod index;
 mod mmap;
 pub mod npy;
 mod quant;
@@ -50,6 +51,7 @@ pub use exact::ExactIndex;
 pub use filter::{AllOf, AllowList, Exclude, Filter, KindFilter};
 pub use format::{Codes, INDEX_FORMAT_VERSION, INDEX_MAGIC, OLDEST_INDEX_FORMAT_VERSION};
 pub use hnsw::{BuildProgress, BuildReport, BuildStage, HnswIndex, HnswParams, Precision};
+pub use index::{Hit, VectorIndex};
 pub use quant::{Int8Codes, Int8Query};
 pub use segments::{
     ItemVectors, SegmentConfig, SegmentFilter, SegmentHit, SegmentStats, SegmentedIndex, SpannedVector, Stamp,
@@ -57,64 +59,6 @@ pub use segments::{
 pub use set::{ItemKind, MAX_DIM, VectorSet};
 
 use crate::error::Result;
-
-/// One search result: a node (dense number; see `id`) and its distance to the query (lower is
-/// nearer; [`Metric::similarity`] turns it into a similarity).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Hit {
-    /// The node's dense number in the index.
-    pub node: u32,
-    /// Distance to the query under the index's metric.
-    pub distance: f32,
-}
-
-/// A distance and a node, ordered by distance then node (a total order, NaN-safe).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) struct Scored {
-    pub distance: f32,
-    pub node: u32,
-}
-
-impl Eq for Scored {}
-
-impl PartialOrd for Scored {
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for Scored {
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        self.distance.total_cmp(&other.distance).then(self.node.cmp(&other.node))
-    }
-}
-
-/// What scene search and similar titles need of an index; implemented by [`ExactIndex`] and
-/// [`HnswIndex`], so both products work over either.
-pub trait VectorIndex: Sync {
-    /// Number of vectors.
-    fn len(&self) -> usize;
-    /// Whether the index holds no vectors.
-    fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-    /// Vector length.
-    fn dim(&self) -> usize;
-    /// The metric.
-    fn metric(&self) -> Metric;
-    /// The customer id of `node`.
-    fn id(&self, node: u32) -> Result<&str>;
-    /// Every node whose id is `id`, ascending (binary search over the mapped id table).
-    fn nodes_of(&self, id: &str) -> Vec<u32>;
-    /// The kind of `node`.
-    fn kind(&self, node: u32) -> ItemKind;
-    /// The `[start_ts, end_ts]` of `node` (scenes); `[0, 0]` for items.
-    fn span(&self, node: u32) -> [f64; 2];
-    /// The stored vector of `node` (normalised, for cosine).
-    fn vector(&self, node: u32) -> Option<&[f32]>;
-    /// The `k` nearest nodes to `query` that `filter` allows, nearest first.
-    fn search_with(&self, query: &[f32], k: usize, filter: Option<&dyn Filter>) -> Result<Vec<Hit>>;
-}
 
 /// Opens any index file: an [`HnswIndex`] (searching with `ef`) when the file holds a graph, an
 /// [`ExactIndex`] when it holds vectors only (small collections need no graph).
@@ -126,34 +70,3 @@ pub fn open(path: impl AsRef<std::path::Path>, ef: usize) -> Result<Box<dyn Vect
     }
     Ok(Box::new(exact))
 }
-
-/// Implements the metadata methods of [`VectorIndex`] through a `data: IndexData` field.
-macro_rules! index_metadata {
-    () => {
-        fn len(&self) -> usize {
-            self.data.len()
-        }
-        fn dim(&self) -> usize {
-            self.data.dim()
-        }
-        fn metric(&self) -> $crate::vectors::Metric {
-            self.data.metric()
-        }
-        fn id(&self, node: u32) -> $crate::error::Result<&str> {
-            self.data.id(node)
-        }
-        fn nodes_of(&self, id: &str) -> Vec<u32> {
-            self.data.nodes_of(id)
-        }
-        fn kind(&self, node: u32) -> $crate::vectors::ItemKind {
-            self.data.kind(node)
-        }
-        fn span(&self, node: u32) -> [f64; 2] {
-            self.data.span(node)
-        }
-        fn vector(&self, node: u32) -> Option<&[f32]> {
-            self.data.vector(node)
-        }
-    };
-}
-pub(crate) use index_metadata;

@@ -15,7 +15,7 @@ use simsimd::SpatialSimilarity;
 use crate::error::{Error, Result};
 use crate::vectors::distance::Metric;
 use crate::vectors::filter::Filter;
-use crate::vectors::{Hit, Scored, VectorIndex};
+use crate::vectors::index::{Hit, Scored, VectorIndex};
 
 /// Per-dimension int8 codes of every vector of an index, node by node.
 #[derive(Debug, Clone)]
@@ -321,7 +321,9 @@ fn metric_needs_norms(metric: Metric) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::vectors::{ExactIndex, ItemKind, VectorSet, clustered};
+    use crate::vectors::clustered::clustered;
+    use crate::vectors::exact::ExactIndex;
+    use crate::vectors::set::{ItemKind, VectorSet};
 
     fn index(n: usize, dim: usize, metric: Metric) -> ExactIndex {
         let flat = clustered(n, dim, 20, 3);

@@ -9,8 +9,8 @@ use crate::signals::Signals;
 use crate::text::TextEncoder;
 use crate::vectors::distance::Metric;
 use crate::vectors::filter::Filter;
+use crate::vectors::index::{Hit, VectorIndex};
 use crate::vectors::set::{ItemKind, VectorSet};
-use crate::vectors::{Hit, VectorIndex};
 
 /// One scene found by a search.
 #[derive(Debug, Clone, PartialEq)]
@@ -119,7 +119,8 @@ pub fn scene_set(docs: &[Signals], kind_of: impl Fn(&Signals) -> ItemKind) -> Re
 mod tests {
     use super::*;
     use crate::text::LexicalEncoder;
-    use crate::vectors::{ExactIndex, HnswIndex, HnswParams};
+    use crate::vectors::exact::ExactIndex;
+    use crate::vectors::hnsw::{HnswIndex, HnswParams};
 
     fn scenes() -> VectorSet {
         let enc = LexicalEncoder::with_dim(64);

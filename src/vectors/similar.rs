@@ -4,9 +4,9 @@
 
 use crate::error::{Error, Result};
 use crate::signals::Signals;
-use crate::vectors::VectorIndex;
 use crate::vectors::distance::Metric;
 use crate::vectors::filter::Filter;
+use crate::vectors::index::VectorIndex;
 use crate::vectors::segments::{SegmentFilter, SegmentedIndex};
 use crate::vectors::set::{ItemKind, VectorSet};
 
@@ -168,7 +168,8 @@ pub fn item_set(docs: &[Signals], kind_of: impl Fn(&Signals) -> ItemKind) -> Res
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::vectors::{ExactIndex, HnswIndex, HnswParams};
+    use crate::vectors::exact::ExactIndex;
+    use crate::vectors::hnsw::{HnswIndex, HnswParams};
 
     fn index_set() -> VectorSet {
         let mut set = VectorSet::items(3, Metric::Cosine).unwrap();

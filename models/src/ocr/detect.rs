@@ -5,7 +5,17 @@
 
 use crate::image::{RgbFrame, resize_bilinear};
 
-use super::TextBox;
+/// A detected text region: an axis-aligned rectangle in fractions of the frame's width (`x`, `w`)
+/// and height (`y`, `h`), and the detector's mean text probability inside it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TextBox {
+    pub x: f32,
+    pub y: f32,
+    pub w: f32,
+    pub h: f32,
+    /// Mean probability of the detector's map inside the (not yet expanded) region, in [0, 1].
+    pub score: f32,
+}
 
 /// The longer side of the detection input is at most this many pixels (rapidocr's `limit_type:
 /// max` with PaddleOCR's usual 960; rapidocr's own default instead scales the *shorter* side up to

@@ -16,23 +16,11 @@ use crate::image::{RgbFrame, RgbImage};
 use crate::manifest::PPOCR;
 use crate::runtime::{Runtime, expect_signature};
 
-pub use detect::{BOX_THRESHOLD, DETECTION_MAX_SIDE, PIXEL_THRESHOLD, UNCLIP_RATIO};
+pub use detect::{BOX_THRESHOLD, DETECTION_MAX_SIDE, PIXEL_THRESHOLD, TextBox, UNCLIP_RATIO};
 pub use recognize::{LINE_HEIGHT, MAX_LINE_WIDTH};
 
 /// Lines whose mean character probability is below this are dropped (rapidocr's `text_score`).
 pub const MIN_TEXT_SCORE: f32 = 0.5;
-
-/// A detected text region: an axis-aligned rectangle in fractions of the frame's width (`x`, `w`)
-/// and height (`y`, `h`), and the detector's mean text probability inside it.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct TextBox {
-    pub x: f32,
-    pub y: f32,
-    pub w: f32,
-    pub h: f32,
-    /// Mean probability of the detector's map inside the (not yet expanded) region, in [0, 1].
-    pub score: f32,
-}
 
 /// A recognised line of text.
 #[derive(Debug, Clone, PartialEq)]

@@ -4,8 +4,7 @@
 
 use crate::image::{RgbFrame, RgbImage, resize_bilinear};
 
-use super::TextBox;
-use super::detect::planar_bgr;
+use super::detect::{TextBox, planar_bgr};
 
 /// The model's input height in pixels.
 pub const LINE_HEIGHT: usize = 48;

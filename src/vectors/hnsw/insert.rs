@@ -15,11 +15,11 @@ use std::sync::{Mutex, MutexGuard, RwLock};
 
 use rayon::prelude::*;
 
-use crate::vectors::Scored;
 use crate::vectors::distance::Metric;
 use crate::vectors::format::MAX_LAYERS;
 use crate::vectors::hnsw::build::BuildGraph;
 use crate::vectors::hnsw::{BuildProgress, BuildStage, HnswParams};
+use crate::vectors::index::Scored;
 use crate::vectors::mmap::prefetch;
 use crate::vectors::quant::{Int8Codes, Int8Query};
 use crate::vectors::set::VectorSet;

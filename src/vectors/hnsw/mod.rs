@@ -19,10 +19,10 @@ use crate::vectors::distance::Metric;
 use crate::vectors::exact::{check_batch, top_k};
 use crate::vectors::filter::Filter;
 use crate::vectors::format::{Codes, encode_to_vec, write_file};
+use crate::vectors::index::{Hit, VectorIndex, index_metadata};
 use crate::vectors::quant::rerank;
 use crate::vectors::set::{ItemKind, VectorSet, prepare_query};
 use crate::vectors::view::IndexData;
-use crate::vectors::{Hit, VectorIndex, index_metadata};
 
 /// Build parameters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -9,10 +9,10 @@ use std::collections::BinaryHeap;
 
 use crate::vectors::distance::Metric;
 use crate::vectors::filter::Filter;
+use crate::vectors::index::{Hit, Scored};
 use crate::vectors::mmap::prefetch;
 use crate::vectors::quant::{BinaryView, Int8Query, Int8View};
 use crate::vectors::set::ItemKind;
-use crate::vectors::{Hit, Scored};
 
 /// What the search needs of a graph.
 pub(crate) trait Graph {

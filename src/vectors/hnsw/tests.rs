@@ -1,6 +1,6 @@
 use super::*;
-use crate::vectors::ExactIndex;
 use crate::vectors::clustered as synth_clusters;
+use crate::vectors::exact::ExactIndex;
 use hnsw_rs::anndists::dist::Distance;
 use hnsw_rs::hnsw::Hnsw;
 

@@ -4,8 +4,8 @@
 use std::collections::HashSet;
 
 use super::segment::{Bits, NodesOf};
-use crate::vectors::VectorIndex;
 use crate::vectors::filter::Filter;
+use crate::vectors::index::VectorIndex;
 use crate::vectors::set::ItemKind;
 
 /// What a search may return.

@@ -8,9 +8,9 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use super::segment::{Bits, Segment, SegmentIndex, mark_dead_bits, open_graph};
-use super::{Inner, ItemVectors, SegmentedIndex, Stamp, lock};
+use super::types::{Inner, ItemVectors, SegmentedIndex, Stamp, lock};
 use crate::error::{Error, Result};
-use crate::vectors::ExactIndex;
+use crate::vectors::exact::ExactIndex;
 use crate::vectors::hnsw::HnswIndex;
 use crate::vectors::set::{ItemKind, VectorSet};
 

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use super::{Inner, SegmentedIndex, Stamp};
+use super::types::{Inner, SegmentedIndex, Stamp};
 use crate::error::{Error, Result};
 
 /// The manifest file's content.

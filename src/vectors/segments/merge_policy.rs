@@ -3,7 +3,7 @@
 //! geometrically and each vector is rewritten O(log n) times), and any segment whose nodes are
 //! mostly dead.
 
-use super::{Inner, SegmentedIndex};
+use super::types::{Inner, SegmentedIndex};
 
 impl SegmentedIndex {
     /// Files of the segments to merge now: the smallest half when there are too many, and any

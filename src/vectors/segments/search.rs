@@ -3,7 +3,7 @@
 
 use super::filter::{NodeFilter, SegmentFilter, item_allowed, window_allows};
 use super::segment::SegmentIndex;
-use super::{SegmentStats, SegmentedIndex, SpannedVector, lock};
+use super::types::{SegmentStats, SegmentedIndex, SpannedVector, lock};
 use crate::error::Result;
 use crate::vectors::set::{ItemKind, prepare_query};
 

@@ -6,11 +6,12 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 
-use super::{SegmentConfig, Stamp};
+use super::types::{SegmentConfig, Stamp};
 use crate::error::{Error, Result};
+use crate::vectors::exact::ExactIndex;
 use crate::vectors::hnsw::{HnswIndex, Precision};
+use crate::vectors::index::VectorIndex;
 use crate::vectors::quant::{Int8Codes, Int8View};
-use crate::vectors::{ExactIndex, VectorIndex};
 
 #[derive(Debug)]
 pub(super) enum SegmentIndex {
