@@ -339,6 +339,37 @@ fn open_each_component(root: std::fs::File, parts: &[&std::ffi::OsStr]) -> io::R
     Ok(dir)
 }
 
+/// Where an item's `asset_info.file_uri` leads: a regular file under the media root, a remote
+/// URI, or a local path that cannot be used (see [`MediaRoot::resolve`]).
+pub fn local_media(config: &crate::config::Config, body: &serde_json::Value) -> LocalMedia {
+    match body["asset_info"]["file_uri"].as_str() {
+        Some(uri) => media_root(config).resolve(uri),
+        None => LocalMedia::NotLocal,
+    }
+}
+
+/// The sidecar signals file beside an item's `file_uri` (`<file_uri>.signals.json`), resolved
+/// like the video itself.
+pub fn local_sidecar(config: &crate::config::Config, body: &serde_json::Value) -> LocalMedia {
+    match body["asset_info"]["file_uri"].as_str() {
+        Some(uri) => media_root(config).resolve(&format!("{uri}.signals.json")),
+        None => LocalMedia::NotLocal,
+    }
+}
+
+fn media_root(config: &crate::config::Config) -> MediaRoot<'_> {
+    MediaRoot { root: &config.media_root, private: &config.private_paths }
+}
+
+/// What a caller is told about a `file_uri` that cannot be used, whatever the reason (missing,
+/// unreadable, not a regular file, outside the media root): one message, so that answers do not
+/// reveal which files exist on the server. The reason is logged.
+pub fn unusable_media(item: &crate::store::ItemRow, reason: &str) -> String {
+    let uri = item.body["asset_info"]["file_uri"].as_str().unwrap_or_default();
+    tracing::warn!(item = %item.id, file_uri = uri, reason, "the item's media file cannot be used");
+    format!("file_uri {uri:?} is not a readable media file under the service's media root")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -519,35 +550,4 @@ mod tests {
         assert_eq!(opened + refused, 3000);
         assert!(swaps > 0);
     }
-}
-
-/// Where an item's `asset_info.file_uri` leads: a regular file under the media root, a remote
-/// URI, or a local path that cannot be used (see [`MediaRoot::resolve`]).
-pub fn local_media(config: &crate::config::Config, body: &serde_json::Value) -> LocalMedia {
-    match body["asset_info"]["file_uri"].as_str() {
-        Some(uri) => media_root(config).resolve(uri),
-        None => LocalMedia::NotLocal,
-    }
-}
-
-/// The sidecar signals file beside an item's `file_uri` (`<file_uri>.signals.json`), resolved
-/// like the video itself.
-pub fn local_sidecar(config: &crate::config::Config, body: &serde_json::Value) -> LocalMedia {
-    match body["asset_info"]["file_uri"].as_str() {
-        Some(uri) => media_root(config).resolve(&format!("{uri}.signals.json")),
-        None => LocalMedia::NotLocal,
-    }
-}
-
-fn media_root(config: &crate::config::Config) -> MediaRoot<'_> {
-    MediaRoot { root: &config.media_root, private: &config.private_paths }
-}
-
-/// What a caller is told about a `file_uri` that cannot be used, whatever the reason (missing,
-/// unreadable, not a regular file, outside the media root): one message, so that answers do not
-/// reveal which files exist on the server. The reason is logged.
-pub fn unusable_media(item: &crate::store::ItemRow, reason: &str) -> String {
-    let uri = item.body["asset_info"]["file_uri"].as_str().unwrap_or_default();
-    tracing::warn!(item = %item.id, file_uri = uri, reason, "the item's media file cannot be used");
-    format!("file_uri {uri:?} is not a readable media file under the service's media root")
 }
