@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Mutex, TryLockError};
 use std::time::Duration;
 
@@ -59,6 +59,9 @@ pub struct Store {
     /// This store's name among the processes sharing the database (`<pid>-<random>`): the owner
     /// recorded on what it claims, alive while its lease `process:<owner>` is renewed.
     owner: String,
+    /// Database calls made through this store (each a transaction or a one-statement read):
+    /// what a request costs the database, for measurements ([`Store::calls`]).
+    calls: AtomicU64,
 }
 
 /// A process's name among those sharing the database: `<pid>-<random>`.
@@ -135,6 +138,7 @@ impl Store {
         Ok(Store {
             backend: Backend::Sqlite { writer: Mutex::new(conn), readers, next_reader: AtomicUsize::new(0) },
             owner: new_owner(),
+            calls: AtomicU64::new(0),
         })
     }
 
@@ -167,8 +171,11 @@ impl Store {
             Err(DbError::Other(message)) => return Err(StoreError::Schema(message)),
             other => other?,
         };
-        let store =
-            Store { backend: Backend::Postgres { pool, _runtime: PgRuntime(Some(runtime)) }, owner: new_owner() };
+        let store = Store {
+            backend: Backend::Postgres { pool, _runtime: PgRuntime(Some(runtime)) },
+            owner: new_owner(),
+            calls: AtomicU64::new(0),
+        };
         if !applied.is_empty() {
             tracing::info!(?applied, version = super::migrations::latest(), "database schema migrated");
         }
@@ -186,6 +193,12 @@ impl Store {
         &self.owner
     }
 
+    /// Database calls made through this store so far (each a transaction or a one-statement
+    /// read; a retried transaction counts once).
+    pub fn calls(&self) -> u64 {
+        self.calls.load(Ordering::Relaxed)
+    }
+
     /// Whether this store is a PostgreSQL database.
     pub fn is_postgres(&self) -> bool {
         matches!(self.backend, Backend::Postgres { .. })
@@ -195,6 +208,7 @@ impl Store {
     /// serializable: when it loses a race with another process's, it is rolled back and `f`
     /// runs again (so `f` does nothing outside the database).
     pub(super) fn with<T>(&self, mut f: impl FnMut(&mut Conn<'_>) -> DbResult<T>) -> StoreResult<T> {
+        self.calls.fetch_add(1, Ordering::Relaxed);
         match &self.backend {
             Backend::Sqlite { writer, .. } => {
                 let mut conn = lock(writer);
@@ -226,10 +240,14 @@ impl Store {
     pub(super) fn write_one<T>(&self, f: impl FnOnce(&mut Conn<'_>) -> DbResult<T>) -> StoreResult<T> {
         match &self.backend {
             Backend::Sqlite { .. } => {
+                // Counted by `with`.
                 let mut f = Some(f);
                 self.with(|c| f.take().map_or(Err(DbError::NoRows), |f| f(c)))
             }
-            Backend::Postgres { pool, .. } => Ok(pool.get()?.each(f)?),
+            Backend::Postgres { pool, .. } => {
+                self.calls.fetch_add(1, Ordering::Relaxed);
+                Ok(pool.get()?.each(f)?)
+            }
         }
     }
 
@@ -240,13 +258,17 @@ impl Store {
     /// here is an error, not a race.
     pub(super) fn read<T>(&self, f: impl FnOnce(&mut Conn<'_>) -> DbResult<T>) -> StoreResult<T> {
         match &self.backend {
-            Backend::Postgres { pool, .. } => Ok(pool.get()?.each(f)?),
+            Backend::Postgres { pool, .. } => {
+                self.calls.fetch_add(1, Ordering::Relaxed);
+                Ok(pool.get()?.each(f)?)
+            }
             Backend::Sqlite { .. } => self.read_snapshot(f),
         }
     }
 
     /// Runs `f` in a read-only transaction: its statements see one snapshot.
     pub(super) fn read_snapshot<T>(&self, f: impl FnOnce(&mut Conn<'_>) -> DbResult<T>) -> StoreResult<T> {
+        self.calls.fetch_add(1, Ordering::Relaxed);
         match &self.backend {
             Backend::Sqlite { readers, next_reader, .. } => {
                 let start = next_reader.fetch_add(1, Ordering::Relaxed);

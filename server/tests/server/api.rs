@@ -399,6 +399,26 @@ async fn previews_clip_search_generation_and_errors() {
     assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY);
 }
 
+/// What a previews request costs the database on a warm cache (the item's signals prepared):
+/// printed, and bounded so that a change that adds calls is seen. Measured: 4 calls (the API key,
+/// the catalog, the item, the signals' version); `cargo test -p kino-server --test server
+/// a_warm_previews_request -- --nocapture` prints it.
+#[tokio::test]
+async fn a_warm_previews_request_costs_few_database_calls() {
+    let t = test_app();
+    t.movie("m1").await;
+    t.signals("m1", 2).await;
+    let uri = "/results/jitpreviews/v2/m1?catalog=acme&number_of_top_candidates=3&clip_length=20";
+    let (s, res) = t.call("GET", uri, None).await;
+    assert_eq!(s, StatusCode::OK, "{res}");
+    let before = t.state.store.calls();
+    let (s, res) = t.call("GET", uri, None).await;
+    assert_eq!(s, StatusCode::OK, "{res}");
+    let calls = t.state.store.calls() - before;
+    println!("a warm previews request: {calls} database calls");
+    assert!((1..=4).contains(&calls), "{calls} database calls for one previews request");
+}
+
 #[tokio::test]
 async fn results_interfaces() {
     let t = test_app();
