@@ -53,6 +53,27 @@ pub fn is_access_token(credential: &str) -> bool {
 /// key; 401 when none is given or it is not a live key. Access tokens are not API keys: the
 /// previews endpoints check them first (scope and rate limit, `routes/previews.rs`).
 pub fn organisation(state: &AppState, params: &Params, headers: &HeaderMap, accept: Accept) -> Result<OrgId, AppError> {
+    let key = api_key(params, headers, accept)?;
+    state.store.org_of_key(&hash_key(key))?.ok_or(AppError::Unauthorized(INVALID_KEY))
+}
+
+/// The organisation of the request's API key and whether it has the catalog `catalog`, in one
+/// database call; the errors of [`organisation`].
+pub fn organisation_in_catalog(
+    state: &AppState,
+    params: &Params,
+    headers: &HeaderMap,
+    accept: Accept,
+    catalog: &str,
+) -> Result<(OrgId, bool), AppError> {
+    let key = api_key(params, headers, accept)?;
+    state.store.org_of_key_in_catalog(&hash_key(key), catalog)?.ok_or(AppError::Unauthorized(INVALID_KEY))
+}
+
+const INVALID_KEY: &str = "Invalid or revoked API key";
+
+/// The API key a request presents (`?key=`, `X-API-Key`, or a bearer API key where accepted).
+fn api_key<'a>(params: &'a Params, headers: &'a HeaderMap, accept: Accept) -> Result<&'a str, AppError> {
     let bearer = match accept {
         Accept::ApiKeyOrBearer => bearer(headers),
         Accept::ApiKey => None,
@@ -62,8 +83,7 @@ pub fn organisation(state: &AppState, params: &Params, headers: &HeaderMap, acce
     }
     let x_api_key = headers.get("x-api-key").and_then(|v| v.to_str().ok()).map(str::trim);
     let key = params.get("key").or(x_api_key).or(bearer).filter(|k| !k.is_empty());
-    let Some(key) = key else { return Err(AppError::Unauthorized("Not authenticated: pass ?key=<API key>")) };
-    state.store.org_of_key(&hash_key(key))?.ok_or(AppError::Unauthorized("Invalid or revoked API key"))
+    key.ok_or(AppError::Unauthorized("Not authenticated: pass ?key=<API key>"))
 }
 
 /// An API key as listed: identified by its prefix, never the key itself.

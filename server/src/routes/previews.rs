@@ -11,7 +11,7 @@ use serde_json::json;
 use super::envelope::{ClipsData, ClipsEnvelope, GenerationState, GenerationStatus, ItemIdentity, PreviewsList};
 use super::results::{item_status, list_product};
 use super::tokens::PreviewsCaller;
-use super::{StatusEnvelope, blocking, live_item};
+use super::{StatusEnvelope, blocking};
 use crate::catalog::result_type;
 use crate::error::{AppError, Detail};
 use crate::generation::{self, Finished, GenerationError};
@@ -53,8 +53,12 @@ pub struct Selection {
 impl Selection {
     /// The item `id` with its signals (404 without either), and `search_query` encoded.
     pub fn of(state: &AppState, org: OrgId, id: &str, search_query: Option<&str>) -> Result<Selection, AppError> {
-        let item = live_item(state, org, id)?;
-        let Some(prepared) = crate::signals::prepared(state, org, id)? else {
+        // One database call for both: the item and its signals' version.
+        let (item, version) = match state.store.item_and_signals_version(org, id)? {
+            Some((item, version)) if !item.deleted => (item, version),
+            _ => return Err(AppError::item_not_found(id)),
+        };
+        let Some(prepared) = crate::signals::prepared_at(state, org, id, version)? else {
             return Err(AppError::NotFound(format!("item {id:?} has no analysis signals yet")));
         };
         let embedding = match search_query {

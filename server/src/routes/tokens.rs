@@ -239,12 +239,32 @@ impl FromRequestParts<AppState> for PreviewsCaller {
         // The API key's and the catalog's lookups read the database: off the async threads.
         let (s, query, headers) = (state.clone(), parts.uri.query().map(str::to_string), parts.headers.clone());
         let found = super::blocking(move || {
-            let (org, params) = match org {
-                Some(org) => (org, params),
-                None => super::caller(&s, query.as_deref(), &headers, crate::auth::Accept::ApiKeyOrBearer)?,
+            let accept = crate::auth::Accept::ApiKeyOrBearer;
+            let (org, params, has_catalog) = match org {
+                Some(org) => {
+                    let name = params.required("catalog").map_err(AppError::invalid)?;
+                    let has = s.store.has_catalog(org, name)?;
+                    (org, params, has)
+                }
+                None => {
+                    let params = Params::parse(query.as_deref())?;
+                    match params.get("catalog") {
+                        // The key and the catalog in one database call.
+                        Some(name) => {
+                            let (org, has) = crate::auth::organisation_in_catalog(&s, &params, &headers, accept, name)?;
+                            (org, params, has)
+                        }
+                        // The key's error first, then the missing catalog's.
+                        None => {
+                            let org = crate::auth::organisation(&s, &params, &headers, accept)?;
+                            params.required("catalog").map_err(AppError::invalid)?;
+                            (org, params, false)
+                        }
+                    }
+                }
             };
-            let name = params.required("catalog").map_err(AppError::invalid)?;
-            if !s.store.has_catalog(org, name)? {
+            if !has_catalog {
+                let name = params.get("catalog").unwrap_or_default();
                 return Err(AppError::NotFound(format!("catalog {name:?} not found")));
             }
             Ok((org, params))

@@ -39,7 +39,19 @@ pub enum SignalsError {
 
 /// The prepared signals of an item, when it has any.
 pub fn prepared(state: &AppState, org: OrgId, item_id: &str) -> Result<Option<Arc<Prepared>>, SignalsError> {
-    let Some(version) = state.store.signals_version(org, item_id)? else { return Ok(None) };
+    let version = state.store.signals_version(org, item_id)?;
+    prepared_at(state, org, item_id, version)
+}
+
+/// The prepared signals of an item whose stored signals' version was just read (`None`: it has
+/// none): from the cache while that version is cached, else read and prepared.
+pub fn prepared_at(
+    state: &AppState,
+    org: OrgId,
+    item_id: &str,
+    version: Option<i64>,
+) -> Result<Option<Arc<Prepared>>, SignalsError> {
+    let Some(version) = version else { return Ok(None) };
     if let Some(p) = state.signals.get(org, item_id, version) {
         return Ok(Some(p));
     }

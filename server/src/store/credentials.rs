@@ -29,6 +29,20 @@ impl Store {
         })
     }
 
+    /// The organisation of a live key and whether it has the catalog `catalog`, in one call (the
+    /// previews' credential and catalog check).
+    pub fn org_of_key_in_catalog(&self, hash: &str, catalog: &str) -> StoreResult<Option<(OrgId, bool)>> {
+        self.read(|c| {
+            c.query_row(
+                "SELECT k.org_id, CASE WHEN EXISTS (SELECT 1 FROM catalogs c WHERE c.org_id = k.org_id AND c.name = ?2) \
+                 THEN 1 ELSE 0 END FROM api_keys k WHERE k.hash = ?1 AND k.revoked_at IS NULL",
+                params![hash, catalog],
+                |r| Ok((OrgId(r.get(0)?), r.get::<_, i64>(1)? == 1)),
+            )
+            .optional()
+        })
+    }
+
     /// Revokes the organisation's live key with this prefix (and, given `hash`, exactly that key).
     /// Returns how many live keys matched; nothing is revoked unless exactly one did, so an
     /// ambiguous prefix never revokes several keys.

@@ -71,6 +71,20 @@ impl Store {
         })
     }
 
+    /// An item (deleted or not) and the version of its stored signals, when it has any, in one
+    /// call (what a previews request reads).
+    pub fn item_and_signals_version(&self, org: OrgId, id: &str) -> StoreResult<Option<(ItemRow, Option<i64>)>> {
+        self.read(|c| {
+            c.query_row(
+                "SELECT i.id, i.service_id, i.type, i.body, i.deleted, s.version FROM items i \
+                 LEFT JOIN signals s ON s.org_id = i.org_id AND s.item_id = i.id WHERE i.org_id = ?1 AND i.id = ?2",
+                params![org.0, id],
+                |r| Ok((item_row(r)?, r.get(5)?)),
+            )
+            .optional()
+        })
+    }
+
     /// One item, deleted or not.
     pub fn item(&self, org: OrgId, id: &str) -> StoreResult<Option<ItemRow>> {
         self.read(|c| {
