@@ -364,9 +364,9 @@ fn media_root(config: &crate::config::Config) -> MediaRoot<'_> {
 /// What a caller is told about a `file_uri` that cannot be used, whatever the reason (missing,
 /// unreadable, not a regular file, outside the media root): one message, so that answers do not
 /// reveal which files exist on the server. The reason is logged.
-pub fn unusable_media(item: &crate::store::ItemRow, reason: &str) -> String {
-    let uri = item.body["asset_info"]["file_uri"].as_str().unwrap_or_default();
-    tracing::warn!(item = %item.id, file_uri = uri, reason, "the item's media file cannot be used");
+pub fn unusable_media(item_id: &str, body: &serde_json::Value, reason: &str) -> String {
+    let uri = body["asset_info"]["file_uri"].as_str().unwrap_or_default();
+    tracing::warn!(item = %item_id, file_uri = uri, reason, "the item's media file cannot be used");
     format!("file_uri {uri:?} is not a readable media file under the service's media root")
 }
 

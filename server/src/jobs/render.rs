@@ -33,7 +33,7 @@ fn video_of(state: &AppState, item: &ItemRow) -> Result<MediaFile, String> {
         LocalMedia::NotLocal => {
             Err(format!("item {:?} has no local media file under the media root (asset_info.file_uri)", item.id))
         }
-        LocalMedia::Unusable { reason, .. } => Err(unusable_media(item, &reason)),
+        LocalMedia::Unusable { reason, .. } => Err(unusable_media(&item.id, &item.body, &reason)),
     }
 }
 

@@ -128,14 +128,16 @@ fn media_signals(state: &AppState, job: &Job, item: &ItemRow) -> Result<Option<S
         LocalMedia::NotLocal | LocalMedia::Unusable { missing: true, .. } => None,
         // A sidecar that exists but cannot be used (a link, a special file) is refused rather
         // than skipped.
-        LocalMedia::Unusable { reason, missing: false } => return Err(Outcome::Failed(unusable_media(item, &reason))),
+        LocalMedia::Unusable { reason, missing: false } => {
+            return Err(Outcome::Failed(unusable_media(&item.id, &item.body, &reason)));
+        }
     };
     match local_media(config, &item.body) {
         LocalMedia::NotLocal => Ok(None),
         LocalMedia::File(video) => analyse(state, job, item, &video, sidecar).map(Some),
         LocalMedia::Unusable { reason, .. } => match sidecar {
             Some(kino_media::Sidecar::Document { signals, .. }) => store_sidecar(state, job, *signals).map(Some),
-            _ => Err(Outcome::Failed(unusable_media(item, &reason))),
+            _ => Err(Outcome::Failed(unusable_media(&item.id, &item.body, &reason))),
         },
     }
 }
