@@ -96,7 +96,7 @@ fn service_routes() -> Router<AppState> {
         .route("/version", get(service::version))
         .route("/openapi.json", get(crate::openapi::api::openapi_json))
         .route("/docs", get(crate::openapi::api::docs))
-        .route("/oauth/token", post(crate::identity::token))
+        .route("/oauth/token", post(crate::routes::oauth::token))
         .route("/smartlists/openapi.json", get(crate::openapi::api::portal_openapi_json))
         .route("/smartlists/docs", get(crate::openapi::api::smartlist_docs))
         .route("/smartlists/docs/{*rest}", get(crate::openapi::api::smartlist_docs_any))

@@ -21,6 +21,7 @@ pub mod indexes;
 pub mod jobs;
 pub mod openapi;
 pub mod portal;
+pub mod previews;
 pub mod products;
 pub mod query;
 pub mod ratelimit;

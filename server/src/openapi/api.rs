@@ -27,7 +27,7 @@ use crate::routes::{admin, analysis, catalog, portal, previews, results, service
         license(name = "Apache-2.0", identifier = "Apache-2.0"),
     ),
     paths(
-        crate::identity::token,
+        crate::routes::oauth::token,
         portal::catalogs, portal::catalog, portal::smartlists, portal::smartlist, portal::smartlist_assets,
         portal::recipes, portal::recipe, portal::creative_assets, portal::creative_asset,
         admin::list_orgs, admin::create_org, admin::list_catalogs, admin::create_catalog, admin::update_catalog,

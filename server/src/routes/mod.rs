@@ -9,6 +9,7 @@ pub mod envelope;
 pub mod fingerprints;
 pub mod markers;
 pub mod media;
+pub mod oauth;
 pub mod portal;
 pub mod previews;
 pub mod results;
