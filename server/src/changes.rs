@@ -58,17 +58,21 @@ pub fn apply(state: &AppState, change: Change<'_>) -> Result<(), SearchError> {
     match change {
         Change::Item { org, item_id, seasons } => {
             state.indexes.sync_item(&state.store, org, item_id)?;
+            let mut requeued = 0;
             for season in seasons {
-                season_changed(state, org, season, item_id)?;
+                requeued += requeue_markers(&state.store, org, season, item_id)?;
+            }
+            if requeued > 0 {
+                queued(state, Queued::Tasks);
             }
         }
         Change::Signals { org, item_id, partial } => {
-            // An episode's new sound changes its season's markers.
+            // An episode's new sound changes its season's markers (the workers are woken below).
             if !partial
                 && let Some(item) = state.store.item(org, item_id)?
                 && let Some(season) = crate::catalog::season::season_id(&item)
             {
-                season_changed(state, org, &season, item_id)?;
+                requeue_markers(&state.store, org, &season, item_id)?;
             }
             queued(state, Queued::Tasks);
             state.refresher.catalog_changed(org);
@@ -87,15 +91,8 @@ pub fn apply(state: &AppState, change: Change<'_>) -> Result<(), SearchError> {
 }
 
 /// An episode of `season` joined it, left it or got new signals: the markers of the season's
-/// other episodes are computed again (their results stay until the new ones replace them).
-fn season_changed(state: &AppState, org: OrgId, season: &str, except: &str) -> Result<(), StoreError> {
-    if requeue_markers(&state.store, org, season, except)? > 0 {
-        queued(state, Queued::Tasks);
-    }
-    Ok(())
-}
-
-/// Queues the markers of `season`'s live episodes but `except` again; how many were queued.
+/// other live episodes are queued again (their results stay until the new ones replace them);
+/// how many were queued.
 fn requeue_markers(store: &Store, org: OrgId, season: &str, except: &str) -> Result<usize, StoreError> {
     let mut queued = 0;
     for e in store.children(org, season)? {
