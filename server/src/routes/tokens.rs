@@ -248,19 +248,17 @@ impl FromRequestParts<AppState> for PreviewsCaller {
                 }
                 None => {
                     let params = Params::parse(query.as_deref())?;
-                    match params.get("catalog") {
-                        // The key and the catalog in one database call.
-                        Some(name) => {
-                            let (org, has) = crate::auth::organisation_in_catalog(&s, &params, &headers, accept, name)?;
-                            (org, params, has)
+                    let name = match params.required("catalog") {
+                        Ok(name) => name,
+                        Err(missing) => {
+                            // The key's error first, then the missing catalog's.
+                            crate::auth::organisation(&s, &params, &headers, accept)?;
+                            return Err(AppError::invalid(missing));
                         }
-                        // The key's error first, then the missing catalog's.
-                        None => {
-                            let org = crate::auth::organisation(&s, &params, &headers, accept)?;
-                            params.required("catalog").map_err(AppError::invalid)?;
-                            (org, params, false)
-                        }
-                    }
+                    };
+                    // The key and the catalog in one database call.
+                    let (org, has) = crate::auth::organisation_in_catalog(&s, &params, &headers, accept, name)?;
+                    (org, params, has)
                 }
             };
             if !has_catalog {
