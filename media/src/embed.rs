@@ -262,13 +262,7 @@ pub const ITEM_VISUAL_DIM: usize = ITEM_EMBEDDING_DIM - ITEM_TEXT_DIM;
 /// The 192-float unit vector of a 384-float one (see the module docs), in the first
 /// [`ITEM_TEXT_DIM`] of 256 floats; zero stays zero.
 pub fn item_projection(v: &[f32]) -> Vec<f32> {
-    let rows = projection_rows();
-    let mut out: Vec<f32> = rows
-        .chunks_exact(SENTENCE_DIM)
-        .take(ITEM_TEXT_DIM)
-        .map(|row| row.iter().zip(v).map(|(a, b)| f64::from(*a) * f64::from(*b)).sum::<f64>() as f32)
-        .collect();
-    normalise(&mut out);
+    let mut out = project(&projection_rows()[..ITEM_TEXT_DIM * SENTENCE_DIM], SENTENCE_DIM, v);
     out.resize(ITEM_EMBEDDING_DIM, 0.0);
     out
 }
@@ -285,11 +279,7 @@ pub fn item_embedding(v: &[f32], feature: Option<&[f32]>) -> Vec<f32> {
     let Some(feature) = feature.filter(|f| f.len() == VISUAL_FEATURE_DIM) else {
         return out;
     };
-    let mut projected: Vec<f32> = item_visual_rows()
-        .chunks_exact(VISUAL_FEATURE_DIM)
-        .map(|row| row.iter().zip(feature).map(|(a, b)| f64::from(*a) * f64::from(*b)).sum::<f64>() as f32)
-        .collect();
-    normalise(&mut projected);
+    let projected = project(item_visual_rows(), VISUAL_FEATURE_DIM, feature);
     if projected.iter().all(|x| *x == 0.0) {
         return out;
     }
@@ -305,10 +295,23 @@ const ITEM_VISUAL_SEED: u64 = 0x6b69_6e6f_7469_746c; // "kinotitl"
 
 fn item_visual_rows() -> &'static [f32] {
     static ROWS: OnceLock<Vec<f32>> = OnceLock::new();
-    ROWS.get_or_init(|| {
-        let mut gaussian = gaussian_source(ITEM_VISUAL_SEED);
-        (0..ITEM_VISUAL_DIM * VISUAL_FEATURE_DIM).map(|_| gaussian() as f32).collect()
-    })
+    ROWS.get_or_init(|| gaussian_rows(ITEM_VISUAL_SEED, ITEM_VISUAL_DIM * VISUAL_FEATURE_DIM))
+}
+
+/// The unit vector of `rows` (row-major, `dim` columns) times `v`; zero stays zero.
+fn project(rows: &[f32], dim: usize, v: &[f32]) -> Vec<f32> {
+    let mut out: Vec<f32> = rows
+        .chunks_exact(dim)
+        .map(|row| row.iter().zip(v).map(|(a, b)| f64::from(*a) * f64::from(*b)).sum::<f64>() as f32)
+        .collect();
+    normalise(&mut out);
+    out
+}
+
+/// `n` standard normal numbers from `seed` (the same on every machine).
+fn gaussian_rows(seed: u64, n: usize) -> Vec<f32> {
+    let mut gaussian = gaussian_source(seed);
+    (0..n).map(|_| gaussian() as f32).collect()
 }
 
 /// Scales `v` to unit length (a zero vector stays zero).
@@ -341,12 +344,7 @@ pub fn scene_embedding(sentence: &[f32], feature: Option<&[f32]>) -> Vec<f32> {
     let Some(feature) = feature.filter(|f| f.len() == VISUAL_FEATURE_DIM && sentence.len() == SENTENCE_DIM) else {
         return out;
     };
-    let rows = visual_rows();
-    let mut projected: Vec<f32> = rows
-        .chunks_exact(VISUAL_FEATURE_DIM)
-        .map(|row| row.iter().zip(feature).map(|(a, b)| f64::from(*a) * f64::from(*b)).sum::<f64>() as f32)
-        .collect();
-    normalise(&mut projected);
+    let projected = project(visual_rows(), VISUAL_FEATURE_DIM, feature);
     let (text, seen) = ((1.0 - VISUAL_SHARE).sqrt(), VISUAL_SHARE.sqrt());
     out[..SENTENCE_DIM].iter_mut().for_each(|x| *x *= text);
     out[SENTENCE_DIM..SENTENCE_DIM + free].iter_mut().zip(&projected).for_each(|(o, p)| *o = seen * p);
@@ -360,8 +358,7 @@ const VISUAL_FEATURE_DIM: usize = kino_models::FEATURE_LEN;
 fn visual_rows() -> &'static [f32] {
     static ROWS: OnceLock<Vec<f32>> = OnceLock::new();
     ROWS.get_or_init(|| {
-        let mut gaussian = gaussian_source(VISUAL_PROJECTION_SEED);
-        (0..(SCENE_EMBEDDING_DIM - SENTENCE_DIM) * VISUAL_FEATURE_DIM).map(|_| gaussian() as f32).collect()
+        gaussian_rows(VISUAL_PROJECTION_SEED, (SCENE_EMBEDDING_DIM - SENTENCE_DIM) * VISUAL_FEATURE_DIM)
     })
 }
 

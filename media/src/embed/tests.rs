@@ -60,14 +60,7 @@ fn item_embeddings_add_what_titles_look_like_in_their_own_dimensions() {
     assert!(dot(&a, &b) > dot(&a, &c) + 0.01, "{} vs {}", dot(&a, &b), dot(&a, &c));
     // Exactly the weighted sum of the two parts, which live in separate dimensions.
     let text = item_projection(&about);
-    let visual = |f: &[f32]| {
-        let mut p: Vec<f32> = item_visual_rows()
-            .chunks_exact(VISUAL_FEATURE_DIM)
-            .map(|row| row.iter().zip(f).map(|(x, y)| x * y).sum())
-            .collect();
-        normalise(&mut p);
-        p
-    };
+    let visual = |f: &[f32]| project(item_visual_rows(), VISUAL_FEATURE_DIM, f);
     let want = f64::from(1.0 - VISUAL_SHARE) * dot(&text, &text)
         + f64::from(VISUAL_SHARE) * dot(&visual(&look), &visual(&other));
     assert!((dot(&a, &c) - want).abs() < 1e-4, "{} vs {want}", dot(&a, &c));
