@@ -75,12 +75,12 @@ def expand(prefix, body):
 edges = {m: set() for m in modules}
 for mod, path in files.items():
     text = strip(open(path).read())
-    here = list(mod) if os.path.basename(path) in ("mod.rs", "lib.rs", "main.rs") else list(mod[:-1])
+    # A module's children are `mod` + name whether it lives in `x/mod.rs` or `x.rs`; its parent
+    # (`super`) is `mod` less its last name.
+    here = list(mod)
     refs = []
     for m in re.finditer(r"\buse\s+(crate|super|self)::([^;]*);", text, re.S):
-        base = {"crate": [], "super": here[:-1] if os.path.basename(path) in ("mod.rs",) else list(mod[:-2]), "self": list(mod)}[m.group(1)]
-        if m.group(1) == "super" and os.path.basename(path) != "mod.rs":
-            base = list(mod[:-1])[:-0 or None] if False else list(mod[:-1])
+        base = {"crate": [], "super": list(mod[:-1]), "self": list(mod)}[m.group(1)]
         body = m.group(2).strip()
         if body.startswith("{"):
             refs += expand(base, body[1:-1])

@@ -2,7 +2,8 @@
 
 use axum::extract::State;
 
-use super::{Answer, ApiKeyCreated, ClientCreated, Revoked, Scope, created, ok};
+use super::answers::{ApiKeyCreated, ClientCreated, Revoked};
+use super::common::{Answer, Scope, created, ok};
 use crate::routes::blocking;
 use crate::state::AppState;
 

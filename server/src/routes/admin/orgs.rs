@@ -5,10 +5,8 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use serde_json::Value;
 
-use super::{
-    Admin, AdminCatalog, Answer, CatalogCreated, CatalogSettingsChanged, Organisation, OrganisationCreated, Scope,
-    body, created, ok,
-};
+use super::answers::{AdminCatalog, CatalogCreated, CatalogSettingsChanged, Organisation, OrganisationCreated};
+use super::common::{Admin, Answer, Scope, body, created, ok};
 use crate::portal::text;
 use crate::routes::blocking;
 use crate::routes::portal::PortalError;

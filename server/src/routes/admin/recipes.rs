@@ -3,7 +3,8 @@
 use axum::body::Bytes;
 use axum::extract::State;
 
-use super::{Answer, RunStarted, Scope, accepted, body, created, ok};
+use super::answers::RunStarted;
+use super::common::{Answer, Scope, accepted, body, created, ok};
 use crate::portal::recipes;
 use crate::portal::views::{self, AdminCreativeAsset, AdminRecipe};
 use crate::routes::blocking;

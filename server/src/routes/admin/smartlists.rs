@@ -3,7 +3,8 @@
 use axum::body::Bytes;
 use axum::extract::State;
 
-use super::{Answer, Deleted, RefreshOutcome, Scope, body, created, ok};
+use super::answers::{Deleted, RefreshOutcome};
+use super::common::{Answer, Scope, body, created, ok};
 use crate::portal::smartlists;
 use crate::portal::views::{self, SmartlistAsset, SmartlistDetail};
 use crate::routes::blocking;

@@ -5,7 +5,8 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use serde_json::Value;
 
-use super::{Answer, Deleted, Scope, WebhookCreated, accepted, body, created, ok};
+use super::answers::{Deleted, WebhookCreated};
+use super::common::{Answer, Scope, accepted, body, created, ok};
 use crate::portal::text;
 use crate::routes::blocking;
 use crate::routes::portal::PortalError;
