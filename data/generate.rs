@@ -209,7 +209,9 @@ fn main() {
     let out = std::env::args()
         .nth(1)
         .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("data/demo"));
+        // `cargo run` names the package's directory at run time; a path baked in at build time
+        // would lead into another clone when a shared build directory serves several.
+        .unwrap_or_else(|| Path::new(&std::env::var_os("CARGO_MANIFEST_DIR").unwrap_or(".".into())).join("data/demo"));
     let signals_dir = out.join("signals");
     std::fs::create_dir_all(&signals_dir).expect("create output directory");
     let mut items = Vec::new();

@@ -14,7 +14,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1).peekable();
     let path = match args.peek() {
         Some(a) if !a.contains('=') => args.next().expect("peeked"),
-        _ => concat!(env!("CARGO_MANIFEST_DIR"), "/data/demo/signals/tt-demo-001.json").to_string(),
+        // `cargo run` names the package's directory at run time; a path baked in at build time
+        // would be stale when a shared build directory serves another clone.
+        _ => std::path::Path::new(&std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| ".".into()))
+            .join("data/demo/signals/tt-demo-001.json")
+            .display()
+            .to_string(),
     };
     let pairs: Vec<(String, String)> = args
         .map(|a| match a.split_once('=') {

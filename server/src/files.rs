@@ -94,23 +94,65 @@ fn describe(ft: &std::fs::FileType) -> &'static str {
 
 /// Sets the mode of the file or directory at `path` without following a symbolic link and
 /// without touching anything but a regular file or directory: the path is checked with
-/// `lstat`, opened with `O_NOFOLLOW` (and `O_NONBLOCK`, so that a FIFO swapped in cannot block
-/// the open), checked again on the opened descriptor with `fstat`, and changed with `fchmod` on
-/// that descriptor, so that a swap between the check and the change reaches nothing else.
+/// `lstat`, opened with `O_NOFOLLOW`, checked again on the opened descriptor with `fstat`, and
+/// changed through that descriptor, so that a swap between the check and the change reaches
+/// nothing else.
+///
+/// On Linux the descriptor is an `O_PATH` one and the mode is changed through
+/// `/proc/self/fd/N`: the file is never opened for reading. That matters for the database's
+/// files: closing any ordinary descriptor of a file releases every POSIX lock this process holds
+/// on it, and SQLite's locks on `-shm` are what tell another process (`kino-server admin ...`)
+/// that the shared memory is in use. Without them that process truncates it, and the service
+/// dies with SIGBUS on its next write.
 #[cfg(unix)]
 fn restrict(path: &Path, mode: u32, kind: Kind) -> io::Result<()> {
-    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+    use std::os::unix::fs::PermissionsExt;
     expect_kind(path, &path.symlink_metadata()?, kind)?;
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
-        .open(path)?;
+    let file = open_without_locks(path)?;
     let meta = file.metadata()?;
     expect_kind(path, &meta, kind)?;
     if meta.permissions().mode() & 0o777 != mode {
-        file.set_permissions(std::fs::Permissions::from_mode(mode))?;
+        set_mode(&file, mode)?;
     }
     Ok(())
+}
+
+/// `path` opened with `O_NOFOLLOW` for `fstat` and a mode change only: `O_PATH` on Linux, whose
+/// closing releases no POSIX lock (see [`restrict`]).
+#[cfg(target_os = "linux")]
+fn open_without_locks(path: &Path) -> io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new().read(true).custom_flags(libc::O_PATH | libc::O_NOFOLLOW | libc::O_CLOEXEC).open(path)
+}
+
+/// Elsewhere a read-only open (`O_NONBLOCK`, so that a FIFO swapped in cannot block it).
+#[cfg(all(unix, not(target_os = "linux")))]
+fn open_without_locks(path: &Path) -> io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
+        .open(path)
+}
+
+#[cfg(target_os = "linux")]
+fn set_mode(file: &std::fs::File, mode: u32) -> io::Result<()> {
+    use std::os::fd::AsRawFd;
+    use std::os::unix::fs::PermissionsExt;
+    // An `O_PATH` descriptor cannot be given to fchmod; its /proc link leads to the same inode.
+    std::fs::set_permissions(fd_path(file.as_raw_fd()), std::fs::Permissions::from_mode(mode))
+}
+
+#[cfg(all(unix, not(target_os = "linux")))]
+fn set_mode(file: &std::fs::File, mode: u32) -> io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    file.set_permissions(std::fs::Permissions::from_mode(mode))
+}
+
+/// The /proc link of one of this process's descriptors: the very inode it was opened on.
+#[cfg(target_os = "linux")]
+fn fd_path(fd: std::os::fd::RawFd) -> PathBuf {
+    PathBuf::from(format!("/proc/self/fd/{fd}"))
 }
 
 #[cfg(not(unix))]
@@ -227,6 +269,15 @@ impl MediaRoot<'_> {
         if parts.is_empty() {
             return Err(fail(&"names the media root itself"));
         }
+        // The service's own files are refused by name before anything is opened, and by inode
+        // (a hard link) before the file is opened for reading: on Linux the first open is an
+        // `O_PATH` one, whose closing releases none of the POSIX locks that SQLite holds on the
+        // database in this process (see `restrict`).
+        let private: Vec<PathBuf> = self.private.iter().filter_map(|p| p.canonicalize().ok()).collect();
+        let lexical: PathBuf = parts.iter().fold(root.clone(), |p, part| p.join(part));
+        if private.iter().any(|p| lexical.starts_with(p)) {
+            return Err(fail(&"one of the service's own files"));
+        }
         let file = open_beneath(&root, &parts).map_err(|e| {
             let missing = e.kind() == io::ErrorKind::NotFound;
             (fail(&e).0, missing)
@@ -235,13 +286,10 @@ impl MediaRoot<'_> {
         if !meta.is_file() {
             return Err(fail(&"not a regular file"));
         }
-        let lexical: PathBuf = parts.iter().fold(root.clone(), |p, part| p.join(part));
-        for private in self.private {
-            let Ok(canonical) = private.canonicalize() else { continue };
-            if lexical.starts_with(&canonical) || same_file(&meta, &canonical) {
-                return Err(fail(&"one of the service's own files"));
-            }
+        if private.iter().any(|p| same_file(&meta, p)) {
+            return Err(fail(&"one of the service's own files"));
         }
+        let file = reopen_for_reading(file).map_err(|e| fail(&e))?;
         Ok(MediaFile { file, shown })
     }
 }
@@ -276,9 +324,32 @@ fn open_beneath(root: &Path, parts: &[&std::ffi::OsStr]) -> io::Result<std::fs::
     std::fs::File::open(parts.iter().fold(root.to_path_buf(), |p, part| p.join(part)))
 }
 
-/// Flags of the final open: read only, and a FIFO swapped in cannot block it.
-#[cfg(unix)]
+/// Flags of the final open. On Linux an `O_PATH` descriptor, for `fstat` only; the file is
+/// opened for reading once it is known to be a regular file that is not the service's own
+/// ([`reopen_for_reading`]).
+#[cfg(target_os = "linux")]
+const READ_FLAGS: libc::c_int = libc::O_PATH | libc::O_CLOEXEC;
+
+/// Flags of the final open elsewhere: read only, and a FIFO swapped in cannot block it.
+#[cfg(all(unix, not(target_os = "linux")))]
 const READ_FLAGS: libc::c_int = libc::O_RDONLY | libc::O_CLOEXEC | libc::O_NOCTTY | libc::O_NONBLOCK;
+
+/// The checked file opened for reading: on Linux through its descriptor's /proc link, which
+/// leads to the very inode that was checked whatever was renamed meanwhile.
+#[cfg(target_os = "linux")]
+fn reopen_for_reading(checked: std::fs::File) -> io::Result<std::fs::File> {
+    use std::os::fd::AsRawFd;
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_CLOEXEC | libc::O_NOCTTY)
+        .open(fd_path(checked.as_raw_fd()))
+}
+
+#[cfg(not(target_os = "linux"))]
+fn reopen_for_reading(checked: std::fs::File) -> io::Result<std::fs::File> {
+    Ok(checked)
+}
 
 #[cfg(unix)]
 fn c_path(parts: &[&std::ffi::OsStr]) -> io::Result<std::ffi::CString> {
@@ -336,6 +407,11 @@ fn open_each_component(root: std::fs::File, parts: &[&std::ffi::OsStr]) -> io::R
         // SAFETY: openat returned a new descriptor that nothing else owns.
         dir = unsafe { std::fs::File::from_raw_fd(fd) };
     }
+    // `O_PATH | O_NOFOLLOW` opens a final symbolic link itself rather than failing: refused
+    // here as openat2 and a plain `O_NOFOLLOW` open refuse it.
+    if dir.metadata()?.file_type().is_symlink() {
+        return Err(io::Error::from_raw_os_error(libc::ELOOP));
+    }
     Ok(dir)
 }
 
@@ -370,9 +446,63 @@ pub fn unusable_media(item_id: &str, body: &serde_json::Value, reason: &str) -> 
     format!("file_uri {uri:?} is not a readable media file under the service's media root")
 }
 
+/// How many POSIX record locks this process holds on the inode `ino` (/proc/locks).
+#[cfg(all(test, target_os = "linux"))]
+pub(crate) fn posix_locks_held(ino: u64) -> usize {
+    let pid = std::process::id().to_string();
+    let ino = ino.to_string();
+    std::fs::read_to_string("/proc/locks")
+        .unwrap()
+        .lines()
+        .map(|line| line.split_whitespace().collect::<Vec<_>>())
+        // "1: POSIX  ADVISORY  READ 16645 fe:00:1234 128 128" (waiters carry a "->" more).
+        .filter(|t| t.len() >= 6 && t[1] == "POSIX" && t[4] == pid && t[5].rsplit(':').next() == Some(&ino))
+        .count()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A `file_uri` naming one of the service's files, by its name or by a hard link, is refused
+    /// without releasing the POSIX locks this process holds on it (SQLite's locking rests on
+    /// them; see `restrict`).
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn refusing_a_private_file_keeps_this_process_s_locks_on_it() {
+        use std::os::fd::AsRawFd;
+        use std::os::unix::fs::MetadataExt;
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("media");
+        std::fs::create_dir_all(&root).unwrap();
+        let inside = root.join("kino.sqlite3-shm");
+        let outside = dir.path().join("kino.sqlite3");
+        std::fs::write(&inside, [0u8; 256]).unwrap();
+        std::fs::write(&outside, [0u8; 256]).unwrap();
+        std::fs::hard_link(&outside, root.join("film.mp4")).unwrap();
+        let lock = |path: &Path| {
+            let file = std::fs::OpenOptions::new().read(true).write(true).open(path).unwrap();
+            // SAFETY: plain data, zeroed then filled; a valid descriptor for the call.
+            let mut region: libc::flock = unsafe { std::mem::zeroed() };
+            region.l_type = libc::F_RDLCK as libc::c_short;
+            region.l_whence = libc::SEEK_SET as libc::c_short;
+            region.l_start = 128;
+            region.l_len = 1;
+            assert_eq!(unsafe { libc::fcntl(file.as_raw_fd(), libc::F_SETLK, &region) }, 0);
+            file
+        };
+        let held = [lock(&inside), lock(&outside)];
+        let private = vec![inside.clone(), outside.clone()];
+        let media = MediaRoot { root: &root, private: &private };
+        for uri in ["kino.sqlite3-shm", "film.mp4"] {
+            assert!(matches!(media.resolve(uri), LocalMedia::Unusable { .. }), "{uri}");
+        }
+        for path in [&inside, &outside] {
+            let ino = std::fs::metadata(path).unwrap().ino();
+            assert_eq!(posix_locks_held(ino), 1, "{}: the lock is still held", path.display());
+        }
+        drop(held);
+    }
 
     #[test]
     fn symbolic_links_and_private_files_are_refused() {

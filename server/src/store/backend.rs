@@ -91,14 +91,22 @@ const RETRIES: u32 = 8;
 
 /// Creates the database file with mode 0600 when absent (SQLite gives its journal files the
 /// database file's mode), and makes an existing one private.
+///
+/// An existing database is never opened here: closing a descriptor of it would release the
+/// POSIX locks that another store of this process holds on it (SQLite's locking rests on them),
+/// so it is created with `O_EXCL` and otherwise only has its mode checked (`private_file`).
 fn create_private(path: &Path) -> std::io::Result<()> {
     // A device node, FIFO or symbolic link given as the database is refused before it is opened.
     crate::files::check_regular_file(path)?;
     let mut options = std::fs::OpenOptions::new();
-    options.write(true).create(true).truncate(false);
+    options.write(true).create_new(true);
     #[cfg(unix)]
     std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-    options.open(path)?;
+    match options.open(path) {
+        Ok(_) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+        Err(e) => return Err(e),
+    }
     crate::files::private_file(path)
 }
 
@@ -453,5 +461,32 @@ mod tests {
         drop(c);
         let e = Store::open(&path).unwrap_err().to_string();
         assert!(e.contains("schema version 99") && e.contains("newer"), "{e}");
+    }
+
+    /// SQLite's locks on `-shm` tell other processes (`kino-server admin ...`) that the shared
+    /// memory is in use; a process that finds none truncates it, and a service whose locks were
+    /// lost dies with SIGBUS on its next write. Opening the store (twice in one process, with the
+    /// companions' modes to tighten) must keep every lock the first store holds.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn opening_the_store_keeps_sqlites_locks() {
+        use std::os::unix::fs::{MetadataExt, PermissionsExt};
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("kino.sqlite3");
+        let shm = dir.path().join("kino.sqlite3-shm");
+        let locks = |file: &Path| crate::files::posix_locks_held(std::fs::metadata(file).unwrap().ino());
+        let store = Store::open(&path).unwrap();
+        store.ensure_org("acme").unwrap();
+        assert!(locks(&shm) > 0, "SQLite holds a lock on -shm while a connection is open");
+        for file in [&path, &shm] {
+            std::fs::set_permissions(file, std::fs::Permissions::from_mode(0o644)).unwrap();
+        }
+        let again = Store::open(&path).unwrap();
+        assert!(locks(&shm) > 0, "the second store's checks released none of the first's locks");
+        for file in [&path, &shm] {
+            assert_eq!(std::fs::metadata(file).unwrap().permissions().mode() & 0o777, 0o600, "{}", file.display());
+        }
+        again.ensure_org("acme").unwrap();
+        store.ensure_org("acme").unwrap();
     }
 }
