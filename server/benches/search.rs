@@ -102,7 +102,7 @@ async fn main() {
     println!("stored the results: {:.1} s", started.elapsed().as_secs_f64());
 
     let started = Instant::now();
-    let index = state.indexes.get(&state.store, org, Collection::Scenes).expect("index");
+    let index = state.effects.indexes.get(&state.store, org, Collection::Scenes).expect("index");
     println!("opened the index and loaded every title from the database: {:.1} s", started.elapsed().as_secs_f64());
     let started = Instant::now();
     index.compact().expect("compact");

@@ -107,53 +107,53 @@ pub fn run(state: &AppState, cmd: &PortalCommand) -> Result<(), String> {
             println!("media generation {on} for catalog {catalog:?}");
         }
         C::CreateSmartlist { org: o, json } => print(&views::smartlist_detail(
-            &smartlists::create(state, org(state, o)?, &parse(json)?).map_err(|x| e(&x))?,
+            &smartlists::create(&state.portal(), org(state, o)?, &parse(json)?).map_err(|x| e(&x))?,
         )),
         C::ListSmartlists { org: o } => {
             let lists = state.store.smartlists(org(state, o)?).map_err(|x| e(&x))?;
             print(&lists.iter().map(views::smartlist_detail).collect::<Vec<_>>());
         }
         C::UpdateSmartlist { org: o, id, json } => print(&views::smartlist_detail(
-            &smartlists::update(state, org(state, o)?, id, &parse(json)?).map_err(|x| e(&x))?,
+            &smartlists::update(&state.portal(), org(state, o)?, id, &parse(json)?).map_err(|x| e(&x))?,
         )),
         C::PublishSmartlist { org: o, id } | C::UnpublishSmartlist { org: o, id } => {
             let publish = matches!(cmd, C::PublishSmartlist { .. });
             print(&views::smartlist_detail(
-                &smartlists::set_published(state, org(state, o)?, id, publish).map_err(|x| e(&x))?,
+                &smartlists::set_published(&state.portal(), org(state, o)?, id, publish).map_err(|x| e(&x))?,
             ))
         }
         C::DeleteSmartlist { org: o, id } => {
-            smartlists::delete(state, org(state, o)?, id).map_err(|x| e(&x))?;
+            smartlists::delete(&state.store, org(state, o)?, id).map_err(|x| e(&x))?;
             println!("deleted {id}");
         }
         C::RefreshSmartlists { org: o } => {
             let now = chrono::Utc::now();
             let n = match o {
-                Some(o) => smartlists::refresh(state, org(state, o)?, None, now).map_err(|x| e(&x))?.len(),
-                None => smartlists::refresh_all(state, now).map_err(|x| e(&x))?,
+                Some(o) => smartlists::refresh(&state.portal(), org(state, o)?, None, now).map_err(|x| e(&x))?.len(),
+                None => smartlists::refresh_all(&state.portal(), now).map_err(|x| e(&x))?,
             };
             println!("{n} smartlist(s) changed");
         }
-        C::CreateRecipe { org: o, json } => {
-            print(&views::recipe_detail(&recipes::create(state, org(state, o)?, &parse(json)?).map_err(|x| e(&x))?))
-        }
+        C::CreateRecipe { org: o, json } => print(&views::recipe_detail(
+            &recipes::create(&state.portal(), org(state, o)?, &parse(json)?).map_err(|x| e(&x))?,
+        )),
         C::ListRecipes { org: o } => {
             let list = state.store.recipes(org(state, o)?).map_err(|x| e(&x))?;
             print(&list.iter().map(views::recipe_detail).collect::<Vec<_>>());
         }
-        C::UpdateRecipe { org: o, id, json } => {
-            print(&views::recipe_detail(&recipes::update(state, org(state, o)?, id, &parse(json)?).map_err(|x| e(&x))?))
-        }
+        C::UpdateRecipe { org: o, id, json } => print(&views::recipe_detail(
+            &recipes::update(&state.portal(), org(state, o)?, id, &parse(json)?).map_err(|x| e(&x))?,
+        )),
         C::PublishRecipe { org: o, id } | C::UnpublishRecipe { org: o, id } => {
             let publish = matches!(cmd, C::PublishRecipe { .. });
             print(&views::recipe_detail(
-                &recipes::set_published(state, org(state, o)?, id, publish).map_err(|x| e(&x))?,
+                &recipes::set_published(&state.portal(), org(state, o)?, id, publish).map_err(|x| e(&x))?,
             ))
         }
         C::RunRecipe { org: o, id } => {
             let org = org(state, o)?;
-            let run = recipes::start(state, org, id).map_err(|x| e(&x))?;
-            let r = recipes::get(state, org, id).map_err(|x| e(&x))?;
+            let run = recipes::start(&state.portal(), org, id).map_err(|x| e(&x))?;
+            let r = recipes::get(&state.store, org, id).map_err(|x| e(&x))?;
             let assets = state.store.creative_assets(org, Some(id)).map_err(|x| e(&x))?;
             let this_run: Vec<_> = assets
                 .iter()
@@ -171,29 +171,39 @@ pub fn run(state: &AppState, cmd: &PortalCommand) -> Result<(), String> {
             } else {
                 events.clone()
             };
-            let (mut view, secret) = webhooks::create(state, org, url, &events).map_err(|x| e(&x))?;
+            let (mut view, secret) = webhooks::create(
+                &state.store,
+                &state.keys.secrets,
+                state.config.webhook_allow_loopback,
+                org,
+                url,
+                &events,
+            )
+            .map_err(|x| e(&x))?;
             if *enable {
-                view = webhooks::set_enabled(state, org, &view.id, true).map_err(|x| e(&x))?;
+                view = webhooks::set_enabled(&state.store, org, &view.id, true).map_err(|x| e(&x))?;
             }
             print(&json!(view));
             println!("signing secret (shown once): {secret}");
         }
-        C::ListWebhooks { org: o } => print(&json!(webhooks::list(state, org(state, o)?).map_err(|x| e(&x))?)),
+        C::ListWebhooks { org: o } => print(&json!(webhooks::list(&state.store, org(state, o)?).map_err(|x| e(&x))?)),
         C::EnableWebhook { org: o, id } | C::DisableWebhook { org: o, id } => {
             let enable = matches!(cmd, C::EnableWebhook { .. });
-            print(&json!(webhooks::set_enabled(state, org(state, o)?, id, enable).map_err(|x| e(&x))?))
+            print(&json!(webhooks::set_enabled(&state.store, org(state, o)?, id, enable).map_err(|x| e(&x))?))
         }
         C::DeleteWebhook { org: o, id } => {
-            webhooks::delete(state, org(state, o)?, id).map_err(|x| e(&x))?;
+            webhooks::delete(&state.store, org(state, o)?, id).map_err(|x| e(&x))?;
             println!("deleted {id}");
         }
-        C::TestWebhook { org: o, id } => print(&json!(webhooks::test(state, org(state, o)?, id).map_err(|x| e(&x))?)),
-        C::Deliveries { org: o, id } => {
-            print(&json!(webhooks::deliveries(state, org(state, o)?, id, webhooks::MAX_LIST).map_err(|x| e(&x))?))
+        C::TestWebhook { org: o, id } => {
+            print(&json!(webhooks::test(&state.store, &state.effects, org(state, o)?, id).map_err(|x| e(&x))?))
         }
-        C::Redeliver { org: o, delivery_id } => {
-            print(&json!(webhooks::redeliver(state, org(state, o)?, delivery_id).map_err(|x| e(&x))?))
-        }
+        C::Deliveries { org: o, id } => print(&json!(
+            webhooks::deliveries(&state.store, org(state, o)?, id, webhooks::MAX_LIST).map_err(|x| e(&x))?
+        )),
+        C::Redeliver { org: o, delivery_id } => print(&json!(
+            webhooks::redeliver(&state.store, &state.effects, org(state, o)?, delivery_id).map_err(|x| e(&x))?
+        )),
     }
     Ok(())
 }

@@ -7,7 +7,6 @@ use sha2::{Digest, Sha256};
 
 use crate::error::AppError;
 use crate::query::Params;
-use crate::state::AppState;
 use crate::store::{OrgId, Store, StoreError};
 
 pub use crate::ids::random_hex;
@@ -52,22 +51,22 @@ pub fn is_access_token(credential: &str) -> bool {
 /// Resolves the caller's organisation from `?key=`, `X-API-Key` or (where accepted) a bearer API
 /// key; 401 when none is given or it is not a live key. Access tokens are not API keys: the
 /// previews endpoints check them first (scope and rate limit, `routes/previews.rs`).
-pub fn organisation(state: &AppState, params: &Params, headers: &HeaderMap, accept: Accept) -> Result<OrgId, AppError> {
+pub fn organisation(store: &Store, params: &Params, headers: &HeaderMap, accept: Accept) -> Result<OrgId, AppError> {
     let key = api_key(params, headers, accept)?;
-    state.store.org_of_key(&hash_key(key))?.ok_or(AppError::Unauthorized(INVALID_KEY))
+    store.org_of_key(&hash_key(key))?.ok_or(AppError::Unauthorized(INVALID_KEY))
 }
 
 /// The organisation of the request's API key and whether it has the catalog `catalog`, in one
 /// database call; the errors of [`organisation`].
 pub fn organisation_in_catalog(
-    state: &AppState,
+    store: &Store,
     params: &Params,
     headers: &HeaderMap,
     accept: Accept,
     catalog: &str,
 ) -> Result<(OrgId, bool), AppError> {
     let key = api_key(params, headers, accept)?;
-    state.store.org_of_key_in_catalog(&hash_key(key), catalog)?.ok_or(AppError::Unauthorized(INVALID_KEY))
+    store.org_of_key_in_catalog(&hash_key(key), catalog)?.ok_or(AppError::Unauthorized(INVALID_KEY))
 }
 
 const INVALID_KEY: &str = "Invalid or revoked API key";

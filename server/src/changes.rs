@@ -1,5 +1,5 @@
 //! What a change sets off, in one place. A domain function stores its change and says what it
-//! was ([`Change`]); [`apply`] brings everything that depends on it up to date: the vector
+//! was ([`Change`]); [`Effects::apply`] brings everything that depends on it up to date: the vector
 //! indexes, the markers of a season's episodes, the smartlists, and the wake-ups of the workers,
 //! the renderers and the webhook dispatcher. Nothing else wires one change to another.
 //!
@@ -14,9 +14,25 @@
 //! | [`Queued::Generation`] | the renderers |
 //! | [`Queued::Deliveries`] | the webhook dispatcher |
 
-use crate::indexes::SearchError;
-use crate::state::AppState;
+use std::sync::Arc;
+
+use crate::indexes::{Indexes, SearchError};
+use crate::portal::refresh::Refresher;
+use crate::state::Wakes;
 use crate::store::{OrgId, Store, StoreError};
+
+/// What a change reaches besides the store: the vector indexes, the smartlist refresher and the
+/// wake-ups of the background loops. Cheap to clone; domain functions that change something
+/// take it beside the store.
+#[derive(Debug, Clone)]
+pub struct Effects {
+    /// The organisations' vector indexes (segments kept current item by item).
+    pub indexes: Arc<Indexes>,
+    /// Smartlist membership refreshes.
+    pub refresher: Arc<Refresher>,
+    /// Wakes the workers, the renderers and the webhook dispatcher.
+    pub wake: Arc<Wakes>,
+}
 
 /// Something that changed.
 #[derive(Debug, Clone, Copy)]
@@ -33,7 +49,7 @@ pub enum Change<'a> {
     Catalog { org: OrgId },
 }
 
-/// Work that was queued: the loop that does it is woken ([`queued`]; it cannot fail).
+/// Work that was queued: the loop that does it is woken ([`Effects::queued`]; it cannot fail).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Queued {
     /// Jobs (tasks, reprocessing).
@@ -44,50 +60,52 @@ pub enum Queued {
     Deliveries,
 }
 
-/// Wakes the loop that does `work`.
-pub fn queued(state: &AppState, work: Queued) {
-    match work {
-        Queued::Tasks => state.wake.workers.notify_waiters(),
-        Queued::Generation => state.wake.renderers.notify_one(),
-        Queued::Deliveries => state.wake.webhooks.notify_one(),
+impl Effects {
+    /// Wakes the loop that does `work`.
+    pub fn queued(&self, work: Queued) {
+        match work {
+            Queued::Tasks => self.wake.workers.notify_waiters(),
+            Queued::Generation => self.wake.renderers.notify_one(),
+            Queued::Deliveries => self.wake.webhooks.notify_one(),
+        }
     }
-}
 
-/// Applies every consequence of `change`.
-pub fn apply(state: &AppState, change: Change<'_>) -> Result<(), SearchError> {
-    match change {
-        Change::Item { org, item_id, seasons } => {
-            state.indexes.sync_item(&state.store, org, item_id)?;
-            let mut requeued = 0;
-            for season in seasons {
-                requeued += requeue_markers(&state.store, org, season, item_id)?;
+    /// Applies every consequence of `change`, stored in `store`.
+    pub fn apply(&self, store: &Store, change: Change<'_>) -> Result<(), SearchError> {
+        match change {
+            Change::Item { org, item_id, seasons } => {
+                self.indexes.sync_item(store, org, item_id)?;
+                let mut requeued = 0;
+                for season in seasons {
+                    requeued += requeue_markers(store, org, season, item_id)?;
+                }
+                if requeued > 0 {
+                    self.queued(Queued::Tasks);
+                }
             }
-            if requeued > 0 {
-                queued(state, Queued::Tasks);
+            Change::Signals { org, item_id, partial } => {
+                // An episode's new sound changes its season's markers (the workers are woken below).
+                if !partial
+                    && let Some(item) = store.item(org, item_id)?
+                    && let Some(season) = crate::catalog::season::season_id(&item)
+                {
+                    requeue_markers(store, org, &season, item_id)?;
+                }
+                self.queued(Queued::Tasks);
+                self.refresher.catalog_changed(org);
+            }
+            Change::Result { org, item_id, product } => {
+                if crate::indexes::Collection::of_product(product).is_some() {
+                    self.indexes.sync_item(store, org, item_id)?;
+                }
+            }
+            Change::Catalog { org } => {
+                self.refresher.catalog_changed(org);
+                self.queued(Queued::Tasks);
             }
         }
-        Change::Signals { org, item_id, partial } => {
-            // An episode's new sound changes its season's markers (the workers are woken below).
-            if !partial
-                && let Some(item) = state.store.item(org, item_id)?
-                && let Some(season) = crate::catalog::season::season_id(&item)
-            {
-                requeue_markers(&state.store, org, &season, item_id)?;
-            }
-            queued(state, Queued::Tasks);
-            state.refresher.catalog_changed(org);
-        }
-        Change::Result { org, item_id, product } => {
-            if crate::indexes::Collection::of_product(product).is_some() {
-                state.indexes.sync_item(&state.store, org, item_id)?;
-            }
-        }
-        Change::Catalog { org } => {
-            state.refresher.catalog_changed(org);
-            queued(state, Queued::Tasks);
-        }
+        Ok(())
     }
-    Ok(())
 }
 
 /// An episode of `season` joined it, left it or got new signals: the markers of the season's

@@ -6,8 +6,10 @@ use std::path::Path;
 use kino::Signals;
 
 use crate::catalog::{self, CatalogItem};
+use crate::changes::Effects;
 use crate::products::PROCESSED;
-use crate::state::AppState;
+use crate::signals::SignalsCache;
+use crate::store::Store;
 
 /// The demo organisation's name.
 pub const DEMO_ORG: &str = "demo";
@@ -36,8 +38,12 @@ pub fn find_dir(explicit: Option<&Path>) -> Option<std::path::PathBuf> {
 
 /// Creates the demo organisation when it does not exist yet; returns its new API key (shown once),
 /// or `None` when it already existed.
-pub fn bootstrap(state: &AppState, demo_dir: &Path) -> Result<Option<String>, String> {
-    let store = &state.store;
+pub fn bootstrap(
+    store: &Store,
+    signals_cache: &SignalsCache,
+    fx: &Effects,
+    demo_dir: &Path,
+) -> Result<Option<String>, String> {
     let (org, created) = store.ensure_org(DEMO_ORG).map_err(|e| e.to_string())?;
     if !created {
         return Ok(None);
@@ -54,7 +60,7 @@ pub fn bootstrap(state: &AppState, demo_dir: &Path) -> Result<Option<String>, St
         let item = CatalogItem::parse(value.to_string().as_bytes()).map_err(|e| format!("demo item: {e:?}"))?;
         let id = item.id.clone();
         let has_asset = item.asset_info.is_some();
-        catalog::upsert(state, org, item).map_err(|e| format!("demo item {id}: {e}"))?;
+        catalog::upsert(store, fx, org, item).map_err(|e| format!("demo item {id}: {e}"))?;
         if has_asset {
             playable.push(id);
         }
@@ -80,7 +86,7 @@ pub fn bootstrap(state: &AppState, demo_dir: &Path) -> Result<Option<String>, St
             .filter(computable)
             .copied()
             .collect();
-        crate::signals::put(state, org, id, signals).map_err(|e| e.to_string())?;
+        crate::signals::put(store, signals_cache, fx, org, id, signals).map_err(|e| e.to_string())?;
         for product in wanted {
             store.upsert_task(org, id, product, DEMO_VERSION, "{}").map_err(|e| e.to_string())?;
         }

@@ -7,8 +7,8 @@
 use kino::Clip;
 use serde_json::Value;
 
-use crate::state::AppState;
-use crate::store::{NewGeneration, OrgId, Queued, RenderState, StoreError};
+use crate::changes::Effects;
+use crate::store::{NewGeneration, OrgId, Queued, RenderState, Store, StoreError};
 
 /// Why a generation could not be queued or read.
 #[derive(Debug, thiserror::Error)]
@@ -40,18 +40,16 @@ pub enum Finished {
 }
 
 /// Refuses generation for a catalog where it is not on.
-pub fn require_enabled(state: &AppState, org: OrgId, catalog: &str) -> Result<(), GenerationError> {
-    if state.store.catalog_generation(org, catalog)? {
-        Ok(())
-    } else {
-        Err(GenerationError::NotEnabled(catalog.to_string()))
-    }
+pub fn require_enabled(store: &Store, org: OrgId, catalog: &str) -> Result<(), GenerationError> {
+    if store.catalog_generation(org, catalog)? { Ok(()) } else { Err(GenerationError::NotEnabled(catalog.to_string())) }
 }
 
 /// Queues the rendering of `request` for `item_id`, or finds an identical generation still queued
-/// or rendering; its id.
+/// or rendering; its id. An organisation has at most `max_queued` generations unfinished.
 pub fn queue(
-    state: &AppState,
+    store: &Store,
+    fx: &Effects,
+    max_queued: usize,
     org: OrgId,
     item_id: &str,
     request: GenerationRequest,
@@ -60,19 +58,19 @@ pub fn queue(
     let gen_id = crate::auth::random_hex(16);
     let request = serde_json::to_value(&request).map_err(|e| GenerationError::Unstorable(e.to_string()))?;
     let new = NewGeneration { id: &gen_id, item_id, request: &request, fingerprint: &fingerprint };
-    match state.store.queue_generation(org, &new, state.config.max_queued_generations)? {
+    match store.queue_generation(org, &new, max_queued)? {
         Queued::New => {
-            crate::changes::queued(state, crate::changes::Queued::Generation);
+            fx.queued(crate::changes::Queued::Generation);
             Ok(gen_id)
         }
         Queued::Existing(id) => Ok(id),
-        Queued::Full => Err(GenerationError::QueueFull(state.config.max_queued_generations)),
+        Queued::Full => Err(GenerationError::QueueFull(max_queued)),
     }
 }
 
 /// How the generation `gen_id` ended; [`GenerationError::NotFinished`] until it has.
-pub fn finished(state: &AppState, org: OrgId, gen_id: &str) -> Result<Finished, GenerationError> {
-    match state.store.generation(org, gen_id)? {
+pub fn finished(store: &Store, org: OrgId, gen_id: &str) -> Result<Finished, GenerationError> {
+    match store.generation(org, gen_id)? {
         Some(g) if g.state == RenderState::Success => Ok(Finished::Success(g.data)),
         Some(g) if g.state == RenderState::Failed => Ok(Finished::Failed(g.error)),
         _ => Err(GenerationError::NotFinished(gen_id.to_string())),

@@ -10,6 +10,7 @@ pub mod bucket;
 pub mod catalog;
 pub mod changes;
 pub mod config;
+pub mod contexts;
 pub mod demo;
 pub mod error;
 pub mod files;

@@ -390,8 +390,9 @@ fn serve(cli: &Cli, store: Store) -> Result<(), String> {
     listener.set_nonblocking(true).map_err(|e| e.to_string())?;
     let state = state(cli, store)?;
     // This process is alive from now on; what stopped ones left claimed goes back to work.
-    kino_server::liveness::heartbeat(&state).map_err(|e| format!("cannot take this process's lease: {e}"))?;
-    kino_server::liveness::recover(&state)?;
+    kino_server::liveness::heartbeat(&state.store, state.config.process_lease)
+        .map_err(|e| format!("cannot take this process's lease: {e}"))?;
+    kino_server::liveness::recover(&state.store, &state.effects)?;
     let demo_key = if cli.demo { demo_bootstrap(cli, &state)? } else { None };
     let limits = HttpLimits {
         max_connections: cli.max_connections.max(1),
@@ -421,36 +422,45 @@ fn serve(cli: &Cli, store: Store) -> Result<(), String> {
         use std::io::Write as _;
         let _ = std::io::stdout().flush();
         let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
-        let workers = tokio::spawn(worker::run(state.clone(), cli.workers, stop_rx.clone()));
-        let renderers =
-            tokio::spawn(render::run_renderers(state.clone(), state.config.render_workers, stop_rx.clone()));
+        let workers = tokio::spawn(worker::run(state.worker(), cli.workers, stop_rx.clone()));
+        let renderers = tokio::spawn(render::run_renderers(
+            state.renderer(),
+            state.effects.wake.renderers.clone(),
+            state.config.render_workers,
+            stop_rx.clone(),
+        ));
         for (org, _) in state.store.orgs().map_err(|e| e.to_string())? {
             // License windows may have opened or closed while the service was down.
-            state.refresher.catalog_changed(org);
+            state.effects.refresher.catalog_changed(org);
         }
-        let resumed = state.clone();
+        let resumed = state.portal();
         tokio::task::spawn_blocking(move || {
             if let Err(e) = kino_server::portal::recipes::resume_followups(&resumed) {
                 tracing::error!(error = %e, "cannot resume follow-up recipe runs");
             }
         });
-        let warming = state.clone();
-        tokio::task::spawn_blocking(move || warming.indexes.open_all(&warming.store));
+        let (indexes, store) = (state.effects.indexes.clone(), state.store.clone());
+        tokio::task::spawn_blocking(move || indexes.open_all(&store));
         let refresher = tokio::spawn(kino_server::portal::smartlists::run_refresher(
-            state.clone(),
+            state.portal(),
             cli.smartlist_refresh_at,
             stop_rx.clone(),
         ));
         let index_refresher = (cli.index_refresh > 0).then(|| {
             tokio::spawn(kino_server::indexes::run_refresher(
-                state.indexes.clone(),
+                state.effects.indexes.clone(),
                 state.store.clone(),
                 std::time::Duration::from_secs(cli.index_refresh),
                 stop_rx.clone(),
             ))
         });
-        let liveness = tokio::spawn(kino_server::liveness::run(state.clone(), stop_rx.clone()));
-        let dispatcher = tokio::spawn(webhooks::run_dispatcher(state.clone(), stop_rx));
+        let liveness = tokio::spawn(kino_server::liveness::run(
+            state.store.clone(),
+            state.effects.clone(),
+            state.config.process_lease,
+            stop_rx.clone(),
+        ));
+        let dispatcher = tokio::spawn(webhooks::run_dispatcher(state.dispatcher(), stop_rx));
         kino_server::serve::serve(listener, app(state.clone()), limits, shutdown).await.map_err(|e| e.to_string())?;
         tracing::info!("stopping: finishing in-flight jobs, renders and webhook deliveries");
         let _ = stop_tx.send(true);
@@ -462,7 +472,7 @@ fn serve(cli: &Cli, store: Store) -> Result<(), String> {
             let _ = index_refresher.await;
         }
         let _ = liveness.await;
-        kino_server::liveness::release(&state).await;
+        kino_server::liveness::release(state.store.clone()).await;
         Ok(())
     })
 }
@@ -520,7 +530,8 @@ fn demo_bootstrap(cli: &Cli, state: &AppState) -> Result<Option<String>, String>
         );
         return Ok(None);
     };
-    let key = demo::bootstrap(state, &dir).map_err(|e| format!("demo bootstrap failed: {e}"))?;
+    let key = demo::bootstrap(&state.store, &state.signals, &state.effects, &dir)
+        .map_err(|e| format!("demo bootstrap failed: {e}"))?;
     if key.is_none() {
         tracing::info!(
             "the demo organisation exists already; its key was shown on first start. A new one: \

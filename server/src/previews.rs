@@ -2,8 +2,8 @@
 //! prepared signals and the search text's embedding, read in one database call on a warm cache.
 
 use crate::error::AppError;
-use crate::state::AppState;
-use crate::store::OrgId;
+use crate::signals::SignalsCache;
+use crate::store::{OrgId, Store};
 
 /// What a per-request selection (clips, thumbnails) reads: the item, its prepared signals, and
 /// the embedding of the search text when there is one.
@@ -19,17 +19,24 @@ pub struct Selection {
 
 impl Selection {
     /// The item `id` with its signals (404 without either), and `search_query` encoded.
-    pub fn of(state: &AppState, org: OrgId, id: &str, search_query: Option<&str>) -> Result<Selection, AppError> {
+    pub fn of(
+        store: &Store,
+        cache: &SignalsCache,
+        encoder: &dyn kino::TextEncoder,
+        org: OrgId,
+        id: &str,
+        search_query: Option<&str>,
+    ) -> Result<Selection, AppError> {
         // One database call for both: the item and its signals' version.
-        let (item, version) = match state.store.item_and_signals_version(org, id)? {
+        let (item, version) = match store.item_and_signals_version(org, id)? {
             Some((item, version)) if !item.deleted => (item, version),
             _ => return Err(AppError::item_not_found(id)),
         };
-        let Some(prepared) = crate::signals::prepared_at(state, org, id, version)? else {
+        let Some(prepared) = crate::signals::prepared_at(store, cache, org, id, version)? else {
             return Err(AppError::NotFound(format!("item {id:?} has no analysis signals yet")));
         };
         let embedding = match search_query {
-            Some(text) => Some(state.analysis.encoder.encode(text)?),
+            Some(text) => Some(encoder.encode(text)?),
             None => None,
         };
         Ok(Selection { item, prepared, embedding })

@@ -139,18 +139,19 @@ pub type SeasonEpisode = (String, Option<i64>, std::sync::Arc<Signals>);
 /// episode order; just the item when it is not an episode of a season. Episodes without signals
 /// are left out.
 pub fn season_of(
-    state: &crate::state::AppState,
+    store: &crate::store::Store,
+    cache: &crate::signals::SignalsCache,
     org: crate::store::OrgId,
     item: &crate::store::ItemRow,
     own: &Signals,
 ) -> Result<Vec<SeasonEpisode>, crate::error::AppError> {
     let mut out = vec![(item.id.clone(), item.episodic_number("episode_number"), std::sync::Arc::new(own.clone()))];
     if let Some(season) = season_id(item) {
-        for e in state.store.children(org, &season)? {
+        for e in store.children(org, &season)? {
             if e.deleted || e.id == item.id || season_id(&e).as_deref() != Some(&season) {
                 continue;
             }
-            if let Some(p) = crate::signals::prepared(state, org, &e.id)? {
+            if let Some(p) = crate::signals::prepared(store, cache, org, &e.id)? {
                 out.push((e.id.clone(), e.episodic_number("episode_number"), std::sync::Arc::new(p.signals().clone())));
             }
         }
@@ -163,12 +164,13 @@ pub use crate::catalog::season::season_id;
 
 /// The markers of `item` among its season's episodes.
 pub fn markers_of(
-    state: &crate::state::AppState,
+    store: &crate::store::Store,
+    cache: &crate::signals::SignalsCache,
     org: crate::store::OrgId,
     item: &crate::store::ItemRow,
     own: &Signals,
 ) -> Result<Value, String> {
-    let season = season_of(state, org, item, own).map_err(|e| e.to_string())?;
+    let season = season_of(store, cache, org, item, own).map_err(|e| e.to_string())?;
     let episodes: Vec<kino::markers::Episode<'_>> =
         season.iter().map(|(_, n, s)| kino::markers::Episode { number: *n, signals: s.as_ref() }).collect();
     let all = kino::markers::season_markers(&episodes);

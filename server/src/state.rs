@@ -17,20 +17,17 @@ pub struct AppState {
     pub store: Arc<Store>,
     /// Prepared signals by (organisation, item), built on first use ([`crate::signals`]).
     pub signals: Arc<crate::signals::cache::SignalsCache>,
-    /// The organisations' vector indexes (segments kept current item by item).
-    pub indexes: Arc<crate::indexes::Indexes>,
     /// The pretrained models, the query encoder and the analyses in progress.
     pub analysis: Arc<Analysis>,
     /// Settings.
     pub config: Arc<Config>,
-    /// Wakes the workers, the renderers and the webhook dispatcher.
-    pub wake: Arc<Wakes>,
+    /// What a change sets off: the vector indexes, smartlist refreshes, the wake-ups of the
+    /// background loops ([`crate::changes`]).
+    pub effects: crate::changes::Effects,
     /// Keys of the access tokens and of the secrets stored in the database.
     pub keys: Arc<Keys>,
     /// What bounds clients: portal request counters, upload slots, sign-in throttling.
     pub guards: Arc<Guards>,
-    /// Smartlist membership refreshes.
-    pub refresher: Arc<crate::portal::refresh::Refresher>,
     /// Where rendered files are published and read ([`crate::bucket`]).
     pub bucket: Arc<crate::bucket::Bucket>,
 }
@@ -124,9 +121,13 @@ impl AppState {
             }),
             store: Arc::new(store),
             signals: Arc::default(),
-            indexes: Arc::new(crate::indexes::Indexes::new(config.index_dir.clone()).shared_through(bucket.clone())),
-            wake: Arc::default(),
-            refresher: Arc::default(),
+            effects: crate::changes::Effects {
+                indexes: Arc::new(
+                    crate::indexes::Indexes::new(config.index_dir.clone()).shared_through(bucket.clone()),
+                ),
+                refresher: Arc::default(),
+                wake: Arc::default(),
+            },
             bucket,
             config: Arc::new(config),
         })

@@ -16,8 +16,9 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::state::AppState;
-use crate::store::{JobState, OrgId, ResultStatus, StoreError};
+use crate::changes::{Effects, Queued};
+use crate::state::Analysis;
+use crate::store::{JobState, OrgId, ResultStatus, Store, StoreError};
 
 /// The state of a task.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, utoipa::ToSchema)]
@@ -98,13 +99,13 @@ fn not_found(id: &str, product: &str, version: &str) -> TaskError {
 
 /// The status of (item, product, version), or `None` when neither a task nor a result is known.
 pub fn status_of(
-    state: &AppState,
+    store: &Store,
+    analysis: &Analysis,
     org: OrgId,
     id: &str,
     product: &str,
     version: &str,
 ) -> Result<Option<Status>, StoreError> {
-    let store = &state.store;
     if let Some(r) = store.result(org, id, product, Some(version))? {
         let state = match r.status {
             ResultStatus::Success => TaskState::Ready,
@@ -114,7 +115,7 @@ pub fn status_of(
     }
     let Some(task) = store.task(org, id, product, version)? else { return Ok(None) };
     let job = store.job_state(org, id, product, version)?;
-    let error = match (job, state.analysis.progress(org, id)) {
+    let error = match (job, analysis.progress(org, id)) {
         (Some(_), Some(done)) if store.signals_partial(org, id)? => {
             format!("transcribing speech (the fast channels are ready): the analysis is {:.0}% done", 100.0 * done)
         }
@@ -129,58 +130,83 @@ pub fn status_of(
 }
 
 /// The status of (item, product, version).
-pub fn status(state: &AppState, org: OrgId, id: &str, product: &str, version: &str) -> Result<Status, TaskError> {
-    status_of(state, org, id, product, version)?.ok_or_else(|| not_found(id, product, version))
+pub fn status(
+    store: &Store,
+    analysis: &Analysis,
+    org: OrgId,
+    id: &str,
+    product: &str,
+    version: &str,
+) -> Result<Status, TaskError> {
+    status_of(store, analysis, org, id, product, version)?.ok_or_else(|| not_found(id, product, version))
 }
 
 /// Creates or updates the task of a live item with its options (a JSON object) and reactivates it;
 /// a job is queued unless a result exists. Answers the task's status.
+#[allow(clippy::too_many_arguments)]
 pub fn upsert(
-    state: &AppState,
+    store: &Store,
+    fx: &Effects,
+    analysis: &Analysis,
     org: OrgId,
     id: &str,
     product: &str,
     version: &str,
     options: &Value,
 ) -> Result<Status, TaskError> {
-    match state.store.item(org, id)? {
+    match store.item(org, id)? {
         Some(item) if !item.deleted => {}
         _ => return Err(TaskError::ItemNotFound(id.to_string())),
     }
-    state.store.upsert_task(org, id, product, version, &options.to_string())?;
-    crate::changes::queued(state, crate::changes::Queued::Tasks);
-    status(state, org, id, product, version)
+    store.upsert_task(org, id, product, version, &options.to_string())?;
+    fx.queued(Queued::Tasks);
+    status(store, analysis, org, id, product, version)
 }
 
 /// Deactivates a task (its queued job is dropped); answers its status. A result without a task
 /// answers its state; nothing at all is [`TaskError::NotFound`].
-pub fn deactivate(state: &AppState, org: OrgId, id: &str, product: &str, version: &str) -> Result<Status, TaskError> {
-    let existed = state.store.deactivate_task(org, id, product, version)?;
-    match status_of(state, org, id, product, version)? {
+pub fn deactivate(
+    store: &Store,
+    analysis: &Analysis,
+    org: OrgId,
+    id: &str,
+    product: &str,
+    version: &str,
+) -> Result<Status, TaskError> {
+    let existed = store.deactivate_task(org, id, product, version)?;
+    match status_of(store, analysis, org, id, product, version)? {
         Some(status) if existed || status.state != TaskState::Pending => Ok(status),
         _ => Err(not_found(id, product, version)),
     }
 }
 
 /// Resets a failed task: its result is dropped and its job queued again.
-pub fn reset(state: &AppState, org: OrgId, id: &str, product: &str, version: &str) -> Result<(), TaskError> {
-    let current = status(state, org, id, product, version)?;
+pub fn reset(
+    store: &Store,
+    fx: &Effects,
+    analysis: &Analysis,
+    org: OrgId,
+    id: &str,
+    product: &str,
+    version: &str,
+) -> Result<(), TaskError> {
+    let current = status(store, analysis, org, id, product, version)?;
     if current.state != TaskState::Failed {
         return Err(TaskError::NotFailed(current.state));
     }
-    state.store.reprocess(org, id, product, version)?;
-    crate::changes::queued(state, crate::changes::Queued::Tasks);
+    store.reprocess(org, id, product, version)?;
+    fx.queued(Queued::Tasks);
     Ok(())
 }
 
 /// Every task of an item, with its status.
-pub fn of_item(state: &AppState, org: OrgId, id: &str) -> Result<Vec<ItemTask>, TaskError> {
-    if state.store.item(org, id)?.is_none() {
+pub fn of_item(store: &Store, analysis: &Analysis, org: OrgId, id: &str) -> Result<Vec<ItemTask>, TaskError> {
+    if store.item(org, id)?.is_none() {
         return Err(TaskError::ItemNotFound(id.to_string()));
     }
     let mut out = Vec::new();
-    for task in state.store.tasks(org, id)? {
-        let status = status_of(state, org, id, &task.product, &task.version)?
+    for task in store.tasks(org, id)? {
+        let status = status_of(store, analysis, org, id, &task.product, &task.version)?
             .unwrap_or(Status { state: TaskState::Pending, error: String::new() });
         out.push(ItemTask { product: task.product, version: task.version, status });
     }

@@ -12,11 +12,10 @@ pub mod text;
 pub use item::*;
 use serde_json::Value;
 
-use crate::changes::{self, Change};
+use crate::changes::{Change, Effects};
 use crate::error::Detail;
 use crate::indexes::SearchError;
-use crate::state::AppState;
-use crate::store::{ItemRow, OrgId, StoreError};
+use crate::store::{ItemRow, OrgId, Store, StoreError};
 use season::season_id;
 
 /// Why a catalog operation failed.
@@ -47,8 +46,7 @@ pub enum CatalogError {
 /// Stores an item or replaces its data: checks it against the stored catalog, creates its missing
 /// series and season as virtual items, applies its `operations`, and brings the indexes, the
 /// season's markers and the smartlists up to date.
-pub fn upsert(state: &AppState, org: OrgId, item: CatalogItem) -> Result<(), CatalogError> {
-    let store = &state.store;
+pub fn upsert(store: &Store, fx: &Effects, org: OrgId, item: CatalogItem) -> Result<(), CatalogError> {
     item.check_hierarchy(|id| store.item(org, id))?;
     if matches!(item.item_type.as_str(), "season" | "episode")
         && let Some(series) = item.series_id()
@@ -70,16 +68,16 @@ pub fn upsert(state: &AppState, org: OrgId, item: CatalogItem) -> Result<(), Cat
     // that joins a season (or moves between seasons) changes their markers.
     let after = store.item(org, &item.id)?.and_then(|new| season_id(&new));
     let seasons: Vec<String> = if before != after { before.into_iter().chain(after).collect() } else { Vec::new() };
-    changes::apply(state, Change::Item { org, item_id: &item.id, seasons: &seasons })?;
+    fx.apply(store, Change::Item { org, item_id: &item.id, seasons: &seasons })?;
     if item.operations.deleted {
-        delete_cascade(state, org, &item.id)?;
+        delete_cascade(store, fx, org, &item.id)?;
     }
     if item.operations.force_asset_reprocess {
         for task in store.tasks(org, &item.id)?.into_iter().filter(|t| t.active) {
             store.reprocess(org, &item.id, &task.product, &task.version)?;
         }
     }
-    changes::apply(state, Change::Catalog { org })?;
+    fx.apply(store, Change::Catalog { org })?;
     Ok(())
 }
 
@@ -90,39 +88,32 @@ fn body_of(item: &CatalogItem) -> Value {
 
 /// Deletes the item `id` of type `item_type`, keeping its data (a series takes its seasons and
 /// episodes along, a season its episodes).
-pub fn delete(state: &AppState, org: OrgId, item_type: &str, id: &str) -> Result<(), CatalogError> {
-    match state.store.item(org, id)? {
-        Some(item) if item.item_type == item_type => delete_cascade(state, org, id),
+pub fn delete(store: &Store, fx: &Effects, org: OrgId, item_type: &str, id: &str) -> Result<(), CatalogError> {
+    match store.item(org, id)? {
+        Some(item) if item.item_type == item_type => delete_cascade(store, fx, org, id),
         _ => Err(CatalogError::NotFound(id.to_string())),
     }
 }
 
 /// Marks an item deleted, and with a series its seasons and episodes, with a season its episodes.
-fn delete_cascade(state: &AppState, org: OrgId, id: &str) -> Result<(), CatalogError> {
-    let store = &state.store;
+fn delete_cascade(store: &Store, fx: &Effects, org: OrgId, id: &str) -> Result<(), CatalogError> {
     let mut pending = vec![id.to_string()];
     while let Some(next) = pending.pop() {
         let Some(item) = store.item(org, &next)? else { continue };
         store.mark_deleted(org, &next)?;
         let seasons: Vec<String> = season_id(&item).into_iter().collect();
-        changes::apply(state, Change::Item { org, item_id: &item.id, seasons: &seasons })?;
+        fx.apply(store, Change::Item { org, item_id: &item.id, seasons: &seasons })?;
         if matches!(item.item_type.as_str(), "series" | "season") {
             pending.extend(store.children(org, &next)?.into_iter().filter(|c| !c.deleted).map(|c| c.id));
         }
     }
-    changes::apply(state, Change::Catalog { org })?;
+    fx.apply(store, Change::Catalog { org })?;
     Ok(())
 }
 
 /// The item `id` of type `item_type` as last stored (a deleted one only with `allow_deleted`).
-pub fn get(
-    state: &AppState,
-    org: OrgId,
-    item_type: &str,
-    id: &str,
-    allow_deleted: bool,
-) -> Result<ItemRow, CatalogError> {
-    match state.store.item(org, id)? {
+pub fn get(store: &Store, org: OrgId, item_type: &str, id: &str, allow_deleted: bool) -> Result<ItemRow, CatalogError> {
+    match store.item(org, id)? {
         Some(item) if item.item_type == item_type && (allow_deleted || !item.deleted) => Ok(item),
         _ => Err(CatalogError::NotFound(id.to_string())),
     }
@@ -130,13 +121,13 @@ pub fn get(
 
 /// The asset-structured form of an episode's stored body: `extended_episodic_info` complete, with
 /// its series' and season's titles.
-pub fn asset_model(state: &AppState, org: OrgId, item: &ItemRow) -> Result<Value, CatalogError> {
+pub fn asset_model(store: &Store, org: OrgId, item: &ItemRow) -> Result<Value, CatalogError> {
     let unreadable = |e: serde_json::Error| CatalogError::Unreadable { id: item.id.clone(), reason: e.to_string() };
     let mut episode: CatalogItem = serde_json::from_value(item.body.clone()).map_err(unreadable)?;
     let title_of = |id: Option<&str>| -> Result<Option<String>, StoreError> {
         Ok(match id {
             Some(id) => {
-                state.store.item(org, id)?.and_then(|i| i.body.get("title").and_then(Value::as_str).map(String::from))
+                store.item(org, id)?.and_then(|i| i.body.get("title").and_then(Value::as_str).map(String::from))
             }
             None => None,
         })

@@ -11,7 +11,6 @@ use subtle::ConstantTimeEq;
 pub mod keys;
 
 use crate::auth::{CredentialError, hash_key, random_hex};
-use crate::state::AppState;
 use crate::store::{OrgId, Store, StoreError};
 
 /// The scope that grants the previews endpoints (`/results/jitpreviews/v2/...`) to an access token.
@@ -96,9 +95,9 @@ pub fn validate(keys: &TokenKeys, token: &str) -> Result<Claims, TokenError> {
 
 /// Validates an access token and checks that its client is still live (one indexed lookup, so a
 /// revocation by any process on the database takes effect at the next request).
-pub fn authenticate(state: &AppState, token: &str) -> Result<Claims, TokenError> {
-    let claims = validate(&state.keys.tokens, token)?;
-    match state.store.client_is_live(OrgId(claims.org), &claims.sub) {
+pub fn authenticate(store: &Store, keys: &TokenKeys, token: &str) -> Result<Claims, TokenError> {
+    let claims = validate(keys, token)?;
+    match store.client_is_live(OrgId(claims.org), &claims.sub) {
         Ok(true) => Ok(claims),
         Ok(false) => Err(TokenError::Revoked),
         Err(e) => {

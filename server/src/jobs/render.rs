@@ -5,6 +5,7 @@
 //! `gen/<gen_id>/clip-<n>-small.jpg`; `creative-assets/<recipe_id>/<asset_id>.mp4|-large.jpg|-small.jpg`.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use kino::Signals;
 use kino::clips::GenPaths;
@@ -12,13 +13,29 @@ use kino::thumbnail::{FrameRule, choose_frame};
 use kino_media::render::{RenderOptions, SubjectTrack, cut_clip, cut_vertical, thumbnail};
 use serde_json::{Value, json};
 
+use crate::bucket::Bucket;
+use crate::config::Config;
 use crate::files::{LocalMedia, MediaFile, local_media, unusable_media};
 use crate::generation::{
     GeneratedClip, GeneratedFiles, GeneratedImages, GeneratedThumbnail, GenerationContext, GenerationData,
     GenerationRequest,
 };
-use crate::state::AppState;
-use crate::store::{ClaimedGeneration, CreativeAssetRow, GenerationRow, ItemRow, OrgId, RenderState};
+use crate::signals::SignalsCache;
+use crate::store::{ClaimedGeneration, CreativeAssetRow, GenerationRow, ItemRow, OrgId, RenderState, Store};
+
+/// What rendering reads and writes: the store (generations, items), the items' signals, the
+/// settings (media root, bucket root) and the bucket files are published to. Cheap to clone.
+#[derive(Debug, Clone)]
+pub struct Renderer {
+    /// The database.
+    pub store: Arc<Store>,
+    /// Prepared signals.
+    pub signals: Arc<SignalsCache>,
+    /// Settings: the media root, the bucket root.
+    pub config: Arc<Config>,
+    /// Where rendered files are published.
+    pub bucket: Arc<Bucket>,
+}
 
 /// Width of large thumbnails (at most the source width).
 pub const LARGE_WIDTH: u32 = 1280;
@@ -27,8 +44,8 @@ pub const SMALL_WIDTH: u32 = 320;
 
 /// The item's video, opened beneath the media root: render from its [`MediaFile::tool_path`]
 /// while it is held, never by name.
-fn video_of(state: &AppState, item: &ItemRow) -> Result<MediaFile, String> {
-    match local_media(&state.config, &item.body) {
+fn video_of(r: &Renderer, item: &ItemRow) -> Result<MediaFile, String> {
+    match local_media(&r.config, &item.body) {
         LocalMedia::File(file) => Ok(file),
         LocalMedia::NotLocal => {
             Err(format!("item {:?} has no local media file under the media root (asset_info.file_uri)", item.id))
@@ -38,8 +55,8 @@ fn video_of(state: &AppState, item: &ItemRow) -> Result<MediaFile, String> {
 }
 
 /// Where a bucket path lives on disk (its folder created).
-fn bucket_file(state: &AppState, relative: &str) -> Result<PathBuf, String> {
-    let full = state.config.bucket_root.join(relative);
+fn bucket_file(r: &Renderer, relative: &str) -> Result<PathBuf, String> {
+    let full = r.config.bucket_root.join(relative);
     if let Some(dir) = full.parent() {
         std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     }
@@ -66,20 +83,20 @@ fn cut(video: &Path, s: &Signals, start: f64, stop: f64, vertical: bool, out: &P
 
 /// Renders a clip to the bucket path `relative`.
 fn clip_file(
-    state: &AppState,
+    r: &Renderer,
     video: &Path,
     s: &Signals,
     span: (f64, f64),
     vertical: bool,
     relative: &str,
 ) -> Result<(), String> {
-    cut(video, s, span.0, span.1, vertical, &bucket_file(state, relative)?)?;
-    publish(state, relative)
+    cut(video, s, span.0, span.1, vertical, &bucket_file(r, relative)?)?;
+    publish(r, relative)
 }
 
 /// Publishes a rendered bucket file to the object store, when there is one.
-fn publish(state: &AppState, relative: &str) -> Result<(), String> {
-    state.bucket.publish(relative).map_err(|e| format!("cannot publish {relative}: {e}"))
+fn publish(r: &Renderer, relative: &str) -> Result<(), String> {
+    r.bucket.publish(relative).map_err(|e| format!("cannot publish {relative}: {e}"))
 }
 
 /// Large and small JPEGs of the frame at `time`: their sizes. Horizontal: the large one at the
@@ -87,28 +104,28 @@ fn publish(state: &AppState, relative: &str) -> Result<(), String> {
 /// the 9:16 crop (cut from a one-second vertical clip around `time`), the large one at the crop's
 /// width, the small one half of it up to [`SMALL_WIDTH`].
 fn thumbnails(
-    state: &AppState,
+    r: &Renderer,
     video: &Path,
     s: &Signals,
     time: f64,
     vertical: bool,
     (large_rel, small_rel): (&str, &str),
 ) -> Result<[(u32, u32); 2], String> {
-    let sizes = render_thumbnails(state, video, s, time, vertical, (large_rel, small_rel))?;
-    publish(state, large_rel)?;
-    publish(state, small_rel)?;
+    let sizes = render_thumbnails(r, video, s, time, vertical, (large_rel, small_rel))?;
+    publish(r, large_rel)?;
+    publish(r, small_rel)?;
     Ok(sizes)
 }
 
 fn render_thumbnails(
-    state: &AppState,
+    r: &Renderer,
     video: &Path,
     s: &Signals,
     time: f64,
     vertical: bool,
     (large, small): (&str, &str),
 ) -> Result<[(u32, u32); 2], String> {
-    let (large, small) = (bucket_file(state, large)?, bucket_file(state, small)?);
+    let (large, small) = (bucket_file(r, large)?, bucket_file(r, small)?);
     if !vertical {
         let large_w = LARGE_WIDTH.min(s.frame_width.max(2));
         let l = thumbnail(video, time, &large, large_w).map_err(|e| e.to_string())?;
@@ -134,24 +151,25 @@ fn frame_in(s: &Signals, start: f64, stop: f64) -> f64 {
 
 /// Renders the files of creative asset `a` (a clip or a thumbnail, horizontal or 9:16) and sets
 /// its URIs.
-pub fn creative_asset(state: &AppState, org: OrgId, item: &ItemRow, a: &mut CreativeAssetRow) -> Result<(), String> {
-    let opened = video_of(state, item)?;
+pub fn creative_asset(r: &Renderer, org: OrgId, item: &ItemRow, a: &mut CreativeAssetRow) -> Result<(), String> {
+    let opened = video_of(r, item)?;
     let video = opened.tool_path();
-    let prepared =
-        crate::signals::prepared(state, org, &item.id).map_err(|e| e.to_string())?.ok_or("the item has no signals")?;
+    let prepared = crate::signals::prepared(&r.store, &r.signals, org, &item.id)
+        .map_err(|e| e.to_string())?
+        .ok_or("the item has no signals")?;
     let s = prepared.signals();
     let base = format!("creative-assets/{}/{}", a.recipe_id, a.id);
     let vertical = a.kind.ends_with("-vertical");
     let (large, small) = (format!("{base}-large.jpg"), format!("{base}-small.jpg"));
     if a.kind.starts_with("preview") {
         let video_rel = format!("{base}.mp4");
-        clip_file(state, &video, s, (a.start_time, a.stop_time), vertical, &video_rel)?;
+        clip_file(r, &video, s, (a.start_time, a.stop_time), vertical, &video_rel)?;
         let time = frame_in(s, a.start_time, a.stop_time);
-        let sizes = thumbnails(state, &video, s, time, vertical, (&large, &small))?;
+        let sizes = thumbnails(r, &video, s, time, vertical, (&large, &small))?;
         a.video_uri = Some(video_rel);
         a.metadata["image_sizes"] = json!(sizes);
     } else {
-        let sizes = thumbnails(state, &video, s, a.start_time, vertical, (&large, &small))?;
+        let sizes = thumbnails(r, &video, s, a.start_time, vertical, (&large, &small))?;
         a.metadata["image_sizes"] = json!(sizes);
     }
     a.image_uri = Some(large);
@@ -161,18 +179,18 @@ pub fn creative_asset(state: &AppState, org: OrgId, item: &ItemRow, a: &mut Crea
 
 /// Renders a claimed generation and records the outcome: `SUCCESS` with the files' paths and
 /// image sizes, or `FAILED` with why.
-pub fn render_generation(state: &AppState, g: &ClaimedGeneration) {
+pub fn render_generation(r: &Renderer, g: &ClaimedGeneration) {
     let outcome = (|| -> Result<Value, String> {
         let request: GenerationRequest = serde_json::from_value(g.request.clone())
             .map_err(|e| format!("the stored generation request is unreadable: {e}"))?;
-        let item = state
+        let item = r
             .store
             .item(g.org, &g.item_id)
             .map_err(|e| e.to_string())?
             .ok_or_else(|| format!("item {:?} no longer exists", g.item_id))?;
-        let opened = video_of(state, &item)?;
+        let opened = video_of(r, &item)?;
         let video = opened.tool_path();
-        let prepared = crate::signals::prepared(state, g.org, &item.id)
+        let prepared = crate::signals::prepared(&r.store, &r.signals, g.org, &item.id)
             .map_err(|e| e.to_string())?
             .ok_or("the item has no signals")?;
         let s = prepared.signals();
@@ -183,7 +201,7 @@ pub fn render_generation(state: &AppState, g: &ClaimedGeneration) {
             for (n, &time) in frames.iter().enumerate() {
                 let p = thumbnail_paths(&g.id, n);
                 let files = (p.large_image_path.as_str(), p.small_image_path.as_str());
-                let [(lw, lh), (sw, sh)] = thumbnails(state, &video, s, time, request.vertical, files)?;
+                let [(lw, lh), (sw, sh)] = thumbnails(r, &video, s, time, request.vertical, files)?;
                 rendered.push(GeneratedThumbnail {
                     time,
                     generated: GeneratedImages {
@@ -200,10 +218,10 @@ pub fn render_generation(state: &AppState, g: &ClaimedGeneration) {
         }
         for (n, clip) in request.clips.iter().enumerate().filter(|_| request.frames.is_none()) {
             let paths = paths(&g.id, n);
-            clip_file(state, &video, s, (clip.start_time, clip.stop_time), request.vertical, &paths.clip_path)?;
+            clip_file(r, &video, s, (clip.start_time, clip.stop_time), request.vertical, &paths.clip_path)?;
             let time = frame_in(s, clip.start_time, clip.stop_time);
             let files = (paths.large_image_path.as_str(), paths.small_image_path.as_str());
-            let [(lw, lh), (sw, sh)] = thumbnails(state, &video, s, time, request.vertical, files)?;
+            let [(lw, lh), (sw, sh)] = thumbnails(r, &video, s, time, request.vertical, files)?;
             out.push(GeneratedClip {
                 span: clip.clone(),
                 generated: GeneratedFiles {
@@ -239,16 +257,16 @@ pub fn render_generation(state: &AppState, g: &ClaimedGeneration) {
             GenerationRow { state: RenderState::Failed, error: e, data: None }
         }
     };
-    if let Err(e) = state.store.finish_generation(g.org, &g.id, &row) {
+    if let Err(e) = r.store.finish_generation(g.org, &g.id, &row) {
         tracing::error!(gen_id = %g.id, error = %e, "cannot record a generation's outcome");
     }
 }
 
 /// Claims and renders one queued generation; whether there was one.
-pub fn render_one(state: &AppState) -> bool {
-    match state.store.claim_generation() {
+pub fn render_one(r: &Renderer) -> bool {
+    match r.store.claim_generation() {
         Ok(Some(g)) => {
-            render_generation(state, &g);
+            render_generation(r, &g);
             true
         }
         Ok(None) => false,
@@ -260,10 +278,15 @@ pub fn render_one(state: &AppState) -> bool {
 }
 
 /// Runs `count` renderers (each one ffmpeg at a time) over the durable generation queue until
-/// `shutdown` turns true; a render in flight is finished first.
-pub async fn run_renderers(state: AppState, count: usize, shutdown: tokio::sync::watch::Receiver<bool>) {
-    let wake = state.wake.renderers.clone();
-    super::pool::run_pool(state, count, shutdown, wake, render_one).await;
+/// `shutdown` turns true; a render in flight is finished first. `wake` is notified when a
+/// generation is queued.
+pub async fn run_renderers(
+    renderer: Renderer,
+    wake: Arc<tokio::sync::Notify>,
+    count: usize,
+    shutdown: tokio::sync::watch::Receiver<bool>,
+) {
+    super::pool::run_pool(renderer, count, shutdown, wake, render_one).await;
 }
 
 pub use crate::config::default_render_workers;

@@ -4,29 +4,49 @@
 //! A job left running by a crash is claimed again when its lease expires (and at start-up); a job
 //! whose item has no signals yet is parked until signals arrive.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use kino::Signals;
 use tokio::sync::watch;
 
-use crate::changes::Change;
+use crate::changes::{Change, Effects};
+use crate::config::Config;
 use crate::files::{LocalMedia, MediaFile};
 use crate::files::{local_media, local_sidecar, unusable_media};
 use crate::products::{NOT_AVAILABLE, PROCESSED, compute};
-use crate::state::AppState;
-use crate::store::{ItemRow, Job, ResultStatus, StoreError};
+use crate::signals::SignalsCache;
+use crate::state::Analysis;
+use crate::store::{ItemRow, Job, ResultStatus, Store, StoreError};
+
+/// What processing reads and writes: the store (jobs, items, results), the items' signals,
+/// what a stored result or new signals set off, the models and the analyses in progress, and
+/// the settings (the media root). Cheap to clone.
+#[derive(Debug, Clone)]
+pub struct Worker {
+    /// The database.
+    pub store: Arc<Store>,
+    /// Prepared signals.
+    pub signals: Arc<SignalsCache>,
+    /// What a change sets off.
+    pub effects: Effects,
+    /// The models and the analyses in progress.
+    pub analysis: Arc<Analysis>,
+    /// Settings: the media root and the service's private files.
+    pub config: Arc<Config>,
+}
 
 /// Runs `count` workers until `shutdown` turns true; a job in flight is finished first.
-pub async fn run(state: AppState, count: usize, shutdown: watch::Receiver<bool>) {
-    let wake = state.wake.workers.clone();
-    super::pool::run_pool(state, count, shutdown, wake, run_one).await;
+pub async fn run(worker: Worker, count: usize, shutdown: watch::Receiver<bool>) {
+    let wake = worker.effects.wake.workers.clone();
+    super::pool::run_pool(worker, count, shutdown, wake, run_one).await;
 }
 
 /// Claims and processes one job; whether there was one.
-pub fn run_one(state: &AppState) -> bool {
-    match state.store.claim_job() {
+pub fn run_one(w: &Worker) -> bool {
+    match w.store.claim_job() {
         Ok(Some(job)) => {
-            if let Err(e) = process(state, &job) {
+            if let Err(e) = process(w, &job) {
                 tracing::error!(item = %job.item_id, product = %job.product, error = %e, "job failed to store; it will be retried");
             }
             true
@@ -39,15 +59,15 @@ pub fn run_one(state: &AppState) -> bool {
     }
 }
 
-fn process(state: &AppState, job: &Job) -> Result<(), StoreError> {
-    let store = &state.store;
+fn process(w: &Worker, job: &Job) -> Result<(), StoreError> {
+    let store = &w.store;
     if !PROCESSED.contains(&job.product.as_str()) {
         return store.finish_job(job, ResultStatus::Failed, NOT_AVAILABLE, None);
     }
     let Some(item) = store.item(job.org, &job.item_id)? else {
         return store.finish_job(job, ResultStatus::Failed, "the item does not exist", None);
     };
-    let mut signals = match crate::signals::prepared(state, job.org, &job.item_id) {
+    let mut signals = match crate::signals::prepared(&w.store, &w.signals, job.org, &job.item_id) {
         Ok(p) => p.map(|p| p.signals().clone()),
         Err(e) => {
             return store.finish_job(job, ResultStatus::Failed, &format!("stored signals are unreadable: {e}"), None);
@@ -59,13 +79,13 @@ fn process(state: &AppState, job: &Job) -> Result<(), StoreError> {
     // the media again.
     let needs_final = crate::products::needs_speech_stage(&job.product);
     if signals.is_some() && needs_final && store.signals_partial(job.org, &job.item_id)? {
-        if state.analysis.progress(job.org, &job.item_id).is_some() {
+        if w.analysis.progress(job.org, &job.item_id).is_some() {
             return store.park_job(job, true);
         }
         signals = None;
     }
     if signals.is_none() {
-        match media_signals(state, job, &item) {
+        match media_signals(w, job, &item) {
             Ok(Some(s)) => signals = Some(s),
             Ok(None) => {}
             Err(Outcome::Parked) => return store.park_job(job, needs_final),
@@ -75,12 +95,12 @@ fn process(state: &AppState, job: &Job) -> Result<(), StoreError> {
     }
     let Some(signals) = signals else { return store.park_job(job, needs_final) };
     let started = std::time::Instant::now();
-    let sentences: std::sync::Arc<dyn kino::TextEncoder> = match state.analysis.models.sentence_encoder() {
+    let sentences: std::sync::Arc<dyn kino::TextEncoder> = match w.analysis.models.sentence_encoder() {
         Some(encoder) => encoder.clone(),
         None => std::sync::Arc::new(kino::LexicalEncoder::default()),
     };
     let outcome = if job.product == "markers" {
-        crate::products::markers_of(state, job.org, &item, &signals)
+        crate::products::markers_of(&w.store, &w.signals, job.org, &item, &signals)
     } else {
         compute(&job.product, &signals, sentences.as_ref())
     };
@@ -97,7 +117,7 @@ fn process(state: &AppState, job: &Job) -> Result<(), StoreError> {
                 &crate::products::models_of(&job.product, &signals),
             )?;
             let stored = Change::Result { org: job.org, item_id: &job.item_id, product: &job.product };
-            if let Err(e) = crate::changes::apply(state, stored) {
+            if let Err(e) = w.effects.apply(&w.store, stored) {
                 tracing::error!(error = %e, item = %job.item_id, "cannot update the vector index");
             }
             Ok(())
@@ -119,8 +139,8 @@ enum Outcome {
 /// Signals from the item's media: its video analysed (its sidecar's learned channels merged), or
 /// the sidecar alone when there is no video; `None` when `file_uri` is not local (signals are
 /// expected through the analysis endpoint).
-fn media_signals(state: &AppState, job: &Job, item: &ItemRow) -> Result<Option<Signals>, Outcome> {
-    let config = &state.config;
+fn media_signals(w: &Worker, job: &Job, item: &ItemRow) -> Result<Option<Signals>, Outcome> {
+    let config = &w.config;
     // Both files are opened once, here, beneath the media root; what reads them later (this
     // process, ffprobe, ffmpeg) reads these open files, never the names again.
     let sidecar = match local_sidecar(config, &item.body) {
@@ -134,9 +154,9 @@ fn media_signals(state: &AppState, job: &Job, item: &ItemRow) -> Result<Option<S
     };
     match local_media(config, &item.body) {
         LocalMedia::NotLocal => Ok(None),
-        LocalMedia::File(video) => analyse(state, job, item, &video, sidecar).map(Some),
+        LocalMedia::File(video) => analyse(w, job, item, &video, sidecar).map(Some),
         LocalMedia::Unusable { reason, .. } => match sidecar {
-            Some(kino_media::Sidecar::Document { signals, .. }) => store_sidecar(state, job, *signals).map(Some),
+            Some(kino_media::Sidecar::Document { signals, .. }) => store_sidecar(w, job, *signals).map(Some),
             _ => Err(Outcome::Failed(unusable_media(&item.id, &item.body, &reason))),
         },
     }
@@ -156,16 +176,16 @@ fn sidecar_document(item: &ItemRow, file: &MediaFile) -> Result<kino_media::Side
 /// Analyses the item's video (one analysis per item: another job of the item waits for its
 /// signals meanwhile), showing progress in the task status and extending the job's lease.
 fn analyse(
-    state: &AppState,
+    w: &Worker,
     job: &Job,
     item: &ItemRow,
     video: &MediaFile,
     sidecar: Option<kino_media::Sidecar>,
 ) -> Result<Signals, Outcome> {
-    let store = &state.store;
+    let store = &w.store;
     let key = (job.org, job.item_id.clone());
     {
-        let mut analysing = state.analysis.progress.write().unwrap_or_else(|e| e.into_inner());
+        let mut analysing = w.analysis.progress.write().unwrap_or_else(|e| e.into_inner());
         if analysing.contains_key(&key) {
             return Err(Outcome::Parked);
         }
@@ -180,7 +200,8 @@ fn analyse(
     let (mut next_report, mut last_lease) = (0.0, std::time::Instant::now());
     let fast = |early: &Signals| {
         // The fast channels are served while speech is transcribed.
-        if let Err(e) = crate::signals::put_fast(state, job.org, &job.item_id, early.clone()) {
+        if let Err(e) = crate::signals::put_fast(&w.store, &w.signals, &w.effects, job.org, &job.item_id, early.clone())
+        {
             tracing::error!(error = %e, "cannot store the fast pass of an analysis");
         } else {
             tracing::info!(item = %item.id, "fast channels stored; transcribing speech");
@@ -191,7 +212,7 @@ fn analyse(
         if total <= 0.0 {
             return;
         }
-        state.analysis.progress.write().unwrap_or_else(|e| e.into_inner()).insert(key.clone(), (done / total).min(1.0));
+        w.analysis.progress.write().unwrap_or_else(|e| e.into_inner()).insert(key.clone(), (done / total).min(1.0));
         if done / total >= next_report {
             tracing::info!(item = %item.id, percent = (100.0 * done / total).round(), "analysing media");
             next_report += 0.1;
@@ -203,17 +224,16 @@ fn analyse(
             }
         }
     };
-    let analysed =
-        kino_media::analyze_staged(video.tool_path(), &options, &state.analysis.models, progress, &never, fast);
+    let analysed = kino_media::analyze_staged(video.tool_path(), &options, &w.analysis.models, progress, &never, fast);
     // The final signals are stored before the analysis is marked finished, so a job that waits
     // for them never finds a fast pass with no analysis running (and analyses again).
     if let Ok(s) = &analysed
-        && let Err(e) = crate::signals::put(state, job.org, &job.item_id, s.clone())
+        && let Err(e) = crate::signals::put(&w.store, &w.signals, &w.effects, job.org, &job.item_id, s.clone())
     {
         tracing::error!(error = %e, "cannot store analysed signals");
     }
     {
-        let mut analysing = state.analysis.progress.write().unwrap_or_else(|e| e.into_inner());
+        let mut analysing = w.analysis.progress.write().unwrap_or_else(|e| e.into_inner());
         analysing.remove(&key);
         if analysed.is_err() {
             store.release_waiting(job.org, &job.item_id).map_err(Outcome::Store)?;
@@ -232,8 +252,8 @@ fn analyse(
 }
 
 /// Signals from a sidecar file alone.
-fn store_sidecar(state: &AppState, job: &Job, signals: Signals) -> Result<Signals, Outcome> {
-    if let Err(e) = crate::signals::put(state, job.org, &job.item_id, signals.clone()) {
+fn store_sidecar(w: &Worker, job: &Job, signals: Signals) -> Result<Signals, Outcome> {
+    if let Err(e) = crate::signals::put(&w.store, &w.signals, &w.effects, job.org, &job.item_id, signals.clone()) {
         tracing::error!(error = %e, "cannot store sidecar signals");
     }
     Ok(signals)

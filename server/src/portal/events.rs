@@ -5,8 +5,8 @@
 
 use serde::Serialize;
 
-use crate::state::AppState;
-use crate::store::{CreativeAssetRow, OrgId, Outgoing, RecipeStatus};
+use crate::changes::Effects;
+use crate::store::{CreativeAssetRow, OrgId, Outgoing, RecipeStatus, Store};
 use crate::webhooks::events::{CreativeAssetEvent, RecipeCompleted, RecipeFailed, SmartListUpdated};
 
 /// The event ready to queue with the change that causes it (`None`, logged, if it cannot be
@@ -19,10 +19,10 @@ pub fn outgoing(org: OrgId, event: &str, data: impl Serialize) -> Option<Outgoin
 }
 
 /// Queues `event` on its own (where there is no change to commit with it); a failure is logged.
-pub fn emit(state: &AppState, org: OrgId, event: &str, data: impl Serialize) {
+pub fn emit(store: &Store, fx: &Effects, org: OrgId, event: &str, data: impl Serialize) {
     let queued = serde_json::to_value(data)
         .map_err(|e| e.to_string())
-        .and_then(|v| crate::webhooks::emit(state, org, event, v).map_err(|e| e.to_string()));
+        .and_then(|v| crate::webhooks::emit(store, fx, org, event, v).map_err(|e| e.to_string()));
     if let Err(e) = queued {
         tracing::error!(event, error = %e, "cannot queue webhook deliveries");
     }

@@ -13,7 +13,29 @@ pub mod refresh;
 pub mod smartlists;
 pub mod views;
 
-use crate::store::StoreError;
+use std::sync::Arc;
+
+use crate::changes::Effects;
+use crate::jobs::render::Renderer;
+use crate::signals::SignalsCache;
+use crate::store::{Store, StoreError};
+
+/// What the portal's operations use: the store, the items' signals, what a change sets off, the
+/// query encoder of recipes' `search_query`, and the renderer of creative assets. Cheap to clone
+/// (recipe runs take it onto their own thread).
+#[derive(Debug, Clone)]
+pub struct Portal {
+    /// The database.
+    pub store: Arc<Store>,
+    /// Prepared signals.
+    pub signals: Arc<SignalsCache>,
+    /// What a change sets off (smartlist refreshes, webhook deliveries).
+    pub effects: Effects,
+    /// Encodes recipes' `search_query`.
+    pub encoder: Arc<dyn kino::TextEncoder>,
+    /// Renders creative assets.
+    pub renderer: Renderer,
+}
 
 /// Largest page number and catalog id (2^53 - 1), as the interface states.
 pub const MAX_SAFE_INTEGER: i64 = 9_007_199_254_740_991;

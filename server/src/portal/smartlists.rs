@@ -14,10 +14,12 @@ use chrono::{DateTime, NaiveTime, Utc};
 use serde_json::Value;
 use tokio::sync::watch;
 
+use super::Portal;
 use super::filter::{Candidate, Filter, diff, members};
 use super::{ManageError, events, is_email, new_id, text};
-use crate::state::AppState;
-use crate::store::{OrgId, SmartlistRow, Write, millis, now, now_ms};
+use crate::changes::Queued;
+use crate::signals::SignalsCache;
+use crate::store::{OrgId, SmartlistRow, Store, Write, millis, now, now_ms};
 
 /// The values of `purpose`.
 pub const PURPOSES: [&str; 3] = ["editorial", "creative-lab", "review-filter"];
@@ -52,11 +54,10 @@ fn purposes(v: &Value) -> Result<Vec<String>, ManageError> {
     Ok(out)
 }
 
-pub(crate) fn catalog_of(state: &AppState, org: OrgId, input: &Value) -> Result<Option<(i64, String)>, ManageError> {
+pub(crate) fn catalog_of(store: &Store, org: OrgId, input: &Value) -> Result<Option<(i64, String)>, ManageError> {
     if let Some(id) = input.get("catalog_id").filter(|v| !v.is_null()) {
         let id = id.as_i64().ok_or_else(|| ManageError::invalid("catalog_id", "must be an integer"))?;
-        let name = state
-            .store
+        let name = store
             .catalog_by_id(org, id)?
             .ok_or_else(|| ManageError::NotFound { what: "catalog", id: id.to_string() })?;
         return Ok(Some((id, name)));
@@ -64,8 +65,7 @@ pub(crate) fn catalog_of(state: &AppState, org: OrgId, input: &Value) -> Result<
     match text("catalog", input.get("catalog"), false, 200)? {
         None => Ok(None),
         Some(name) => {
-            let id = state
-                .store
+            let id = store
                 .catalogs(org)?
                 .into_iter()
                 .find(|(_, n, _)| *n == name)
@@ -85,7 +85,7 @@ fn flag(input: &Value, field: &str) -> Result<Option<bool>, ManageError> {
 }
 
 /// Applies the fields present in `input` to `s` (all validated before anything changes).
-fn apply(state: &AppState, org: OrgId, s: &mut SmartlistRow, input: &Value, creating: bool) -> Result<(), ManageError> {
+fn apply(store: &Store, org: OrgId, s: &mut SmartlistRow, input: &Value, creating: bool) -> Result<(), ManageError> {
     if !input.is_object() {
         return Err(ManageError::invalid("body", "must be a JSON object"));
     }
@@ -105,7 +105,7 @@ fn apply(state: &AppState, org: OrgId, s: &mut SmartlistRow, input: &Value, crea
     }
     let title = text("title", input.get("title"), creating, 200)?;
     let description = text("description", input.get("description"), false, 5000)?;
-    let catalog = catalog_of(state, org, input)?;
+    let catalog = catalog_of(store, org, input)?;
     if creating && catalog.is_none() {
         return Err(ManageError::invalid("catalog", "is required (a catalog name, or catalog_id)"));
     }
@@ -156,7 +156,7 @@ fn apply(state: &AppState, org: OrgId, s: &mut SmartlistRow, input: &Value, crea
 
 /// Creates a smartlist from `{title, description?, catalog | catalog_id, purpose?, is_ai_generated?,
 /// creator, filter?, published?}` and computes its membership.
-pub fn create(state: &AppState, org: OrgId, input: &Value) -> Result<SmartlistRow, ManageError> {
+pub fn create(p: &Portal, org: OrgId, input: &Value) -> Result<SmartlistRow, ManageError> {
     let stamp = now();
     let mut s = SmartlistRow {
         id: new_id(),
@@ -168,37 +168,37 @@ pub fn create(state: &AppState, org: OrgId, input: &Value) -> Result<SmartlistRo
         updated_at: stamp,
         ..SmartlistRow::default()
     };
-    apply(state, org, &mut s, input, true)?;
-    state.store.put_smartlist(&s, Write::Insert)?;
-    refresh(state, org, Some(&s.id), Utc::now())?;
-    get(state, org, &s.id)
+    apply(&p.store, org, &mut s, input, true)?;
+    p.store.put_smartlist(&s, Write::Insert)?;
+    refresh(p, org, Some(&s.id), Utc::now())?;
+    get(&p.store, org, &s.id)
 }
 
 /// Changes the fields present in `input`; a new filter recomputes the membership.
-pub fn update(state: &AppState, org: OrgId, id: &str, input: &Value) -> Result<SmartlistRow, ManageError> {
-    let mut s = get(state, org, id)?;
-    apply(state, org, &mut s, input, false)?;
+pub fn update(p: &Portal, org: OrgId, id: &str, input: &Value) -> Result<SmartlistRow, ManageError> {
+    let mut s = get(&p.store, org, id)?;
+    apply(&p.store, org, &mut s, input, false)?;
     s.updated_at = now();
-    if !state.store.put_smartlist(&s, Write::Update)? {
+    if !p.store.put_smartlist(&s, Write::Update)? {
         return Err(ManageError::NotFound { what: "smartlist", id: id.into() });
     }
-    refresh(state, org, Some(id), Utc::now())?;
-    get(state, org, id)
+    refresh(p, org, Some(id), Utc::now())?;
+    get(&p.store, org, id)
 }
 
 /// Publishes or unpublishes.
-pub fn set_published(state: &AppState, org: OrgId, id: &str, published: bool) -> Result<SmartlistRow, ManageError> {
-    update(state, org, id, &serde_json::json!({ "published": published }))
+pub fn set_published(p: &Portal, org: OrgId, id: &str, published: bool) -> Result<SmartlistRow, ManageError> {
+    update(p, org, id, &serde_json::json!({ "published": published }))
 }
 
 /// One smartlist.
-pub fn get(state: &AppState, org: OrgId, id: &str) -> Result<SmartlistRow, ManageError> {
-    state.store.smartlist(org, id)?.ok_or_else(|| ManageError::NotFound { what: "smartlist", id: id.into() })
+pub fn get(store: &Store, org: OrgId, id: &str) -> Result<SmartlistRow, ManageError> {
+    store.smartlist(org, id)?.ok_or_else(|| ManageError::NotFound { what: "smartlist", id: id.into() })
 }
 
 /// Deletes a smartlist.
-pub fn delete(state: &AppState, org: OrgId, id: &str) -> Result<(), ManageError> {
-    if state.store.delete_smartlist(org, id)? {
+pub fn delete(store: &Store, org: OrgId, id: &str) -> Result<(), ManageError> {
+    if store.delete_smartlist(org, id)? {
         Ok(())
     } else {
         Err(ManageError::NotFound { what: "smartlist", id: id.into() })
@@ -206,18 +206,22 @@ pub fn delete(state: &AppState, org: OrgId, id: &str) -> Result<(), ManageError>
 }
 
 /// The engine's view of every item of the organisation.
-fn candidates(state: &AppState, org: OrgId) -> Result<(Vec<Candidate>, HashMap<String, String>), ManageError> {
+fn candidates(
+    store: &Store,
+    cache: &SignalsCache,
+    org: OrgId,
+) -> Result<(Vec<Candidate>, HashMap<String, String>), ManageError> {
     let mut out = Vec::new();
     let mut service_ids = HashMap::new();
     let mut offset = 0;
     loop {
-        let page = state.store.items(org, true, offset, 1000)?;
+        let page = store.items(org, true, offset, 1000)?;
         if page.is_empty() {
             break;
         }
         offset += page.len() as i64;
         for item in page {
-            let (keywords, moods) = crate::signals::tags(state, org, &item.id);
+            let (keywords, moods) = crate::signals::tags(store, cache, org, &item.id);
             out.push(Candidate::from_item(&item.body, item.deleted, &keywords, &moods));
             service_ids.insert(item.id, item.service_id);
         }
@@ -227,19 +231,14 @@ fn candidates(state: &AppState, org: OrgId) -> Result<(Vec<Candidate>, HashMap<S
 
 /// Recomputes the membership of one smartlist (or all of the organisation's) as of `at`, stores
 /// what changed and emits `smart_list.updated` for published ones. Refreshes run one at a time.
-pub fn refresh(
-    state: &AppState,
-    org: OrgId,
-    only: Option<&str>,
-    at: DateTime<Utc>,
-) -> Result<Vec<Change>, ManageError> {
-    let _one_at_a_time = state.refresher.running.lock().unwrap_or_else(|e| e.into_inner());
+pub fn refresh(p: &Portal, org: OrgId, only: Option<&str>, at: DateTime<Utc>) -> Result<Vec<Change>, ManageError> {
+    let _one_at_a_time = p.effects.refresher.running.lock().unwrap_or_else(|e| e.into_inner());
     let lists: Vec<SmartlistRow> =
-        state.store.smartlists(org)?.into_iter().filter(|s| only.is_none_or(|id| s.id == id)).collect();
+        p.store.smartlists(org)?.into_iter().filter(|s| only.is_none_or(|id| s.id == id)).collect();
     if lists.is_empty() {
         return Ok(Vec::new());
     }
-    let (candidates, service_ids) = candidates(state, org)?;
+    let (candidates, service_ids) = candidates(&p.store, &p.signals, org)?;
     let mut changes = Vec::new();
     for s in lists {
         let Ok(filter) = Filter::parse(&s.filter) else {
@@ -247,7 +246,7 @@ pub fn refresh(
             continue;
         };
         let new = members(&filter, &candidates, at);
-        let old = state.store.smartlist_members(&s.id)?;
+        let old = p.store.smartlist_members(&s.id)?;
         if new == old {
             continue;
         }
@@ -262,18 +261,18 @@ pub fn refresh(
                 events::outgoing(org, "smart_list.updated", data)
             })
             .flatten();
-        if !state.store.set_smartlist_members(&s.id, &old, &new, event.as_slice())? {
+        if !p.store.set_smartlist_members(&s.id, &old, &new, event.as_slice())? {
             // Deleted, or refreshed meanwhile by another process (which announced its change):
             // look again soon, from what is stored now.
-            state.refresher.catalog_changed(org);
+            p.effects.refresher.catalog_changed(org);
             continue;
         }
         if event.is_some() {
-            crate::changes::queued(state, crate::changes::Queued::Deliveries);
+            p.effects.queued(Queued::Deliveries);
         }
         if s.published_at.is_some()
             && !added.is_empty()
-            && let Err(e) = super::recipes::follow(state, org, &s.id, &added)
+            && let Err(e) = super::recipes::follow(p, org, &s.id, &added)
         {
             tracing::error!(smartlist = %s.id, error = %e, "cannot queue follow-up recipe runs");
         }
@@ -283,10 +282,10 @@ pub fn refresh(
 }
 
 /// Refreshes every organisation's smartlists as of `at`.
-pub fn refresh_all(state: &AppState, at: DateTime<Utc>) -> Result<usize, ManageError> {
+pub fn refresh_all(p: &Portal, at: DateTime<Utc>) -> Result<usize, ManageError> {
     let mut changed = 0;
-    for (org, _) in state.store.orgs()? {
-        changed += refresh(state, org, None, at)?.len();
+    for (org, _) in p.store.orgs()? {
+        changed += refresh(p, org, None, at)?.len();
     }
     Ok(changed)
 }
@@ -318,16 +317,16 @@ pub enum Daily {
 /// Among processes sharing the database, the daily refresh of `slot` runs once: the first to
 /// come takes the slot's lease for [`DAILY_RUN_LEASE`] and runs it; the others find it running
 /// (and look again when that lease would expire: if its holder died, they take over) or done.
-pub fn begin_daily(state: &AppState, slot: DateTime<Utc>, holder: &str, now_ms: i64) -> Result<Daily, ManageError> {
+pub fn begin_daily(store: &Store, slot: DateTime<Utc>, holder: &str, now_ms: i64) -> Result<Daily, ManageError> {
     let name = daily_lease(slot);
     let run_ms = millis(DAILY_RUN_LEASE);
     let done = |lease: Option<(String, i64)>| lease.is_some_and(|(_, until)| until > now_ms.saturating_add(run_ms));
-    if done(state.store.lease(&name)?) {
+    if done(store.lease(&name)?) {
         return Ok(Daily::Done);
     }
-    match state.store.take_lease(&name, holder, now_ms, run_ms)? {
+    match store.take_lease(&name, holder, now_ms, run_ms)? {
         crate::store::Lease::Taken | crate::store::Lease::Renewed => Ok(Daily::Run),
-        crate::store::Lease::Busy => match state.store.lease(&name)? {
+        crate::store::Lease::Busy => match store.lease(&name)? {
             lease if done(lease.clone()) => Ok(Daily::Done),
             Some((_, until)) => Ok(Daily::Running(until)),
             None => Ok(Daily::Running(now_ms)),
@@ -336,16 +335,16 @@ pub fn begin_daily(state: &AppState, slot: DateTime<Utc>, holder: &str, now_ms: 
 }
 
 /// Renews the lease of a daily refresh this process is running.
-pub fn renew_daily(state: &AppState, slot: DateTime<Utc>, holder: &str, now_ms: i64) -> Result<(), ManageError> {
+pub fn renew_daily(store: &Store, slot: DateTime<Utc>, holder: &str, now_ms: i64) -> Result<(), ManageError> {
     let run_ms = millis(DAILY_RUN_LEASE);
-    state.store.take_lease(&daily_lease(slot), holder, now_ms, run_ms)?;
+    store.take_lease(&daily_lease(slot), holder, now_ms, run_ms)?;
     Ok(())
 }
 
 /// Records the daily refresh of `slot` done, and forgets the slots of earlier days.
-pub fn end_daily(state: &AppState, slot: DateTime<Utc>, holder: &str, now_ms: i64) -> Result<(), ManageError> {
-    state.store.take_lease(&daily_lease(slot), holder, now_ms, DAILY_DONE_MS)?;
-    state.store.prune_leases("smartlist-refresh@", now_ms)?;
+pub fn end_daily(store: &Store, slot: DateTime<Utc>, holder: &str, now_ms: i64) -> Result<(), ManageError> {
+    store.take_lease(&daily_lease(slot), holder, now_ms, DAILY_DONE_MS)?;
+    store.prune_leases("smartlist-refresh@", now_ms)?;
     Ok(())
 }
 
@@ -358,18 +357,18 @@ pub fn next_daily(now: DateTime<Utc>, at: NaiveTime) -> DateTime<Utc> {
 /// One step of the daily refresh's lease ([`begin_daily`], [`renew_daily`], [`end_daily`]), for
 /// this process, now, on the blocking pool.
 async fn lease_step<T: Send + 'static>(
-    state: &AppState,
+    p: &Portal,
     slot: DateTime<Utc>,
-    step: fn(&AppState, DateTime<Utc>, &str, i64) -> Result<T, ManageError>,
+    step: fn(&Store, DateTime<Utc>, &str, i64) -> Result<T, ManageError>,
 ) -> Result<Result<T, ManageError>, tokio::task::JoinError> {
-    let s = state.clone();
-    tokio::task::spawn_blocking(move || step(&s, slot, s.store.owner(), now_ms())).await
+    let store = p.store.clone();
+    tokio::task::spawn_blocking(move || step(&store, slot, store.owner(), now_ms())).await
 }
 
 /// Runs the daily refresh of `slot` when this process is the one to ([`begin_daily`]), renewing
 /// its lease while it runs; returns when to look again (`None`: the slot is settled).
-async fn daily(state: &AppState, slot: DateTime<Utc>) -> Option<DateTime<Utc>> {
-    match lease_step(state, slot, begin_daily).await {
+async fn daily(p: &Portal, slot: DateTime<Utc>) -> Option<DateTime<Utc>> {
+    match lease_step(p, slot, begin_daily).await {
         Ok(Ok(Daily::Run)) => {}
         Ok(Ok(Daily::Done)) => return None,
         Ok(Ok(Daily::Running(until))) => {
@@ -385,7 +384,7 @@ async fn daily(state: &AppState, slot: DateTime<Utc>) -> Option<DateTime<Utc>> {
             return None;
         }
     }
-    let s = state.clone();
+    let s = p.clone();
     let mut run = tokio::task::spawn_blocking(move || refresh_all(&s, Utc::now()));
     let mut renew = tokio::time::interval(DAILY_RUN_LEASE / 3);
     renew.tick().await;
@@ -393,7 +392,7 @@ async fn daily(state: &AppState, slot: DateTime<Utc>) -> Option<DateTime<Utc>> {
         tokio::select! {
             done = &mut run => break done,
             _ = renew.tick() => {
-                if let Ok(Err(e)) = lease_step(state, slot, renew_daily).await {
+                if let Ok(Err(e)) = lease_step(p, slot, renew_daily).await {
                     tracing::error!(error = %e, "cannot renew the daily smartlist refresh's lease");
                 }
             }
@@ -404,7 +403,7 @@ async fn daily(state: &AppState, slot: DateTime<Utc>) -> Option<DateTime<Utc>> {
         Ok(Err(e)) => tracing::error!(error = %e, "daily smartlist refresh failed"),
         Err(e) => tracing::error!(error = %e, "daily smartlist refresh panicked"),
     }
-    if let Ok(Err(e)) = lease_step(state, slot, end_daily).await {
+    if let Ok(Err(e)) = lease_step(p, slot, end_daily).await {
         tracing::error!(error = %e, "cannot record the daily smartlist refresh done");
     }
     None
@@ -412,15 +411,15 @@ async fn daily(state: &AppState, slot: DateTime<Utc>) -> Option<DateTime<Utc>> {
 
 /// Runs the refresher until `shutdown`: catalog changes as they come, and everything daily at
 /// `daily_at` (UTC), once among the processes sharing the database.
-pub async fn run_refresher(state: AppState, daily_at: NaiveTime, mut shutdown: watch::Receiver<bool>) {
+pub async fn run_refresher(p: Portal, daily_at: NaiveTime, mut shutdown: watch::Receiver<bool>) {
     let mut slot = next_daily(Utc::now(), daily_at);
     let mut next = slot;
     loop {
         let wait = (next - Utc::now()).to_std().unwrap_or(Duration::ZERO);
         tokio::select! {
-            _ = state.refresher.wake.notified() => {
-                let orgs: Vec<OrgId> = state.refresher.dirty.lock().unwrap_or_else(|e| e.into_inner()).drain().collect();
-                let s = state.clone();
+            _ = p.effects.refresher.wake.notified() => {
+                let orgs: Vec<OrgId> = p.effects.refresher.dirty.lock().unwrap_or_else(|e| e.into_inner()).drain().collect();
+                let s = p.clone();
                 let _ = tokio::task::spawn_blocking(move || {
                     for org in orgs {
                         if let Err(e) = refresh(&s, org, None, Utc::now()) {
@@ -430,7 +429,7 @@ pub async fn run_refresher(state: AppState, daily_at: NaiveTime, mut shutdown: w
                 }).await;
             }
             _ = tokio::time::sleep(wait) => {
-                match daily(&state, slot).await {
+                match daily(&p, slot).await {
                     Some(again) => next = again,
                     None => {
                         slot = next_daily(Utc::now().max(slot), daily_at);

@@ -107,7 +107,7 @@ pub struct ContextualData {
 
 fn signals_of(state: &AppState, org: OrgId, id: &str) -> Result<(ItemRow, std::sync::Arc<kino::Prepared>), AppError> {
     let item = live_item(state, org, id)?;
-    match crate::signals::prepared(state, org, id)? {
+    match crate::signals::prepared(&state.store, &state.signals, org, id)? {
         Some(p) => Ok((item, p)),
         None => Err(AppError::NotFound(format!("item {id:?} has no analysis signals yet"))),
     }

@@ -96,7 +96,7 @@ pub async fn put_signals(
     let samples = kino::signals::sample_count(signals.duration, signals.step);
     let s = state.clone();
     let id2 = id.clone();
-    tokio::task::spawn_blocking(move || crate::signals::put(&s, org, &id2, signals))
+    tokio::task::spawn_blocking(move || crate::signals::put(&s.store, &s.signals, &s.effects, org, &id2, signals))
         .await
         .map_err(|e| AppError::Internal(e.to_string()))??;
     Ok(Json(SignalsAccepted { status: "accepted".into(), inventory_id: id, samples }))

@@ -69,7 +69,7 @@ pub async fn upsert(
 ) -> Result<Json<Null>, AppError> {
     let item = CatalogItem::parse(&body)?;
     let s = state.clone();
-    tokio::task::spawn_blocking(move || catalog::upsert(&s, org, item))
+    tokio::task::spawn_blocking(move || catalog::upsert(&s.store, &s.effects, org, item))
         .await
         .map_err(|e| AppError::Internal(e.to_string()))??;
     Ok(Json(Null))
@@ -96,9 +96,9 @@ pub async fn get(
         let allow_deleted = c.take(params.bool("allow_deleted", false), false);
         let asset_model = c.take(params.bool("asset_model", false), false);
         c.finish()?;
-        let item = catalog::get(&state, org, &item_type, &id, allow_deleted)?;
+        let item = catalog::get(&state.store, org, &item_type, &id, allow_deleted)?;
         if asset_model && item.item_type == "episode" {
-            return Ok(Json(catalog::asset_model(&state, org, &item)?));
+            return Ok(Json(catalog::asset_model(&state.store, org, &item)?));
         }
         Ok(Json(item.body))
     })
@@ -167,7 +167,7 @@ pub async fn delete(
 ) -> Result<Json<Null>, AppError> {
     blocking(move || {
         check_type(&item_type)?;
-        catalog::delete(&state, org, &item_type, &id)?;
+        catalog::delete(&state.store, &state.effects, org, &item_type, &id)?;
         Ok(Json(Null))
     })
     .await

@@ -44,7 +44,7 @@ pub async fn characters(
 ) -> Result<Json<CharactersAnswer>, AppError> {
     tokio::task::spawn_blocking(move || {
         let item = live_item(&state, org, &id)?;
-        let Some(own) = crate::signals::prepared(&state, org, &item.id)? else {
+        let Some(own) = crate::signals::prepared(&state.store, &state.signals, org, &item.id)? else {
             return Err(AppError::NotFound(format!("item {id:?} has no analysis signals yet")));
         };
         let series = (item.item_type == "episode")
@@ -62,7 +62,7 @@ pub async fn characters(
                 if e.deleted || e.item_type != "episode" || e.id == item.id {
                     continue;
                 }
-                if let Some(p) = crate::signals::prepared(&state, org, &e.id)? {
+                if let Some(p) = crate::signals::prepared(&state.store, &state.signals, org, &e.id)? {
                     titles.push((e.id.clone(), order(&e), p));
                 }
             }

@@ -45,7 +45,7 @@ fn fingerprints(state: &AppState, org: OrgId) -> Result<Vec<(String, AudioFinger
         }
         offset += page.len() as i64;
         for item in page {
-            if let Some(p) = crate::signals::prepared(state, org, &item.id)?
+            if let Some(p) = crate::signals::prepared(&state.store, &state.signals, org, &item.id)?
                 && let Some(fp) = &p.signals().audio_fingerprint
             {
                 out.push((item.id, fp.clone()));

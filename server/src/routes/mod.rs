@@ -62,7 +62,7 @@ pub fn caller(
     accept: Accept,
 ) -> Result<(OrgId, Params), AppError> {
     let params = Params::parse(raw)?;
-    let org = auth::organisation(state, &params, headers, accept)?;
+    let org = auth::organisation(&state.store, &params, headers, accept)?;
     Ok((org, params))
 }
 

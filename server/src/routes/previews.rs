@@ -47,7 +47,14 @@ pub fn selection_pairs(params: &Params) -> impl Iterator<Item = (&str, &str)> {
 
 fn clips_of(state: AppState, org: OrgId, params: &Params, id: String) -> Result<Json<ClipsEnvelope>, AppError> {
     let query = ClipQuery::from_pairs(selection_pairs(params))?;
-    let selection = Selection::of(&state, org, &id, query.search_query.as_deref())?;
+    let selection = Selection::of(
+        &state.store,
+        &state.signals,
+        state.analysis.encoder.as_ref(),
+        org,
+        &id,
+        query.search_query.as_deref(),
+    )?;
     let mut clips = kino::select(&selection.prepared, &query, selection.embedding.as_deref())?;
     for clip in &mut clips {
         clip.service_id = Some(selection.item.service_id.clone());
@@ -62,7 +69,8 @@ fn clips_of(state: AppState, org: OrgId, params: &Params, id: String) -> Result<
         // renders at once; the gen status answers 404 until it has finished.
         let vertical = query.aspect_ratio == kino::clips::AspectRatio::Vertical9x16;
         let request = crate::generation::GenerationRequest::new(&clips, vertical, &version);
-        let queued = generation::queue(&state, org, &id, request)?;
+        let queued =
+            generation::queue(&state.store, &state.effects, state.config.max_queued_generations, org, &id, request)?;
         for (n, clip) in clips.iter_mut().enumerate() {
             clip.generated = Some(crate::jobs::render::paths(&queued, n));
         }
@@ -97,7 +105,7 @@ pub(super) fn require_generation(
     query: &ClipQuery,
 ) -> Result<(), AppError> {
     let catalog = params.get("catalog").unwrap_or_default();
-    match generation::require_enabled(state, org, catalog) {
+    match generation::require_enabled(&state.store, org, catalog) {
         Err(GenerationError::NotEnabled(_)) => {
             let name = if query.generate { "generate" } else { "trigger_generation" };
             Err(AppError::invalid(Detail::query(
@@ -150,7 +158,7 @@ pub async fn generation(
 }
 
 pub(super) fn generation_of(state: AppState, org: OrgId, gen_id: String) -> Result<Json<GenerationStatus>, AppError> {
-    Ok(Json(match generation::finished(&state, org, &gen_id)? {
+    Ok(Json(match generation::finished(&state.store, org, &gen_id)? {
         Finished::Success(data) => GenerationStatus { status: GenerationState::Success, error: String::new(), data },
         Finished::Failed(error) => GenerationStatus { status: GenerationState::Failed, error, data: None },
     }))

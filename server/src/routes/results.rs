@@ -451,10 +451,10 @@ pub fn similar(
     let mine = state.store.result(org, id, "similar", None)?.filter(|r| r.status == ResultStatus::Success);
     let not_found = || AppError::NotFound(format!("no similar result for item {id:?}"));
     let Some(mine) = mine else { return Err(not_found()) };
-    let index = state.indexes.get(&state.store, org, Collection::Items)?;
+    let index = state.effects.indexes.get(&state.store, org, Collection::Items)?;
     if !index.contains(id) {
         // The result is newer than the index (stored, not yet synced by its job): sync now.
-        state.indexes.sync_item(&state.store, org, id)?;
+        state.effects.indexes.sync_item(&state.store, org, id)?;
     }
     if !index.contains(id) {
         return Err(not_found());

@@ -189,10 +189,11 @@ pub async fn scenes(
     let (skip, count) = (search.skip, search.count);
     // Opening an index, encoding a text and reading the store block: off the async workers.
     let s = state.clone();
-    let found =
-        tokio::task::spawn_blocking(move || search_scenes(&s.indexes, &s.store, &*s.analysis.encoder, org, &search))
-            .await
-            .map_err(|e| AppError::Internal(format!("the search task failed: {e}")))??;
+    let found = tokio::task::spawn_blocking(move || {
+        search_scenes(&s.effects.indexes, &s.store, &*s.analysis.encoder, org, &search)
+    })
+    .await
+    .map_err(|e| AppError::Internal(format!("the search task failed: {e}")))??;
     let scenes = found
         .into_iter()
         .map(|m| SceneFound {

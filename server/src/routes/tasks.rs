@@ -154,7 +154,7 @@ pub async fn get(
 ) -> Result<Json<TaskStatus>, AppError> {
     blocking(move || {
         check_product(&product)?;
-        let status = tasks::status(&state, org, &id, &product, &version)?;
+        let status = tasks::status(&state.store, &state.analysis, org, &id, &product, &version)?;
         Ok(Json(task_body(&id, &product, &version, status)))
     })
     .await
@@ -224,7 +224,8 @@ pub async fn post(
                 ctx: Value::Null,
             }));
         }
-        let status = tasks::upsert(&state, org, &id, &product, &version, &options)?;
+        let status =
+            tasks::upsert(&state.store, &state.effects, &state.analysis, org, &id, &product, &version, &options)?;
         Ok(Json(task_body(&id, &product, &version, status)))
     })
     .await
@@ -247,7 +248,7 @@ pub async fn delete(
 ) -> Result<Json<TaskStatus>, AppError> {
     blocking(move || {
         check_product(&product)?;
-        let status = tasks::deactivate(&state, org, &id, &product, &version)?;
+        let status = tasks::deactivate(&state.store, &state.analysis, org, &id, &product, &version)?;
         Ok(Json(task_body(&id, &product, &version, status)))
     })
     .await
@@ -273,7 +274,7 @@ pub async fn reset(
 ) -> Result<impl IntoResponse, AppError> {
     blocking(move || {
         check_product(&product)?;
-        tasks::reset(&state, org, &id, &product, &version)?;
+        tasks::reset(&state.store, &state.effects, &state.analysis, org, &id, &product, &version)?;
         Ok((StatusCode::OK, Json(Empty {})))
     })
     .await
@@ -295,7 +296,7 @@ pub async fn list(
     ApiCaller { org, .. }: ApiCaller,
 ) -> Result<Json<Vec<TaskSummary>>, AppError> {
     blocking(move || {
-        let list = tasks::of_item(&state, org, &id)?;
+        let list = tasks::of_item(&state.store, &state.analysis, org, &id)?;
         Ok(Json(
             list.into_iter()
                 .map(|t| TaskSummary {

@@ -46,7 +46,14 @@ fn thumbnails_of(
     id: String,
 ) -> Result<Json<ThumbnailsAnswer>, AppError> {
     let query = ThumbnailQuery::from_pairs(selection_pairs(params))?;
-    let selection = Selection::of(&state, org, &id, query.clips.search_query.as_deref())?;
+    let selection = Selection::of(
+        &state.store,
+        &state.signals,
+        state.analysis.encoder.as_ref(),
+        org,
+        &id,
+        query.clips.search_query.as_deref(),
+    )?;
     let found = jit_thumbnails(&selection.prepared, &query, selection.embedding.as_deref())?;
     let version = query.clips.effective_version().to_string();
     let version_id = selection.version_id("jitthumbnails", &version);
@@ -60,7 +67,14 @@ fn thumbnails_of(
         let vertical = clips.aspect_ratio == kino::clips::AspectRatio::Vertical9x16;
         let request =
             crate::generation::GenerationRequest::thumbnails(&found, prepared.signals().fps, vertical, &version);
-        let queued = crate::generation::queue(&state, org, &id, request)?;
+        let queued = crate::generation::queue(
+            &state.store,
+            &state.effects,
+            state.config.max_queued_generations,
+            org,
+            &id,
+            request,
+        )?;
         for (n, t) in out.iter_mut().enumerate() {
             t.generated = Some(crate::jobs::render::thumbnail_paths(&queued, n));
         }

@@ -132,7 +132,7 @@ pub async fn count_tokens(
     // The client's liveness and the request count are in the database: off the async threads.
     let s = state.clone();
     let checked = tokio::task::spawn_blocking(move || {
-        let claims = identity::authenticate(&s, &token)?;
+        let claims = identity::authenticate(&s.store, &s.keys.tokens, &token)?;
         let quota = s.guards.limiter.hit(&s.store, OrgId(claims.org)).map_err(Counted::Store)?;
         Ok::<_, Counted>((claims, quota))
     })
@@ -252,12 +252,12 @@ impl FromRequestParts<AppState> for PreviewsCaller {
                         Ok(name) => name,
                         Err(missing) => {
                             // The key's error first, then the missing catalog's.
-                            crate::auth::organisation(&s, &params, &headers, accept)?;
+                            crate::auth::organisation(&s.store, &params, &headers, accept)?;
                             return Err(AppError::invalid(missing));
                         }
                     };
                     // The key and the catalog in one database call.
-                    let (org, has) = crate::auth::organisation_in_catalog(&s, &params, &headers, accept, name)?;
+                    let (org, has) = crate::auth::organisation_in_catalog(&s.store, &params, &headers, accept, name)?;
                     (org, params, has)
                 }
             };

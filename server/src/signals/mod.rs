@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use kino::{Prepared, Signals};
 
-use crate::state::AppState;
+use crate::changes::{Change, Effects};
 use crate::store::{OrgId, Store, StoreError};
 
 pub mod cache;
@@ -38,49 +38,69 @@ pub enum SignalsError {
 }
 
 /// The prepared signals of an item, when it has any.
-pub fn prepared(state: &AppState, org: OrgId, item_id: &str) -> Result<Option<Arc<Prepared>>, SignalsError> {
-    let version = state.store.signals_version(org, item_id)?;
-    prepared_at(state, org, item_id, version)
+pub fn prepared(
+    store: &Store,
+    cache: &SignalsCache,
+    org: OrgId,
+    item_id: &str,
+) -> Result<Option<Arc<Prepared>>, SignalsError> {
+    let version = store.signals_version(org, item_id)?;
+    prepared_at(store, cache, org, item_id, version)
 }
 
 /// The prepared signals of an item whose stored signals' version was just read (`None`: it has
 /// none): from the cache while that version is cached, else read and prepared.
 pub fn prepared_at(
-    state: &AppState,
+    store: &Store,
+    cache: &SignalsCache,
     org: OrgId,
     item_id: &str,
     version: Option<i64>,
 ) -> Result<Option<Arc<Prepared>>, SignalsError> {
     let Some(version) = version else { return Ok(None) };
-    if let Some(p) = state.signals.get(org, item_id, version) {
+    if let Some(p) = cache.get(org, item_id, version) {
         return Ok(Some(p));
     }
-    let Some((bytes, version)) = state.store.signals(org, item_id)? else { return Ok(None) };
+    let Some((bytes, version)) = store.signals(org, item_id)? else { return Ok(None) };
     let unreadable = |reason: String| SignalsError::Unreadable { id: item_id.to_string(), reason };
     let signals = Signals::from_binary(&bytes).map_err(|e| unreadable(e.to_string()))?;
     let prepared = Arc::new(Prepared::new(signals).map_err(|e| unreadable(e.to_string()))?);
-    state.signals.insert(org, item_id, version, prepared.clone());
+    cache.insert(org, item_id, version, prepared.clone());
     Ok(Some(prepared))
 }
 
 /// Stores an item's signals (an upload, or a finished analysis) and refreshes the cache, then
 /// applies what follows ([`crate::changes::Change::Signals`]).
-pub fn put(state: &AppState, org: OrgId, item_id: &str, signals: Signals) -> Result<(), SignalsError> {
-    store(&state.store, &state.signals, org, item_id, signals, false)?;
-    crate::changes::apply(state, crate::changes::Change::Signals { org, item_id, partial: false })?;
+pub fn put(
+    store: &Store,
+    cache: &SignalsCache,
+    fx: &Effects,
+    org: OrgId,
+    item_id: &str,
+    signals: Signals,
+) -> Result<(), SignalsError> {
+    keep(store, cache, org, item_id, signals, false)?;
+    fx.apply(store, Change::Signals { org, item_id, partial: false })?;
     Ok(())
 }
 
 /// Stores the fast pass of an item's media analysis (speech recognition still to come): the
 /// products that do not read the speech stage's channels can be computed from it meanwhile.
-pub fn put_fast(state: &AppState, org: OrgId, item_id: &str, signals: Signals) -> Result<(), SignalsError> {
-    store(&state.store, &state.signals, org, item_id, signals, true)?;
-    crate::changes::apply(state, crate::changes::Change::Signals { org, item_id, partial: true })?;
+pub fn put_fast(
+    store: &Store,
+    cache: &SignalsCache,
+    fx: &Effects,
+    org: OrgId,
+    item_id: &str,
+    signals: Signals,
+) -> Result<(), SignalsError> {
+    keep(store, cache, org, item_id, signals, true)?;
+    fx.apply(store, Change::Signals { org, item_id, partial: true })?;
     Ok(())
 }
 
 /// Stores signals and caches them prepared (nothing else: see [`put`]).
-fn store(
+fn keep(
     store: &Store,
     cache: &SignalsCache,
     org: OrgId,
@@ -97,8 +117,8 @@ fn store(
 }
 
 /// The names of the keyword and mood tags of an item's signals (empty without signals).
-pub fn tags(state: &AppState, org: OrgId, item_id: &str) -> (Vec<String>, Vec<String>) {
-    let Ok(Some(p)) = prepared(state, org, item_id) else { return (Vec::new(), Vec::new()) };
+pub fn tags(store: &Store, cache: &SignalsCache, org: OrgId, item_id: &str) -> (Vec<String>, Vec<String>) {
+    let Ok(Some(p)) = prepared(store, cache, org, item_id) else { return (Vec::new(), Vec::new()) };
     let of = |kind: kino::signals::TagKind| {
         let mut names: Vec<String> =
             p.signals().tags.iter().filter(|t| t.kind == kind).map(|t| t.name.clone()).collect();

@@ -155,7 +155,7 @@ pub async fn item(State(state): State<AppState>, Path(id): Path<String>, signed:
             Some(item) if !item.deleted => item,
             _ => return Err(fail(StatusCode::NOT_FOUND, format!("the catalog has no item {id:?}"))),
         };
-        let prepared = crate::signals::prepared(&state, org, &id).map_err(internal)?;
+        let prepared = crate::signals::prepared(&state.store, &state.signals, org, &id).map_err(internal)?;
         let clips = prepared.as_ref().map(|prep| clips_of(&state, org, &item, prep, &p));
         let tasks = state.store.tasks(org, &id).map_err(internal)?;
         let mut jobs = Vec::new();
@@ -335,11 +335,11 @@ pub async fn render(State(state): State<AppState>, Path(id): Path<String>, f: Si
                 "media generation is off for every catalog of the organisation (kino-server admin set-generation ORG CATALOG on)",
             ));
         }
-        let Some(prepared) = crate::signals::prepared(&state, org, &i).map_err(internal)? else {
+        let Some(prepared) = crate::signals::prepared(&state.store, &state.signals, org, &i).map_err(internal)? else {
             return Err(fail(StatusCode::CONFLICT, "the item has no signals yet"));
         };
         let clips = clips_of(&state, org, &item, &prepared, &p).map_err(|e| fail(StatusCode::BAD_REQUEST, format!("params: {e}")))?;
-        crate::generation::queue(&state, org, &i, clips.request).map_err(|e| match e {
+        crate::generation::queue(&state.store, &state.effects, state.config.max_queued_generations, org, &i, clips.request).map_err(|e| match e {
             crate::generation::GenerationError::QueueFull(_) => fail(StatusCode::TOO_MANY_REQUESTS, e.to_string()),
             e => internal(e),
         })

@@ -15,8 +15,10 @@ use tokio::task::JoinSet;
 
 use super::TEST_EVENT;
 use super::address::{PublicResolver, check_url};
+use crate::config::Config;
 use crate::secrets::SecretBox;
-use crate::state::AppState;
+use crate::state::Keys;
+use crate::store::Store;
 use crate::store::{ClaimedDelivery, DeliveryOutcome, Lease, now};
 
 /// Deliveries sent at once.
@@ -60,22 +62,35 @@ impl Clients {
     }
 }
 
+/// What the dispatcher uses: the store (deliveries, its lease), the signing keys, the settings
+/// (timeouts, retention, loopback, CA) and its wake-up. Cheap to clone.
+#[derive(Debug, Clone)]
+pub struct Dispatcher {
+    /// The database.
+    pub store: Arc<Store>,
+    /// Opens the webhooks' sealed signing secrets.
+    pub keys: Arc<Keys>,
+    /// Settings.
+    pub config: Arc<Config>,
+    /// Notified when deliveries are queued.
+    pub wake: Arc<tokio::sync::Notify>,
+}
+
 /// Runs until `shutdown` turns true. At start, deliveries left `sending` are marked failed
 /// ([`INTERRUPTED`]). On shutdown, sends in flight are awaited for up to the timeout plus a
 /// second; any still running then are dropped and marked failed the same way.
-pub async fn run_dispatcher(state: AppState, mut shutdown: watch::Receiver<bool>) {
-    let timeout = state.config.webhook_timeout;
-    let clients =
-        match Clients::new(timeout, state.config.webhook_allow_loopback, state.config.webhook_ca_pem.as_deref()) {
-            Ok(c) => Arc::new(c),
-            Err(e) => {
-                tracing::error!(error = %e, "cannot build the webhook HTTP client; webhooks are not delivered");
-                return;
-            }
-        };
+pub async fn run_dispatcher(ctx: Dispatcher, mut shutdown: watch::Receiver<bool>) {
+    let timeout = ctx.config.webhook_timeout;
+    let clients = match Clients::new(timeout, ctx.config.webhook_allow_loopback, ctx.config.webhook_ca_pem.as_deref()) {
+        Ok(c) => Arc::new(c),
+        Err(e) => {
+            tracing::error!(error = %e, "cannot build the webhook HTTP client; webhooks are not delivered");
+            return;
+        }
+    };
     // The process's own name among those sharing the database holds the role.
-    let holder: Arc<str> = state.store.owner().into();
-    let ttl_ms = crate::store::millis(state.config.webhook_lease).max(1);
+    let holder: Arc<str> = ctx.store.owner().into();
+    let ttl_ms = crate::store::millis(ctx.config.webhook_lease).max(1);
     let permits = Arc::new(Semaphore::new(MAX_IN_FLIGHT));
     let mut in_flight = JoinSet::new();
     let mut next_prune = Instant::now();
@@ -86,11 +101,11 @@ pub async fn run_dispatcher(state: AppState, mut shutdown: watch::Receiver<bool>
         }
         let h = holder.clone();
         let lease =
-            off_thread(&state, move |s| s.store.take_lease(DISPATCHER_LEASE, &h, crate::store::now_ms(), ttl_ms)).await;
+            off_thread(&ctx, move |s| s.store.take_lease(DISPATCHER_LEASE, &h, crate::store::now_ms(), ttl_ms)).await;
         holding = match lease {
             Some(Ok(Lease::Taken)) => {
                 // Nobody dispatched, or the one that did died: what it left `sending` is lost.
-                off_thread(&state, |s| match s.store.fail_sending_deliveries(INTERRUPTED) {
+                off_thread(&ctx, |s| match s.store.fail_sending_deliveries(INTERRUPTED) {
                     Ok(0) => {}
                     Ok(n) => {
                         tracing::warn!(deliveries = n, "webhook deliveries interrupted by a restart marked failed")
@@ -114,13 +129,13 @@ pub async fn run_dispatcher(state: AppState, mut shutdown: watch::Receiver<bool>
         if holding {
             if Instant::now() >= next_prune {
                 next_prune = Instant::now() + PRUNE_EVERY;
-                off_thread(&state, prune).await;
+                off_thread(&ctx, prune).await;
             }
             let free = permits.available_permits();
             let claimed = if free == 0 {
                 Vec::new()
             } else {
-                off_thread(&state, move |s| {
+                off_thread(&ctx, move |s| {
                     s.store.claim_deliveries(free).unwrap_or_else(|e| {
                         tracing::error!(error = %e, "cannot claim webhook deliveries");
                         Vec::new()
@@ -132,12 +147,11 @@ pub async fn run_dispatcher(state: AppState, mut shutdown: watch::Receiver<bool>
             more = free > 0 && claimed.len() == free;
             for delivery in claimed {
                 let Ok(permit) = permits.clone().acquire_owned().await else { break };
-                let (state, clients) = (state.clone(), clients.clone());
+                let (ctx, clients) = (ctx.clone(), clients.clone());
                 in_flight.spawn(async move {
                     let outcome =
-                        send(&clients, &delivery, &state.keys.secrets, state.config.webhook_allow_loopback, timeout)
-                            .await;
-                    off_thread(&state, move |s| {
+                        send(&clients, &delivery, &ctx.keys.secrets, ctx.config.webhook_allow_loopback, timeout).await;
+                    off_thread(&ctx, move |s| {
                         if let Err(e) = s.store.finish_delivery(&delivery.id, &outcome) {
                             tracing::error!(error = %e, delivery = %delivery.id, "cannot record a webhook delivery");
                         }
@@ -151,7 +165,7 @@ pub async fn run_dispatcher(state: AppState, mut shutdown: watch::Receiver<bool>
             continue;
         }
         tokio::select! {
-            _ = state.wake.webhooks.notified() => {}
+            _ = ctx.wake.notified() => {}
             _ = tokio::time::sleep(POLL) => {}
             _ = shutdown.changed() => {}
             Some(_) = in_flight.join_next(), if !in_flight.is_empty() => {}
@@ -161,7 +175,7 @@ pub async fn run_dispatcher(state: AppState, mut shutdown: watch::Receiver<bool>
     let drained = tokio::time::timeout(grace, async { while in_flight.join_next().await.is_some() {} }).await;
     if drained.is_err() {
         in_flight.shutdown().await;
-        off_thread(&state, |s| {
+        off_thread(&ctx, |s| {
             if let Err(e) = s.store.fail_sending_deliveries(INTERRUPTED) {
                 tracing::error!(error = %e, "cannot mark interrupted webhook deliveries");
             }
@@ -170,7 +184,7 @@ pub async fn run_dispatcher(state: AppState, mut shutdown: watch::Receiver<bool>
     }
     if holding {
         // Another process may take over at once.
-        off_thread(&state, move |s| {
+        off_thread(&ctx, move |s| {
             if let Err(e) = s.store.release_lease(DISPATCHER_LEASE, &holder) {
                 tracing::error!(error = %e, "cannot release the webhook dispatcher's lease");
             }
@@ -182,10 +196,10 @@ pub async fn run_dispatcher(state: AppState, mut shutdown: watch::Receiver<bool>
 /// Runs database work on tokio's blocking pool, off the async threads; `None` when that work
 /// panicked (it logs its own errors).
 async fn off_thread<T: Send + 'static>(
-    state: &AppState,
-    work: impl FnOnce(&AppState) -> T + Send + 'static,
+    ctx: &Dispatcher,
+    work: impl FnOnce(&Dispatcher) -> T + Send + 'static,
 ) -> Option<T> {
-    let s = state.clone();
+    let s = ctx.clone();
     tokio::task::spawn_blocking(move || work(&s)).await.ok()
 }
 
@@ -193,11 +207,11 @@ async fn off_thread<T: Send + 'static>(
 const PRUNE_EVERY: Duration = Duration::from_secs(3600);
 
 /// Deletes finished deliveries older than the configured retention.
-fn prune(state: &AppState) {
-    let days = i64::from(state.config.webhook_log_days);
+fn prune(ctx: &Dispatcher) {
+    let days = i64::from(ctx.config.webhook_log_days);
     let before =
         (chrono::Utc::now() - chrono::Duration::days(days)).to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
-    match state.store.prune_deliveries(&before) {
+    match ctx.store.prune_deliveries(&before) {
         Ok(0) => {}
         Ok(n) => tracing::info!(deleted = n, days, "pruned the webhook delivery log"),
         Err(e) => tracing::error!(error = %e, "cannot prune the webhook delivery log"),

@@ -15,11 +15,12 @@ pub mod events;
 use serde::Serialize;
 
 use crate::auth::random_hex;
-use crate::state::AppState;
-use crate::store::{OrgId, Outgoing, StoreError, WebhookRow};
+use crate::changes::{Effects, Queued};
+use crate::secrets::SecretBox;
+use crate::store::{OrgId, Outgoing, Store, StoreError, WebhookRow};
 
 pub use address::{check_url, forbidden_reason};
-pub use dispatch::{DISPATCHER_LEASE, INTERRUPTED, MAX_IN_FLIGHT, run_dispatcher};
+pub use dispatch::{DISPATCHER_LEASE, Dispatcher, INTERRUPTED, MAX_IN_FLIGHT, run_dispatcher};
 
 /// The events a webhook can subscribe to.
 pub const EVENTS: [&str; 6] = [
@@ -149,39 +150,40 @@ fn check_events(events: &[String]) -> Result<Vec<String>, WebhookError> {
 /// returns it with its signing secret (64 hex characters), which is shown this once. The URL
 /// must be `https://` with a host, no userinfo, and a host that resolves only to public
 /// addresses; this resolves it (a blocking DNS lookup: from async code, call it on a blocking
-/// thread).
+/// thread). `allow_loopback` admits loopback addresses (for tests and local set-ups only).
 pub fn create(
-    state: &AppState,
+    store: &Store,
+    secrets: &SecretBox,
+    allow_loopback: bool,
     org: OrgId,
     url: &str,
     events: &[String],
 ) -> Result<(WebhookView, String), WebhookError> {
-    let allow_loopback = state.config.webhook_allow_loopback;
     let parsed = check_url(url, allow_loopback).map_err(|rule| invalid("url", rule))?;
     let events = check_events(events)?;
     address::check_resolves(&parsed, allow_loopback).map_err(|rule| invalid("url", rule))?;
     let secret = random_hex(32);
-    let sealed = state.keys.secrets.seal(&secret);
-    let row = state.store.add_webhook(org, &uuid_v4(), parsed.as_str(), &events, &sealed, false)?;
+    let sealed = secrets.seal(&secret);
+    let row = store.add_webhook(org, &uuid_v4(), parsed.as_str(), &events, &sealed, false)?;
     Ok((webhook_view(row), secret))
 }
 
 /// The organisation's webhooks, oldest first.
-pub fn list(state: &AppState, org: OrgId) -> Result<Vec<WebhookView>, WebhookError> {
-    Ok(state.store.webhooks(org)?.into_iter().map(webhook_view).collect())
+pub fn list(store: &Store, org: OrgId) -> Result<Vec<WebhookView>, WebhookError> {
+    Ok(store.webhooks(org)?.into_iter().map(webhook_view).collect())
 }
 
 /// Enables or disables one of the organisation's webhooks. Deliveries already queued are still
 /// sent; a disabled webhook gets no new events (Test and redelivery, by hand, still work).
-pub fn set_enabled(state: &AppState, org: OrgId, id: &str, enabled: bool) -> Result<WebhookView, WebhookError> {
-    let row = state.store.set_webhook_enabled(org, id, enabled)?;
+pub fn set_enabled(store: &Store, org: OrgId, id: &str, enabled: bool) -> Result<WebhookView, WebhookError> {
+    let row = store.set_webhook_enabled(org, id, enabled)?;
     row.map(webhook_view).ok_or_else(|| WebhookError::NotFound { what: "webhook", id: id.to_string() })
 }
 
 /// Deletes one of the organisation's webhooks with its delivery log (queued deliveries are
 /// dropped).
-pub fn delete(state: &AppState, org: OrgId, id: &str) -> Result<(), WebhookError> {
-    if state.store.delete_webhook(org, id)? {
+pub fn delete(store: &Store, org: OrgId, id: &str) -> Result<(), WebhookError> {
+    if store.delete_webhook(org, id)? {
         Ok(())
     } else {
         Err(WebhookError::NotFound { what: "webhook", id: id.to_string() })
@@ -191,17 +193,23 @@ pub fn delete(state: &AppState, org: OrgId, id: &str) -> Result<(), WebhookError
 /// Emits an event of the organisation: the envelope is serialised once and queued for every
 /// enabled webhook subscribed to `event`; returns how many deliveries were queued. `event` must
 /// be one of [`EVENTS`] and `data` an object (see [`events`] for the shapes).
-pub fn emit(state: &AppState, org: OrgId, event: &str, data: serde_json::Value) -> Result<usize, WebhookError> {
-    let queued = state.store.queue_event(&outgoing(org, event, data)?)?;
+pub fn emit(
+    store: &Store,
+    fx: &Effects,
+    org: OrgId,
+    event: &str,
+    data: serde_json::Value,
+) -> Result<usize, WebhookError> {
+    let queued = store.queue_event(&outgoing(org, event, data)?)?;
     if queued > 0 {
-        wake(state);
+        fx.queued(Queued::Deliveries);
     }
     Ok(queued)
 }
 
 /// The envelope of `event` for the organisation's webhooks, checked and serialised once, to be
 /// queued in the same transaction as the change that caused it (see [`crate::store::Outgoing`]);
-/// call [`wake`] after that transaction commits.
+/// wake the dispatcher ([`Queued::Deliveries`]) after that transaction commits.
 pub fn outgoing(org: OrgId, event: &str, data: serde_json::Value) -> Result<Outgoing, WebhookError> {
     if !EVENTS.contains(&event) {
         return Err(invalid("event", format!("unknown event {event:?}; one of {}", EVENTS.join(", "))));
@@ -212,43 +220,38 @@ pub fn outgoing(org: OrgId, event: &str, data: serde_json::Value) -> Result<Outg
     Ok(Outgoing { org, event: event.to_string(), body: envelope(event, &data) })
 }
 
-/// Tells the dispatcher that deliveries were queued.
-pub fn wake(state: &AppState) {
-    crate::changes::queued(state, crate::changes::Queued::Deliveries);
-}
-
 /// Queues a Test delivery (`{"event": "test", ..., "data": {"message": ...}}`, no event header)
 /// to one of the organisation's webhooks, enabled or not: it is a by-hand check, typically made
 /// before enabling.
-pub fn test(state: &AppState, org: OrgId, id: &str) -> Result<DeliveryView, WebhookError> {
+pub fn test(store: &Store, fx: &Effects, org: OrgId, id: &str) -> Result<DeliveryView, WebhookError> {
     let body = envelope(TEST_EVENT, &serde_json::json!({ "message": TEST_MESSAGE }));
-    let row = state.store.queue_delivery(org, id, &uuid_v4(), TEST_EVENT, &body)?;
+    let row = store.queue_delivery(org, id, &uuid_v4(), TEST_EVENT, &body)?;
     let row = row.ok_or_else(|| WebhookError::NotFound { what: "webhook", id: id.to_string() })?;
-    state.wake.webhooks.notify_one();
+    fx.queued(Queued::Deliveries);
     Ok(row)
 }
 
 /// The latest `limit` (at most [`MAX_LIST`]) deliveries of one of the organisation's webhooks,
 /// newest first.
 pub fn deliveries(
-    state: &AppState,
+    store: &Store,
     org: OrgId,
     webhook_id: &str,
     limit: usize,
 ) -> Result<Vec<DeliveryView>, WebhookError> {
-    if state.store.webhook(org, webhook_id)?.is_none() {
+    if store.webhook(org, webhook_id)?.is_none() {
         return Err(WebhookError::NotFound { what: "webhook", id: webhook_id.to_string() });
     }
-    let rows = state.store.deliveries(org, webhook_id, limit.min(MAX_LIST))?;
+    let rows = store.deliveries(org, webhook_id, limit.min(MAX_LIST))?;
     Ok(rows.into_iter().collect())
 }
 
 /// Queues a new delivery with the same body bytes as one of the organisation's deliveries (and so
 /// the same signature), linked to it by `redelivery_of`; sent even if the webhook is disabled.
-pub fn redeliver(state: &AppState, org: OrgId, delivery_id: &str) -> Result<DeliveryView, WebhookError> {
-    let row = state.store.queue_redelivery(org, delivery_id, &uuid_v4())?;
+pub fn redeliver(store: &Store, fx: &Effects, org: OrgId, delivery_id: &str) -> Result<DeliveryView, WebhookError> {
+    let row = store.queue_redelivery(org, delivery_id, &uuid_v4())?;
     let row = row.ok_or_else(|| WebhookError::NotFound { what: "delivery", id: delivery_id.to_string() })?;
-    state.wake.webhooks.notify_one();
+    fx.queued(Queued::Deliveries);
     Ok(row)
 }
 

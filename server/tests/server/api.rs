@@ -77,7 +77,7 @@ impl TestApp {
     }
 
     fn process(&self) {
-        while worker::run_one(&self.state) {}
+        while worker::run_one(&self.state.worker()) {}
     }
 
     async fn movie(&self, id: &str) {
@@ -368,7 +368,7 @@ async fn previews_clip_search_generation_and_errors() {
     let status = format!("/results/jitpreviews/v2/gen/{gen_id}/status?catalog=acme");
     // queued durably: nothing renders until a renderer claims it
     assert_eq!(t.call("GET", &status, None).await.0, StatusCode::NOT_FOUND);
-    assert!(kino_server::render::render_one(&t.state), "the generation was queued");
+    assert!(kino_server::render::render_one(&t.state.renderer()), "the generation was queued");
     let (s, g) = t.call("GET", &status, None).await;
     assert_eq!((s, g["status"].clone(), g["data"].clone()), (StatusCode::OK, json!("FAILED"), Value::Null));
     assert!(g["error"].as_str().unwrap().contains("no local media file"), "{g}");
@@ -1024,7 +1024,7 @@ async fn a_fast_pass_serves_the_fast_products_while_speech_is_transcribed() {
         reasons: stage.iter().map(|c| (c.to_string(), kino_media::PENDING_TRANSCRIPTION.to_string())).collect(),
     });
     t.state.analysis.progress.write().unwrap().insert((org, "m1".into()), 0.6);
-    kino_server::signals::put_fast(&t.state, org, "m1", fast).unwrap();
+    kino_server::signals::put_fast(&t.state.store, &t.state.signals, &t.state.effects, org, "m1", fast).unwrap();
     t.process();
     assert_eq!(t.call("GET", &task("m1", "emotions"), None).await.1["status"], "ready");
     for product in ["profanity", "content_summary"] {
@@ -1043,7 +1043,7 @@ async fn a_fast_pass_serves_the_fast_products_while_speech_is_transcribed() {
     assert!(err["detail"][0]["msg"].as_str().unwrap().contains("pending"), "{err}");
 
     // The final signals release the waiting jobs (stored before the analysis is marked finished).
-    kino_server::signals::put(&t.state, org, "m1", full).unwrap();
+    kino_server::signals::put(&t.state.store, &t.state.signals, &t.state.effects, org, "m1", full).unwrap();
     t.state.analysis.progress.write().unwrap().remove(&(org, "m1".into()));
     t.process();
     assert_eq!(t.call("GET", &task("m1", "profanity"), None).await.1["status"], "ready");
@@ -1072,7 +1072,7 @@ async fn a_fast_pass_left_by_a_crash_is_not_served_as_final() {
             models: Default::default(),
             reasons: Default::default(),
         });
-        kino_server::signals::put_fast(&t.state, org, "m1", fast).unwrap();
+        kino_server::signals::put_fast(&t.state.store, &t.state.signals, &t.state.effects, org, "m1", fast).unwrap();
         assert_eq!(job.product, "profanity");
     }
     let state = open(dir.path());
@@ -1303,7 +1303,7 @@ async fn the_catalog_wide_scene_search_follows_the_catalog() {
     // graphs, so that answers before and after the flushes must be equal (the HNSW segments'
     // recall is measured in the core's tests and the benchmark).
     let dir = t.state.config.index_dir.clone();
-    t.state.indexes = std::sync::Arc::new(Indexes::tuned(dir, |c| kino::vectors::SegmentConfig {
+    t.state.effects.indexes = std::sync::Arc::new(Indexes::tuned(dir, |c| kino::vectors::SegmentConfig {
         flush_vectors: 40,
         merge_segments: 2,
         graph_from: usize::MAX,
@@ -1372,7 +1372,7 @@ async fn the_catalog_wide_scene_search_follows_the_catalog() {
     let (_, a) = t.call("GET", &format!("{q}&catalog_id={catalog}"), None).await;
     assert!(scene_hits(&a).is_empty(), "no smartlist lists anything yet: {a}");
     kino_server::portal::smartlists::create(
-        &t.state,
+        &t.state.portal(),
         org,
         &json!({"title": "Films", "catalog": "acme", "creator": "ed@example.com", "filter": {"type": ["standalone"]}}),
     )
@@ -1413,7 +1413,7 @@ async fn the_catalog_wide_scene_search_follows_the_catalog() {
     assert!(scene_hits(&a).iter().any(|h| h.0 == "m1"), "{a}");
 
     // The scenes went to segments in the background, and the answers did not change.
-    let index = t.state.indexes.loaded(org, Collection::Scenes).unwrap();
+    let index = t.state.effects.indexes.loaded(org, Collection::Scenes).unwrap();
     assert!(support::until(|| !index.needs_maintenance()).await);
     let stats = index.stats();
     assert!(stats.segments >= 1 && stats.items == 5, "{stats:?}");

@@ -93,10 +93,10 @@ fn shares_index_files(url: &str) {
     for id in ["m1", "m2"] {
         crate::replicas::store_scenes(&a, org, id);
     }
-    a.indexes.get(&a.store, org, Collection::Scenes).unwrap().compact().unwrap();
-    assert_eq!(a.indexes.publish_all(&a.store), 1);
+    a.effects.indexes.get(&a.store, org, Collection::Scenes).unwrap().compact().unwrap();
+    assert_eq!(a.effects.indexes.publish_all(&a.store), 1);
     let b = shared("b");
-    let index = b.indexes.get(&b.store, org, Collection::Scenes).unwrap();
+    let index = b.effects.indexes.get(&b.store, org, Collection::Scenes).unwrap();
     assert!(index.contains("m1") && index.contains("m2"));
     assert_eq!(index.stats().delta_vectors, 0, "mapped from the fetched segments, not loaded from the database");
     assert!(index.stats().segments > 0);

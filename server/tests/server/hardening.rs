@@ -321,15 +321,17 @@ async fn generations_are_queued_bounded_and_shared() {
     assert!(headers.get("retry-after").is_some());
     assert!(v["detail"].as_str().unwrap().contains("at most 2"), "{v}");
     // nothing renders until a renderer claims a generation; then the queue has room again
-    assert!(kino_server::render::render_one(&t.state));
+    assert!(kino_server::render::render_one(&t.state.renderer()));
     let (s, g) = t.call("GET", &format!("/results/jitpreviews/v2/gen/{first}/status?catalog=acme"), None).await;
     assert_eq!((s, g["status"].clone()), (StatusCode::OK, json!("FAILED")), "{g}");
     assert_eq!(t.call("GET", &ask(30), None).await.0, StatusCode::OK);
     // a restart renders what was queued or rendering instead of failing it
     let (requeued, failed) = t.state.store.recover_generations().unwrap();
     assert_eq!((requeued, failed), (0, 0));
-    assert!(kino_server::render::render_one(&t.state) && kino_server::render::render_one(&t.state));
-    assert!(!kino_server::render::render_one(&t.state), "two were left");
+    assert!(
+        kino_server::render::render_one(&t.state.renderer()) && kino_server::render::render_one(&t.state.renderer())
+    );
+    assert!(!kino_server::render::render_one(&t.state.renderer()), "two were left");
 }
 
 #[tokio::test]
@@ -349,7 +351,7 @@ async fn media_paths_never_escape_the_media_root() {
     {
         t.movie(id, Some(uri)).await;
         t.call("POST", &format!("/tasks/catalog-item/{id}/product/emotions/version/1"), None).await;
-        while worker::run_one(&t.state) {}
+        while worker::run_one(&t.state.worker()) {}
         let (_, st) = t.call("GET", &format!("/tasks/catalog-item/{id}/product/emotions/version/1"), None).await;
         assert_eq!(st["status"], "failed", "{id}: {st}");
         assert_eq!(
@@ -361,7 +363,7 @@ async fn media_paths_never_escape_the_media_root() {
     // a sidecar that is a link out of the root is refused, not read
     t.movie("real", Some("real.mp4")).await;
     t.call("POST", "/tasks/catalog-item/real/product/emotions/version/1", None).await;
-    while worker::run_one(&t.state) {}
+    while worker::run_one(&t.state.worker()) {}
     let (_, st) = t.call("GET", "/tasks/catalog-item/real/product/emotions/version/1", None).await;
     assert_eq!(st["status"], "failed", "{st}");
     assert!(!st["error"].as_str().unwrap().contains(root.to_str().unwrap()), "no server path: {st}");
@@ -390,9 +392,15 @@ async fn the_database_and_keys_are_private_and_webhook_secrets_sealed() {
     assert_eq!(mode(&data), 0o700, "an existing data directory is tightened");
 
     let org = t.state.store.orgs().unwrap()[0].0;
-    let (view, secret) =
-        kino_server::webhooks::create(&t.state, org, "http://127.0.0.1:9/hook", &["smart_list.updated".into()])
-            .expect("webhook created");
+    let (view, secret) = kino_server::webhooks::create(
+        &t.state.store,
+        &t.state.keys.secrets,
+        t.state.config.webhook_allow_loopback,
+        org,
+        "http://127.0.0.1:9/hook",
+        &["smart_list.updated".into()],
+    )
+    .expect("webhook created");
     let stored = t.state.store.webhook_secrets().unwrap();
     let (_, sealed) = stored.iter().find(|(id, _)| id == &view.id).unwrap();
     assert!(sealed.starts_with("kse1:") && !sealed.contains(&secret), "sealed at rest: {sealed}");
@@ -427,21 +435,21 @@ async fn a_damaged_index_segment_is_reloaded_not_served() {
     // Every item flushes a segment of its own.
     let dir = t.state.config.index_dir.clone();
     let tuned = |c| kino::vectors::SegmentConfig { flush_vectors: 1, merge_segments: 8, ..c };
-    t.state.indexes = std::sync::Arc::new(kino_server::indexes::Indexes::tuned(dir.clone(), tuned));
+    t.state.effects.indexes = std::sync::Arc::new(kino_server::indexes::Indexes::tuned(dir.clone(), tuned));
     // The index opens with the first similar-titles request, and follows every job after that.
     t.movie("m1", None).await;
     t.signals("m1").await;
     t.call("POST", "/tasks/catalog-item/m1/product/similar/version/1", None).await;
-    while worker::run_one(&t.state) {}
+    while worker::run_one(&t.state.worker()) {}
     assert_eq!(t.call("GET", "/results/similar/similar/v2/m1", None).await.0, StatusCode::OK);
     for id in ["m2", "m3"] {
         t.movie(id, None).await;
         t.signals(id).await;
         t.call("POST", &format!("/tasks/catalog-item/{id}/product/similar/version/1"), None).await;
     }
-    while worker::run_one(&t.state) {}
+    while worker::run_one(&t.state.worker()) {}
     let org = t.state.store.ensure_org("acme").unwrap().0;
-    let index = t.state.indexes.loaded(org, kino_server::indexes::Collection::Items).unwrap();
+    let index = t.state.effects.indexes.loaded(org, kino_server::indexes::Collection::Items).unwrap();
     assert!(support::until(|| !index.needs_maintenance() && index.stats().delta_vectors == 0).await);
     let segments = dir.join(format!("org-{}", org.0)).join("items");
     let files: Vec<std::path::PathBuf> = std::fs::read_dir(&segments)

@@ -126,8 +126,9 @@ async fn the_demo_catalog_has_no_failed_task() {
     let dir = tempfile::tempdir().unwrap();
     let state = AppState::new(support::store(dir.path()), Config::in_dir(dir.path())).unwrap();
     let demo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/demo");
-    let key = kino_server::demo::bootstrap(&state, &demo).unwrap().expect("a new demo");
-    while kino_server::worker::run_one(&state) {}
+    let key =
+        kino_server::demo::bootstrap(&state.store, &state.signals, &state.effects, &demo).unwrap().expect("a new demo");
+    while kino_server::worker::run_one(&state.worker()) {}
     let req = Request::get(format!("/tasks/catalog-item/tt-demo-001?key={key}")).body(Body::empty()).unwrap();
     let res = support::send(app(state.clone()), req).await;
     let body: Value = serde_json::from_slice(&res.into_body().collect().await.unwrap().to_bytes()).unwrap();

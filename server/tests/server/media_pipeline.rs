@@ -97,7 +97,7 @@ fn make_video(dir: &Path) -> (std::path::PathBuf, [f64; 2]) {
 }
 
 fn signals_absent(state: &AppState, org: kino_server::store::OrgId) -> Vec<String> {
-    let p = kino_server::signals::prepared(state, org, "film").unwrap().unwrap();
+    let p = kino_server::signals::prepared(&state.store, &state.signals, org, "film").unwrap().unwrap();
     p.signals().analysis.as_ref().map(|a| a.absent.clone()).unwrap_or_default()
 }
 
@@ -151,9 +151,9 @@ async fn real_video_to_snapped_clips_and_rendered_files() {
     let (s1, s2) = (state.clone(), state.clone());
     let second = tokio::task::spawn_blocking(move || {
         std::thread::sleep(Duration::from_millis(300));
-        while worker::run_one(&s2) {}
+        while worker::run_one(&s2.worker()) {}
     });
-    let work = tokio::task::spawn_blocking(move || while worker::run_one(&s1) {});
+    let work = tokio::task::spawn_blocking(move || while worker::run_one(&s1.worker()) {});
     // while the worker analyses the video, the task status says how far it has come
     let mut seen_progress = false;
     while !work.is_finished() {
@@ -179,7 +179,8 @@ async fn real_video_to_snapped_clips_and_rendered_files() {
         "{status}"
     );
 
-    let signals = kino_server::signals::prepared(&state, org, "film").unwrap().unwrap().signals().clone();
+    let signals =
+        kino_server::signals::prepared(&state.store, &state.signals, org, "film").unwrap().unwrap().signals().clone();
     let cuts = [10.0, 20.0, 30.0];
     assert_eq!(signals.shots.len(), 3, "{:?}", signals.shots);
     for (found, cut) in signals.shots.iter().zip(cuts) {
@@ -207,7 +208,12 @@ async fn real_video_to_snapped_clips_and_rendered_files() {
     let gen_id = res["data"]["gen_id"].as_str().unwrap().to_string();
     let status_uri = format!("/results/jitpreviews/v2/gen/{gen_id}/status?key={key}&catalog=acme");
     // generations are queued durably; the service's renderers claim them (here: run in the test)
-    let renderers = tokio::spawn(kino_server::render::run_renderers(state.clone(), 1, stop_renderers.clone()));
+    let renderers = tokio::spawn(kino_server::render::run_renderers(
+        state.renderer(),
+        state.effects.wake.renderers.clone(),
+        1,
+        stop_renderers.clone(),
+    ));
     let deadline = tokio::time::Instant::now() + Duration::from_secs(300);
     let generated = loop {
         let (s, g) = get(&state, &status_uri).await;
@@ -319,8 +325,8 @@ async fn real_video_to_snapped_clips_and_rendered_files() {
                             "previews": {"character_preference": "None", "clip_length": 8, "skip_start": 0, "skip_end": 0}});
         let input =
             json!({"title": kind, "type": kind, "catalog": "acme", "creator": "ed@example.com", "config": config});
-        let recipe = kino_server::portal::recipes::create(&state, org, &input).unwrap();
-        kino_server::portal::recipes::start(&state, org, &recipe.id).unwrap();
+        let recipe = kino_server::portal::recipes::create(&state.portal(), org, &input).unwrap();
+        kino_server::portal::recipes::start(&state.portal(), org, &recipe.id).unwrap();
         let deadline = tokio::time::Instant::now() + Duration::from_secs(120);
         while state.store.recipe(org, &recipe.id).unwrap().unwrap().status == RecipeStatus::Running {
             assert!(tokio::time::Instant::now() < deadline, "the recipe did not finish");

@@ -112,11 +112,11 @@ async fn the_service_runs_its_models_and_names_them() {
         assert_eq!(call(&state, "POST", &uri, Some(json!({}))).await.0, StatusCode::OK);
     }
     let s1 = state.clone();
-    tokio::task::spawn_blocking(move || while worker::run_one(&s1) {}).await.unwrap();
+    tokio::task::spawn_blocking(move || while worker::run_one(&s1.worker()) {}).await.unwrap();
     assert!(video.exists());
     // The fast pass stored during transcription was replaced by the final signals.
     assert!(!state.store.signals_partial(org, "talk").unwrap());
-    let stored = kino_server::signals::prepared(&state, org, "talk").unwrap().unwrap();
+    let stored = kino_server::signals::prepared(&state.store, &state.signals, org, "talk").unwrap().unwrap();
     let reasons = &stored.signals().analysis.as_ref().unwrap().reasons;
     assert!(!reasons.values().any(|r| r == kino_media::PENDING_TRANSCRIPTION), "{reasons:?}");
 
@@ -243,7 +243,7 @@ async fn character_preference_picks_clips_by_who_is_on_screen() {
     let uri = format!("/tasks/catalog-item/two/product/jitpreviews/version/1.0.0?key={key}");
     assert_eq!(call(&state, "POST", &uri, Some(json!({}))).await.0, StatusCode::OK);
     let s1 = state.clone();
-    tokio::task::spawn_blocking(move || while worker::run_one(&s1) {}).await.unwrap();
+    tokio::task::spawn_blocking(move || while worker::run_one(&s1.worker()) {}).await.unwrap();
 
     let clips = |preference: &'static str| {
         let state = state.clone();

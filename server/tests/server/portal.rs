@@ -58,9 +58,9 @@ impl Portal {
         };
         let state = AppState::new(crate::support::store(dir.path()), config).unwrap();
         let (stop, stopped) = watch::channel(false);
-        tokio::spawn(webhooks::run_dispatcher(state.clone(), stopped.clone()));
+        tokio::spawn(webhooks::run_dispatcher(state.dispatcher(), stopped.clone()));
         let at = chrono::NaiveTime::from_hms_opt(4, 0, 0).unwrap();
-        tokio::spawn(kino_server::portal::smartlists::run_refresher(state.clone(), at, stopped));
+        tokio::spawn(kino_server::portal::smartlists::run_refresher(state.portal(), at, stopped));
         let (s, _) = call(&state, "POST", "/admin/v1/orgs", Some(ADMIN), Some(json!({"name": "acme"}))).await;
         assert_eq!(s, StatusCode::CREATED);
         let (s, key) = call(&state, "POST", "/admin/v1/orgs/acme/api-keys", Some(ADMIN), None).await;
@@ -305,7 +305,7 @@ async fn smartlists_membership_events_and_portal_reads() {
     let joined = &p.wait_events("smart_list.updated", 4).await[3];
     assert_eq!(joined["addedAssetIds"], json!([p.service_id("m6")]));
     let later = chrono::Utc::now() + chrono::Duration::days(365);
-    let changes = kino_server::portal::smartlists::refresh(&p.state, p.org, None, later).unwrap();
+    let changes = kino_server::portal::smartlists::refresh(&p.state.portal(), p.org, None, later).unwrap();
     assert_eq!(changes.len(), 1);
     assert_eq!(changes[0].removed, vec!["m6".to_string()]);
     let left = &p.wait_events("smart_list.updated", 5).await[4];
@@ -589,7 +589,7 @@ async fn webhook_actions_of_the_admin_api() {
     let mut log = Value::Null;
     assert!(
         until(|| {
-            log = serde_json::to_value(webhooks::deliveries(&p.state, p.org, &p.hook, 10).unwrap()).unwrap();
+            log = serde_json::to_value(webhooks::deliveries(&p.state.store, p.org, &p.hook, 10).unwrap()).unwrap();
             log[0]["state"] == "succeeded"
         })
         .await

@@ -21,20 +21,20 @@ fn a_replica_reads_the_signals_another_stored_over_its_cache() {
     let dir = tempfile::tempdir().unwrap();
     let (a, b) = (replica(dir.path(), "a"), replica(dir.path(), "b"));
     let (org, _) = a.store.ensure_org("acme").unwrap();
-    assert!(signals::prepared(&b, org, "m1").unwrap().is_none(), "nothing stored yet");
+    assert!(signals::prepared(&b.store, &b.signals, org, "m1").unwrap().is_none(), "nothing stored yet");
 
-    signals::put(&a, org, "m1", kino::synth::demo_signals("m1", 600.0, 1.0, 1)).unwrap();
-    let first = signals::prepared(&b, org, "m1").unwrap().expect("b reads what a stored");
+    signals::put(&a.store, &a.signals, &a.effects, org, "m1", kino::synth::demo_signals("m1", 600.0, 1.0, 1)).unwrap();
+    let first = signals::prepared(&b.store, &b.signals, org, "m1").unwrap().expect("b reads what a stored");
     assert_eq!(first.signals().duration, 600.0);
     // b has them cached now; a stores new signals of the same item.
-    signals::put(&a, org, "m1", kino::synth::demo_signals("m1", 900.0, 1.0, 2)).unwrap();
-    let second = signals::prepared(&b, org, "m1").unwrap().unwrap();
+    signals::put(&a.store, &a.signals, &a.effects, org, "m1", kino::synth::demo_signals("m1", 900.0, 1.0, 2)).unwrap();
+    let second = signals::prepared(&b.store, &b.signals, org, "m1").unwrap().unwrap();
     assert_eq!(second.signals().duration, 900.0, "b's cached version is stale, not served");
     // And back the other way, twice in a row (each store is a new version, even within a millisecond).
-    signals::put(&b, org, "m1", kino::synth::demo_signals("m1", 300.0, 1.0, 3)).unwrap();
-    signals::put(&b, org, "m1", kino::synth::demo_signals("m1", 120.0, 1.0, 4)).unwrap();
-    assert_eq!(signals::prepared(&a, org, "m1").unwrap().unwrap().signals().duration, 120.0);
-    assert_eq!(signals::prepared(&b, org, "m1").unwrap().unwrap().signals().duration, 120.0);
+    signals::put(&b.store, &b.signals, &b.effects, org, "m1", kino::synth::demo_signals("m1", 300.0, 1.0, 3)).unwrap();
+    signals::put(&b.store, &b.signals, &b.effects, org, "m1", kino::synth::demo_signals("m1", 120.0, 1.0, 4)).unwrap();
+    assert_eq!(signals::prepared(&a.store, &a.signals, org, "m1").unwrap().unwrap().signals().duration, 120.0);
+    assert_eq!(signals::prepared(&b.store, &b.signals, org, "m1").unwrap().unwrap().signals().duration, 120.0);
 }
 
 /// Stores `id` with one scene embedding, as a finished `semantic_scenes` job does.
@@ -48,7 +48,7 @@ pub(crate) fn store_scenes(state: &AppState, org: OrgId, id: &str) {
     let embedding: Vec<f32> = (0..1024).map(|d| ((d * 7 + id.len()) % 13) as f32 - 6.0).collect();
     let scenes = json!({"scene_embeddings": [{"start_ts": 0.0, "end_ts": 9.0, "embedding": embedding}]});
     state.store.finish_job(&job, ResultStatus::Success, "", Some(&scenes)).unwrap();
-    state.indexes.sync_item(&state.store, org, id).unwrap();
+    state.effects.indexes.sync_item(&state.store, org, id).unwrap();
 }
 
 #[test]
@@ -56,21 +56,22 @@ fn a_replica_finds_in_its_index_what_another_stored_once_it_refreshes() {
     let dir = tempfile::tempdir().unwrap();
     let (a, b) = (replica(dir.path(), "a"), replica(dir.path(), "b"));
     let (org, _) = a.store.ensure_org("acme").unwrap();
-    let holds =
-        |state: &AppState, id: &str| state.indexes.get(&state.store, org, Collection::Scenes).unwrap().contains(id);
+    let holds = |state: &AppState, id: &str| {
+        state.effects.indexes.get(&state.store, org, Collection::Scenes).unwrap().contains(id)
+    };
     assert!(!holds(&b, "m1"), "b's index is open, and empty");
 
     store_scenes(&a, org, "m1");
     assert!(holds(&a, "m1"), "a keeps its own changes current");
     assert!(!holds(&b, "m1"), "b learns of a's changes only when it refreshes");
-    assert_eq!(b.indexes.refresh_all(&b.store), 1, "one item loaded");
+    assert_eq!(b.effects.indexes.refresh_all(&b.store), 1, "one item loaded");
     assert!(holds(&b, "m1"));
-    assert_eq!(b.indexes.refresh_all(&b.store), 0, "nothing changed since");
+    assert_eq!(b.effects.indexes.refresh_all(&b.store), 0, "nothing changed since");
 
-    kino_server::catalog::delete(&a, org, "standalone", "m1").unwrap();
+    kino_server::catalog::delete(&a.store, &a.effects, org, "standalone", "m1").unwrap();
     assert!(!holds(&a, "m1"));
     assert!(holds(&b, "m1"));
-    b.indexes.refresh_all(&b.store);
+    b.effects.indexes.refresh_all(&b.store);
     assert!(!holds(&b, "m1"), "a deletion reaches b at its refresh");
 }
 
@@ -82,16 +83,16 @@ fn the_daily_smartlist_refresh_runs_once_and_is_taken_over_when_its_runner_dies(
     let slot: chrono::DateTime<chrono::Utc> = "2026-11-25T04:00:00Z".parse().unwrap();
     let lease = i64::try_from(DAILY_RUN_LEASE.as_millis()).unwrap();
     let t0 = 1_764_043_200_000_i64;
-    assert_eq!(begin_daily(&a, slot, "a", t0).unwrap(), Daily::Run, "the first to come runs it");
-    assert_eq!(begin_daily(&b, slot, "b", t0 + 1_000).unwrap(), Daily::Running(t0 + lease), "the other waits");
-    assert_eq!(begin_daily(&b, slot, "b", t0 + lease - 1).unwrap(), Daily::Running(t0 + lease));
+    assert_eq!(begin_daily(&a.store, slot, "a", t0).unwrap(), Daily::Run, "the first to come runs it");
+    assert_eq!(begin_daily(&b.store, slot, "b", t0 + 1_000).unwrap(), Daily::Running(t0 + lease), "the other waits");
+    assert_eq!(begin_daily(&b.store, slot, "b", t0 + lease - 1).unwrap(), Daily::Running(t0 + lease));
     // `a` died without finishing: once its lease has run out, `b` takes the refresh over.
-    assert_eq!(begin_daily(&b, slot, "b", t0 + lease).unwrap(), Daily::Run);
-    end_daily(&b, slot, "b", t0 + lease + 5_000).unwrap();
-    assert_eq!(begin_daily(&a, slot, "a", t0 + lease + 6_000).unwrap(), Daily::Done, "done is not run again");
-    assert_eq!(begin_daily(&b, slot, "b", t0 + lease + 6_000).unwrap(), Daily::Done, "not even by its runner");
+    assert_eq!(begin_daily(&b.store, slot, "b", t0 + lease).unwrap(), Daily::Run);
+    end_daily(&b.store, slot, "b", t0 + lease + 5_000).unwrap();
+    assert_eq!(begin_daily(&a.store, slot, "a", t0 + lease + 6_000).unwrap(), Daily::Done, "done is not run again");
+    assert_eq!(begin_daily(&b.store, slot, "b", t0 + lease + 6_000).unwrap(), Daily::Done, "not even by its runner");
     let tomorrow = slot + chrono::Duration::days(1);
-    assert_eq!(begin_daily(&a, tomorrow, "a", t0 + 86_400_000).unwrap(), Daily::Run, "each day has its own");
+    assert_eq!(begin_daily(&a.store, tomorrow, "a", t0 + 86_400_000).unwrap(), Daily::Run, "each day has its own");
 }
 
 #[test]
@@ -163,9 +164,9 @@ fn a_replica_without_index_files_maps_the_segments_another_published() {
     for id in ["m1", "m2", "m3"] {
         store_scenes(&a, org, id);
     }
-    a.indexes.get(&a.store, org, Collection::Scenes).unwrap().compact().unwrap();
-    assert_eq!(a.indexes.publish_all(&a.store), 1, "the scene index's files go up");
-    assert_eq!(a.indexes.publish_all(&a.store), 0, "unchanged since: nothing to publish");
+    a.effects.indexes.get(&a.store, org, Collection::Scenes).unwrap().compact().unwrap();
+    assert_eq!(a.effects.indexes.publish_all(&a.store), 1, "the scene index's files go up");
+    assert_eq!(a.effects.indexes.publish_all(&a.store), 0, "unchanged since: nothing to publish");
     let published = objects.join(format!("indexes/org-{}/scenes", org.0));
     assert_eq!(std::fs::read_to_string(published.join("latest")).unwrap(), a.store.owner());
 
@@ -173,7 +174,7 @@ fn a_replica_without_index_files_maps_the_segments_another_published() {
     let b = shared("b");
     let b_dir = dir.path().join("b/indexes").join(format!("org-{}", org.0)).join("scenes");
     assert!(!b_dir.exists());
-    let index = b.indexes.get(&b.store, org, Collection::Scenes).unwrap();
+    let index = b.effects.indexes.get(&b.store, org, Collection::Scenes).unwrap();
     let segments: Vec<String> = std::fs::read_dir(&b_dir)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
@@ -186,6 +187,6 @@ fn a_replica_without_index_files_maps_the_segments_another_published() {
     // A damaged or hostile publication is refused and the index is built from the database.
     std::fs::write(published.join("latest"), "../../elsewhere").unwrap();
     let c = shared("c");
-    let index = c.indexes.get(&c.store, org, Collection::Scenes).unwrap();
+    let index = c.effects.indexes.get(&c.store, org, Collection::Scenes).unwrap();
     assert!(["m1", "m2", "m3"].iter().all(|id| index.contains(id)), "built from the database");
 }

@@ -271,7 +271,7 @@ async fn forms_need_the_session_csrf_token_and_pages_are_scoped_to_the_organisat
         .await;
     assert!(made.body.contains("Its signing secret"), "{}", made.body);
     let org = w.state.store.org_by_name("acme").unwrap().unwrap();
-    let hook = kino_server::webhooks::list(&w.state, org).unwrap().pop().unwrap();
+    let hook = kino_server::webhooks::list(&w.state.store, org).unwrap().pop().unwrap();
     assert_eq!(hook.events, vec!["recipe.completed", "recipe.failed"]);
     assert!(hook.enabled);
     assert_eq!(w.get(&format!("/app/webhooks/{}", hook.id), &bob).await.status, StatusCode::NOT_FOUND);

@@ -46,7 +46,7 @@ fn start_with_timeout(timeout: Duration) -> Service {
     let state = open(dir.path(), true, timeout);
     let (org, _) = state.store.ensure_org("acme").unwrap();
     let (stop, stopped) = watch::channel(false);
-    let dispatcher = tokio::spawn(webhooks::run_dispatcher(state.clone(), stopped));
+    let dispatcher = tokio::spawn(webhooks::run_dispatcher(state.dispatcher(), stopped));
     Service { state, org, stop, dispatcher, dir }
 }
 
@@ -88,7 +88,7 @@ impl Service {
     }
 
     fn log(&self, webhook_id: &str) -> Vec<DeliveryView> {
-        webhooks::deliveries(&self.state, self.org, webhook_id, 100).unwrap()
+        webhooks::deliveries(&self.state.store, self.org, webhook_id, 100).unwrap()
     }
 
     /// Waits until every delivery of the webhook is finished and there are `n` of them.
@@ -218,7 +218,7 @@ async fn every_event_is_delivered_signed_with_its_envelope_and_data_shape() {
     let (id, secret) = s.hook("acme", &receiver.url("/ok"), &webhooks::EVENTS).await;
     assert_eq!(secret.len(), 64);
     for event in webhooks::EVENTS {
-        assert_eq!(webhooks::emit(&s.state, s.org, event, sample(event)).unwrap(), 1);
+        assert_eq!(webhooks::emit(&s.state.store, &s.state.effects, s.org, event, sample(event)).unwrap(), 1);
     }
     let log = s.finished(&id, 6).await;
     for d in &log {
@@ -272,7 +272,10 @@ async fn non_2xx_answers_and_redirects_are_failures_with_their_status() {
     let (fail, _) = s.hook("acme", &receiver.url("/fail"), &["recipe.failed"]).await;
     let (redirect, _) = s.hook("acme", &receiver.url("/redirect"), &["recipe.failed"]).await;
     let (accepted, _) = s.hook("acme", &receiver.url("/accepted"), &["recipe.failed"]).await;
-    assert_eq!(webhooks::emit(&s.state, s.org, "recipe.failed", sample("recipe.failed")).unwrap(), 3);
+    assert_eq!(
+        webhooks::emit(&s.state.store, &s.state.effects, s.org, "recipe.failed", sample("recipe.failed")).unwrap(),
+        3
+    );
     let failed = &s.finished(&fail, 1).await[0];
     assert_eq!((failed.state.as_str(), failed.status_code), ("failed", Some(500)));
     assert!(failed.error.as_deref().unwrap().contains("500"), "{failed:?}");
@@ -290,7 +293,8 @@ async fn a_receiver_slower_than_the_timeout_is_a_failure() {
     let receiver = Receiver::start().await;
     let s = start_with_timeout(Duration::from_millis(300));
     let (id, _) = s.hook("acme", &receiver.url("/slow"), &["smart_list.updated"]).await;
-    webhooks::emit(&s.state, s.org, "smart_list.updated", sample("smart_list.updated")).unwrap();
+    webhooks::emit(&s.state.store, &s.state.effects, s.org, "smart_list.updated", sample("smart_list.updated"))
+        .unwrap();
     let d = &s.finished(&id, 1).await[0];
     assert_eq!((d.state.as_str(), d.status_code), ("failed", None));
     assert!(d.error.as_deref().unwrap().contains("timed out"), "{d:?}");
@@ -304,7 +308,8 @@ async fn redelivery_sends_the_identical_bytes() {
     let receiver = Receiver::start().await;
     let s = start();
     let (id, secret) = s.hook("acme", &receiver.url("/fail"), &["creative_asset.failed"]).await;
-    webhooks::emit(&s.state, s.org, "creative_asset.failed", sample("creative_asset.failed")).unwrap();
+    webhooks::emit(&s.state.store, &s.state.effects, s.org, "creative_asset.failed", sample("creative_asset.failed"))
+        .unwrap();
     let first = s.finished(&id, 1).await.remove(0);
     let (status, again) = s.admin("POST", &format!("/acme/webhook-deliveries/{}/redeliver", first.id), None).await;
     assert_eq!(status, StatusCode::ACCEPTED, "{again}");
@@ -341,8 +346,15 @@ async fn disabled_unsubscribed_and_other_organisations_webhooks_get_nothing() {
     let (status, _) = s.admin("POST", &format!("/acme/webhooks/{disabled}/disable"), None).await;
     assert_eq!(status, StatusCode::OK);
     let (foreign, _) = s.hook("globex", &receiver.url("/foreign"), &webhooks::EVENTS).await;
-    assert_eq!(webhooks::emit(&s.state, s.org, "recipe.completed", sample("recipe.completed")).unwrap(), 0);
-    assert_eq!(webhooks::emit(&s.state, s.org, "recipe.failed", sample("recipe.failed")).unwrap(), 1);
+    assert_eq!(
+        webhooks::emit(&s.state.store, &s.state.effects, s.org, "recipe.completed", sample("recipe.completed"))
+            .unwrap(),
+        0
+    );
+    assert_eq!(
+        webhooks::emit(&s.state.store, &s.state.effects, s.org, "recipe.failed", sample("recipe.failed")).unwrap(),
+        1
+    );
     s.finished(&subscribed, 1).await;
     assert!(s.log(&disabled).is_empty());
     let (status, foreign_log) = s.admin("GET", &format!("/globex/webhooks/{foreign}/deliveries"), None).await;
@@ -391,7 +403,14 @@ async fn list_enable_and_delete() {
 }
 
 fn url_error(state: &AppState, org: OrgId, url: &str) -> String {
-    match webhooks::create(state, org, url, &["recipe.failed".to_string()]) {
+    match webhooks::create(
+        &state.store,
+        &state.keys.secrets,
+        state.config.webhook_allow_loopback,
+        org,
+        url,
+        &["recipe.failed".to_string()],
+    ) {
         Err(e @ WebhookError::Invalid { field: "url", .. }) => e.to_string(),
         other => panic!("{url}: expected a url error, got {other:?}"),
     }
@@ -429,7 +448,15 @@ fn urls_must_be_https_to_public_hosts() {
     let relaxed = open(dir.path(), true, webhooks::DEFAULT_TIMEOUT);
     let (org, _) = relaxed.store.ensure_org("acme").unwrap();
     for ok in ["http://127.0.0.1:8080/", "https://127.0.0.1/", "http://[::1]:8080/", "http://localhost:8080/"] {
-        webhooks::create(&relaxed, org, ok, &["recipe.failed".to_string()]).unwrap();
+        webhooks::create(
+            &relaxed.store,
+            &relaxed.keys.secrets,
+            relaxed.config.webhook_allow_loopback,
+            org,
+            ok,
+            &["recipe.failed".to_string()],
+        )
+        .unwrap();
     }
     for refused in ["http://10.0.0.1/", "https://192.168.1.1/", "https://169.254.169.254/", "http://hooks.example.com/"]
     {
@@ -443,13 +470,22 @@ fn events_and_data_are_checked() {
     let state = open(dir.path(), true, webhooks::DEFAULT_TIMEOUT);
     let (org, _) = state.store.ensure_org("acme").unwrap();
     let url = "http://127.0.0.1:9/";
-    let e = webhooks::create(&state, org, url, &[]).unwrap_err();
+    let e = webhooks::create(&state.store, &state.keys.secrets, state.config.webhook_allow_loopback, org, url, &[])
+        .unwrap_err();
     assert!(matches!(e, WebhookError::Invalid { field: "events", .. }), "{e}");
-    let e = webhooks::create(&state, org, url, &["test".to_string()]).unwrap_err();
+    let e = webhooks::create(
+        &state.store,
+        &state.keys.secrets,
+        state.config.webhook_allow_loopback,
+        org,
+        url,
+        &["test".to_string()],
+    )
+    .unwrap_err();
     assert!(e.to_string().contains("unknown event \"test\""), "{e}");
-    let e = webhooks::emit(&state, org, "recipe.started", json!({})).unwrap_err();
+    let e = webhooks::emit(&state.store, &state.effects, org, "recipe.started", json!({})).unwrap_err();
     assert!(matches!(e, WebhookError::Invalid { field: "event", .. }), "{e}");
-    let e = webhooks::emit(&state, org, "recipe.failed", json!([1])).unwrap_err();
+    let e = webhooks::emit(&state.store, &state.effects, org, "recipe.failed", json!([1])).unwrap_err();
     assert!(matches!(e, WebhookError::Invalid { field: "data", .. }), "{e}");
 }
 
@@ -459,20 +495,28 @@ async fn a_restart_marks_deliveries_left_sending_as_failed() {
     let dir = tempfile::tempdir().unwrap();
     let state = open(dir.path(), true, webhooks::DEFAULT_TIMEOUT);
     let (org, _) = state.store.ensure_org("acme").unwrap();
-    let (view, _) = webhooks::create(&state, org, &receiver.url("/ok"), &["recipe.failed".to_string()]).unwrap();
-    webhooks::set_enabled(&state, org, &view.id, true).unwrap();
-    webhooks::emit(&state, org, "recipe.failed", sample("recipe.failed")).unwrap();
+    let (view, _) = webhooks::create(
+        &state.store,
+        &state.keys.secrets,
+        state.config.webhook_allow_loopback,
+        org,
+        &receiver.url("/ok"),
+        &["recipe.failed".to_string()],
+    )
+    .unwrap();
+    webhooks::set_enabled(&state.store, org, &view.id, true).unwrap();
+    webhooks::emit(&state.store, &state.effects, org, "recipe.failed", sample("recipe.failed")).unwrap();
     // The process claimed the delivery, then died before recording an outcome.
     assert_eq!(state.store.claim_deliveries(16).unwrap().len(), 1);
     drop(state);
 
     let state = open(dir.path(), true, webhooks::DEFAULT_TIMEOUT);
     let (stop, stopped) = watch::channel(false);
-    let dispatcher = tokio::spawn(webhooks::run_dispatcher(state.clone(), stopped));
+    let dispatcher = tokio::spawn(webhooks::run_dispatcher(state.dispatcher(), stopped));
     let mut log = Vec::new();
     assert!(
         until(|| {
-            log = webhooks::deliveries(&state, org, &view.id, 10).unwrap();
+            log = webhooks::deliveries(&state.store, org, &view.id, 10).unwrap();
             log[0].state == DeliveryState::Failed
         })
         .await,
@@ -490,11 +534,11 @@ async fn shutdown_waits_for_deliveries_in_flight() {
     let receiver = Receiver::start().await;
     let s = start();
     let (id, _) = s.hook("acme", &receiver.url("/slow"), &["recipe.completed"]).await;
-    webhooks::emit(&s.state, s.org, "recipe.completed", sample("recipe.completed")).unwrap();
+    webhooks::emit(&s.state.store, &s.state.effects, s.org, "recipe.completed", sample("recipe.completed")).unwrap();
     assert!(until(|| receiver.hits().len() == 1).await);
     let (state, org) = (s.state.clone(), s.org);
     let _dir = s.shutdown().await;
-    let log = webhooks::deliveries(&state, org, &id, 10).unwrap();
+    let log = webhooks::deliveries(&state.store, org, &id, 10).unwrap();
     assert_eq!((log[0].state.as_str(), log[0].status_code), ("succeeded", Some(200)));
     receiver.stop().await;
 }
@@ -514,13 +558,13 @@ async fn deliveries_recheck_the_address_when_sending() {
     {
         state.store.add_webhook(org, id, url, &events, "secret", true).unwrap();
     }
-    assert_eq!(webhooks::emit(&state, org, "recipe.failed", sample("recipe.failed")).unwrap(), 3);
+    assert_eq!(webhooks::emit(&state.store, &state.effects, org, "recipe.failed", sample("recipe.failed")).unwrap(), 3);
     let (stop, stopped) = watch::channel(false);
-    let dispatcher = tokio::spawn(webhooks::run_dispatcher(state.clone(), stopped));
+    let dispatcher = tokio::spawn(webhooks::run_dispatcher(state.dispatcher(), stopped));
     for id in ["rebound", "literal", "plain"] {
         let mut log = Vec::new();
         let done = until(|| {
-            log = webhooks::deliveries(&state, org, id, 10).unwrap();
+            log = webhooks::deliveries(&state.store, org, id, 10).unwrap();
             log[0].state == DeliveryState::Failed
         })
         .await;
@@ -553,30 +597,38 @@ async fn one_process_dispatches_and_another_takes_over_when_it_dies() {
     };
     let (a, b) = (replica(), replica());
     let (org, _) = a.store.ensure_org("acme").unwrap();
-    let (view, _) = webhooks::create(&a, org, &receiver.url("/ok"), &["recipe.failed".to_string()]).unwrap();
-    webhooks::set_enabled(&a, org, &view.id, true).unwrap();
+    let (view, _) = webhooks::create(
+        &a.store,
+        &a.keys.secrets,
+        a.config.webhook_allow_loopback,
+        org,
+        &receiver.url("/ok"),
+        &["recipe.failed".to_string()],
+    )
+    .unwrap();
+    webhooks::set_enabled(&a.store, org, &view.id, true).unwrap();
     let holder = || a.store.lease(webhooks::DISPATCHER_LEASE).unwrap().map(|(h, _)| h);
 
     let (_stop_a, stopped_a) = watch::channel(false);
-    let dispatcher_a = tokio::spawn(webhooks::run_dispatcher(a.clone(), stopped_a));
+    let dispatcher_a = tokio::spawn(webhooks::run_dispatcher(a.dispatcher(), stopped_a));
     assert!(until(|| holder().is_some()).await, "a takes the lease");
     let first = holder().unwrap();
     let (stop_b, stopped_b) = watch::channel(false);
-    let dispatcher_b = tokio::spawn(webhooks::run_dispatcher(b.clone(), stopped_b));
-    webhooks::emit(&a, org, "recipe.failed", sample("recipe.failed")).unwrap();
+    let dispatcher_b = tokio::spawn(webhooks::run_dispatcher(b.dispatcher(), stopped_b));
+    webhooks::emit(&a.store, &a.effects, org, "recipe.failed", sample("recipe.failed")).unwrap();
     assert!(until(|| receiver.hits().len() == 1).await);
     assert_eq!(holder(), Some(first.clone()), "b waits while a renews its lease");
 
     // a dies: its dispatcher stops without giving the lease up.
     dispatcher_a.abort();
     let _ = dispatcher_a.await;
-    webhooks::emit(&b, org, "recipe.failed", sample("recipe.failed")).unwrap();
+    webhooks::emit(&b.store, &b.effects, org, "recipe.failed", sample("recipe.failed")).unwrap();
     assert!(until(|| receiver.hits().len() == 2).await, "b takes over once a's lease has expired");
     assert_ne!(holder(), Some(first), "b holds the lease now");
     let mut log = Vec::new();
     assert!(
         until(|| {
-            log = webhooks::deliveries(&b, org, &view.id, 10).unwrap();
+            log = webhooks::deliveries(&b.store, org, &view.id, 10).unwrap();
             log.len() == 2 && log.iter().all(|d| d.state == DeliveryState::Succeeded)
         })
         .await,

@@ -93,16 +93,24 @@ async fn deliver(ca_pem: Option<Vec<u8>>, port: u16) -> (webhooks::DeliveryView,
     let state = AppState::new(crate::support::store(dir.path()), config).unwrap();
     let (org, _) = state.store.ensure_org("acme").unwrap();
     let (stop, stopped) = watch::channel(false);
-    let dispatcher = tokio::spawn(webhooks::run_dispatcher(state.clone(), stopped));
+    let dispatcher = tokio::spawn(webhooks::run_dispatcher(state.dispatcher(), stopped));
     let url = format!("https://localhost:{port}/hook");
-    let (view, secret) = webhooks::create(&state, org, &url, &["smart_list.updated".to_string()]).unwrap();
-    webhooks::set_enabled(&state, org, &view.id, true).unwrap();
+    let (view, secret) = webhooks::create(
+        &state.store,
+        &state.keys.secrets,
+        state.config.webhook_allow_loopback,
+        org,
+        &url,
+        &["smart_list.updated".to_string()],
+    )
+    .unwrap();
+    webhooks::set_enabled(&state.store, org, &view.id, true).unwrap();
     let data = json!({"smartListId": "s", "smartListTitle": "t", "addedAssetIds": [], "removedAssetIds": []});
-    webhooks::emit(&state, org, "smart_list.updated", data).unwrap();
+    webhooks::emit(&state.store, &state.effects, org, "smart_list.updated", data).unwrap();
     let mut log = Vec::new();
     assert!(
         until(|| {
-            log = webhooks::deliveries(&state, org, &view.id, 10).unwrap();
+            log = webhooks::deliveries(&state.store, org, &view.id, 10).unwrap();
             log.len() == 1 && matches!(log[0].state, DeliveryState::Succeeded | DeliveryState::Failed)
         })
         .await,

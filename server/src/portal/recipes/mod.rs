@@ -32,14 +32,15 @@ use serde_json::{Value, json};
 pub use config::{Config, Targets};
 pub use run::execute;
 
+use super::Portal;
 use super::{ManageError, events, is_email, new_id, text};
-use crate::state::AppState;
-use crate::store::{OrgId, RecipeRow, RecipeStatus, Write, now};
+use crate::changes::Effects;
+use crate::store::{OrgId, RecipeRow, RecipeStatus, Store, Write, now};
 
 /// The values of a recipe's `type`.
 pub const TYPES: [&str; 2] = ["thumbnails", "preview-clips"];
 
-fn apply(state: &AppState, org: OrgId, r: &mut RecipeRow, input: &Value, creating: bool) -> Result<(), ManageError> {
+fn apply(store: &Store, org: OrgId, r: &mut RecipeRow, input: &Value, creating: bool) -> Result<(), ManageError> {
     let obj = input.as_object().ok_or_else(|| ManageError::invalid("body", "must be a JSON object"))?;
     const KNOWN: [&str; 8] =
         ["title", "description", "type", "creator", "catalog", "catalog_id", "config", "published"];
@@ -58,7 +59,7 @@ fn apply(state: &AppState, org: OrgId, r: &mut RecipeRow, input: &Value, creatin
     if creator.as_deref().is_some_and(|c| !is_email(c)) {
         return Err(ManageError::invalid("creator", "must be an email address"));
     }
-    let catalog = super::smartlists::catalog_of(state, org, input)?;
+    let catalog = super::smartlists::catalog_of(store, org, input)?;
     if creating && catalog.is_none() {
         return Err(ManageError::invalid("catalog", "is required (a catalog name, or catalog_id)"));
     }
@@ -68,7 +69,7 @@ fn apply(state: &AppState, org: OrgId, r: &mut RecipeRow, input: &Value, creatin
         Some(c) => {
             let parsed = Config::parse(c)?;
             if let Targets::Smartlist(id) = &parsed.targets
-                && state.store.smartlist(org, id)?.is_none()
+                && store.smartlist(org, id)?.is_none()
             {
                 return Err(ManageError::invalid(
                     "config.smartlist_id",
@@ -127,7 +128,7 @@ fn apply(state: &AppState, org: OrgId, r: &mut RecipeRow, input: &Value, creatin
 
 /// Creates a recipe from `{title, description?, type, creator, catalog | catalog_id, config,
 /// published?}`; publishing runs it.
-pub fn create(state: &AppState, org: OrgId, input: &Value) -> Result<RecipeRow, ManageError> {
+pub fn create(p: &Portal, org: OrgId, input: &Value) -> Result<RecipeRow, ManageError> {
     let stamp = now();
     let mut r = RecipeRow {
         id: new_id(),
@@ -139,55 +140,55 @@ pub fn create(state: &AppState, org: OrgId, input: &Value) -> Result<RecipeRow, 
         updated_at: stamp,
         ..RecipeRow::default()
     };
-    apply(state, org, &mut r, input, true)?;
-    state.store.put_recipe(&r, Write::Insert)?;
+    apply(&p.store, org, &mut r, input, true)?;
+    p.store.put_recipe(&r, Write::Insert)?;
     if r.published_at.is_some() {
-        start(state, org, &r.id)?;
+        start(p, org, &r.id)?;
     }
-    get(state, org, &r.id)
+    get(&p.store, org, &r.id)
 }
 
 /// Changes the fields present in `input`; publishing a draft runs it.
-pub fn update(state: &AppState, org: OrgId, id: &str, input: &Value) -> Result<RecipeRow, ManageError> {
-    let mut r = get(state, org, id)?;
+pub fn update(p: &Portal, org: OrgId, id: &str, input: &Value) -> Result<RecipeRow, ManageError> {
+    let mut r = get(&p.store, org, id)?;
     let was_published = r.published_at.is_some();
-    apply(state, org, &mut r, input, false)?;
+    apply(&p.store, org, &mut r, input, false)?;
     r.updated_at = now();
-    if !state.store.put_recipe(&r, Write::Update)? {
+    if !p.store.put_recipe(&r, Write::Update)? {
         return Err(ManageError::NotFound { what: "recipe", id: id.into() });
     }
     if !was_published && r.published_at.is_some() {
-        start(state, org, id)?;
+        start(p, org, id)?;
     }
-    get(state, org, id)
+    get(&p.store, org, id)
 }
 
 /// Publishes (and so runs) or unpublishes.
-pub fn set_published(state: &AppState, org: OrgId, id: &str, published: bool) -> Result<RecipeRow, ManageError> {
-    update(state, org, id, &json!({ "published": published }))
+pub fn set_published(p: &Portal, org: OrgId, id: &str, published: bool) -> Result<RecipeRow, ManageError> {
+    update(p, org, id, &json!({ "published": published }))
 }
 
 /// One recipe.
-pub fn get(state: &AppState, org: OrgId, id: &str) -> Result<RecipeRow, ManageError> {
-    state.store.recipe(org, id)?.ok_or_else(|| ManageError::NotFound { what: "recipe", id: id.into() })
+pub fn get(store: &Store, org: OrgId, id: &str) -> Result<RecipeRow, ManageError> {
+    store.recipe(org, id)?.ok_or_else(|| ManageError::NotFound { what: "recipe", id: id.into() })
 }
 
 /// Starts a run in the background; returns its run number. 409 while a run is in progress.
-pub fn start(state: &AppState, org: OrgId, id: &str) -> Result<i64, ManageError> {
-    let r = get(state, org, id)?;
+pub fn start(p: &Portal, org: OrgId, id: &str) -> Result<i64, ManageError> {
+    let r = get(&p.store, org, id)?;
     let config = Config::parse(&r.config)?;
-    let run = state
+    let run = p
         .store
         .start_recipe_run(org, id)?
         .ok_or_else(|| ManageError::Conflict(format!("recipe {id} is already running")))?;
-    launch(state, org, r.id, config, run, None);
+    launch(p, org, r.id, config, run, None);
     Ok(run)
 }
 
 /// Runs a started run in the background (on the calling thread outside a runtime), then starts a
 /// follow-up run when items are queued for one.
-fn launch(state: &AppState, org: OrgId, id: String, config: Config, run: i64, only: Option<Vec<String>>) {
-    let s = state.clone();
+fn launch(p: &Portal, org: OrgId, id: String, config: Config, run: i64, only: Option<Vec<String>>) {
+    let s = p.clone();
     let work = move || {
         if let Ok(Some(r)) = s.store.recipe(org, &id) {
             execute(&s, org, &r, &config, run, only.as_deref());
@@ -205,53 +206,54 @@ fn launch(state: &AppState, org: OrgId, id: String, config: Config, run: i64, on
 /// Published recipes follow their smartlist: the service asset ids that joined it are queued for
 /// a follow-up run of each published recipe over that smartlist, restricted to them; it starts now,
 /// or when the run in progress ends.
-pub fn follow(state: &AppState, org: OrgId, smartlist_id: &str, joined: &[String]) -> Result<(), ManageError> {
-    for r in state.store.recipes(org)? {
+pub fn follow(p: &Portal, org: OrgId, smartlist_id: &str, joined: &[String]) -> Result<(), ManageError> {
+    for r in p.store.recipes(org)? {
         let follows = r.published_at.is_some()
             && matches!(Config::parse(&r.config), Ok(Config { targets: Targets::Smartlist(ref s), .. }) if s == smartlist_id);
         if follows {
-            state.store.add_recipe_followups(&r.id, joined)?;
-            follow_up(state, org, &r.id);
+            p.store.add_recipe_followups(&r.id, joined)?;
+            follow_up(p, org, &r.id);
         }
     }
     Ok(())
 }
 
 /// Starts the follow-up runs left queued by a stopped process (call inside the runtime).
-pub fn resume_followups(state: &AppState) -> Result<(), ManageError> {
-    for (org, _) in state.store.orgs()? {
-        for r in state.store.recipes(org)? {
-            follow_up(state, org, &r.id);
+pub fn resume_followups(p: &Portal) -> Result<(), ManageError> {
+    for (org, _) in p.store.orgs()? {
+        for r in p.store.recipes(org)? {
+            follow_up(p, org, &r.id);
         }
     }
     Ok(())
 }
 
-fn follow_up(state: &AppState, org: OrgId, id: &str) {
-    let started = match state.store.start_followup_run(org, id) {
+fn follow_up(p: &Portal, org: OrgId, id: &str) {
+    let started = match p.store.start_followup_run(org, id) {
         Ok(s) => s,
         Err(e) => return tracing::error!(recipe = id, error = %e, "cannot start a follow-up run"),
     };
     let Some((run, items)) = started else { return };
-    match get(state, org, id).and_then(|r| Config::parse(&r.config)) {
-        Ok(config) => launch(state, org, id.to_string(), config, run, Some(items)),
+    match get(&p.store, org, id).and_then(|r| Config::parse(&r.config)) {
+        Ok(config) => launch(p, org, id.to_string(), config, run, Some(items)),
         Err(e) => {
             tracing::error!(recipe = id, error = %e, "a follow-up run cannot start: the stored config no longer parses");
-            let _ = state.store.finish_recipe_run(id, RecipeStatus::Failed, Some(&e.to_string()), &[]);
+            let _ = p.store.finish_recipe_run(id, RecipeStatus::Failed, Some(&e.to_string()), &[]);
         }
     }
 }
 
 /// Recipes left running by a process no longer alive become failed (and say so), with their
 /// pending assets; runs of live processes, this one's included, go on.
-pub fn recover(state: &AppState) -> Result<(), ManageError> {
-    for (org, id) in state.store.fail_interrupted_recipes()? {
-        if let Some(r) = state.store.recipe(org, &id)?
+pub fn recover(store: &Store, fx: &Effects) -> Result<(), ManageError> {
+    for (org, id) in store.fail_interrupted_recipes()? {
+        if let Some(r) = store.recipe(org, &id)?
             && r.published_at.is_some()
         {
             let data_only = r.config["data_only"].as_bool().unwrap_or(false);
             events::emit(
-                state,
+                store,
+                fx,
                 org,
                 "recipe.failed",
                 events::recipe_failed(&id, &r.title, data_only, "interrupted by a restart"),

@@ -6,20 +6,22 @@ use kino::thumbnail::{FrameChoice, FrameRule, choose_frame};
 use serde_json::{Value, json};
 
 use super::{Config, Targets};
+use crate::changes::Queued;
+use crate::portal::Portal;
 use crate::portal::events;
-use crate::state::AppState;
+use crate::store::Store;
 use crate::store::{CreativeAssetRow, CreativeAssetStatus, ItemRow, OrgId, Outgoing, RecipeRow, RecipeStatus, now};
 
 /// Runs a recipe to the end (on the calling thread): creates, renders and records its assets,
 /// then finishes the run and emits the recipe event. `only` restricts the run to those items (a
 /// follow-up run for titles that joined the recipe's smartlist).
-pub fn execute(state: &AppState, org: OrgId, r: &RecipeRow, config: &Config, run: i64, only: Option<&[String]>) {
+pub fn execute(p: &Portal, org: OrgId, r: &RecipeRow, config: &Config, run: i64, only: Option<&[String]>) {
     let published = r.published_at.is_some();
     // Events of published recipes, each queued with the change it reports.
     let event = |name: &str, data: Value| -> Vec<Outgoing> {
         if published { events::outgoing(org, name, data).into_iter().collect() } else { Vec::new() }
     };
-    let outcome = produce(state, org, r, config, run, only, &event);
+    let outcome = produce(p, org, r, config, run, only, &event);
     let (status, error) = match &outcome {
         Ok(ids) if !ids.is_empty() => (RecipeStatus::Completed, None),
         Ok(_) => (RecipeStatus::Failed, Some("no creative asset could be made: every asset failed".to_string())),
@@ -32,26 +34,26 @@ pub fn execute(state: &AppState, org: OrgId, r: &RecipeRow, config: &Config, run
         (_, Some(e)) => event("recipe.failed", json!(events::recipe_failed(&r.id, &r.title, config.data_only, e))),
         (Err(_), None) => Vec::new(),
     };
-    match state.store.finish_recipe_run(&r.id, status, error.as_deref(), &announce) {
-        Ok(()) => crate::webhooks::wake(state),
+    match p.store.finish_recipe_run(&r.id, status, error.as_deref(), &announce) {
+        Ok(()) => p.effects.queued(Queued::Deliveries),
         Err(e) => tracing::error!(recipe = %r.id, error = %e, "cannot record the end of a recipe run"),
     }
 }
 
 /// The live items a recipe applies to.
-fn targets(state: &AppState, org: OrgId, t: &Targets) -> Result<Vec<ItemRow>, String> {
+fn targets(store: &Store, org: OrgId, t: &Targets) -> Result<Vec<ItemRow>, String> {
     let ids = match t {
         Targets::Smartlist(id) => {
-            if state.store.smartlist(org, id).map_err(|e| e.to_string())?.is_none() {
+            if store.smartlist(org, id).map_err(|e| e.to_string())?.is_none() {
                 return Err(format!("smartlist {id} no longer exists"));
             }
-            state.store.smartlist_members(id).map_err(|e| e.to_string())?
+            store.smartlist_members(id).map_err(|e| e.to_string())?
         }
         Targets::Items(ids) => ids.clone(),
     };
     let mut items = Vec::new();
     for id in ids {
-        match state.store.item(org, &id).map_err(|e| e.to_string())? {
+        match store.item(org, &id).map_err(|e| e.to_string())? {
             Some(item) if !item.deleted => items.push(item),
             _ => {}
         }
@@ -64,7 +66,7 @@ fn targets(state: &AppState, org: OrgId, t: &Targets) -> Result<Vec<ItemRow>, St
 
 /// Creates every asset of the run; returns the ids of those that completed.
 fn produce(
-    state: &AppState,
+    p: &Portal,
     org: OrgId,
     r: &RecipeRow,
     config: &Config,
@@ -72,7 +74,7 @@ fn produce(
     only: Option<&[String]>,
     event: &dyn Fn(&str, Value) -> Vec<Outgoing>,
 ) -> Result<Vec<String>, String> {
-    let mut items = targets(state, org, &config.targets)?;
+    let mut items = targets(&p.store, org, &config.targets)?;
     if let Some(only) = only {
         items.retain(|item| only.contains(&item.id));
         if items.is_empty() {
@@ -80,7 +82,7 @@ fn produce(
         }
     }
     let embedding = match &config.query.search_query {
-        Some(q) => Some(state.analysis.encoder.encode(q).map_err(|e| e.to_string())?),
+        Some(q) => Some(p.encoder.encode(q).map_err(|e| e.to_string())?),
         None => None,
     };
     let base = if r.kind == "thumbnails" { "thumbnail" } else { "preview" };
@@ -90,9 +92,9 @@ fn produce(
     let mut index = 0;
     for item in &items {
         let title = item.body["title"].as_str().unwrap_or(&item.id).to_string();
-        let signals = crate::signals::prepared(state, org, &item.id).map_err(|e| e.to_string());
+        let signals = crate::signals::prepared(&p.store, &p.signals, org, &item.id).map_err(|e| e.to_string());
         let clips: Result<Vec<Clip>, String> = match &signals {
-            Ok(Some(p)) => match kino::select(p, &config.query, embedding.as_deref()) {
+            Ok(Some(prepared)) => match kino::select(prepared, &config.query, embedding.as_deref()) {
                 Ok(c) if c.is_empty() => Err("no moment of the item meets the recipe's previews parameters".into()),
                 other => other.map_err(|e| e.to_string()),
             },
@@ -123,7 +125,7 @@ fn produce(
                 };
                 index += 1;
                 let choice = match (clip, signals.as_deref()) {
-                    (Some(c), Some(p)) => moment(p.signals(), c, kind, &config.frame),
+                    (Some(c), Some(prepared)) => moment(prepared.signals(), c, kind, &config.frame),
                     _ => None,
                 };
                 match (&clips, choice) {
@@ -144,23 +146,22 @@ fn produce(
                         a.metadata = json!({"error": a.error});
                     }
                 }
-                let store = |a: &CreativeAssetRow, queued: &[Outgoing]| {
-                    state
-                        .store
+                let keep = |a: &CreativeAssetRow, queued: &[Outgoing]| {
+                    p.store
                         .put_creative_asset(org, a, queued)
                         .map_err(|e| format!("cannot store a creative asset: {e}"))?;
-                    crate::webhooks::wake(state);
+                    p.effects.queued(Queued::Deliveries);
                     Ok::<(), String>(())
                 };
                 let asset_event =
                     |name: &str, a: &CreativeAssetRow| event(name, json!(events::creative_asset(a, &item.service_id)));
                 let created = asset_event("creative_asset.created", &a);
                 if a.status == CreativeAssetStatus::Failed {
-                    store(&a, &[created, asset_event("creative_asset.failed", &a)].concat())?;
+                    keep(&a, &[created, asset_event("creative_asset.failed", &a)].concat())?;
                     continue;
                 }
-                store(&a, &created)?;
-                finish_asset(state, org, item, &mut a, config.data_only);
+                keep(&a, &created)?;
+                finish_asset(p, org, item, &mut a, config.data_only);
                 let done = match a.status {
                     CreativeAssetStatus::Completed => {
                         completed.push(a.id.clone());
@@ -169,7 +170,7 @@ fn produce(
                     CreativeAssetStatus::Failed => asset_event("creative_asset.failed", &a),
                     CreativeAssetStatus::Pending => Vec::new(),
                 };
-                store(&a, &done)?;
+                keep(&a, &done)?;
             }
         }
     }
@@ -177,14 +178,14 @@ fn produce(
 }
 
 /// Renders an asset's files (or, for data-only recipes, completes it without files).
-fn finish_asset(state: &AppState, org: OrgId, item: &ItemRow, a: &mut CreativeAssetRow, data_only: bool) {
+fn finish_asset(p: &Portal, org: OrgId, item: &ItemRow, a: &mut CreativeAssetRow, data_only: bool) {
     a.updated_at = now();
     if data_only {
         a.status = CreativeAssetStatus::Completed;
         a.metadata["files"] = json!("none: data-only recipe");
         return;
     }
-    match crate::jobs::render::creative_asset(state, org, item, a) {
+    match crate::jobs::render::creative_asset(&p.renderer, org, item, a) {
         Ok(()) => a.status = CreativeAssetStatus::Completed,
         Err(e) => {
             a.status = CreativeAssetStatus::Failed;

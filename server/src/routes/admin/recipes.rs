@@ -37,7 +37,7 @@ pub async fn list_recipes(State(state): State<AppState>, s: Scope) -> Answer<Vec
     security(("admin_token" = [])),
 )]
 pub async fn create_recipe(State(state): State<AppState>, s: Scope, bytes: Bytes) -> Answer<AdminRecipe> {
-    blocking(move || created(views::admin_recipe(&recipes::create(&state, s.org, &body(&bytes)?)?))).await
+    blocking(move || created(views::admin_recipe(&recipes::create(&state.portal(), s.org, &body(&bytes)?)?))).await
 }
 
 /// `GET /admin/v1/orgs/{org}/recipes/{id}`.
@@ -51,7 +51,7 @@ pub async fn create_recipe(State(state): State<AppState>, s: Scope, bytes: Bytes
     security(("admin_token" = [])),
 )]
 pub async fn get_recipe(State(state): State<AppState>, s: Scope) -> Answer<AdminRecipe> {
-    blocking(move || ok(views::admin_recipe(&recipes::get(&state, s.org, &s.id)?))).await
+    blocking(move || ok(views::admin_recipe(&recipes::get(&state.store, s.org, &s.id)?))).await
 }
 
 /// `PATCH /admin/v1/orgs/{org}/recipes/{id}`.
@@ -66,7 +66,7 @@ pub async fn get_recipe(State(state): State<AppState>, s: Scope) -> Answer<Admin
     security(("admin_token" = [])),
 )]
 pub async fn update_recipe(State(state): State<AppState>, s: Scope, bytes: Bytes) -> Answer<AdminRecipe> {
-    blocking(move || ok(views::admin_recipe(&recipes::update(&state, s.org, &s.id, &body(&bytes)?)?))).await
+    blocking(move || ok(views::admin_recipe(&recipes::update(&state.portal(), s.org, &s.id, &body(&bytes)?)?))).await
 }
 
 /// `POST /admin/v1/orgs/{org}/recipes/{id}/publish` (runs it).
@@ -80,7 +80,7 @@ pub async fn update_recipe(State(state): State<AppState>, s: Scope, bytes: Bytes
     security(("admin_token" = [])),
 )]
 pub async fn publish_recipe(State(state): State<AppState>, s: Scope) -> Answer<AdminRecipe> {
-    blocking(move || ok(views::admin_recipe(&recipes::set_published(&state, s.org, &s.id, true)?))).await
+    blocking(move || ok(views::admin_recipe(&recipes::set_published(&state.portal(), s.org, &s.id, true)?))).await
 }
 
 /// `POST /admin/v1/orgs/{org}/recipes/{id}/unpublish`.
@@ -94,7 +94,7 @@ pub async fn publish_recipe(State(state): State<AppState>, s: Scope) -> Answer<A
     security(("admin_token" = [])),
 )]
 pub async fn unpublish_recipe(State(state): State<AppState>, s: Scope) -> Answer<AdminRecipe> {
-    blocking(move || ok(views::admin_recipe(&recipes::set_published(&state, s.org, &s.id, false)?))).await
+    blocking(move || ok(views::admin_recipe(&recipes::set_published(&state.portal(), s.org, &s.id, false)?))).await
 }
 
 /// `POST /admin/v1/orgs/{org}/recipes/{id}/run`: 202 with the run number.
@@ -109,7 +109,7 @@ pub async fn unpublish_recipe(State(state): State<AppState>, s: Scope) -> Answer
 )]
 pub async fn run_recipe(State(state): State<AppState>, s: Scope) -> Answer<RunStarted> {
     blocking(move || {
-        let run = recipes::start(&state, s.org, &s.id)?;
+        let run = recipes::start(&state.portal(), s.org, &s.id)?;
         accepted(RunStarted { recipe_id: s.id, run_number: run, status: RecipeStatus::Running })
     })
     .await
@@ -127,7 +127,7 @@ pub async fn run_recipe(State(state): State<AppState>, s: Scope) -> Answer<RunSt
 )]
 pub async fn recipe_assets(State(state): State<AppState>, s: Scope) -> Answer<Vec<AdminCreativeAsset>> {
     blocking(move || {
-        let r = recipes::get(&state, s.org, &s.id)?;
+        let r = recipes::get(&state.store, s.org, &s.id)?;
         let assets = state.store.creative_assets(s.org, Some(&r.id))?;
         ok(assets.iter().map(|a| views::admin_creative_asset(a, &state.config.media_base_url)).collect())
     })

@@ -36,7 +36,8 @@ pub async fn list_smartlists(State(state): State<AppState>, s: Scope) -> Answer<
     security(("admin_token" = [])),
 )]
 pub async fn create_smartlist(State(state): State<AppState>, s: Scope, bytes: Bytes) -> Answer<SmartlistDetail> {
-    blocking(move || created(views::smartlist_detail(&smartlists::create(&state, s.org, &body(&bytes)?)?))).await
+    blocking(move || created(views::smartlist_detail(&smartlists::create(&state.portal(), s.org, &body(&bytes)?)?)))
+        .await
 }
 
 /// `GET /admin/v1/orgs/{org}/smartlists/{id}`.
@@ -50,7 +51,7 @@ pub async fn create_smartlist(State(state): State<AppState>, s: Scope, bytes: By
     security(("admin_token" = [])),
 )]
 pub async fn get_smartlist(State(state): State<AppState>, s: Scope) -> Answer<SmartlistDetail> {
-    blocking(move || ok(views::smartlist_detail(&smartlists::get(&state, s.org, &s.id)?))).await
+    blocking(move || ok(views::smartlist_detail(&smartlists::get(&state.store, s.org, &s.id)?))).await
 }
 
 /// `PATCH /admin/v1/orgs/{org}/smartlists/{id}`: the fields given.
@@ -65,7 +66,8 @@ pub async fn get_smartlist(State(state): State<AppState>, s: Scope) -> Answer<Sm
     security(("admin_token" = [])),
 )]
 pub async fn update_smartlist(State(state): State<AppState>, s: Scope, bytes: Bytes) -> Answer<SmartlistDetail> {
-    blocking(move || ok(views::smartlist_detail(&smartlists::update(&state, s.org, &s.id, &body(&bytes)?)?))).await
+    blocking(move || ok(views::smartlist_detail(&smartlists::update(&state.portal(), s.org, &s.id, &body(&bytes)?)?)))
+        .await
 }
 
 /// `DELETE /admin/v1/orgs/{org}/smartlists/{id}`.
@@ -80,7 +82,7 @@ pub async fn update_smartlist(State(state): State<AppState>, s: Scope, bytes: By
 )]
 pub async fn delete_smartlist(State(state): State<AppState>, s: Scope) -> Answer<Deleted> {
     blocking(move || {
-        smartlists::delete(&state, s.org, &s.id)?;
+        smartlists::delete(&state.store, s.org, &s.id)?;
         ok(Deleted { deleted: s.id })
     })
     .await
@@ -97,7 +99,8 @@ pub async fn delete_smartlist(State(state): State<AppState>, s: Scope) -> Answer
     security(("admin_token" = [])),
 )]
 pub async fn publish_smartlist(State(state): State<AppState>, s: Scope) -> Answer<SmartlistDetail> {
-    blocking(move || ok(views::smartlist_detail(&smartlists::set_published(&state, s.org, &s.id, true)?))).await
+    blocking(move || ok(views::smartlist_detail(&smartlists::set_published(&state.portal(), s.org, &s.id, true)?)))
+        .await
 }
 
 /// `POST /admin/v1/orgs/{org}/smartlists/{id}/unpublish`.
@@ -111,7 +114,8 @@ pub async fn publish_smartlist(State(state): State<AppState>, s: Scope) -> Answe
     security(("admin_token" = [])),
 )]
 pub async fn unpublish_smartlist(State(state): State<AppState>, s: Scope) -> Answer<SmartlistDetail> {
-    blocking(move || ok(views::smartlist_detail(&smartlists::set_published(&state, s.org, &s.id, false)?))).await
+    blocking(move || ok(views::smartlist_detail(&smartlists::set_published(&state.portal(), s.org, &s.id, false)?)))
+        .await
 }
 
 /// `GET /admin/v1/orgs/{org}/smartlists/{id}/assets`: the members (drafts too).
@@ -126,7 +130,7 @@ pub async fn unpublish_smartlist(State(state): State<AppState>, s: Scope) -> Ans
 )]
 pub async fn smartlist_members(State(state): State<AppState>, s: Scope) -> Answer<Vec<SmartlistAsset>> {
     blocking(move || {
-        let list = smartlists::get(&state, s.org, &s.id)?;
+        let list = smartlists::get(&state.store, s.org, &s.id)?;
         let mut out = Vec::new();
         for (i, item) in state.store.smartlist_members(&list.id)?.iter().enumerate() {
             let title = state.store.item(s.org, item)?.and_then(|it| it.body["title"].as_str().map(String::from));
@@ -148,6 +152,8 @@ pub async fn smartlist_members(State(state): State<AppState>, s: Scope) -> Answe
     security(("admin_token" = [])),
 )]
 pub async fn refresh_smartlists(State(state): State<AppState>, s: Scope) -> Answer<RefreshOutcome> {
-    blocking(move || ok(RefreshOutcome { changed: smartlists::refresh(&state, s.org, None, chrono::Utc::now())? }))
-        .await
+    blocking(move || {
+        ok(RefreshOutcome { changed: smartlists::refresh(&state.portal(), s.org, None, chrono::Utc::now())? })
+    })
+    .await
 }

@@ -25,7 +25,7 @@ use crate::webhooks::{self, WebhookView};
     security(("admin_token" = [])),
 )]
 pub async fn list_webhooks(State(state): State<AppState>, s: Scope) -> Answer<Vec<WebhookView>> {
-    blocking(move || ok(webhooks::list(&state, s.org)?)).await
+    blocking(move || ok(webhooks::list(&state.store, s.org)?)).await
 }
 
 /// `POST /admin/v1/orgs/{org}/webhooks` `{url, events, enabled}`: the signing secret is in this
@@ -55,9 +55,16 @@ pub async fn create_webhook(State(state): State<AppState>, s: Scope, bytes: Byte
     };
     // Creation resolves the URL's host (to refuse internal addresses): off the async threads.
     blocking(move || {
-        let (mut view, secret) = webhooks::create(&state, s.org, &url, &events)?;
+        let (mut view, secret) = webhooks::create(
+            &state.store,
+            &state.keys.secrets,
+            state.config.webhook_allow_loopback,
+            s.org,
+            &url,
+            &events,
+        )?;
         if enable {
-            view = webhooks::set_enabled(&state, s.org, &view.id, true)?;
+            view = webhooks::set_enabled(&state.store, s.org, &view.id, true)?;
         }
         created(WebhookCreated { webhook: view, signing_secret: secret, note: "the signing secret is shown once" })
     })
@@ -76,7 +83,7 @@ pub async fn create_webhook(State(state): State<AppState>, s: Scope, bytes: Byte
 )]
 pub async fn delete_webhook(State(state): State<AppState>, s: Scope) -> Answer<Deleted> {
     blocking(move || {
-        webhooks::delete(&state, s.org, &s.id)?;
+        webhooks::delete(&state.store, s.org, &s.id)?;
         ok(Deleted { deleted: s.id })
     })
     .await
@@ -93,7 +100,7 @@ pub async fn delete_webhook(State(state): State<AppState>, s: Scope) -> Answer<D
     security(("admin_token" = [])),
 )]
 pub async fn enable_webhook(State(state): State<AppState>, s: Scope) -> Answer<WebhookView> {
-    blocking(move || ok(webhooks::set_enabled(&state, s.org, &s.id, true)?)).await
+    blocking(move || ok(webhooks::set_enabled(&state.store, s.org, &s.id, true)?)).await
 }
 
 /// `POST /admin/v1/orgs/{org}/webhooks/{id}/disable`.
@@ -107,7 +114,7 @@ pub async fn enable_webhook(State(state): State<AppState>, s: Scope) -> Answer<W
     security(("admin_token" = [])),
 )]
 pub async fn disable_webhook(State(state): State<AppState>, s: Scope) -> Answer<WebhookView> {
-    blocking(move || ok(webhooks::set_enabled(&state, s.org, &s.id, false)?)).await
+    blocking(move || ok(webhooks::set_enabled(&state.store, s.org, &s.id, false)?)).await
 }
 
 /// `POST /admin/v1/orgs/{org}/webhooks/{id}/test`: queues a Test delivery (202).
@@ -121,7 +128,7 @@ pub async fn disable_webhook(State(state): State<AppState>, s: Scope) -> Answer<
     security(("admin_token" = [])),
 )]
 pub async fn test_webhook(State(state): State<AppState>, s: Scope) -> Answer<DeliveryRow> {
-    blocking(move || accepted(webhooks::test(&state, s.org, &s.id)?)).await
+    blocking(move || accepted(webhooks::test(&state.store, &state.effects, s.org, &s.id)?)).await
 }
 
 /// `GET /admin/v1/orgs/{org}/webhooks/{id}/deliveries`: the delivery log, newest first.
@@ -135,7 +142,7 @@ pub async fn test_webhook(State(state): State<AppState>, s: Scope) -> Answer<Del
     security(("admin_token" = [])),
 )]
 pub async fn webhook_deliveries(State(state): State<AppState>, s: Scope) -> Answer<Vec<DeliveryRow>> {
-    blocking(move || ok(webhooks::deliveries(&state, s.org, &s.id, webhooks::MAX_LIST)?)).await
+    blocking(move || ok(webhooks::deliveries(&state.store, s.org, &s.id, webhooks::MAX_LIST)?)).await
 }
 
 /// `POST /admin/v1/orgs/{org}/webhook-deliveries/{id}/redeliver`: the same bytes again (202).
@@ -149,5 +156,5 @@ pub async fn webhook_deliveries(State(state): State<AppState>, s: Scope) -> Answ
     security(("admin_token" = [])),
 )]
 pub async fn redeliver(State(state): State<AppState>, s: Scope) -> Answer<DeliveryRow> {
-    blocking(move || accepted(webhooks::redeliver(&state, s.org, &s.id)?)).await
+    blocking(move || accepted(webhooks::redeliver(&state.store, &state.effects, s.org, &s.id)?)).await
 }

@@ -28,7 +28,7 @@ async fn webhooks_page(
     code: Option<String>,
 ) -> Response {
     let org = signed.session.org;
-    let hooks = match blocking(move || webhooks::list(&state, org).map_err(webhook_error)).await {
+    let hooks = match blocking(move || webhooks::list(&state.store, org).map_err(webhook_error)).await {
         Ok(h) => h,
         Err(f) => return f.into_response(),
     };
@@ -99,9 +99,10 @@ pub async fn create_webhook(State(state): State<AppState>, f: SignedForm) -> Res
     let s = state.clone();
     // Creation resolves the URL's host: off the async threads.
     let made = tokio::task::spawn_blocking(move || {
-        let (mut view, secret) = webhooks::create(&s, org, &url, &events)?;
+        let (mut view, secret) =
+            webhooks::create(&s.store, &s.keys.secrets, s.config.webhook_allow_loopback, org, &url, &events)?;
         if enable {
-            view = webhooks::set_enabled(&s, org, &view.id, true)?;
+            view = webhooks::set_enabled(&s.store, org, &view.id, true)?;
         }
         Ok::<_, WebhookError>((view, secret))
     })
@@ -132,10 +133,10 @@ pub async fn webhook_action(
     let back = format!("/app/webhooks/{id}");
     let done = blocking(move || {
         match action.as_str() {
-            "enable" => webhooks::set_enabled(&state, org, &id, true).map(|_| "enabled"),
-            "disable" => webhooks::set_enabled(&state, org, &id, false).map(|_| "disabled"),
-            "test" => webhooks::test(&state, org, &id).map(|_| "test"),
-            "delete" => webhooks::delete(&state, org, &id).map(|_| "deleted"),
+            "enable" => webhooks::set_enabled(&state.store, org, &id, true).map(|_| "enabled"),
+            "disable" => webhooks::set_enabled(&state.store, org, &id, false).map(|_| "disabled"),
+            "test" => webhooks::test(&state.store, &state.effects, org, &id).map(|_| "test"),
+            "delete" => webhooks::delete(&state.store, org, &id).map(|_| "deleted"),
             _ => return Err(fail(StatusCode::NOT_FOUND, "no such webhook action")),
         }
         .map_err(webhook_error)
@@ -153,12 +154,12 @@ pub async fn webhook(State(state): State<AppState>, Path(id): Path<String>, sign
     let org = signed.session.org;
     let code = q.get("notice").map(str::to_string);
     let found = blocking(move || {
-        let hook = webhooks::list(&state, org)
+        let hook = webhooks::list(&state.store, org)
             .map_err(webhook_error)?
             .into_iter()
             .find(|h| h.id == id)
             .ok_or_else(|| fail(StatusCode::NOT_FOUND, "the organisation has no such webhook"))?;
-        let log = webhooks::deliveries(&state, org, &hook.id, 200).map_err(webhook_error)?;
+        let log = webhooks::deliveries(&state.store, org, &hook.id, 200).map_err(webhook_error)?;
         Ok((hook, log))
     })
     .await;
@@ -254,7 +255,7 @@ pub async fn delivery(State(state): State<AppState>, Path(id): Path<String>, sig
 /// `POST /app/deliveries/{id}/redeliver`: the same bytes again.
 pub async fn redeliver(State(state): State<AppState>, Path(id): Path<String>, f: SignedForm) -> Response {
     let org = f.signed.session.org;
-    match blocking(move || webhooks::redeliver(&state, org, &id).map_err(webhook_error)).await {
+    match blocking(move || webhooks::redeliver(&state.store, &state.effects, org, &id).map_err(webhook_error)).await {
         Ok(row) => Redirect::to(&format!("/app/webhooks/{}?notice=redelivered", row.webhook_id)).into_response(),
         Err(f) => f.into_response(),
     }
