@@ -159,9 +159,9 @@ pub fn creative_asset(r: &Renderer, org: OrgId, item: &ItemRow, a: &mut Creative
         .ok_or("the item has no signals")?;
     let s = prepared.signals();
     let base = format!("creative-assets/{}/{}", a.recipe_id, a.id);
-    let vertical = a.kind.ends_with("-vertical");
+    let vertical = a.kind.is_vertical();
     let (large, small) = (format!("{base}-large.jpg"), format!("{base}-small.jpg"));
-    if a.kind.starts_with("preview") {
+    if a.kind.is_clip() {
         let video_rel = format!("{base}.mp4");
         clip_file(r, &video, s, (a.start_time, a.stop_time), vertical, &video_rel)?;
         let time = frame_in(s, a.start_time, a.stop_time);

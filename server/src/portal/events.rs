@@ -46,7 +46,7 @@ pub fn creative_asset(a: &CreativeAssetRow, service_id: &str) -> CreativeAssetEv
         asset_id: service_id.into(),
         recipe_id: a.recipe_id.clone(),
         recipe_title: a.recipe_title.clone(),
-        asset_type: a.kind.clone(),
+        asset_type: a.kind,
         url: a.video_uri.clone().or_else(|| a.image_uri.clone()),
     }
 }

@@ -22,7 +22,9 @@
 use std::collections::BTreeSet;
 
 use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use utoipa::ToSchema;
 
 const LIST_KEYS: [&str; 7] = ["genres", "keywords", "moods", "cast", "tag", "ratings", "type"];
 
@@ -162,6 +164,48 @@ pub fn members(filter: &Filter, candidates: &[Candidate], now: DateTime<Utc>) ->
 pub fn diff(old: &[String], new: &[String]) -> (Vec<String>, Vec<String>) {
     let (o, n): (BTreeSet<&String>, BTreeSet<&String>) = (old.iter().collect(), new.iter().collect());
     (n.difference(&o).map(|s| s.to_string()).collect(), o.difference(&n).map(|s| s.to_string()).collect())
+}
+
+/// A smartlist's membership filter: every key optional; values within a key are any-of, keys
+/// all-of; `{}` matches every item (docs/portal.md).
+#[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema)]
+#[schema(examples(json!({"genres": ["drama"], "release_year": {"gte": 2000, "lte": 2009}})))]
+pub struct SmartlistFilter {
+    /// One of the item's `metadata.genres` (case-insensitive).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub genres: Option<Vec<String>>,
+    /// One of the item's `metadata.keywords` or its signals' keyword tags.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub keywords: Option<Vec<String>>,
+    /// One of the item's signals' mood tags.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub moods: Option<Vec<String>>,
+    /// One of the item's `metadata.cast`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cast: Option<Vec<String>>,
+    /// One of the item's `tag` values.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tag: Option<Vec<String>>,
+    /// One of the item's ratings, as `rating` or `scheme:rating`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ratings: Option<Vec<String>>,
+    /// The item's type (`standalone`, `series`, `season`, `episode`).
+    #[serde(default, rename = "type", skip_serializing_if = "Option::is_none")]
+    pub kind: Option<Vec<String>>,
+    /// The item's `release_year` lies within (either bound optional).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub release_year: Option<YearRange>,
+}
+
+/// An inclusive range of years.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema)]
+pub struct YearRange {
+    /// From this year.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gte: Option<i64>,
+    /// Up to this year.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lte: Option<i64>,
 }
 
 #[cfg(test)]

@@ -16,13 +16,11 @@ use tokio::sync::watch;
 
 use super::Portal;
 use super::filter::{Candidate, Filter, diff, members};
+use super::kinds::Purpose;
 use super::{ManageError, events, is_email, new_id, text};
 use crate::changes::Queued;
 use crate::signals::SignalsCache;
 use crate::store::{OrgId, SmartlistRow, Store, Write, millis, now, now_ms};
-
-/// The values of `purpose`.
-pub const PURPOSES: [&str; 3] = ["editorial", "creative-lab", "review-filter"];
 
 pub use super::refresh::Refresher;
 
@@ -38,17 +36,19 @@ pub struct Change {
     pub removed: Vec<String>,
 }
 
-fn purposes(v: &Value) -> Result<Vec<String>, ManageError> {
+fn purposes(v: &Value) -> Result<Vec<Purpose>, ManageError> {
     let list = v.as_array().ok_or_else(|| ManageError::invalid("purpose", "must be a list of strings"))?;
     let mut out = Vec::new();
     for p in list {
-        match p.as_str() {
-            Some(s) if PURPOSES.contains(&s) => {
-                if !out.iter().any(|o| o == s) {
-                    out.push(s.to_string());
+        match p.as_str().and_then(Purpose::parse) {
+            Some(purpose) => {
+                if !out.contains(&purpose) {
+                    out.push(purpose);
                 }
             }
-            _ => return Err(ManageError::invalid("purpose", format!("values must be one of {}", PURPOSES.join(", ")))),
+            None => {
+                return Err(ManageError::invalid("purpose", format!("values must be one of {}", Purpose::listed())));
+            }
         }
     }
     Ok(out)
@@ -162,7 +162,7 @@ pub fn create(p: &Portal, org: OrgId, input: &Value) -> Result<SmartlistRow, Man
         id: new_id(),
         org,
         kind: "dynamic".into(),
-        purpose: vec!["editorial".into()],
+        purpose: vec![Purpose::Editorial],
         filter: serde_json::json!({}),
         created_at: stamp.clone(),
         updated_at: stamp,

@@ -2,6 +2,7 @@
 //! API's views that add what only the organisation's administrator sees), as types: the handlers
 //! serialise these, and the OpenAPI document describes them.
 
+use super::kinds::{CreativeAssetType, Purpose, RecipeType};
 use serde::Serialize;
 use serde_json::Value;
 use utoipa::ToSchema;
@@ -26,8 +27,7 @@ pub struct Smartlist {
     #[schema(value_type = PublishingState)]
     pub publishing_state: &'static str,
     /// Purposes (`editorial`, `creative-lab`, `review-filter`).
-    #[schema(value_type = Vec<crate::openapi::schemas::Purpose>)]
-    pub purpose: Vec<String>,
+    pub purpose: Vec<Purpose>,
     /// Whether a model generated it.
     pub is_ai_generated: bool,
     /// Creator's email address.
@@ -106,8 +106,7 @@ pub struct Recipe {
     pub status: RecipeStatus,
     /// `thumbnails` or `preview-clips`.
     #[serde(rename = "type")]
-    #[schema(value_type = crate::openapi::schemas::RecipeType)]
-    pub kind: String,
+    pub kind: RecipeType,
     /// Creator's email address.
     #[schema(format = Email)]
     pub creator: String,
@@ -159,8 +158,7 @@ pub struct CreativeAsset {
     pub title: String,
     /// `thumbnail`, `preview`, `thumbnail-vertical` or `preview-vertical`.
     #[serde(rename = "type")]
-    #[schema(value_type = crate::openapi::schemas::CreativeAssetType)]
-    pub kind: String,
+    pub kind: CreativeAssetType,
     /// `pending`, `completed` or `failed`.
     pub status: CreativeAssetStatus,
     /// The recipe that made it.
@@ -287,7 +285,7 @@ pub fn recipe(r: &RecipeRow) -> Recipe {
         title: r.title.clone(),
         description: r.description.clone(),
         status: r.status,
-        kind: r.kind.clone(),
+        kind: r.kind,
         creator: r.creator.clone(),
         catalog: r.catalog_name.clone(),
         test_runs_count: r.test_runs_count,
@@ -318,7 +316,7 @@ pub fn creative_asset(a: &CreativeAssetRow, media_base: &str) -> CreativeAsset {
     CreativeAsset {
         id: a.id.clone(),
         title: a.title.clone(),
-        kind: a.kind.clone(),
+        kind: a.kind,
         status: a.status,
         recipe_id: a.recipe_id.clone(),
         recipe_title: a.recipe_title.clone(),

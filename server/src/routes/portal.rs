@@ -11,12 +11,12 @@ use serde::Serialize;
 
 use super::tokens::PortalCaller;
 use crate::identity;
+use crate::portal::kinds::{CreativeAssetType, Purpose, RecipeType, Vocabulary};
 use crate::portal::pages::{
     CatalogPage, CatalogsLink, CreativeAssetPage, Pagination, PortalCatalog, RecipePage, SmartlistAssetPage,
     SmartlistLink, SmartlistPage, page_of,
 };
-use crate::portal::smartlists::PURPOSES;
-use crate::portal::{is_email, is_uuid, recipes, views};
+use crate::portal::{is_email, is_uuid, views};
 use crate::query::Params;
 use crate::state::AppState;
 use crate::store::OrgId;
@@ -194,6 +194,16 @@ fn one_of(params: &Params, name: &str, allowed: &[&str]) -> Result<Option<String
     }
 }
 
+/// The value of the query parameter `name` in the portal's vocabulary, when given.
+fn one_kind<T: Vocabulary>(params: &Params, name: &str) -> Result<Option<T>, PortalError> {
+    match params.get(name) {
+        None => Ok(None),
+        Some(v) => T::from_text(v).map(Some).ok_or_else(|| {
+            PortalError::new(StatusCode::BAD_REQUEST, format!("{name} must be one of {} (got {v:?})", T::allowed()))
+        }),
+    }
+}
+
 fn email_param(params: &Params, name: &str) -> Result<Option<String>, PortalError> {
     match params.get(name) {
         None => Ok(None),
@@ -228,7 +238,7 @@ pub async fn smartlists(State(state): State<AppState>, RawQuery(raw): RawQuery, 
             Some(_) => Some(bounded_int(&params, "catalogId", 0, -MAX_SAFE_INTEGER, MAX_SAFE_INTEGER)?),
         };
         let creator = email_param(&params, "creator")?;
-        let purpose = one_of(&params, "purpose", &PURPOSES)?;
+        let purpose = one_kind::<Purpose>(&params, "purpose")?;
         let ai = one_of(&params, "is_ai_generated", &["true", "false"])?.map(|v| v == "true");
         let items: Vec<_> = state
             .store
@@ -331,7 +341,7 @@ pub async fn recipes(State(state): State<AppState>, RawQuery(raw): RawQuery, cal
     answer(&caller, identity::SCOPES[1], move |org| {
         let (page, limit) = paging(raw.as_deref())?;
         let params = query(raw.as_deref())?;
-        let kind = one_of(&params, "type", &recipes::TYPES)?;
+        let kind = one_kind::<RecipeType>(&params, "type")?;
         let creator = email_param(&params, "creator")?;
         let items = state
             .store
@@ -395,7 +405,7 @@ pub async fn creative_assets(State(state): State<AppState>, RawQuery(raw): RawQu
         let (page, limit) = paging(raw.as_deref())?;
         let params = query(raw.as_deref())?;
         let recipe = params.get("recipeId").map(|r| uuid_path(r, "recipeId")).transpose()?;
-        let kind = one_of(&params, "type", &["thumbnail", "preview", "thumbnail-vertical", "preview-vertical"])?;
+        let kind = one_kind::<CreativeAssetType>(&params, "type")?;
         let matching: Vec<crate::store::CreativeAssetRow> = published_assets(&state, org)?
             .into_iter()
             .filter(|a| recipe.as_ref().is_none_or(|r| a.recipe_id == *r))

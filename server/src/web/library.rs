@@ -80,7 +80,7 @@ pub async fn smartlist(State(state): State<AppState>, Path(id): Path<String>, si
             dt { "Kind" } dd { (s.kind) }
             dt { "Catalog" } dd { (s.catalog_name) }
             dt { "State" } dd { @if let Some(p) = &s.published_at { "published " (p) } @else { "draft" } }
-            dt { "Purpose" } dd { (s.purpose.join(", ")) }
+            dt { "Purpose" } dd { (s.purpose.iter().map(|p| p.as_str()).collect::<Vec<_>>().join(", ")) }
         }
         h2 { "Members" }
         ol #members {

@@ -65,9 +65,9 @@ pub struct CreativeAssetEvent {
     pub recipe_id: String,
     /// Recipe title.
     pub recipe_title: String,
-    /// Creative asset type (`thumbnail`, `preview`, `thumbnail-vertical`, `preview-vertical`).
+    /// Creative asset type.
     #[serde(rename = "type")]
-    pub asset_type: String,
+    pub asset_type: crate::portal::kinds::CreativeAssetType,
     /// Path relative to storage; `None` (null) while the files are not ready.
     pub url: Option<String>,
 }

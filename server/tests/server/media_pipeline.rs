@@ -343,7 +343,7 @@ async fn real_video_to_snapped_clips_and_rendered_files() {
                 assert!(state.config.bucket_root.join(p).metadata().unwrap().len() > 0, "{p}");
             }
             let [large, _]: [(u32, u32); 2] = serde_json::from_value(a.metadata["image_sizes"].clone()).unwrap();
-            assert_eq!(a.kind.ends_with("-vertical"), large.1 > large.0, "{} image {large:?}", a.kind);
+            assert_eq!(a.kind.as_str().ends_with("-vertical"), large.1 > large.0, "{} image {large:?}", a.kind);
         }
     }
     // the bucket is served under /media

@@ -110,7 +110,7 @@ fn work_claimed_by_a_live_replica_stays_its_own_and_is_recovered_once_it_dies() 
         org,
         catalog_id,
         title: "Posters".into(),
-        kind: "thumbnails".into(),
+        kind: kino_server::portal::kinds::RecipeType::Thumbnails,
         config: json!({}),
         status: kino_server::store::RecipeStatus::Draft,
         created_at: kino_server::store::now(),

@@ -204,7 +204,7 @@ fn sample(event: &str) -> Value {
             asset_id: "svc-1".into(),
             recipe_id: recipe,
             recipe_title: "Posters".into(),
-            asset_type: "thumbnail".into(),
+            asset_type: kino_server::portal::kinds::CreativeAssetType::Thumbnail,
             url: (event == "creative_asset.completed").then(|| "acme/thumbs/1.jpg".to_string()),
         }),
     };

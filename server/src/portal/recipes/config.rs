@@ -2,7 +2,11 @@
 
 use kino::ClipQuery;
 use kino::thumbnail::FrameRule;
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
+use utoipa::ToSchema;
 
 use crate::portal::{ManageError, is_uuid};
 
@@ -150,4 +154,64 @@ impl Config {
         }
         Ok(Config { targets, per_item, vertical, data_only, query, frame })
     }
+}
+
+/// A recipe's config (docs/portal.md): exactly one of `smartlist_id` and `inventory_ids`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema)]
+#[schema(examples(json!({"inventory_ids": ["tt-demo-001"], "per_item": 1, "data_only": true})))]
+pub struct RecipeConfig {
+    /// A smartlist of the organisation: its members at run time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(pattern = "^[0-9a-fA-F-]{36}$")]
+    pub smartlist_id: Option<String>,
+    /// Item ids (1 to 10000).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(min_items = 1, max_items = 10000)]
+    pub inventory_ids: Option<Vec<String>>,
+    /// Moments per item, 1 to 10 (default 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(minimum = 1, maximum = 10)]
+    pub per_item: Option<u32>,
+    /// Also make the 9:16 forms (default false).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vertical: Option<bool>,
+    /// Choose moments and scores only, render no files (default false).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data_only: Option<bool>,
+    /// Previews parameters (strings, numbers or booleans) except `trigger_generation`,
+    /// `generate`, `aspect_ratio` and `number_of_top_candidates`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Object>)]
+    pub previews: Option<BTreeMap<String, Value>>,
+    /// The thumbnail frame rule's thresholds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thumbnail: Option<ThumbnailRule>,
+}
+
+/// The thumbnail frame rule's thresholds.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema)]
+pub struct ThumbnailRule {
+    /// Lowest mean brightness (default 0.15).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(minimum = 0.0, maximum = 1.0)]
+    pub min_brightness: Option<f64>,
+    /// Highest mean brightness (default 0.85).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(minimum = 0.0, maximum = 1.0)]
+    pub max_brightness: Option<f64>,
+    /// Highest nudity (default 0.1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(minimum = 0.0, maximum = 1.0)]
+    pub max_nudity: Option<f64>,
+    /// Highest blood/gore (default 0.1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(minimum = 0.0, maximum = 1.0)]
+    pub max_blood_gore: Option<f64>,
+    /// Seconds from every shot boundary (default 0.5).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(minimum = 0.0, maximum = 60.0)]
+    pub shot_margin: Option<f64>,
+    /// Prefer frames with the main character (default true).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub main_character: Option<bool>,
 }

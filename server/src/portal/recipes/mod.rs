@@ -29,16 +29,14 @@ mod run;
 
 use serde_json::{Value, json};
 
-pub use config::{Config, Targets};
+pub use config::{Config, RecipeConfig, Targets, ThumbnailRule};
 pub use run::execute;
 
 use super::Portal;
+use super::kinds::RecipeType;
 use super::{ManageError, events, is_email, new_id, text};
 use crate::changes::Effects;
 use crate::store::{OrgId, RecipeRow, RecipeStatus, Store, Write, now};
-
-/// The values of a recipe's `type`.
-pub const TYPES: [&str; 2] = ["thumbnails", "preview-clips"];
 
 fn apply(store: &Store, org: OrgId, r: &mut RecipeRow, input: &Value, creating: bool) -> Result<(), ManageError> {
     let obj = input.as_object().ok_or_else(|| ManageError::invalid("body", "must be a JSON object"))?;
@@ -49,12 +47,13 @@ fn apply(store: &Store, org: OrgId, r: &mut RecipeRow, input: &Value, creating: 
     }
     let title = text("title", input.get("title"), creating, 200)?;
     let description = text("description", input.get("description"), false, 5000)?;
-    let kind = text("type", input.get("type"), creating, 40)?;
-    if let Some(k) = &kind
-        && !TYPES.contains(&k.as_str())
-    {
-        return Err(ManageError::invalid("type", format!("must be one of {}", TYPES.join(", "))));
-    }
+    let kind = match text("type", input.get("type"), creating, 40)? {
+        Some(k) => Some(
+            RecipeType::parse(&k)
+                .ok_or_else(|| ManageError::invalid("type", format!("must be one of {}", RecipeType::listed())))?,
+        ),
+        None => None,
+    };
     let creator = text("creator", input.get("creator"), creating, 254)?;
     if creator.as_deref().is_some_and(|c| !is_email(c)) {
         return Err(ManageError::invalid("creator", "must be an email address"));

@@ -9,6 +9,7 @@ use super::{Config, Targets};
 use crate::changes::Queued;
 use crate::portal::Portal;
 use crate::portal::events;
+use crate::portal::kinds::CreativeAssetType;
 use crate::store::Store;
 use crate::store::{CreativeAssetRow, CreativeAssetStatus, ItemRow, OrgId, Outgoing, RecipeRow, RecipeStatus, now};
 
@@ -85,9 +86,7 @@ fn produce(
         Some(q) => Some(p.encoder.encode(q).map_err(|e| e.to_string())?),
         None => None,
     };
-    let base = if r.kind == "thumbnails" { "thumbnail" } else { "preview" };
-    let kinds: Vec<String> =
-        std::iter::once(base.to_string()).chain(config.vertical.then(|| format!("{base}-vertical"))).collect();
+    let kinds = r.kind.assets(config.vertical);
     let mut completed = Vec::new();
     let mut index = 0;
     for item in &items {
@@ -102,7 +101,7 @@ fn produce(
             Err(e) => Err(e.clone()),
         };
         let signals = signals.ok().flatten();
-        for kind in &kinds {
+        for &kind in &kinds {
             let moments: Vec<Option<&Clip>> = match &clips {
                 Ok(c) => c.iter().map(Some).collect(),
                 Err(_) => vec![None],
@@ -115,10 +114,10 @@ fn produce(
                     recipe_title: r.title.clone(),
                     run_number: run,
                     asset_index: index,
-                    kind: kind.clone(),
+                    kind,
                     status: CreativeAssetStatus::Pending,
                     item_id: item.id.clone(),
-                    title: format!("{title} – {} {}", kind.replace('-', " "), n + 1),
+                    title: format!("{title} – {} {}", kind.as_str().replace('-', " "), n + 1),
                     created_at: stamp.clone(),
                     updated_at: stamp,
                     ..CreativeAssetRow::default()
@@ -196,7 +195,7 @@ fn finish_asset(p: &Portal, org: OrgId, item: &ItemRow, a: &mut CreativeAssetRow
 }
 
 /// The span, metadata and brightness of an asset made from `clip`.
-fn moment(s: &kino::Signals, clip: &Clip, kind: &str, rule: &FrameRule) -> Option<(f64, f64, Value, f64)> {
+fn moment(s: &kino::Signals, clip: &Clip, kind: CreativeAssetType, rule: &FrameRule) -> Option<(f64, f64, Value, f64)> {
     let scores = json!({
         "relevance": clip.relevance,
         "type_score": clip.type_score,
@@ -212,8 +211,8 @@ fn moment(s: &kino::Signals, clip: &Clip, kind: &str, rule: &FrameRule) -> Optio
         "start_speech_avoidance": clip.start_speech_avoidance,
         "end_speech_avoidance": clip.end_speech_avoidance,
     });
-    let vertical = kind.ends_with("-vertical").then(|| vertical_info(s, clip.start_time, clip.stop_time));
-    if kind.starts_with("thumbnail") {
+    let vertical = kind.is_vertical().then(|| vertical_info(s, clip.start_time, clip.stop_time));
+    if !kind.is_clip() {
         let f: FrameChoice = choose_frame(s, clip.start_time, clip.stop_time, rule)?;
         let mut m = json!({"rule": "thumbnail frame rule (docs/portal.md)", "frame": f, "clip": scores});
         if let Some(v) = vertical {

@@ -46,7 +46,7 @@ pub struct CreativeAssetRow {
     /// Its index within the run (from 0).
     pub asset_index: i64,
     /// `thumbnail`, `preview`, `thumbnail-vertical`, `preview-vertical`.
-    pub kind: String,
+    pub kind: crate::portal::kinds::CreativeAssetType,
     /// How far it got.
     pub status: CreativeAssetStatus,
     /// Customer item id.

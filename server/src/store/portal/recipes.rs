@@ -52,7 +52,7 @@ pub struct RecipeRow {
     /// Description.
     pub description: String,
     /// `thumbnails` or `preview-clips`.
-    pub kind: String,
+    pub kind: crate::portal::kinds::RecipeType,
     /// Creator's email.
     pub creator: String,
     /// The generation parameters.
@@ -302,7 +302,7 @@ mod tests {
             org,
             catalog_id,
             title: "Trailers".into(),
-            kind: "thumbnails".into(),
+            kind: crate::portal::kinds::RecipeType::Thumbnails,
             config: json!({"count": 3}),
             version: 1,
             created_at: "2024-01-01T00:00:00.000Z".into(),

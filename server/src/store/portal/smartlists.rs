@@ -26,8 +26,8 @@ pub struct SmartlistRow {
     pub description: String,
     /// `dynamic` (membership from the filter).
     pub kind: String,
-    /// Purposes (`editorial`, `creative-lab`, `review-filter`).
-    pub purpose: Vec<String>,
+    /// Purposes.
+    pub purpose: Vec<crate::portal::kinds::Purpose>,
     /// Whether a model generated it.
     pub is_ai_generated: bool,
     /// Creator's email.
