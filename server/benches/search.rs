@@ -86,7 +86,10 @@ async fn main() {
         if kind == "episode" {
             body["episodic_info"] = json!({"series_id": format!("s{}", i % 50), "season_id": format!("s{}-1", i % 50)});
         }
-        state.store.upsert_item(org, &id, kind, &body, false).unwrap();
+        state
+            .store
+            .upsert_item(org, &id, kino_server::catalog::ItemType::parse(kind).expect("a type"), &body, false)
+            .unwrap();
         state.store.upsert_task(org, &id, "semantic_scenes", "1.0.0", "{}").unwrap();
         let job = state.store.claim_job().unwrap().expect("the task's job");
         let scenes: Vec<serde_json::Value> = (0..a.per_item)

@@ -44,7 +44,7 @@ pub enum Change<'a> {
     /// to come), else whole.
     Signals { org: OrgId, item_id: &'a str, partial: bool },
     /// A product's result was stored.
-    Result { org: OrgId, item_id: &'a str, product: &'a str },
+    Result { org: OrgId, item_id: &'a str, product: crate::vocabulary::Product },
     /// An organisation's catalog changed (the end of an upsert or a deletion).
     Catalog { org: OrgId },
 }
@@ -114,7 +114,7 @@ impl Effects {
 fn requeue_markers(store: &Store, org: OrgId, season: &str, except: &str) -> Result<usize, StoreError> {
     let mut queued = 0;
     for e in store.children(org, season)? {
-        if e.item_type == "episode" && !e.deleted && e.id != except {
+        if e.item_type == crate::vocabulary::ItemType::Episode && !e.deleted && e.id != except {
             queued += store.requeue_product(org, &e.id, "markers")?;
         }
     }

@@ -7,7 +7,7 @@ use kino::Signals;
 
 use crate::catalog::{self, CatalogItem};
 use crate::changes::Effects;
-use crate::products::PROCESSED;
+use crate::products::{PROCESSED, Product};
 use crate::signals::SignalsCache;
 use crate::store::Store;
 
@@ -76,19 +76,19 @@ pub fn bootstrap(
         let words = kino::LexicalEncoder::default();
         // A product computed elsewhere than `compute` (the season's markers) answers
         // NOT_AVAILABLE there and is requested as before.
-        let computable = |p: &&&str| match crate::products::compute(p, &signals, &words) {
+        let computable = |p: &&Product| match crate::products::compute(**p, &signals, &words) {
             Ok(_) => true,
             Err(e) => e == crate::products::NOT_AVAILABLE,
         };
-        let wanted: Vec<&str> = PROCESSED
+        let wanted: Vec<Product> = PROCESSED
             .iter()
-            .filter(|p| fingerprinted || !p.starts_with("fingerprint"))
+            .filter(|p| fingerprinted || !matches!(p, Product::Fingerprint | Product::Fingerprintplus))
             .filter(computable)
             .copied()
             .collect();
         crate::signals::put(store, signals_cache, fx, org, id, signals).map_err(|e| e.to_string())?;
         for product in wanted {
-            store.upsert_task(org, id, product, DEMO_VERSION, "{}").map_err(|e| e.to_string())?;
+            store.upsert_task(org, id, product.as_str(), DEMO_VERSION, "{}").map_err(|e| e.to_string())?;
         }
     }
     tracing::info!(items = playable.len(), "demo catalog ingested; processing in the background");

@@ -10,6 +10,7 @@
 //! job, an upsert, a deletion): no rebuild of the collection, and flushes and merges run in the
 //! background.
 
+use crate::vocabulary::Product;
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, RwLock};
@@ -43,15 +44,15 @@ impl Collection {
     }
 
     /// The product whose results feed the collection.
-    pub fn product(self) -> &'static str {
+    pub fn product(self) -> Product {
         match self {
-            Collection::Items => "similar",
-            Collection::Scenes => "semantic_scenes",
+            Collection::Items => Product::Similar,
+            Collection::Scenes => Product::SemanticScenes,
         }
     }
 
     /// The collection whose vectors `product`'s results carry.
-    pub fn of_product(product: &str) -> Option<Collection> {
+    pub fn of_product(product: Product) -> Option<Collection> {
         Collection::ALL.into_iter().find(|c| c.product() == product)
     }
 
@@ -160,12 +161,13 @@ fn stamp_of(version: &str, updated_at: &str) -> Stamp {
 }
 
 /// The index kind of a catalog item type.
-pub fn kind_of(item_type: &str) -> ItemKind {
+pub fn kind_of(item_type: crate::vocabulary::ItemType) -> ItemKind {
+    use crate::vocabulary::ItemType;
     match item_type {
-        "standalone" => ItemKind::Movie,
-        "series" => ItemKind::Series,
-        "episode" => ItemKind::Episode,
-        _ => ItemKind::Other,
+        ItemType::Standalone => ItemKind::Movie,
+        ItemType::Series => ItemKind::Series,
+        ItemType::Episode => ItemKind::Episode,
+        ItemType::Season => ItemKind::Other,
     }
 }
 
@@ -261,14 +263,14 @@ impl Indexes {
         index: &SegmentedIndex,
     ) -> Result<usize, SearchError> {
         let current: HashMap<String, Stamp> = store
-            .result_stamps(org, c.product())?
+            .result_stamps(org, c.product().as_str())?
             .iter()
             .map(|s| (s.item_id.clone(), stamp_of(&s.version, &s.updated_at)))
             .collect();
         let missing = index.reconcile(&current);
         for id in &missing {
             if let Some(item) = store.item(org, id)?
-                && let Some(stamp) = store.result_stamp(org, id, c.product())?
+                && let Some(stamp) = store.result_stamp(org, id, c.product().as_str())?
                 && let Some(vectors) = self.vectors(store, org, c, &item, &stamp)?
             {
                 index.upsert(vectors)?;
@@ -378,7 +380,7 @@ impl Indexes {
                 };
             }
             let stamp = match &item {
-                Some(_) => store.result_stamp(org, item_id, c.product())?,
+                Some(_) => store.result_stamp(org, item_id, c.product().as_str())?,
                 None => None,
             };
             match (item, stamp) {
@@ -408,7 +410,9 @@ impl Indexes {
         item: &ItemRow,
         stamp: &ResultStamp,
     ) -> Result<Option<ItemVectors>, SearchError> {
-        let Some(row) = store.result(org, &item.id, c.product(), Some(&stamp.version))? else { return Ok(None) };
+        let Some(row) = store.result(org, &item.id, c.product().as_str(), Some(&stamp.version))? else {
+            return Ok(None);
+        };
         Ok(vectors_of(&self.config(c), c, item, &row))
     }
 }
@@ -444,7 +448,7 @@ pub async fn run_refresher(
 fn vectors_of(config: &SegmentConfig, c: Collection, item: &ItemRow, row: &ResultRow) -> Option<ItemVectors> {
     let data = row.data.as_ref().filter(|_| row.status == ResultStatus::Success)?;
     let mut vectors =
-        ItemVectors::new(config, &item.id, kind_of(&item.item_type), stamp_of(&row.version, &row.updated_at)).ok()?;
+        ItemVectors::new(config, &item.id, kind_of(item.item_type), stamp_of(&row.version, &row.updated_at)).ok()?;
     match c {
         Collection::Items => {
             let v: Vec<f32> = serde_json::from_value(data["embedding"].clone()).ok()?;
@@ -493,8 +497,8 @@ pub struct SceneSearch {
     pub query: SceneQuery,
     /// Which items may be returned (catalog, series, release years).
     pub criteria: ItemCriteria,
-    /// Item types (`standalone`, `episode`...); empty: any.
-    pub types: Vec<String>,
+    /// Item types; empty: any.
+    pub types: Vec<crate::vocabulary::ItemType>,
     /// Only scenes within `[from, to]` seconds of their title.
     pub window: Option<[f64; 2]>,
     /// Results to skip.
@@ -581,7 +585,7 @@ pub fn search_scenes(
     } else {
         None
     };
-    let kinds: Vec<ItemKind> = search.types.iter().map(|t| kind_of(t)).collect();
+    let kinds: Vec<ItemKind> = search.types.iter().map(|&t| kind_of(t)).collect();
     let filter = SegmentFilter {
         ids: ids.as_ref(),
         kinds: (!kinds.is_empty()).then_some(&kinds[..]),

@@ -34,6 +34,7 @@ pub mod state;
 pub mod store;
 pub mod tasks;
 pub mod throttle;
+pub mod vocabulary;
 pub mod web;
 pub mod webhooks;
 

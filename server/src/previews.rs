@@ -44,7 +44,7 @@ impl Selection {
 
     /// The `version_id` of `product` at `version`: the version, then the models the signals
     /// came from.
-    pub fn version_id(&self, product: &str, version: &str) -> String {
+    pub fn version_id(&self, product: crate::products::Product, version: &str) -> String {
         let models = crate::products::models_of(product, self.prepared.signals());
         if models.is_empty() { version.to_string() } else { format!("{version}+{models}") }
     }

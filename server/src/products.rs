@@ -6,44 +6,26 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::ToSchema;
 
-/// Every product name of the tasks interface.
-pub const PRODUCTS: [&str; 16] = [
-    "adbreaks",
-    "contextual_adbreak",
-    "emotions",
-    "fingerprint",
-    "fingerprintplus",
-    "jitpreviews",
-    "jitthumbnails",
-    "markers",
-    "nudity",
-    "profanity",
-    "semantic",
-    "similar",
-    "content_summary",
-    "semantic_scenes",
-    "vertical_conversion",
-    "scene_tags",
-];
+pub use crate::vocabulary::Product;
 
-/// The products this deployment computes.
-pub const PROCESSED: [&str; 16] = [
-    "jitpreviews",
-    "markers",
-    "jitthumbnails",
-    "fingerprint",
-    "fingerprintplus",
-    "semantic",
-    "semantic_scenes",
-    "profanity",
-    "emotions",
-    "similar",
-    "vertical_conversion",
-    "content_summary",
-    "nudity",
-    "scene_tags",
-    "adbreaks",
-    "contextual_adbreak",
+/// The products this deployment computes, in the order the demo requests them.
+pub const PROCESSED: [Product; 16] = [
+    Product::Jitpreviews,
+    Product::Markers,
+    Product::Jitthumbnails,
+    Product::Fingerprint,
+    Product::Fingerprintplus,
+    Product::Semantic,
+    Product::SemanticScenes,
+    Product::Profanity,
+    Product::Emotions,
+    Product::Similar,
+    Product::VerticalConversion,
+    Product::ContentSummary,
+    Product::Nudity,
+    Product::SceneTags,
+    Product::Adbreaks,
+    Product::ContextualAdbreak,
 ];
 
 /// The error of a task for a product this deployment does not compute.
@@ -312,9 +294,9 @@ pub struct VerticalSummary {
 }
 
 /// The signals channels each product reads (for the models named in its `version_id`).
-fn channels_of(product: &str) -> &'static [&'static str] {
+fn channels_of(product: Product) -> &'static [&'static str] {
     match product {
-        "jitpreviews" => &[
+        Product::Jitpreviews => &[
             "speech",
             "timelines.clip_types",
             "tags",
@@ -323,7 +305,7 @@ fn channels_of(product: &str) -> &'static [&'static str] {
             "timelines.blood_gore",
             "timelines.profanity",
         ],
-        "jitthumbnails" => &[
+        Product::Jitthumbnails => &[
             "characters",
             "timelines.clip_types",
             "scene_embeddings",
@@ -331,34 +313,33 @@ fn channels_of(product: &str) -> &'static [&'static str] {
             "timelines.blood_gore",
             "timelines.profanity",
         ],
-        "fingerprint" => &["audio_fingerprint"],
-        "fingerprintplus" => &["audio_fingerprint", "emotions", "timelines.clip_types", "tags", "transcript"],
-        "semantic" | "similar" => &["item_embedding"],
-        "semantic_scenes" => &["scene_embeddings"],
-        "profanity" => &["profanity", "timelines.profanity"],
-        "emotions" => &["emotions"],
-        "vertical_conversion" => &["vertical"],
-        "content_summary" => &["transcript"],
-        "nudity" => &["timelines.nudity"],
-        "adbreaks" => &["shots", "scenes", "speech", "timelines.brightness"],
-        "contextual_adbreak" => {
+        Product::Fingerprint => &["audio_fingerprint"],
+        Product::Fingerprintplus => &["audio_fingerprint", "emotions", "timelines.clip_types", "tags", "transcript"],
+        Product::Semantic | Product::Similar => &["item_embedding"],
+        Product::SemanticScenes => &["scene_embeddings"],
+        Product::Profanity => &["profanity", "timelines.profanity"],
+        Product::Emotions => &["emotions"],
+        Product::VerticalConversion => &["vertical"],
+        Product::ContentSummary => &["transcript"],
+        Product::Nudity => &["timelines.nudity"],
+        Product::Adbreaks => &["shots", "scenes", "speech", "timelines.brightness"],
+        Product::ContextualAdbreak => {
             &["shots", "scenes", "speech", "timelines.brightness", "timelines.nudity", "timelines.profanity", "tags"]
         }
-        "scene_tags" => &["tags"],
-        "markers" => &["audio_fingerprint", "text"],
-        _ => &[],
+        Product::SceneTags => &["tags"],
+        Product::Markers => &["audio_fingerprint", "text"],
     }
 }
 
 /// Whether `product` reads a channel that speech recognition produces or changes
 /// ([`kino_media::SPEECH_STAGE_CHANNELS`]), so a fast pass of the media analysis is not enough.
-pub fn needs_speech_stage(product: &str) -> bool {
+pub fn needs_speech_stage(product: Product) -> bool {
     channels_of(product).iter().any(|c| kino_media::SPEECH_STAGE_CHANNELS.contains(c))
 }
 
 /// The pretrained models that produced the channels `product` reads, from the signals'
 /// provenance (`analysis.models`): `id@version` of each, sorted, joined by `+`; empty when none.
-pub fn models_of(product: &str, s: &Signals) -> String {
+pub fn models_of(product: Product, s: &Signals) -> String {
     let Some(analysis) = &s.analysis else { return String::new() };
     let mut models: Vec<String> = channels_of(product)
         .iter()
@@ -376,16 +357,16 @@ pub fn models_of(product: &str, s: &Signals) -> String {
 /// Computes a product's payload (the product fields of `data`) from an item's signals; the error
 /// says what the signals lack. `sentences` encodes sentences for the content summary (the sentence
 /// model when loaded).
-pub fn compute(product: &str, s: &Signals, sentences: &dyn kino::TextEncoder) -> Result<Value, String> {
+pub fn compute(product: Product, s: &Signals, sentences: &dyn kino::TextEncoder) -> Result<Value, String> {
     let payload = match product {
-        "jitpreviews" => to_value(JitpreviewsPayload {
+        Product::Jitpreviews => to_value(JitpreviewsPayload {
             duration: Some(s.duration),
             clip_types: Some(s.timelines.clip_types.keys().cloned().collect()),
         }),
-        "jitthumbnails" => {
+        Product::Jitthumbnails => {
             to_value(JitthumbnailsPayload { duration: Some(s.duration), characters: Some(s.characters.len()) })
         }
-        "fingerprint" => match &s.audio_fingerprint {
+        Product::Fingerprint => match &s.audio_fingerprint {
             Some(f) => {
                 to_value(FingerprintPayload { fingerprint: Some(f.hashes.clone()), fingerprint_hop: Some(f.hop) })
             }
@@ -393,12 +374,12 @@ pub fn compute(product: &str, s: &Signals, sentences: &dyn kino::TextEncoder) ->
                 return Err("the item's signals have no audio_fingerprint (analyse its media with kino-media)".into());
             }
         },
-        "fingerprintplus" => to_value(kino::fingerprint::profile(s).map_err(|e| e.to_string())?),
-        "semantic" | "similar" => match &s.item_embedding {
+        Product::Fingerprintplus => to_value(kino::fingerprint::profile(s).map_err(|e| e.to_string())?),
+        Product::Semantic | Product::Similar => match &s.item_embedding {
             Some(e) => to_value(EmbeddingPayload { embedding: Some(e.clone()) }),
             None => return Err("the item's signals have no item_embedding".into()),
         },
-        "semantic_scenes" => match &s.scene_embeddings {
+        Product::SemanticScenes => match &s.scene_embeddings {
             Some(embeddings) => to_value(SceneEmbeddingsPayload {
                 scene_embeddings: Some(
                     s.scenes
@@ -410,24 +391,24 @@ pub fn compute(product: &str, s: &Signals, sentences: &dyn kino::TextEncoder) ->
             }),
             None => return Err("the item's signals have no scene_embeddings".into()),
         },
-        "profanity" => {
+        Product::Profanity => {
             let r = kino::profanity(s, &kino::ProfanityOptions::default()).map_err(|e| e.to_string())?;
             to_value(ProfanityPayload { profanity: Some(r) })
         }
-        "emotions" => {
+        Product::Emotions => {
             let windows = kino::emotion_windows(s, kino::emotions::DEFAULT_WINDOW).map_err(|e| match e {
                 kino::Error::MissingSignal { .. } => missing_emotions(s),
                 other => other.to_string(),
             })?;
             to_value(EmotionsPayload { emotion: Some(windows) })
         }
-        "vertical_conversion" => match &s.vertical {
+        Product::VerticalConversion => match &s.vertical {
             Some(v) => to_value(VerticalPayload {
                 vertical: Some(VerticalSummary { step: v.step, blackbars: v.blackbars, samples: v.x_center.len() }),
             }),
             None => return Err("the item's signals have no vertical track".into()),
         },
-        "content_summary" => match &s.transcript {
+        Product::ContentSummary => match &s.transcript {
             Some(t) => {
                 let summary = kino::summary::summarize(t, sentences, &kino::summary::SummaryOptions::default())
                     .map_err(|e| e.to_string())?;
@@ -441,23 +422,24 @@ pub fn compute(product: &str, s: &Signals, sentences: &dyn kino::TextEncoder) ->
                 ));
             }
         },
-        "adbreaks" => {
+        Product::Adbreaks => {
             let r = kino::adbreaks::adbreaks(s, &Default::default()).map_err(|e| e.to_string())?;
             to_value(AdbreaksPayload { adbreak: Some(r) })
         }
-        "contextual_adbreak" => {
+        Product::ContextualAdbreak => {
             let r = kino::adbreaks::contextual_adbreaks(s, &Default::default()).map_err(|e| e.to_string())?;
             to_value(ContextualAdbreakPayload { context_adbreak: Some(r) })
         }
-        "nudity" => {
+        Product::Nudity => {
             let r = kino::visual::nudity(s, &kino::visual::NudityOptions::default()).map_err(|e| e.to_string())?;
             to_value(NudityPayload { nudity: Some(r) })
         }
-        "scene_tags" => {
+        Product::SceneTags => {
             let r = kino::visual::scene_tags(s).map_err(|e| e.to_string())?;
             to_value(SceneTagsPayload { scene_tags: Some(r) })
         }
-        _ => return Err(NOT_AVAILABLE.into()),
+        // Computed among the season's episodes ([`markers_of`]), not from one item's signals.
+        Product::Markers => return Err(NOT_AVAILABLE.into()),
     };
     payload.map_err(|e| e.to_string())
 }
@@ -504,7 +486,7 @@ mod tests {
         let mut s = kino::synth::demo_signals("t", 30.0, 1.0, 7);
         s.emotions = None;
         let words = kino::text::LexicalEncoder::default();
-        let plain = compute("emotions", &s, &words).unwrap_err();
+        let plain = compute(Product::Emotions, &s, &words).unwrap_err();
         assert!(plain.contains("PUT /analysis/v1/item"), "{plain}");
         let mut analysis = kino::signals::Analysis {
             analyzer: "kino-media 0.1.0".into(),
@@ -518,14 +500,14 @@ mod tests {
             .into(),
         };
         s.analysis = Some(analysis.clone());
-        let no_model = compute("emotions", &s, &words).unwrap_err();
+        let no_model = compute(Product::Emotions, &s, &words).unwrap_err();
         assert!(no_model.contains("kino models fetch yamnet") && no_model.contains("reprocess"), "{no_model}");
         analysis.reasons.insert(
             "emotions".into(),
             "yamnet 0.2.1 heard no sound or music-mood class that is evidence of an emotion".into(),
         );
         s.analysis = Some(analysis);
-        let no_evidence = compute("emotions", &s, &words).unwrap_err();
+        let no_evidence = compute(Product::Emotions, &s, &words).unwrap_err();
         assert!(no_evidence.contains("heard no sound") && no_evidence.contains("voices or faces"), "{no_evidence}");
         assert!(no_evidence.contains("PUT /analysis/v1/item"), "{no_evidence}");
     }

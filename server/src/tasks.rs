@@ -17,6 +17,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::changes::{Effects, Queued};
+use crate::products::Product;
 use crate::state::Analysis;
 use crate::store::{JobState, OrgId, ResultStatus, Store, StoreError};
 
@@ -97,8 +98,9 @@ fn not_found(id: &str, product: &str, version: &str) -> TaskError {
     TaskError::NotFound { id: id.into(), product: product.into(), version: version.into() }
 }
 
-/// The status of (item, product, version), or `None` when neither a task nor a result is known.
-pub fn status_of(
+/// The status of (item, product, version), or `None` when neither a task nor a result is known
+/// (`product` as stored: the tasks of an item are listed whatever they name).
+fn status_of(
     store: &Store,
     analysis: &Analysis,
     org: OrgId,
@@ -135,10 +137,11 @@ pub fn status(
     analysis: &Analysis,
     org: OrgId,
     id: &str,
-    product: &str,
+    product: Product,
     version: &str,
 ) -> Result<Status, TaskError> {
-    status_of(store, analysis, org, id, product, version)?.ok_or_else(|| not_found(id, product, version))
+    status_of(store, analysis, org, id, product.as_str(), version)?
+        .ok_or_else(|| not_found(id, product.as_str(), version))
 }
 
 /// Creates or updates the task of a live item with its options (a JSON object) and reactivates it;
@@ -150,7 +153,7 @@ pub fn upsert(
     analysis: &Analysis,
     org: OrgId,
     id: &str,
-    product: &str,
+    product: Product,
     version: &str,
     options: &Value,
 ) -> Result<Status, TaskError> {
@@ -158,7 +161,7 @@ pub fn upsert(
         Some(item) if !item.deleted => {}
         _ => return Err(TaskError::ItemNotFound(id.to_string())),
     }
-    store.upsert_task(org, id, product, version, &options.to_string())?;
+    store.upsert_task(org, id, product.as_str(), version, &options.to_string())?;
     fx.queued(Queued::Tasks);
     status(store, analysis, org, id, product, version)
 }
@@ -170,13 +173,13 @@ pub fn deactivate(
     analysis: &Analysis,
     org: OrgId,
     id: &str,
-    product: &str,
+    product: Product,
     version: &str,
 ) -> Result<Status, TaskError> {
-    let existed = store.deactivate_task(org, id, product, version)?;
-    match status_of(store, analysis, org, id, product, version)? {
+    let existed = store.deactivate_task(org, id, product.as_str(), version)?;
+    match status_of(store, analysis, org, id, product.as_str(), version)? {
         Some(status) if existed || status.state != TaskState::Pending => Ok(status),
-        _ => Err(not_found(id, product, version)),
+        _ => Err(not_found(id, product.as_str(), version)),
     }
 }
 
@@ -187,14 +190,14 @@ pub fn reset(
     analysis: &Analysis,
     org: OrgId,
     id: &str,
-    product: &str,
+    product: Product,
     version: &str,
 ) -> Result<(), TaskError> {
     let current = status(store, analysis, org, id, product, version)?;
     if current.state != TaskState::Failed {
         return Err(TaskError::NotFailed(current.state));
     }
-    store.reprocess(org, id, product, version)?;
+    store.reprocess(org, id, product.as_str(), version)?;
     fx.queued(Queued::Tasks);
     Ok(())
 }

@@ -24,22 +24,7 @@ use super::CatalogError;
 use crate::error::Detail;
 use crate::store::{ItemRow, StoreError};
 
-/// Item types.
-pub const ITEM_TYPES: [&str; 4] = ["standalone", "series", "season", "episode"];
-
-/// The type of a catalog item (one of `ITEM_TYPES`).
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, utoipa::ToSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum ItemType {
-    /// Non-episodic content such as a movie.
-    Standalone,
-    /// A series.
-    Series,
-    /// A season of a series.
-    Season,
-    /// An episode of a season.
-    Episode,
-}
+pub use crate::vocabulary::ItemType;
 
 #[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
 #[allow(missing_docs)]
@@ -246,14 +231,8 @@ impl CatalogItem {
                 json!({"min_length": 1}),
             ));
         }
-        if !ITEM_TYPES.contains(&self.item_type.as_str()) {
-            issues.push(body_issue(
-                &["type"],
-                "enum",
-                "Input should be 'standalone', 'series', 'season' or 'episode'",
-                json!(self.item_type),
-                json!({"expected": "'standalone', 'series', 'season' or 'episode'"}),
-            ));
+        if let Err(CatalogError::Invalid(mut issue)) = self.checked_kind() {
+            issues.append(&mut issue);
         }
         if let Some(y) = self.release_year {
             if y <= 1900 {
@@ -281,21 +260,23 @@ impl CatalogItem {
             issues.push(value_issue(&["external_ids"], "a virtual item needs an IMDB external id"));
         }
         let series_of_episode = self.series_id();
-        match self.item_type.as_str() {
-            "episode" if series_of_episode.is_none() => issues.push(value_issue(
+        match self.kind() {
+            Some(ItemType::Episode) if series_of_episode.is_none() => issues.push(value_issue(
                 &["episodic_info", "series_id"],
                 "an episode needs episodic_info.series_id (or extended_episodic_info.series_id)",
             )),
-            "season" if self.episodic_info.as_ref().and_then(|e| e.series_id.as_ref()).is_none() => {
+            Some(ItemType::Season) if self.episodic_info.as_ref().and_then(|e| e.series_id.as_ref()).is_none() => {
                 issues.push(value_issue(&["episodic_info", "series_id"], "a season needs episodic_info.series_id"))
             }
-            "standalone" | "series" if self.episodic_info.is_some() || self.extended_episodic_info.is_some() => {
+            Some(ItemType::Standalone | ItemType::Series)
+                if self.episodic_info.is_some() || self.extended_episodic_info.is_some() =>
+            {
                 issues.push(value_issue(&["episodic_info"], "only seasons and episodes carry episodic info"))
             }
             _ => {}
         }
         self.check_references(&mut issues);
-        if matches!(self.item_type.as_str(), "series" | "season") && self.asset_info.is_some() {
+        if matches!(self.kind(), Some(ItemType::Series | ItemType::Season)) && self.asset_info.is_some() {
             issues.push(value_issue(&["asset_info"], "asset_info is for standalone and episode items only"));
         }
         if let Some(d) = self.asset_info.as_ref().and_then(|a| a.duration)
@@ -356,7 +337,7 @@ impl CatalogItem {
         if series == Some(self.id.as_str()) {
             issues.push(value_issue(&self.loc_of("series_id"), "an item cannot be its own series"));
         }
-        if self.item_type == "episode" {
+        if self.kind() == Some(ItemType::Episode) {
             if season == Some(self.id.as_str()) {
                 issues.push(value_issue(&self.loc_of("season_id"), "an episode cannot be its own season"));
             } else if season.is_some() && season == series {
@@ -384,7 +365,7 @@ impl CatalogItem {
         lookup: impl Fn(&str) -> Result<Option<ItemRow>, StoreError>,
     ) -> Result<(), CatalogError> {
         let mut issues = Vec::new();
-        if let Some(existing) = lookup(&self.id)?.filter(|e| !e.deleted && e.item_type != self.item_type) {
+        if let Some(existing) = lookup(&self.id)?.filter(|e| !e.deleted && Some(e.item_type) != self.kind()) {
             issues.push(value_issue(
                 &["type"],
                 &format!(
@@ -393,23 +374,23 @@ impl CatalogItem {
                 ),
             ));
         }
-        let series = self.series_id().filter(|_| matches!(self.item_type.as_str(), "season" | "episode"));
+        let series = self.series_id().filter(|_| matches!(self.kind(), Some(ItemType::Season | ItemType::Episode)));
         if let Some(series) = series
-            && let Some(parent) = lookup(series)?.filter(|p| p.item_type != "series")
+            && let Some(parent) = lookup(series)?.filter(|p| p.item_type != ItemType::Series)
         {
             issues.push(value_issue(
                 &self.loc_of("series_id"),
                 &format!("{series:?} is a {}, not a series", parent.item_type),
             ));
         }
-        if self.item_type == "episode"
+        if self.kind() == Some(ItemType::Episode)
             && let Some(season) = self.season_id()
             && let Some(parent) = lookup(season)?
         {
             let parent_series = serde_json::from_value::<CatalogItem>(parent.body.clone())
                 .ok()
                 .and_then(|c| c.series_id().map(String::from));
-            if parent.item_type != "season" {
+            if parent.item_type != ItemType::Season {
                 issues.push(value_issue(
                     &self.loc_of("season_id"),
                     &format!("{season:?} is a {}, not a season", parent.item_type),
@@ -426,6 +407,24 @@ impl CatalogItem {
             }
         }
         if issues.is_empty() { Ok(()) } else { Err(CatalogError::Invalid(issues)) }
+    }
+
+    /// The item's type; `None` only before validation ([`CatalogItem::parse`] refuses others).
+    pub fn kind(&self) -> Option<ItemType> {
+        ItemType::parse(&self.item_type)
+    }
+
+    /// The item's type, or the error that names the rule it breaks.
+    pub fn checked_kind(&self) -> Result<ItemType, CatalogError> {
+        self.kind().ok_or_else(|| {
+            CatalogError::Invalid(vec![body_issue(
+                &["type"],
+                "enum",
+                "Input should be 'standalone', 'series', 'season' or 'episode'",
+                json!(self.item_type),
+                json!({"expected": "'standalone', 'series', 'season' or 'episode'"}),
+            )])
+        })
     }
 
     /// The series this item belongs to (seasons and episodes).
@@ -445,10 +444,10 @@ impl CatalogItem {
     }
 
     /// A virtual stand-in for a missing parent.
-    pub fn virtual_parent(id: &str, item_type: &str, series_id: Option<&str>) -> CatalogItem {
+    pub fn virtual_parent(id: &str, item_type: ItemType, series_id: Option<&str>) -> CatalogItem {
         CatalogItem {
             id: id.into(),
-            item_type: item_type.into(),
+            item_type: item_type.as_str().into(),
             title: None,
             is_virtual: true,
             tag: None,
@@ -473,12 +472,11 @@ fn value_issue(path: &[&str], rule: &str) -> Detail {
 }
 
 /// The interface's result `type` of an item type.
-pub fn result_type(item_type: &str) -> &'static str {
+pub fn result_type(item_type: ItemType) -> &'static str {
     match item_type {
-        "standalone" => "movie",
-        "series" => "series",
-        "season" => "season",
-        "episode" => "episode",
-        _ => "other",
+        ItemType::Standalone => "movie",
+        ItemType::Series => "series",
+        ItemType::Season => "season",
+        ItemType::Episode => "episode",
     }
 }

@@ -16,6 +16,7 @@ use crate::changes::{Change, Effects};
 use crate::error::Detail;
 use crate::indexes::SearchError;
 use crate::store::{ItemRow, OrgId, Store, StoreError};
+
 use season::season_id;
 
 /// Why a catalog operation failed.
@@ -47,23 +48,24 @@ pub enum CatalogError {
 /// series and season as virtual items, applies its `operations`, and brings the indexes, the
 /// season's markers and the smartlists up to date.
 pub fn upsert(store: &Store, fx: &Effects, org: OrgId, item: CatalogItem) -> Result<(), CatalogError> {
+    let kind = item.checked_kind()?;
     item.check_hierarchy(|id| store.item(org, id))?;
-    if matches!(item.item_type.as_str(), "season" | "episode")
+    if matches!(kind, ItemType::Season | ItemType::Episode)
         && let Some(series) = item.series_id()
         && store.item(org, series)?.is_none()
     {
-        let parent = CatalogItem::virtual_parent(series, "series", None);
-        store.upsert_item(org, series, "series", &body_of(&parent), false)?;
+        let parent = CatalogItem::virtual_parent(series, ItemType::Series, None);
+        store.upsert_item(org, series, ItemType::Series, &body_of(&parent), false)?;
     }
-    if item.item_type == "episode"
+    if kind == ItemType::Episode
         && let (Some(season), Some(series)) = (item.season_id(), item.series_id())
         && store.item(org, season)?.is_none()
     {
-        let parent = CatalogItem::virtual_parent(season, "season", Some(series));
-        store.upsert_item(org, season, "season", &body_of(&parent), false)?;
+        let parent = CatalogItem::virtual_parent(season, ItemType::Season, Some(series));
+        store.upsert_item(org, season, ItemType::Season, &body_of(&parent), false)?;
     }
     let before = store.item(org, &item.id)?.and_then(|old| season_id(&old));
-    store.upsert_item(org, &item.id, &item.item_type, &body_of(&item), false)?;
+    store.upsert_item(org, &item.id, kind, &body_of(&item), false)?;
     // An item that was deleted is searchable again (and its type may have changed); an episode
     // that joins a season (or moves between seasons) changes their markers.
     let after = store.item(org, &item.id)?.and_then(|new| season_id(&new));
@@ -88,7 +90,7 @@ fn body_of(item: &CatalogItem) -> Value {
 
 /// Deletes the item `id` of type `item_type`, keeping its data (a series takes its seasons and
 /// episodes along, a season its episodes).
-pub fn delete(store: &Store, fx: &Effects, org: OrgId, item_type: &str, id: &str) -> Result<(), CatalogError> {
+pub fn delete(store: &Store, fx: &Effects, org: OrgId, item_type: ItemType, id: &str) -> Result<(), CatalogError> {
     match store.item(org, id)? {
         Some(item) if item.item_type == item_type => delete_cascade(store, fx, org, id),
         _ => Err(CatalogError::NotFound(id.to_string())),
@@ -103,7 +105,7 @@ fn delete_cascade(store: &Store, fx: &Effects, org: OrgId, id: &str) -> Result<(
         store.mark_deleted(org, &next)?;
         let seasons: Vec<String> = season_id(&item).into_iter().collect();
         fx.apply(store, Change::Item { org, item_id: &item.id, seasons: &seasons })?;
-        if matches!(item.item_type.as_str(), "series" | "season") {
+        if matches!(item.item_type, ItemType::Series | ItemType::Season) {
             pending.extend(store.children(org, &next)?.into_iter().filter(|c| !c.deleted).map(|c| c.id));
         }
     }
@@ -112,7 +114,13 @@ fn delete_cascade(store: &Store, fx: &Effects, org: OrgId, id: &str) -> Result<(
 }
 
 /// The item `id` of type `item_type` as last stored (a deleted one only with `allow_deleted`).
-pub fn get(store: &Store, org: OrgId, item_type: &str, id: &str, allow_deleted: bool) -> Result<ItemRow, CatalogError> {
+pub fn get(
+    store: &Store,
+    org: OrgId,
+    item_type: ItemType,
+    id: &str,
+    allow_deleted: bool,
+) -> Result<ItemRow, CatalogError> {
     match store.item(org, id)? {
         Some(item) if item.item_type == item_type && (allow_deleted || !item.deleted) => Ok(item),
         _ => Err(CatalogError::NotFound(id.to_string())),

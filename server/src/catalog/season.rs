@@ -4,7 +4,7 @@ use serde_json::Value;
 
 /// The season of an episode (`episodic_info.season_id`), `None` for any other item.
 pub fn season_id(item: &crate::store::ItemRow) -> Option<String> {
-    if item.item_type != "episode" {
+    if item.item_type != crate::vocabulary::ItemType::Episode {
         return None;
     }
     item.episodic("season_id").and_then(Value::as_str).map(String::from)

@@ -14,7 +14,7 @@ use crate::changes::{Change, Effects};
 use crate::config::Config;
 use crate::files::{LocalMedia, MediaFile};
 use crate::files::{local_media, local_sidecar, unusable_media};
-use crate::products::{NOT_AVAILABLE, PROCESSED, compute};
+use crate::products::{NOT_AVAILABLE, PROCESSED, Product, compute};
 use crate::signals::SignalsCache;
 use crate::state::Analysis;
 use crate::store::{ItemRow, Job, ResultStatus, Store, StoreError};
@@ -61,9 +61,9 @@ pub fn run_one(w: &Worker) -> bool {
 
 fn process(w: &Worker, job: &Job) -> Result<(), StoreError> {
     let store = &w.store;
-    if !PROCESSED.contains(&job.product.as_str()) {
+    let Some(product) = Product::parse(&job.product).filter(|p| PROCESSED.contains(p)) else {
         return store.finish_job(job, ResultStatus::Failed, NOT_AVAILABLE, None);
-    }
+    };
     let Some(item) = store.item(job.org, &job.item_id)? else {
         return store.finish_job(job, ResultStatus::Failed, "the item does not exist", None);
     };
@@ -77,7 +77,7 @@ fn process(w: &Worker, job: &Job) -> Result<(), StoreError> {
     // recognition produces; the others wait for the final signals. When no analysis of the item
     // is running here (it stopped after its fast pass: a crash or a restart), this job analyses
     // the media again.
-    let needs_final = crate::products::needs_speech_stage(&job.product);
+    let needs_final = crate::products::needs_speech_stage(product);
     if signals.is_some() && needs_final && store.signals_partial(job.org, &job.item_id)? {
         if w.analysis.progress(job.org, &job.item_id).is_some() {
             return store.park_job(job, true);
@@ -99,10 +99,10 @@ fn process(w: &Worker, job: &Job) -> Result<(), StoreError> {
         Some(encoder) => encoder.clone(),
         None => std::sync::Arc::new(kino::LexicalEncoder::default()),
     };
-    let outcome = if job.product == "markers" {
+    let outcome = if product == Product::Markers {
         crate::products::markers_of(&w.store, &w.signals, job.org, &item, &signals)
     } else {
-        compute(&job.product, &signals, sentences.as_ref())
+        compute(product, &signals, sentences.as_ref())
     };
     // Per job at debug level: a catalog of thousands of items would otherwise flood the log (and
     // a demo item lacking a product's input is not worth a line each).
@@ -114,9 +114,9 @@ fn process(w: &Worker, job: &Job) -> Result<(), StoreError> {
                 ResultStatus::Success,
                 "",
                 Some(&data),
-                &crate::products::models_of(&job.product, &signals),
+                &crate::products::models_of(product, &signals),
             )?;
-            let stored = Change::Result { org: job.org, item_id: &job.item_id, product: &job.product };
+            let stored = Change::Result { org: job.org, item_id: &job.item_id, product };
             if let Err(e) = w.effects.apply(&w.store, stored) {
                 tracing::error!(error = %e, item = %job.item_id, "cannot update the vector index");
             }

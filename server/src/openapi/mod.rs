@@ -159,7 +159,7 @@ path_param!(
     ProductPath,
     "product",
     "The product (every product of the interface is accepted; a product this deployment does not compute ends `failed`).",
-    string().enum_values(Some(crate::products::PRODUCTS)),
+    string().enum_values(Some(crate::vocabulary::Product::ALL.iter().map(|p| p.as_str()))),
     serde_json::json!("profanity")
 );
 path_param!(

@@ -2,89 +2,12 @@
 //! type. Parsed once where they come in (a request body, a query parameter, a stored row) and
 //! written back as the interface's text; every list of allowed values is derived from these.
 
-use serde::{Deserialize, Serialize};
-use utoipa::ToSchema;
-
+#[cfg(test)]
 use crate::store::db::{FromValue, ToValue, Value};
-
-/// An enumeration of the interface, read from its text.
-pub trait Vocabulary: Sized + Copy {
-    /// The value of `text`, when it is one.
-    fn from_text(text: &str) -> Option<Self>;
-    /// The allowed texts, comma-separated (for error messages).
-    fn allowed() -> String;
-}
-
-/// Declares an enumeration of the interface with its text form, its list of values, parsing
-/// and the database's conversions.
-macro_rules! vocabulary {
-    ($(#[$meta:meta])* $name:ident { $($(#[$vmeta:meta])* $variant:ident = $text:literal),+ $(,)? }) => {
-        $(#[$meta])*
-        // The texts are the variants' names in kebab case (the derived schema reads only
-        // `rename_all`); the test below checks that they are `$text`.
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
-        #[serde(rename_all = "kebab-case")]
-        pub enum $name {
-            $($(#[$vmeta])* $variant),+
-        }
-
-        impl $name {
-            /// Every value, in the interface's order.
-            pub const ALL: &'static [$name] = &[$($name::$variant),+];
-
-            /// The interface's text.
-            pub fn as_str(self) -> &'static str {
-                match self {
-                    $($name::$variant => $text),+
-                }
-            }
-
-            /// The value of `text`, when it is one.
-            pub fn parse(text: &str) -> Option<$name> {
-                match text {
-                    $($text => Some($name::$variant),)+
-                    _ => None,
-                }
-            }
-
-            /// The allowed texts, comma-separated (for error messages).
-            pub fn listed() -> String {
-                Self::ALL.iter().map(|v| v.as_str()).collect::<Vec<_>>().join(", ")
-            }
-        }
-
-        impl std::fmt::Display for $name {
-            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str(self.as_str())
-            }
-        }
-
-        impl Vocabulary for $name {
-            fn from_text(text: &str) -> Option<$name> {
-                $name::parse(text)
-            }
-
-            fn allowed() -> String {
-                $name::listed()
-            }
-        }
-
-        impl ToValue for $name {
-            fn to_value(&self) -> Value {
-                Value::Text(self.as_str().to_string())
-            }
-        }
-
-        impl FromValue for $name {
-            fn from_value(v: &Value) -> Result<Self, String> {
-                let text = String::from_value(v)?;
-                $name::parse(&text).ok_or_else(|| format!("{text:?} is not one of {}", $name::listed()))
-            }
-        }
-    };
-}
+use crate::vocabulary::vocabulary;
 
 vocabulary! {
+    "kebab-case",
     /// What a smartlist is for.
     Purpose {
         /// `editorial`
@@ -97,6 +20,7 @@ vocabulary! {
 }
 
 vocabulary! {
+    "kebab-case",
     /// What a recipe makes.
     #[derive(Default)]
     RecipeType {
@@ -109,6 +33,7 @@ vocabulary! {
 }
 
 vocabulary! {
+    "kebab-case",
     /// What a creative asset is.
     #[derive(Default)]
     CreativeAssetType {

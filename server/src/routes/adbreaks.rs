@@ -10,6 +10,7 @@ use super::envelope::{ItemIdentity, ResultType};
 use super::{ApiCaller, blocking, live_item};
 use crate::catalog::result_type;
 use crate::error::AppError;
+use crate::products::Product;
 use crate::query::{Collect, Params};
 use crate::state::AppState;
 use crate::store::{ItemRow, OrgId, ResultStatus};
@@ -117,7 +118,7 @@ fn minutes(c: &mut Collect, params: &Params, name: &str, default: f64) -> f64 {
     c.take(params.float(name, Some(0.0), None), None).unwrap_or(default)
 }
 
-fn version_id(product: &str, s: &kino::Signals) -> String {
+fn version_id(product: Product, s: &kino::Signals) -> String {
     let models = crate::products::models_of(product, s);
     if models.is_empty() { "1.0.0".to_string() } else { format!("1.0.0+{models}") }
 }
@@ -144,9 +145,9 @@ fn by_window(
     Ok(AdbreaksAnswer {
         item: ItemIdentity {
             inventory_id: item.id.clone(),
-            item_type: result_type(&item.item_type),
+            item_type: result_type(item.item_type),
             service_id: item.service_id.clone(),
-            version_id: version_id("adbreaks", s),
+            version_id: version_id(Product::Adbreaks, s),
         },
         unit: if frames { "frame" } else { "millisec" },
         adbreak: breaks
@@ -221,10 +222,10 @@ pub async fn contextual(
         let (item, prepared) = signals_of(&state, org, &id)?;
         let s = prepared.signals();
         let breaks = kino::adbreaks::contextual_adbreaks(s, &options)?;
-        let version_id = version_id("contextual_adbreak", s);
+        let version_id = version_id(Product::ContextualAdbreak, s);
         let identity = ItemIdentity {
             inventory_id: item.id.clone(),
-            item_type: result_type(&item.item_type),
+            item_type: result_type(item.item_type),
             service_id: item.service_id.clone(),
             version_id: version_id.clone(),
         };
@@ -234,7 +235,7 @@ pub async fn contextual(
             updated: crate::store::now(),
             version_id,
             inventory_id: item.id.clone(),
-            item_type: result_type(&item.item_type),
+            item_type: result_type(item.item_type),
             data: ContextualData { item: identity, context_adbreak: breaks },
         }))
     })

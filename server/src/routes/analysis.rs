@@ -60,7 +60,7 @@ pub async fn put_signals(
 ) -> Result<Json<SignalsAccepted>, AppError> {
     let (s, item_id) = (state.clone(), id.clone());
     let item = blocking(move || live_item(&s, org, &item_id)).await?;
-    if item.item_type != item_type {
+    if item.item_type.as_str() != item_type {
         return Err(AppError::item_not_found(&id));
     }
     let declared = headers

@@ -6,15 +6,15 @@ use axum::extract::{Path, State};
 use serde_json::{Value, json};
 
 use super::{ApiCaller, blocking};
-use crate::catalog::{self, CatalogError, CatalogItem, ITEM_TYPES};
+use crate::catalog::{self, CatalogError, CatalogItem, ItemType};
 use crate::error::{AppError, Detail};
 use crate::openapi::params::{ItemGetQuery, ItemListQuery};
 use crate::query::Collect;
 use crate::state::AppState;
 
-fn check_type(item_type: &str) -> Result<(), AppError> {
-    if ITEM_TYPES.contains(&item_type) {
-        return Ok(());
+fn check_type(item_type: &str) -> Result<ItemType, AppError> {
+    if let Some(kind) = ItemType::parse(item_type) {
+        return Ok(kind);
     }
     Err(AppError::invalid(Detail {
         kind: "enum".into(),
@@ -91,13 +91,13 @@ pub async fn get(
     ApiCaller { org, params }: ApiCaller,
 ) -> Result<Json<Value>, AppError> {
     blocking(move || {
-        check_type(&item_type)?;
+        let kind = check_type(&item_type)?;
         let mut c = Collect::default();
         let allow_deleted = c.take(params.bool("allow_deleted", false), false);
         let asset_model = c.take(params.bool("asset_model", false), false);
         c.finish()?;
-        let item = catalog::get(&state.store, org, &item_type, &id, allow_deleted)?;
-        if asset_model && item.item_type == "episode" {
+        let item = catalog::get(&state.store, org, kind, &id, allow_deleted)?;
+        if asset_model && item.item_type == ItemType::Episode {
             return Ok(Json(catalog::asset_model(&state.store, org, &item)?));
         }
         Ok(Json(item.body))
@@ -142,7 +142,11 @@ pub async fn list(
         Ok(Json(
             items
                 .into_iter()
-                .map(|i| ItemListEntry { id: i.id, service_id: i.service_id, item_type: i.item_type })
+                .map(|i| ItemListEntry {
+                    id: i.id,
+                    service_id: i.service_id,
+                    item_type: i.item_type.as_str().to_string(),
+                })
                 .collect(),
         ))
     })
@@ -166,8 +170,8 @@ pub async fn delete(
     ApiCaller { org, .. }: ApiCaller,
 ) -> Result<Json<Null>, AppError> {
     blocking(move || {
-        check_type(&item_type)?;
-        catalog::delete(&state.store, &state.effects, org, &item_type, &id)?;
+        let kind = check_type(&item_type)?;
+        catalog::delete(&state.store, &state.effects, org, kind, &id)?;
         Ok(Json(Null))
     })
     .await

@@ -47,7 +47,7 @@ pub async fn characters(
         let Some(own) = crate::signals::prepared(&state.store, &state.signals, org, &item.id)? else {
             return Err(AppError::NotFound(format!("item {id:?} has no analysis signals yet")));
         };
-        let series = (item.item_type == "episode")
+        let series = (item.item_type == crate::catalog::ItemType::Episode)
             .then(|| item.episodic("series_id").and_then(Value::as_str).map(String::from))
             .flatten();
         // Season, then episode; missing numbers last.
@@ -59,7 +59,7 @@ pub async fn characters(
         let mut titles = vec![(item.id.clone(), (i64::MIN, i64::MIN), own)];
         if let Some(series) = &series {
             for e in state.store.children(org, series)? {
-                if e.deleted || e.item_type != "episode" || e.id == item.id {
+                if e.deleted || e.item_type != crate::catalog::ItemType::Episode || e.id == item.id {
                     continue;
                 }
                 if let Some(p) = crate::signals::prepared(&state.store, &state.signals, org, &e.id)? {

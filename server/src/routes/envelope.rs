@@ -74,7 +74,7 @@ impl StatusEnvelope {
             updated: r.updated_at.clone(),
             version_id: r.version_id(),
             inventory_id: item.id.clone(),
-            item_type: result_type(&item.item_type),
+            item_type: result_type(item.item_type),
         }
     }
 }
@@ -113,7 +113,7 @@ impl ResultEnvelope {
             data: ResultData {
                 item: ItemIdentity {
                     inventory_id: item.id.clone(),
-                    item_type: result_type(&item.item_type),
+                    item_type: result_type(item.item_type),
                     service_id: item.service_id.clone(),
                     version_id: r.version_id(),
                 },

@@ -11,7 +11,7 @@ use serde::Serialize;
 
 use super::tokens::PortalCaller;
 use crate::identity;
-use crate::portal::kinds::{CreativeAssetType, Purpose, RecipeType, Vocabulary};
+use crate::portal::kinds::{CreativeAssetType, Purpose, RecipeType};
 use crate::portal::pages::{
     CatalogPage, CatalogsLink, CreativeAssetPage, Pagination, PortalCatalog, RecipePage, SmartlistAssetPage,
     SmartlistLink, SmartlistPage, page_of,
@@ -20,6 +20,7 @@ use crate::portal::{is_email, is_uuid, views};
 use crate::query::Params;
 use crate::state::AppState;
 use crate::store::OrgId;
+use crate::vocabulary::Vocabulary;
 
 pub use crate::portal::MAX_SAFE_INTEGER;
 

@@ -60,7 +60,7 @@ fn clips_of(state: AppState, org: OrgId, params: &Params, id: String) -> Result<
         clip.service_id = Some(selection.item.service_id.clone());
     }
     let version = query.effective_version().to_string();
-    let version_id = selection.version_id("jitpreviews", &version);
+    let version_id = selection.version_id(crate::products::Product::Jitpreviews, &version);
     let item = selection.item;
     let mut gen_id = None;
     if query.trigger_generation || query.generate {
@@ -82,11 +82,11 @@ fn clips_of(state: AppState, org: OrgId, params: &Params, id: String) -> Result<
         updated: crate::store::now(),
         version_id: version_id.clone(),
         inventory_id: item.id.clone(),
-        item_type: result_type(&item.item_type),
+        item_type: result_type(item.item_type),
         data: ClipsData {
             item: ItemIdentity {
                 inventory_id: item.id,
-                item_type: result_type(&item.item_type),
+                item_type: result_type(item.item_type),
                 service_id: item.service_id,
                 version_id,
             },
@@ -189,7 +189,7 @@ pub async fn clip_types(c: PreviewsCaller) -> Result<Json<kino::clips::ClipTypes
     security(("api_key" = []), ("api_key_header" = []), ("bearer" = [])),
 )]
 pub async fn status(State(state): State<AppState>, Path(id): Path<String>, c: PreviewsCaller) -> impl IntoResponse {
-    blocking(move || item_status(&state, c.org, &c.params, &id, "jitpreviews").map(Json)).await
+    blocking(move || item_status(&state, c.org, &c.params, &id, crate::products::Product::Jitpreviews).map(Json)).await
 }
 
 /// Items with previews results, oldest update first.
@@ -203,5 +203,8 @@ pub async fn status(State(state): State<AppState>, Path(id): Path<String>, c: Pr
     security(("api_key" = []), ("api_key_header" = []), ("bearer" = [])),
 )]
 pub async fn list(State(state): State<AppState>, c: PreviewsCaller) -> impl IntoResponse {
-    blocking(move || list_product(&state, c.org, &c.params, "jitpreviews", 1000, None).map(Json)).await
+    blocking(move || {
+        list_product(&state, c.org, &c.params, crate::products::Product::Jitpreviews, 1000, None).map(Json)
+    })
+    .await
 }

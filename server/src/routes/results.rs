@@ -1,5 +1,7 @@
 //! Per-item results: profanity, emotions, item and scene embeddings, similar titles, and lists.
 
+use crate::catalog::ItemType;
+use crate::products::Product;
 use axum::Json;
 use axum::extract::{Path, State};
 use kino::vectors::ItemKind;
@@ -56,13 +58,13 @@ pub fn item_result(
     org: OrgId,
     params: &Params,
     id: &str,
-    product: &str,
+    product: Product,
     part: Part,
 ) -> Result<ResultEnvelope, AppError> {
     let item = live_item(state, org, id)?;
     let r = state
         .store
-        .result(org, id, product, params.get("version"))?
+        .result(org, id, product.as_str(), params.get("version"))?
         .ok_or_else(|| AppError::NotFound(format!("no {product} result for item {id:?}")))?;
     let payload = if r.status == ResultStatus::Success { shape(r.data.clone(), part) } else { None };
     Ok(ResultEnvelope::new(&item, &r, payload))
@@ -74,12 +76,12 @@ pub fn item_status(
     org: OrgId,
     params: &Params,
     id: &str,
-    product: &str,
+    product: Product,
 ) -> Result<StatusEnvelope, AppError> {
     let item = live_item(state, org, id)?;
     let r = state
         .store
-        .result(org, id, product, params.get("version"))?
+        .result(org, id, product.as_str(), params.get("version"))?
         .ok_or_else(|| AppError::NotFound(format!("no {product} result for item {id:?}")))?;
     Ok(StatusEnvelope::new(&item, &r))
 }
@@ -89,9 +91,9 @@ pub fn list_product(
     state: &AppState,
     org: OrgId,
     params: &Params,
-    product: &str,
+    product: Product,
     default_size: i64,
-    types: Option<&[&str]>,
+    types: Option<&[ItemType]>,
 ) -> Result<ResultList, AppError> {
     let mut c = Collect::default();
     let page_num = c.take(params.int("page_num", 0, 0), 0);
@@ -99,11 +101,12 @@ pub fn list_product(
     let from = c.take(params.datetime("from_utcdatetime"), None);
     let to = c.take(params.datetime("to_utcdatetime"), None).unwrap_or_else(crate::store::now);
     c.finish()?;
-    let (rows, _) = state.store.results(org, product, params.get("version"), from.as_deref(), &to, 0, i64::MAX)?;
+    let (rows, _) =
+        state.store.results(org, product.as_str(), params.get("version"), from.as_deref(), &to, 0, i64::MAX)?;
     let mut envelopes = Vec::new();
     for r in rows {
         let Some(item) = state.store.item(org, &r.item_id)? else { continue };
-        if item.deleted || types.is_some_and(|t| !t.contains(&item.item_type.as_str())) {
+        if item.deleted || types.is_some_and(|t| !t.contains(&item.item_type)) {
             continue;
         }
         let payload = if r.status == ResultStatus::Success { r.data.clone() } else { None };
@@ -136,7 +139,7 @@ impl utoipa::IntoResponses for ListErrors {
 }
 
 /// The item types a list keeps (`None`: every type).
-type ItemTypes = Option<&'static [&'static str]>;
+type ItemTypes = Option<&'static [ItemType]>;
 
 /// The lists of most products keep every item type.
 fn every_type(_: &Params) -> Result<ItemTypes, AppError> {
@@ -147,10 +150,10 @@ fn every_type(_: &Params) -> Result<ItemTypes, AppError> {
 fn emotions_types(params: &Params) -> Result<ItemTypes, AppError> {
     let types: ItemTypes = match params.get("type").unwrap_or("all") {
         "all" => None,
-        "movie" | "standalone" => Some(&["standalone"]),
-        "episode" => Some(&["episode"]),
-        "series" => Some(&["series"]),
-        "season" => Some(&["season"]),
+        "movie" | "standalone" => Some(&[ItemType::Standalone]),
+        "episode" => Some(&[ItemType::Episode]),
+        "series" => Some(&[ItemType::Series]),
+        "season" => Some(&[ItemType::Season]),
         other => {
             return Err(AppError::invalid(crate::error::Detail::query(
                 "type",
@@ -168,9 +171,9 @@ fn emotions_types(params: &Params) -> Result<ItemTypes, AppError> {
 fn embedding_types(params: &Params) -> Result<ItemTypes, AppError> {
     let include_episodes = params.bool("include_episodes", false).map_err(AppError::invalid)?;
     Ok(Some(if include_episodes {
-        &["standalone", "episode", "series", "season"]
+        &[ItemType::Standalone, ItemType::Episode, ItemType::Series, ItemType::Season]
     } else {
-        &["standalone", "series", "season"]
+        &[ItemType::Standalone, ItemType::Series, ItemType::Season]
     }))
 }
 
@@ -184,12 +187,12 @@ fn embedding_types(params: &Params) -> Result<ItemTypes, AppError> {
 ///   types `types` keeps (with the extra query parameters `query` documented);
 /// - `similar name(only)`: the titles nearest the item, of the type `only` (any when `None`).
 macro_rules! result_endpoints {
-    ($($product:literal, tag $tag:literal {
+    ($($product:ident, tag $tag:literal {
         $($kind:ident $name:ident $(($($arg:tt)*))? at $path:literal: $doc:literal;)*
     })*) => {
         $($(result_endpoints!(@$kind $name, $product, $tag, $path, $doc $(, $($arg)*)?);)*)*
     };
-    (@item $name:ident, $product:literal, $tag:literal, $path:literal, $doc:literal, $part:expr, $body:ident) => {
+    (@item $name:ident, $product:ident, $tag:literal, $path:literal, $doc:literal, $part:expr, $body:ident) => {
         #[doc = $doc]
         #[utoipa::path(
             get,
@@ -204,10 +207,10 @@ macro_rules! result_endpoints {
             Path(id): Path<String>,
             ApiCaller { org, params }: ApiCaller,
         ) -> Result<Json<ResultEnvelope>, AppError> {
-            blocking(move || item_result(&state, org, &params, &id, $product, $part)).await.map(Json)
+            blocking(move || item_result(&state, org, &params, &id, Product::$product, $part)).await.map(Json)
         }
     };
-    (@status $name:ident, $product:literal, $tag:literal, $path:literal, $doc:literal) => {
+    (@status $name:ident, $product:ident, $tag:literal, $path:literal, $doc:literal) => {
         #[doc = $doc]
         #[utoipa::path(
             get,
@@ -222,10 +225,10 @@ macro_rules! result_endpoints {
             Path(id): Path<String>,
             ApiCaller { org, params }: ApiCaller,
         ) -> Result<Json<StatusEnvelope>, AppError> {
-            blocking(move || item_status(&state, org, &params, &id, $product)).await.map(Json)
+            blocking(move || item_status(&state, org, &params, &id, Product::$product)).await.map(Json)
         }
     };
-    (@list $name:ident, $product:literal, $tag:literal, $path:literal, $doc:literal, $body:ident, $types:ident $(, $query:ident)?) => {
+    (@list $name:ident, $product:ident, $tag:literal, $path:literal, $doc:literal, $body:ident, $types:ident $(, $query:ident)?) => {
         #[doc = $doc]
         #[utoipa::path(
             get,
@@ -241,12 +244,12 @@ macro_rules! result_endpoints {
         ) -> Result<Json<ResultList>, AppError> {
             blocking(move || {
                 let types = $types(&params)?;
-                list_product(&state, org, &params, $product, 500, types).map(Json)
+                list_product(&state, org, &params, Product::$product, 500, types).map(Json)
             })
             .await
         }
     };
-    (@similar $name:ident, $product:literal, $tag:literal, $path:literal, $doc:literal, $only:expr) => {
+    (@similar $name:ident, $product:ident, $tag:literal, $path:literal, $doc:literal, $only:expr) => {
         #[doc = $doc]
         #[utoipa::path(
             get,
@@ -267,7 +270,7 @@ macro_rules! result_endpoints {
 }
 
 result_endpoints! {
-    "profanity", tag "profanity" {
+    Profanity, tag "profanity" {
         item profanity(Part::ProfanityLabel, ProfanityLabelEnvelope) at "/results/profanity/v2/{inventory_id}":
             "The item's profanity classification (`data.profanity.label`).";
         item profanity_segments(Part::ProfanitySegments, ProfanitySegmentsEnvelope)
@@ -278,7 +281,7 @@ result_endpoints! {
         list profanity_list(ProfanityList, every_type) at "/results/profanity/v2/":
             "Items with profanity results, oldest update first.";
     }
-    "emotions", tag "emotions" {
+    Emotions, tag "emotions" {
         item emotions(Part::All, EmotionsEnvelope) at "/results/emotions/v2/{inventory_id}":
             "The item's emotion windows (`data.emotion`).";
         status emotions_status at "/results/emotions/v2/status/{inventory_id}":
@@ -286,7 +289,7 @@ result_endpoints! {
         list emotions_list(EmotionsList, emotions_types, EmotionsTypeQuery) at "/results/emotions/v2/":
             "Items with emotions results, oldest update first, of one type or all.";
     }
-    "semantic", tag "retrieval" {
+    Semantic, tag "retrieval" {
         item semantic(Part::All, ItemEmbeddingEnvelope) at "/results/semantic/v2/video-embedding/{inventory_id}":
             "The item's embedding (256 floats, `data.embedding`).";
         status semantic_status at "/results/semantic/v2/status/{inventory_id}":
@@ -295,7 +298,7 @@ result_endpoints! {
             at "/results/semantic/v2/video-embedding":
             "Items with item embeddings, oldest update first.";
     }
-    "semantic_scenes", tag "retrieval" {
+    SemanticScenes, tag "retrieval" {
         item semantic_scenes(Part::All, SceneEmbeddingsEnvelope)
             at "/results/semantic_scenes/v1/video-embedding/{inventory_id}":
             "The item's scene embeddings (1024 floats each, `data.scene_embeddings`).";
@@ -305,7 +308,7 @@ result_endpoints! {
             at "/results/semantic_scenes/v1/video-embedding":
             "Items with scene embeddings, oldest update first.";
     }
-    "nudity", tag "nudity" {
+    Nudity, tag "nudity" {
         item nudity(Part::All, NudityEnvelope) at "/results/nudity/v1/{inventory_id}":
             "The item's nudity (`data.nudity`): the timeline measured on sampled frames, its segments at or above 0.5, the maximum and the mean.";
         status nudity_status at "/results/nudity/v1/status/{inventory_id}":
@@ -313,13 +316,13 @@ result_endpoints! {
         list nudity_list(NudityList, every_type) at "/results/nudity/v1/":
             "Items with nudity results, oldest update first.";
     }
-    "fingerprint", tag "fingerprints" {
+    Fingerprint, tag "fingerprints" {
         item fingerprint(Part::All, FingerprintEnvelope) at "/results/fingerprint/v1/{inventory_id}":
             "The item's audio fingerprint (`data.fingerprint`, one 32-bit hash every `data.fingerprint_hop` seconds).";
         status fingerprint_status at "/results/fingerprint/v1/status/{inventory_id}":
             "The status of the item's fingerprint result.";
     }
-    "fingerprintplus", tag "fingerprints" {
+    Fingerprintplus, tag "fingerprints" {
         item fingerprintplus(Part::All, FingerprintplusEnvelope) at "/results/fingerprintplus/v3/{inventory_id}":
             "The item's fingerprint and profile: `data.fingerprint`, `fingerprint_hop`, and the `mood`, `genre`, `keyword` and `mood_tag` maps (name: score) and `language.main` from its analysis.";
         status fingerprintplus_status at "/results/fingerprintplus/v3/status/{inventory_id}":
@@ -327,7 +330,7 @@ result_endpoints! {
         list fingerprintplus_list(FingerprintplusList, every_type) at "/results/fingerprintplus/v3/":
             "Items with fingerprint+ results, oldest update first.";
     }
-    "scene_tags", tag "scene_tags" {
+    SceneTags, tag "scene_tags" {
         item scene_tags(Part::All, SceneTagsEnvelope) at "/results/scene_tags/v1/{inventory_id}":
             "The item's tags per scene (`data.scene_tags`): keywords, moods and environments with scores.";
         status scene_tags_status at "/results/scene_tags/v1/status/{inventory_id}":
@@ -335,7 +338,7 @@ result_endpoints! {
         list scene_tags_list(SceneTagsList, every_type) at "/results/scene_tags/v1/":
             "Items with scene tags, oldest update first.";
     }
-    "content_summary", tag "content_summary" {
+    ContentSummary, tag "content_summary" {
         item content_summary(Part::All, ContentSummaryEnvelope) at "/results/content_summary/v1/{inventory_id}":
             "The item's content summary (`data.content_summary`): the sentences most central to what is said, in order, with their times.";
         status content_summary_status at "/results/content_summary/v1/status/{inventory_id}":
@@ -343,12 +346,12 @@ result_endpoints! {
         list content_summary_list(ContentSummaryList, every_type) at "/results/content_summary/v1/":
             "Items with content summaries, oldest update first.";
     }
-    "similar", tag "similar" {
+    Similar, tag "similar" {
         similar similar_any(None) at "/results/similar/similar/v2/{inventory_id}":
             "Titles similar to an item, of any type (deprecated).";
-        similar similar_movies(Some("standalone")) at "/results/similar/similar/v2/movies/{inventory_id}":
+        similar similar_movies(Some(ItemType::Standalone)) at "/results/similar/similar/v2/movies/{inventory_id}":
             "Movies (standalone items) similar to an item (deprecated).";
-        similar similar_series(Some("series")) at "/results/similar/similar/v2/series/{inventory_id}":
+        similar similar_series(Some(ItemType::Series)) at "/results/similar/similar/v2/series/{inventory_id}":
             "Series similar to an item (deprecated).";
     }
 }
@@ -440,7 +443,7 @@ pub fn similar(
     org: OrgId,
     params: &Params,
     id: &str,
-    only: Option<&'static str>,
+    only: Option<ItemType>,
 ) -> Result<SimilarTitles, AppError> {
     let mut c = Collect::default();
     let skip = c.take(params.int("skip", 0, 0), 0) as usize;
@@ -448,7 +451,8 @@ pub fn similar(
     let max_score = c.take(params.float("max_score", Some(0.0), Some(1.0)), None);
     c.finish()?;
     let item = live_item(state, org, id)?;
-    let mine = state.store.result(org, id, "similar", None)?.filter(|r| r.status == ResultStatus::Success);
+    let mine =
+        state.store.result(org, id, Product::Similar.as_str(), None)?.filter(|r| r.status == ResultStatus::Success);
     let not_found = || AppError::NotFound(format!("no similar result for item {id:?}"));
     let Some(mine) = mine else { return Err(not_found()) };
     let index = state.effects.indexes.get(&state.store, org, Collection::Items)?;
@@ -459,7 +463,7 @@ pub fn similar(
     if !index.contains(id) {
         return Err(not_found());
     }
-    let kind = only.map(|t| if t == "series" { ItemKind::Series } else { ItemKind::Movie });
+    let kind = only.map(|t| if t == ItemType::Series { ItemKind::Series } else { ItemKind::Movie });
     let query = SimilarQuery { skip, count, max_score, kind };
     let found = kino::vectors::similar::similar_in(&index, id, &query)?;
     // One query for the page's items; one deleted since the index saw it is left out.
@@ -472,7 +476,7 @@ pub fn similar(
             let other = items.get(&f.inventory_id)?;
             Some(SimilarTitle {
                 inventory_id: other.id.clone(),
-                item_type: result_type(&other.item_type),
+                item_type: result_type(other.item_type),
                 service_id: other.service_id.clone(),
                 score: f.score,
             })
@@ -480,7 +484,7 @@ pub fn similar(
         .collect();
     Ok(SimilarTitles {
         inventory_id: item.id,
-        item_type: result_type(&item.item_type),
+        item_type: result_type(item.item_type),
         service_id: item.service_id,
         version_id: params.get("version").map_or_else(|| mine.version_id(), str::to_string),
         last_updated: mine.updated_at,

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use utoipa::ToSchema;
 
 use super::ApiCaller;
-use crate::catalog::{ITEM_TYPES, result_type};
+use crate::catalog::{ItemType, result_type};
 use crate::error::{AppError, Detail};
 use crate::indexes::{ItemCriteria, MAX_SEARCH_DEPTH, SceneQuery, SceneSearch, SearchError, search_scenes};
 use crate::openapi::params::SceneSearchQuery;
@@ -114,15 +114,16 @@ fn search_of(params: &Params) -> Result<SceneSearch, AppError> {
     let catalog_id = params.get("catalog_id").map(|_| c.take(params.int("catalog_id", 0, i64::MIN), 0));
     let mut types = Vec::new();
     for t in params.get("type").into_iter().flat_map(|t| t.split(',')).map(str::trim).filter(|t| !t.is_empty()) {
-        if ITEM_TYPES.contains(&t) {
-            types.push(t.to_string());
+        if let Some(kind) = ItemType::parse(t) {
+            types.push(kind);
         } else {
+            let expected: Vec<&str> = ItemType::ALL.iter().map(|k| k.as_str()).collect();
             c.0.push(Detail::query(
                 "type",
                 "enum",
-                format!("Input should be one of {} (comma-separated)", ITEM_TYPES.join(", ")),
+                format!("Input should be one of {} (comma-separated)", expected.join(", ")),
                 json!(t),
-                json!({"expected": ITEM_TYPES}),
+                json!({"expected": expected}),
             ));
         }
     }
@@ -198,7 +199,7 @@ pub async fn scenes(
         .into_iter()
         .map(|m| SceneFound {
             inventory_id: m.item.id.clone(),
-            item_type: result_type(&m.item.item_type),
+            item_type: result_type(m.item.item_type),
             service_id: m.item.service_id.clone(),
             title: m.item.body["title"].as_str().map(str::to_string),
             start_ts: m.start_ts,

@@ -13,17 +13,17 @@ use utoipa::ToSchema;
 use super::{ApiCaller, blocking};
 use crate::error::{AppError, Detail};
 use crate::openapi::schemas::Empty;
-use crate::products::PRODUCTS;
+use crate::products::Product;
 use crate::state::AppState;
 use crate::tasks::{self, Status, TaskError, TaskState};
 
 type TaskPath = (String, String, String);
 
-fn check_product(product: &str) -> Result<(), AppError> {
-    if PRODUCTS.contains(&product) {
-        return Ok(());
+fn check_product(product: &str) -> Result<Product, AppError> {
+    if let Some(known) = Product::parse(product) {
+        return Ok(known);
     }
-    let expected = PRODUCTS.iter().map(|p| format!("'{p}'")).collect::<Vec<_>>().join(", ");
+    let expected = Product::ALL.iter().map(|p| format!("'{p}'")).collect::<Vec<_>>().join(", ");
     Err(AppError::invalid(Detail {
         kind: "enum".into(),
         loc: vec!["path".into(), "product".into()],
@@ -153,8 +153,8 @@ pub async fn get(
     ApiCaller { org, .. }: ApiCaller,
 ) -> Result<Json<TaskStatus>, AppError> {
     blocking(move || {
-        check_product(&product)?;
-        let status = tasks::status(&state.store, &state.analysis, org, &id, &product, &version)?;
+        let known = check_product(&product)?;
+        let status = tasks::status(&state.store, &state.analysis, org, &id, known, &version)?;
         Ok(Json(task_body(&id, &product, &version, status)))
     })
     .await
@@ -178,7 +178,7 @@ pub async fn post(
     body: Bytes,
 ) -> Result<Json<TaskStatus>, AppError> {
     blocking(move || {
-        check_product(&product)?;
+        let known = check_product(&product)?;
         if version.is_empty() {
             return Err(AppError::invalid(Detail::query(
                 "version",
@@ -224,8 +224,7 @@ pub async fn post(
                 ctx: Value::Null,
             }));
         }
-        let status =
-            tasks::upsert(&state.store, &state.effects, &state.analysis, org, &id, &product, &version, &options)?;
+        let status = tasks::upsert(&state.store, &state.effects, &state.analysis, org, &id, known, &version, &options)?;
         Ok(Json(task_body(&id, &product, &version, status)))
     })
     .await
@@ -247,8 +246,8 @@ pub async fn delete(
     ApiCaller { org, .. }: ApiCaller,
 ) -> Result<Json<TaskStatus>, AppError> {
     blocking(move || {
-        check_product(&product)?;
-        let status = tasks::deactivate(&state.store, &state.analysis, org, &id, &product, &version)?;
+        let known = check_product(&product)?;
+        let status = tasks::deactivate(&state.store, &state.analysis, org, &id, known, &version)?;
         Ok(Json(task_body(&id, &product, &version, status)))
     })
     .await
@@ -273,8 +272,8 @@ pub async fn reset(
     ApiCaller { org, .. }: ApiCaller,
 ) -> Result<impl IntoResponse, AppError> {
     blocking(move || {
-        check_product(&product)?;
-        tasks::reset(&state.store, &state.effects, &state.analysis, org, &id, &product, &version)?;
+        let known = check_product(&product)?;
+        tasks::reset(&state.store, &state.effects, &state.analysis, org, &id, known, &version)?;
         Ok((StatusCode::OK, Json(Empty {})))
     })
     .await

@@ -56,7 +56,7 @@ fn thumbnails_of(
     )?;
     let found = jit_thumbnails(&selection.prepared, &query, selection.embedding.as_deref())?;
     let version = query.clips.effective_version().to_string();
-    let version_id = selection.version_id("jitthumbnails", &version);
+    let version_id = selection.version_id(crate::products::Product::Jitthumbnails, &version);
     let Selection { item, prepared, .. } = selection;
     let clips = &query.clips;
     let mut gen_id = None;
@@ -86,11 +86,11 @@ fn thumbnails_of(
         updated: crate::store::now(),
         version_id: version_id.clone(),
         inventory_id: item.id.clone(),
-        item_type: result_type(&item.item_type),
+        item_type: result_type(item.item_type),
         data: ThumbnailsAnswerData {
             item: ItemIdentity {
                 inventory_id: item.id,
-                item_type: result_type(&item.item_type),
+                item_type: result_type(item.item_type),
                 service_id: item.service_id,
                 version_id,
             },
@@ -130,7 +130,8 @@ pub async fn generation(
     security(("api_key" = []), ("api_key_header" = []), ("bearer" = [])),
 )]
 pub async fn status(State(state): State<AppState>, Path(id): Path<String>, c: PreviewsCaller) -> impl IntoResponse {
-    blocking(move || item_status(&state, c.org, &c.params, &id, "jitthumbnails").map(Json)).await
+    blocking(move || item_status(&state, c.org, &c.params, &id, crate::products::Product::Jitthumbnails).map(Json))
+        .await
 }
 
 /// Items with thumbnails results, oldest update first.
@@ -144,5 +145,8 @@ pub async fn status(State(state): State<AppState>, Path(id): Path<String>, c: Pr
     security(("api_key" = []), ("api_key_header" = []), ("bearer" = [])),
 )]
 pub async fn list(State(state): State<AppState>, c: PreviewsCaller) -> impl IntoResponse {
-    blocking(move || list_product(&state, c.org, &c.params, "jitthumbnails", 1000, None).map(Json)).await
+    blocking(move || {
+        list_product(&state, c.org, &c.params, crate::products::Product::Jitthumbnails, 1000, None).map(Json)
+    })
+    .await
 }

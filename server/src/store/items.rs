@@ -12,7 +12,7 @@ pub struct ItemRow {
     /// The service's own id.
     pub service_id: String,
     /// `standalone`, `series`, `season` or `episode`.
-    pub item_type: String,
+    pub item_type: crate::vocabulary::ItemType,
     /// The item as last upserted (JSON).
     pub body: serde_json::Value,
     /// Whether the item is deleted.
@@ -40,7 +40,7 @@ impl Store {
         &self,
         org: OrgId,
         id: &str,
-        item_type: &str,
+        item_type: crate::vocabulary::ItemType,
         body: &serde_json::Value,
         deleted: bool,
     ) -> StoreResult<String> {

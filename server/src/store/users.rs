@@ -237,7 +237,7 @@ mod tests {
 
         for (i, title) in ["Iron Harbor", "Harbor Lights", "50% Off_"].iter().enumerate() {
             let body = serde_json::json!({"id": format!("it-{i}"), "title": title, "type": "standalone"});
-            store.upsert_item(org, &format!("it-{i}"), "standalone", &body, false).unwrap();
+            store.upsert_item(org, &format!("it-{i}"), crate::vocabulary::ItemType::Standalone, &body, false).unwrap();
         }
         let ids = |q: &str| {
             let (rows, total) = store.search_items(org, q, 0, 10).unwrap();

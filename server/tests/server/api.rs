@@ -301,7 +301,7 @@ async fn task_state_table() {
     let products: Vec<&str> = list.as_array().unwrap().iter().map(|t| t["product"].as_str().unwrap()).collect();
     assert_eq!(products, ["fingerprint", "profanity", "profanity"]);
     // every product name is accepted; others are a 422
-    for product in kino_server::products::PRODUCTS {
+    for product in kino_server::products::Product::ALL.iter().map(|p| p.as_str()) {
         assert_eq!(t.call("POST", &task("m1", product), None).await.0, StatusCode::OK, "{product}");
     }
     let (s, err) = t.call("POST", &task("m1", "coffee"), None).await;

@@ -41,7 +41,13 @@ fn a_replica_reads_the_signals_another_stored_over_its_cache() {
 pub(crate) fn store_scenes(state: &AppState, org: OrgId, id: &str) {
     state
         .store
-        .upsert_item(org, id, "standalone", &json!({"id": id, "type": "standalone", "title": id}), false)
+        .upsert_item(
+            org,
+            id,
+            kino_server::catalog::ItemType::Standalone,
+            &json!({"id": id, "type": "standalone", "title": id}),
+            false,
+        )
         .unwrap();
     state.store.upsert_task(org, id, "semantic_scenes", "1.0.0", "{}").unwrap();
     let job = state.store.claim_job().unwrap().expect("the task's job");
@@ -68,7 +74,7 @@ fn a_replica_finds_in_its_index_what_another_stored_once_it_refreshes() {
     assert!(holds(&b, "m1"));
     assert_eq!(b.effects.indexes.refresh_all(&b.store), 0, "nothing changed since");
 
-    kino_server::catalog::delete(&a.store, &a.effects, org, "standalone", "m1").unwrap();
+    kino_server::catalog::delete(&a.store, &a.effects, org, kino_server::catalog::ItemType::Standalone, "m1").unwrap();
     assert!(!holds(&a, "m1"));
     assert!(holds(&b, "m1"));
     b.effects.indexes.refresh_all(&b.store);
@@ -103,7 +109,15 @@ fn work_claimed_by_a_live_replica_stays_its_own_and_is_recovered_once_it_dies() 
     assert_ne!(a.store.owner(), b.store.owner());
     let (org, _) = a.store.ensure_org("acme").unwrap();
     let catalog_id = a.store.ensure_catalog(org, "acme").unwrap();
-    a.store.upsert_item(org, "m1", "standalone", &json!({"id": "m1", "type": "standalone"}), false).unwrap();
+    a.store
+        .upsert_item(
+            org,
+            "m1",
+            kino_server::catalog::ItemType::Standalone,
+            &json!({"id": "m1", "type": "standalone"}),
+            false,
+        )
+        .unwrap();
     a.store.upsert_task(org, "m1", "similar", "1.0.0", "{}").unwrap();
     let recipe = RecipeRow {
         id: "r1".into(),

@@ -289,7 +289,10 @@ async fn forms_need_the_session_csrf_token_and_pages_are_scoped_to_the_organisat
     for i in 0..30 {
         let body =
             serde_json::json!({"id": format!("tt-{i:02}"), "title": format!("Title {i:02}"), "type": "standalone"});
-        w.state.store.upsert_item(org, &format!("tt-{i:02}"), "standalone", &body, false).unwrap();
+        w.state
+            .store
+            .upsert_item(org, &format!("tt-{i:02}"), kino_server::catalog::ItemType::Standalone, &body, false)
+            .unwrap();
     }
     let first = w.get("/app/catalog", &ada).await;
     assert!(first.body.contains("30 items") && first.body.contains("page 1 of 2"), "{}", first.body);
