@@ -1,4 +1,4 @@
-//! The one place where the document is assembled: every route module's handlers, the security
+//! The one place where the document is assembled: every route module's own `Api`, the security
 //! schemes and the conventions, merged into the OpenAPI 3.1 document; and the handlers that
 //! serve it (`/openapi.json`, `/docs` and the portal's documentation addresses).
 
@@ -10,10 +10,12 @@ use utoipa::openapi::security::{ClientCredentials, Flow, HttpAuthScheme, HttpBui
 use utoipa::{Modify, OpenApi};
 
 use super::*;
+use crate::routes;
 use crate::routes::portal::PortalErrorBody;
-use crate::routes::{admin, analysis, catalog, portal, previews, results, service, tasks};
 
-/// The document: every operation and the schemas they refer to.
+/// The document's own part: its description, tags and shared schemas, and the operations of this
+/// module (the document and the docs pages). [`document`] merges every route module's `Api` into
+/// it, then applies the security schemes and the conventions.
 #[derive(OpenApi)]
 #[openapi(
     info(
@@ -27,42 +29,9 @@ use crate::routes::{admin, analysis, catalog, portal, previews, results, service
         license(name = "Apache-2.0", identifier = "Apache-2.0"),
     ),
     paths(
-        crate::routes::oauth::token,
-        portal::catalogs, portal::catalog, portal::smartlists, portal::smartlist, portal::smartlist_assets,
-        portal::recipes, portal::recipe, portal::creative_assets, portal::creative_asset,
-        admin::list_orgs, admin::create_org, admin::list_catalogs, admin::create_catalog, admin::update_catalog,
-        admin::list_keys, admin::create_key, admin::revoke_key, admin::list_clients, admin::create_client,
-        admin::revoke_client,
-        admin::list_smartlists, admin::create_smartlist, admin::get_smartlist, admin::update_smartlist,
-        admin::delete_smartlist, admin::publish_smartlist, admin::unpublish_smartlist, admin::smartlist_members,
-        admin::refresh_smartlists,
-        admin::list_recipes, admin::create_recipe, admin::get_recipe, admin::update_recipe, admin::publish_recipe,
-        admin::unpublish_recipe, admin::run_recipe, admin::recipe_assets,
-        admin::list_webhooks, admin::create_webhook, admin::delete_webhook, admin::enable_webhook,
-        admin::disable_webhook, admin::test_webhook, admin::webhook_deliveries, admin::redeliver,
-        catalog::upsert, catalog::list, catalog::get, catalog::delete, analysis::put_signals,
-        tasks::get, tasks::post, tasks::delete, tasks::reset, tasks::list,
-        previews::clips, previews::generation, previews::clip_types, previews::status, previews::list,
-        crate::routes::thumbnails::thumbnails, crate::routes::thumbnails::generation,
-        crate::routes::thumbnails::status, crate::routes::thumbnails::list,
-        results::text_embedding, crate::routes::search::scenes, results::semantic_scenes, results::semantic_scenes_status, results::semantic_scenes_list,
-        results::semantic, results::semantic_status, results::semantic_list,
-        results::profanity, results::profanity_status, results::profanity_segments, results::profanity_list,
-        results::similar_movies, results::similar_series, results::similar_any,
-        results::emotions, results::emotions_status, results::emotions_list,
-        results::content_summary, results::content_summary_status, results::content_summary_list,
-        results::nudity, results::nudity_status, results::nudity_list,
-        results::fingerprint, results::fingerprint_status, results::fingerprintplus, results::fingerprintplus_status,
-        results::fingerprintplus_list, crate::routes::fingerprints::duplicates, crate::routes::fingerprints::groups,
-        crate::routes::markers::asset, crate::routes::markers::list, crate::routes::characters::characters,
-        crate::routes::adbreaks::millisec, crate::routes::adbreaks::frame, crate::routes::adbreaks::contextual,
-        results::scene_tags, results::scene_tags_status, results::scene_tags_list,
-        service::media_generation_file, service::media_creative_asset_file,
-        service::health, service::version, openapi_json, docs, portal_openapi_json,
-        smartlist_docs, smartlist_docs_any, portal_docs, portal_docs_any,
+        openapi_json, docs, portal_openapi_json, smartlist_docs, smartlist_docs_any, portal_docs, portal_docs_any,
     ),
     components(schemas(ErrorDetail, ValidationError, PortalErrorBody)),
-    modifiers(&Security, &Conventions),
     tags(
         (name = "identity", description = "OAuth 2.0 client credentials for the portal"),
         (name = "portal", description = "Smartlists, catalogs, recipes and creative assets (bearer token, rate limited)"),
@@ -89,9 +58,45 @@ use crate::routes::{admin, analysis, catalog, portal, previews, results, service
 #[derive(Debug)]
 pub struct ApiDoc;
 
-/// The document as JSON.
+/// The document as JSON: this module's part, every route module's operations, the security
+/// schemes and the conventions.
 pub fn document() -> Value {
-    serde_json::to_value(ApiDoc::openapi()).expect("the OpenAPI model serialises")
+    let mut doc = ApiDoc::openapi();
+    for part in [
+        routes::oauth::Api::openapi(),
+        routes::portal::Api::openapi(),
+        routes::admin::Api::openapi(),
+        routes::catalog::Api::openapi(),
+        routes::analysis::Api::openapi(),
+        routes::tasks::Api::openapi(),
+        routes::previews::Api::openapi(),
+        routes::thumbnails::Api::openapi(),
+        routes::results::Api::openapi(),
+        routes::search::Api::openapi(),
+        routes::fingerprints::Api::openapi(),
+        routes::markers::Api::openapi(),
+        routes::characters::Api::openapi(),
+        routes::adbreaks::Api::openapi(),
+        routes::service::Api::openapi(),
+    ] {
+        doc.merge(part);
+    }
+    Security.modify(&mut doc);
+    Conventions.modify(&mut doc);
+    serde_json::to_value(doc).expect("the OpenAPI model serialises")
+}
+
+/// This module's routes: the document and its pages (merged in `app.rs`).
+pub fn router() -> axum::Router<crate::state::AppState> {
+    use axum::routing::get;
+    axum::Router::new()
+        .route("/openapi.json", get(openapi_json))
+        .route("/docs", get(docs))
+        .route("/smartlists/openapi.json", get(portal_openapi_json))
+        .route("/smartlists/docs", get(smartlist_docs))
+        .route("/smartlists/docs/{*rest}", get(smartlist_docs_any))
+        .route("/portal/docs", get(portal_docs))
+        .route("/portal/docs/{*rest}", get(portal_docs_any))
 }
 
 /// The security schemes.

@@ -2,7 +2,7 @@
 //! attributes and the types they answer with, and a readable docs page generated from it.
 //!
 //! Each handler carries `#[utoipa::path]` (method, path, parameters, request body, responses,
-//! security); [`ApiDoc`] lists them. Query parameters are `IntoParams` types in [`params`] (the
+//! security); each route module lists its own in its `Api`, and [`api::document`] merges them. Query parameters are `IntoParams` types in [`params`] (the
 //! previews parameters come from the core's `ClipQuery::parameter_specs`); answers are the types the
 //! handlers serialise, and request bodies that handlers read field by field are in [`schemas`]. The
 //! contract test in `server/tests/server/support.rs` validates every answer of the integration tests against

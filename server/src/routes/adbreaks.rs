@@ -241,3 +241,17 @@ pub async fn contextual(
     })
     .await
 }
+
+/// This module's routes (merged in `app.rs`).
+pub fn router() -> axum::Router<AppState> {
+    use axum::routing::get;
+    axum::Router::new()
+        .route("/results/adbreaks/v2/filter/millisec/{inventory_id}", get(millisec))
+        .route("/results/adbreaks/v2/filter/frame/{inventory_id}", get(frame))
+        .route("/results/contextual_adbreak/v2/{inventory_id}", get(contextual))
+}
+
+/// This module's operations in the OpenAPI document (merged in `openapi/api.rs`).
+#[derive(Debug, utoipa::OpenApi)]
+#[openapi(paths(millisec, frame, contextual))]
+pub struct Api;

@@ -164,3 +164,17 @@ impl std::io::Read for BodyReader {
         Ok(n)
     }
 }
+
+/// This module's routes (merged in `app.rs`).
+pub fn router() -> axum::Router<AppState> {
+    use axum::routing::put;
+    axum::Router::new().route(
+        "/analysis/v1/item/{item_type}/{id}",
+        put(put_signals).layer(axum::extract::DefaultBodyLimit::max(MAX_SIGNALS_BYTES)),
+    )
+}
+
+/// This module's operations in the OpenAPI document (merged in `openapi/api.rs`).
+#[derive(Debug, utoipa::OpenApi)]
+#[openapi(paths(put_signals))]
+pub struct Api;

@@ -195,3 +195,17 @@ impl utoipa::PartialSchema for Null {
 }
 
 impl utoipa::ToSchema for Null {}
+
+/// This module's routes (merged in `app.rs`).
+pub fn router() -> axum::Router<AppState> {
+    use axum::routing as on;
+    axum::Router::new()
+        .route("/catalog/v1/item", on::put(upsert).get(list))
+        .route("/catalog/v1/item/{item_type}/{id}", on::get(get))
+        .route("/catalog/v1/delete/{item_type}/{id}", on::put(delete))
+}
+
+/// This module's operations in the OpenAPI document (merged in `openapi/api.rs`).
+#[derive(Debug, utoipa::OpenApi)]
+#[openapi(paths(upsert, list, get, delete))]
+pub struct Api;

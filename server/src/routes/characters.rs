@@ -82,3 +82,14 @@ pub async fn characters(
     .await
     .map_err(|e| AppError::Internal(e.to_string()))?
 }
+
+/// This module's routes (merged in `app.rs`).
+pub fn router() -> axum::Router<AppState> {
+    use axum::routing::get;
+    axum::Router::new().route("/results/characters/v1/{inventory_id}", get(characters))
+}
+
+/// This module's operations in the OpenAPI document (merged in `openapi/api.rs`).
+#[derive(Debug, utoipa::OpenApi)]
+#[openapi(paths(characters))]
+pub struct Api;

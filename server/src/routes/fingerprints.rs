@@ -106,3 +106,16 @@ pub async fn groups(
     .await
     .map_err(|e| AppError::Internal(e.to_string()))?
 }
+
+/// This module's routes (merged in `app.rs`).
+pub fn router() -> axum::Router<AppState> {
+    use axum::routing::get;
+    axum::Router::new()
+        .route("/results/fingerprintplus/v3/duplicates", get(groups))
+        .route("/results/fingerprintplus/v3/duplicates/{inventory_id}", get(duplicates))
+}
+
+/// This module's operations in the OpenAPI document (merged in `openapi/api.rs`).
+#[derive(Debug, utoipa::OpenApi)]
+#[openapi(paths(duplicates, groups))]
+pub struct Api;

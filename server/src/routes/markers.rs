@@ -137,3 +137,16 @@ pub async fn list(
     })
     .await
 }
+
+/// This module's routes (merged in `app.rs`).
+pub fn router() -> axum::Router<AppState> {
+    use axum::routing::get;
+    axum::Router::new()
+        .route("/results/markers/v1/", get(list))
+        .route("/results/markers/v1/asset/{inventory_id}", get(asset))
+}
+
+/// This module's operations in the OpenAPI document (merged in `openapi/api.rs`).
+#[derive(Debug, utoipa::OpenApi)]
+#[openapi(paths(asset, list))]
+pub struct Api;

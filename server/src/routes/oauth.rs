@@ -260,6 +260,17 @@ pub async fn token(State(state): State<AppState>, headers: HeaderMap, body: Byte
     res
 }
 
+/// This module's routes (merged in `app.rs`).
+pub fn router() -> axum::Router<AppState> {
+    use axum::routing::post;
+    axum::Router::new().route("/oauth/token", post(token))
+}
+
+/// This module's operations in the OpenAPI document (merged in `openapi/api.rs`).
+#[derive(Debug, utoipa::OpenApi)]
+#[openapi(paths(token))]
+pub struct Api;
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -445,3 +445,33 @@ pub async fn creative_asset(State(state): State<AppState>, Path(id): Path<String
     })
     .await
 }
+
+/// This module's routes (merged in `app.rs`).
+pub fn router() -> axum::Router<AppState> {
+    use axum::routing::get;
+    axum::Router::new()
+        .route("/catalogs/", get(catalogs))
+        .route("/catalogs/{id}", get(catalog))
+        .route("/smartlists/", get(smartlists))
+        .route("/smartlists/{id}", get(smartlist))
+        .route("/smartlists/{id}/assets", get(smartlist_assets))
+        .route("/recipes/", get(recipes))
+        .route("/recipes/{id}", get(recipe))
+        .route("/creative-assets/", get(creative_assets))
+        .route("/creative-assets/{id}", get(creative_asset))
+}
+
+/// This module's operations in the OpenAPI document (merged in `openapi/api.rs`).
+#[derive(Debug, utoipa::OpenApi)]
+#[openapi(paths(
+    catalogs,
+    catalog,
+    smartlists,
+    smartlist,
+    smartlist_assets,
+    recipes,
+    recipe,
+    creative_assets,
+    creative_asset
+))]
+pub struct Api;

@@ -208,3 +208,19 @@ pub async fn list(State(state): State<AppState>, c: PreviewsCaller) -> impl Into
     })
     .await
 }
+
+/// This module's routes (merged in `app.rs`).
+pub fn router() -> axum::Router<AppState> {
+    use axum::routing::get;
+    axum::Router::new()
+        .route("/results/jitpreviews/v2/", get(list))
+        .route("/results/jitpreviews/v2/info/clip_types", get(clip_types))
+        .route("/results/jitpreviews/v2/gen/{gen_id}/status", get(generation))
+        .route("/results/jitpreviews/v2/status/{inventory_id}", get(status))
+        .route("/results/jitpreviews/v2/{inventory_id}", get(clips))
+}
+
+/// This module's operations in the OpenAPI document (merged in `openapi/api.rs`).
+#[derive(Debug, utoipa::OpenApi)]
+#[openapi(paths(clips, generation, clip_types, status, list))]
+pub struct Api;

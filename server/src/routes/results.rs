@@ -186,11 +186,26 @@ fn embedding_types(params: &Params) -> Result<ItemTypes, AppError> {
 /// - `list name(list, types[, query])`: the product's results, a page at a time, of the item
 ///   types `types` keeps (with the extra query parameters `query` documented);
 /// - `similar name(only)`: the titles nearest the item, of the type `only` (any when `None`).
+///
+/// The table also gives the module's `router()` and its OpenAPI `Api`: each path is written once.
 macro_rules! result_endpoints {
     ($($product:ident, tag $tag:literal {
         $($kind:ident $name:ident $(($($arg:tt)*))? at $path:literal: $doc:literal;)*
     })*) => {
         $($(result_endpoints!(@$kind $name, $product, $tag, $path, $doc $(, $($arg)*)?);)*)*
+
+        /// This module's routes (merged in `app.rs`): the table's, and the text embedding.
+        pub fn router() -> axum::Router<AppState> {
+            use axum::routing::get;
+            axum::Router::new()
+                .route("/results/semantic_scenes/v1/text-embedding", get(text_embedding))
+                $($(.route($path, get($name)))*)*
+        }
+
+        /// This module's operations in the OpenAPI document (merged in `openapi/api.rs`).
+        #[derive(Debug, utoipa::OpenApi)]
+        #[openapi(paths(text_embedding, $($($name),*),*))]
+        pub struct Api;
     };
     (@item $name:ident, $product:ident, $tag:literal, $path:literal, $doc:literal, $part:expr, $body:ident) => {
         #[doc = $doc]

@@ -209,3 +209,14 @@ pub async fn scenes(
         .collect();
     Ok(Json(SceneSearchAnswer { encoder, skip, count, scenes }))
 }
+
+/// This module's routes (merged in `app.rs`).
+pub fn router() -> axum::Router<AppState> {
+    use axum::routing::get;
+    axum::Router::new().route("/search/v1/scenes", get(scenes))
+}
+
+/// This module's operations in the OpenAPI document (merged in `openapi/api.rs`).
+#[derive(Debug, utoipa::OpenApi)]
+#[openapi(paths(scenes))]
+pub struct Api;

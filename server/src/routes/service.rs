@@ -118,3 +118,14 @@ pub async fn media_generation_file() {}
     security(()),
 )]
 pub async fn media_creative_asset_file() {}
+
+/// This module's routes (merged in `app.rs`).
+pub fn router() -> axum::Router<crate::state::AppState> {
+    use axum::routing::get;
+    axum::Router::new().route("/health", get(health)).route("/version", get(version))
+}
+
+/// This module's operations in the OpenAPI document (merged in `openapi/api.rs`).
+#[derive(Debug, utoipa::OpenApi)]
+#[openapi(paths(health, version, media_generation_file, media_creative_asset_file))]
+pub struct Api;

@@ -308,3 +308,20 @@ pub async fn list(
     })
     .await
 }
+
+/// The path of one task.
+const TASK: &str = "/tasks/catalog-item/{inventory_id}/product/{product}/version/{version}";
+
+/// This module's routes (merged in `app.rs`).
+pub fn router() -> axum::Router<AppState> {
+    use axum::routing as on;
+    axum::Router::new()
+        .route(TASK, on::get(get).post(post).delete(delete))
+        .route(&format!("{TASK}/reset"), on::put(reset))
+        .route("/tasks/catalog-item/{inventory_id}", on::get(list))
+}
+
+/// This module's operations in the OpenAPI document (merged in `openapi/api.rs`).
+#[derive(Debug, utoipa::OpenApi)]
+#[openapi(paths(get, post, delete, reset, list))]
+pub struct Api;

@@ -150,3 +150,18 @@ pub async fn list(State(state): State<AppState>, c: PreviewsCaller) -> impl Into
     })
     .await
 }
+
+/// This module's routes (merged in `app.rs`).
+pub fn router() -> axum::Router<AppState> {
+    use axum::routing::get;
+    axum::Router::new()
+        .route("/results/jitthumbnails/v2/", get(list))
+        .route("/results/jitthumbnails/v2/gen/{gen_id}/status", get(generation))
+        .route("/results/jitthumbnails/v2/status/{inventory_id}", get(status))
+        .route("/results/jitthumbnails/v2/{inventory_id}", get(thumbnails))
+}
+
+/// This module's operations in the OpenAPI document (merged in `openapi/api.rs`).
+#[derive(Debug, utoipa::OpenApi)]
+#[openapi(paths(thumbnails, generation, status, list))]
+pub struct Api;

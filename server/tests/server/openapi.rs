@@ -143,46 +143,73 @@ fn the_contract_refuses_answers_that_do_not_match() {
     assert!(refused("GET", "/catalogs/", 401, "application/json", r#"{"detail": "wrong body"}"#), "portal body");
 }
 
-/// The routes `app()` declares, read from its source: `(METHOD, OpenAPI path)`.
+/// The routes `app()` declares, read from the sources of the route modules' `router()` functions
+/// (and the results table, whose rows are routes): `(METHOD, OpenAPI path)`. A module nested under
+/// a prefix in `app.rs` (`.nest("/admin/v1", routes::admin::router())`) gets the prefix.
 fn routes_in_app_source() -> Vec<(String, String)> {
-    let source = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/src/app.rs")).unwrap();
-    let task = source
-        .split("let task = \"")
-        .nth(1)
-        .and_then(|rest| rest.split('"').next())
-        .expect("app.rs names the task path `task`")
-        .to_string();
-    // Routers nested under a prefix: `.nest("/prefix", name())` and the routes of `fn name`.
-    let nested: Vec<(String, String)> = source
+    let src = concat!(env!("CARGO_MANIFEST_DIR"), "/src");
+    let app = std::fs::read_to_string(format!("{src}/app.rs")).unwrap();
+    let nested: Vec<(String, String)> = app
         .split(".nest(\"")
         .skip(1)
         .filter_map(|rest| {
-            let (prefix, rest) = rest.split_once("\", ")?;
-            let name = rest.split('(').next()?;
-            Some((prefix.to_string(), name.to_string()))
+            let (prefix, rest) = rest.split_once("\", routes::")?;
+            let module = rest.split("::").next()?;
+            Some((prefix.to_string(), module.to_string()))
         })
         .collect();
+    let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(format!("{src}/routes"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "rs"))
+        .collect();
+    files.push(format!("{src}/openapi/api.rs").into());
+    files.sort();
     let mut out = Vec::new();
-    for (i, call) in source.split(".route(").enumerate().skip(1) {
-        let before: String = source.split(".route(").take(i).collect::<Vec<_>>().join(".route(");
-        let router = before.rsplit("\nfn ").next().and_then(|f| f.split('(').next()).unwrap_or("");
-        let prefix = nested.iter().find(|(_, name)| name == router).map_or("", |(p, _)| p.as_str());
-        let call = call.split("\n        .").next().unwrap();
-        let path = if call.starts_with("task,") {
-            task.clone()
-        } else if call.starts_with("&format!(\"{task}") {
-            format!("{task}{}", call.trim_start_matches("&format!(\"{task}").split('"').next().unwrap())
-        } else {
-            call.split('"').nth(1).expect("a route path literal").to_string()
+    for file in files {
+        let source = std::fs::read_to_string(&file).unwrap();
+        let module = file.file_stem().unwrap().to_string_lossy().to_string();
+        let prefix = nested.iter().find(|(_, m)| *m == module).map_or("", |(p, _)| p.as_str());
+        // The results table: each row `... at "/path":` is a GET route of the module's router.
+        for row in source.split(" at \"").skip(1) {
+            let path = row.split('"').next().unwrap();
+            if path.starts_with('/') {
+                out.push(("get".to_string(), format!("{prefix}{path}")));
+            }
+        }
+        let Some(body) = source.split("pub fn router()").nth(1).and_then(|b| b.split("\n}\n").next()) else {
+            continue;
         };
-        let path = format!("{prefix}{}", path.replace("{*", "{"));
-        for method in ["get", "post", "put", "delete", "patch"] {
-            let needle = format!("{method}(");
-            let mut calls = call
-                .match_indices(&needle)
-                .filter(|(i, _)| call[..*i].chars().next_back().is_none_or(|c| !(c.is_alphanumeric() || c == '_')));
-            if calls.next().is_some() {
-                out.push((method.to_string(), path.clone()));
+        let constant = |name: &str| {
+            source
+                .split(&format!("const {name}: &str = \""))
+                .nth(1)
+                .and_then(|rest| rest.split('"').next())
+                .unwrap_or_else(|| panic!("{} names the path constant {name}", file.display()))
+                .to_string()
+        };
+        for call in body.split(".route(").skip(1) {
+            let call = call.split("\n        .").next().unwrap();
+            if call.starts_with('$') {
+                continue; // the results table's rows, read above
+            }
+            let path = if call.trim_start().starts_with('"') {
+                call.split('"').nth(1).expect("a route path literal").to_string()
+            } else if let Some(rest) = call.trim_start().strip_prefix("&format!(\"{") {
+                let (name, tail) = rest.split_once('}').unwrap();
+                format!("{}{}", constant(name), tail.split('"').next().unwrap())
+            } else {
+                constant(call.trim_start().split(',').next().unwrap())
+            };
+            let path = format!("{prefix}{}", path.replace("{*", "{"));
+            for method in ["get", "post", "put", "delete", "patch"] {
+                let needle = format!("{method}(");
+                let mut calls = call
+                    .match_indices(&needle)
+                    .filter(|(i, _)| call[..*i].chars().next_back().is_none_or(|c| !(c.is_alphanumeric() || c == '_')));
+                if calls.next().is_some() {
+                    out.push((method.to_string(), path.clone()));
+                }
             }
         }
     }
@@ -193,11 +220,11 @@ fn routes_in_app_source() -> Vec<(String, String)> {
 fn every_route_of_the_app_is_documented() {
     let doc = kino_server::openapi::api::document();
     let routes = routes_in_app_source();
-    assert!(routes.len() >= 80, "{} routes read from app.rs", routes.len());
+    assert!(routes.len() >= 80, "{} routes read from the route modules", routes.len());
     let missing: Vec<String> = routes
         .iter()
         .filter(|(method, path)| !doc["paths"][path.as_str()][method.as_str()].is_object())
         .map(|(method, path)| format!("{} {path}", method.to_uppercase()))
         .collect();
-    assert!(missing.is_empty(), "routes without #[utoipa::path] in openapi::api::ApiDoc: {missing:?}");
+    assert!(missing.is_empty(), "routes without #[utoipa::path] in their module's Api: {missing:?}");
 }
