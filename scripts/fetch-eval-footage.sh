@@ -39,7 +39,7 @@ if ! [ -f "$sdist" ] || [ "$(sha_of "$sdist")" != "$SDIST_SHA" ]; then
     staging="$(mktemp -d "$CACHE/.download.XXXXXX")"
     trap 'rm -rf "$staging"' EXIT
     echo "fetch-eval-footage: downloading $SDIST (58 MB) with pip" >&2
-    "$PYTHON" -m pip download --quiet --disable-pip-version-check --no-deps --no-binary :all: \
+    "$PYTHON" -m pip download --quiet --disable-pip-version-check --no-cache-dir --no-deps --no-binary :all: \
         -d "$staging" moviepy==2.2.1 >&2 || fail "pip download moviepy==2.2.1 failed"
     [ -f "$staging/$SDIST" ] || fail "pip download did not give $SDIST"
     [ "$(sha_of "$staging/$SDIST")" = "$SDIST_SHA" ] || fail "$SDIST: sha256 differs from the pin $SDIST_SHA"
