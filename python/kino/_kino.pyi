@@ -7,8 +7,11 @@ import numpy as np
 import numpy.typing as npt
 
 __version__: str
+DEFAULTS: Dict[str, Dict[str, Any]]
+"""What a keyword argument left as ``None`` means, by function, read from the core."""
 __all__ = [
     "__version__",
+    "DEFAULTS",
     "InvalidQueryError",
     "InvalidSignalsError",
     "MissingSignalError",
@@ -188,8 +191,9 @@ class _ModelState(TypedDict):
 def models(models_dir: Union[str, os.PathLike[str], None] = None) -> List[_ModelState]:
     """The pretrained models analysis knows of: loaded or not, and why not."""
 
-def nudity(signals: Signals, threshold: float = 0.5, merge_gap: float = 2.0) -> Dict[str, Any]:
-    """The nudity product: the timeline, its segments at or above ``threshold``, maximum and mean."""
+def nudity(signals: Signals, threshold: Optional[float] = None, merge_gap: Optional[float] = None) -> Dict[str, Any]:
+    """The nudity product: the timeline, its segments at or above ``threshold``, maximum and mean
+    (``None``: ``DEFAULTS["nudity"]``)."""
 
 def compare_fingerprints(a: Signals, b: Signals) -> Optional[Dict[str, Any]]:
     """How two titles' soundtracks align: offset, bit error rate, overlap, similarity, same_title."""
@@ -207,26 +211,33 @@ def season_markers(episodes: Sequence[Signals], numbers: Optional[Sequence[Optio
     """Binge markers of a season's episodes: intro, recap, credits start (seconds or ``None``)."""
 
 def adbreaks(
-    signals: Signals, window: float = 5.0, separation: float = 1.0, skip_first: float = 1.0, skip_last: float = 1.0
+    signals: Signals,
+    window: Optional[float] = None,
+    separation: Optional[float] = None,
+    skip_first: Optional[float] = None,
+    skip_last: Optional[float] = None,
 ) -> List[Dict[str, Any]]:
-    """Ad breaks by window (minutes): ``rank`` and ``candidates`` (time, score), the chosen one first."""
+    """Ad breaks by window (minutes): ``rank`` and ``candidates`` (time, score), the chosen one first
+    (``None``: ``DEFAULTS["adbreaks"]``)."""
 
 def contextual_adbreaks(
     signals: Signals,
-    minimum_separation: float = 1.0,
-    maximum_separation: float = 5.0,
-    skip_first: float = 1.0,
-    skip_last: float = 1.0,
+    minimum_separation: Optional[float] = None,
+    maximum_separation: Optional[float] = None,
+    skip_first: Optional[float] = None,
+    skip_last: Optional[float] = None,
 ) -> List[Dict[str, Any]]:
-    """Contextual ad breaks: each with nudity and profanity nearby and the tags of the scene before it."""
+    """Contextual ad breaks: each with nudity and profanity nearby and the tags of the scene before it
+    (``None``: ``DEFAULTS["contextual_adbreaks"]``)."""
 
 def scene_tags(signals: Signals) -> List[Dict[str, Any]]:
     """The scene tags product: per scene, its keywords, moods and environments with scores."""
 
 def content_summary(
-    signals: Signals, max_sentences: int = 7, encoder: Optional[TextEncoder] = None
+    signals: Signals, max_sentences: Optional[int] = None, encoder: Optional[TextEncoder] = None
 ) -> Dict[str, Any]:
-    """The sentences of the transcript most central to what is said, in time order."""
+    """The sentences of the transcript most central to what is said, in time order
+    (``None``: ``DEFAULTS["content_summary"]``)."""
 
 def transcribe(
     path: Union[str, os.PathLike[str]],
@@ -281,8 +292,9 @@ class _EmotionWindow(TypedDict):
     arousal: float
     dominance: float
 
-def emotion_windows(signals: Signals, window: float = 10.0) -> List[_EmotionWindow]:
-    """The emotion result's consecutive windows (``data.emotion[]``)."""
+def emotion_windows(signals: Signals, window: Optional[float] = None) -> List[_EmotionWindow]:
+    """The emotion result's consecutive windows (``data.emotion[]``; ``None``:
+    ``DEFAULTS["emotion_windows"]``)."""
 
 class _ProfanitySegment(TypedDict):
     start: float
@@ -294,9 +306,13 @@ class _ProfanityResult(TypedDict):
     segments: List[_ProfanitySegment]
 
 def profanity(
-    signals: Signals, merge_gap: float = 3.0, min_score: float = 0.5, severe_score: float = 0.8
+    signals: Signals,
+    merge_gap: Optional[float] = None,
+    min_score: Optional[float] = None,
+    severe_score: Optional[float] = None,
 ) -> _ProfanityResult:
-    """The profanity result (``data.profanity``): label and merged segments."""
+    """The profanity result (``data.profanity``): label and merged segments (``None``:
+    ``DEFAULTS["profanity"]``)."""
 
 class _FrameChoice(TypedDict):
     time: float
@@ -314,14 +330,15 @@ def choose_frame(
     start: float,
     stop: float,
     *,
-    min_brightness: float = 0.15,
-    max_brightness: float = 0.85,
-    max_nudity: float = 0.1,
-    max_blood_gore: float = 0.1,
-    shot_margin: float = 0.5,
-    main_character: bool = True,
+    min_brightness: Optional[float] = None,
+    max_brightness: Optional[float] = None,
+    max_nudity: Optional[float] = None,
+    max_blood_gore: Optional[float] = None,
+    shot_margin: Optional[float] = None,
+    main_character: Optional[bool] = None,
 ) -> Optional[_FrameChoice]:
-    """The thumbnail frame inside ``[start, stop)`` by the service's frame rule, or ``None``."""
+    """The thumbnail frame inside ``[start, stop)`` by the service's frame rule, or ``None``
+    (a threshold left ``None``: ``DEFAULTS["choose_frame"]``)."""
 
 class _AnalysisRequired(TypedDict):
     analyzer: str
@@ -348,14 +365,15 @@ class VectorIndex:
         vectors: npt.NDArray[np.float32],
         ids: Sequence[str],
         metric: str = "cosine",
-        m: int = 16,
-        ef_construction: int = 200,
+        m: Optional[int] = None,
+        ef_construction: Optional[int] = None,
         codes: str = "none",
         precision: str = "float",
     ) -> VectorIndex:
         """Builds an index over the rows of ``vectors`` ``(n, d)``, one id per row. ``codes``:
         ``"int8"``, ``"binary"`` or ``"int8,binary"`` copies stored beside the floats;
-        ``precision``: what searches walk the graph with (``"float"`` or a stored code)."""
+        ``precision``: what searches walk the graph with (``"float"`` or a stored code); ``m`` and
+        ``ef_construction`` left ``None``: ``DEFAULTS["VectorIndex.build"]``."""
     @staticmethod
     def open(
         path: Union[str, os.PathLike[str]], precision: str = "float", rerank: int = 0
@@ -416,11 +434,13 @@ class SegmentedIndex:
         dim: int,
         scenes: bool = True,
         metric: str = "cosine",
-        flush_vectors: int = 4096,
-        merge_segments: int = 4,
-        graph_from: int = 2048,
-        ef: int = 64,
-    ) -> SegmentedIndex: ...
+        flush_vectors: Optional[int] = None,
+        merge_segments: Optional[int] = None,
+        graph_from: Optional[int] = None,
+        ef: Optional[int] = None,
+    ) -> SegmentedIndex:
+        """Opens (creating when absent) the collection under ``path``; settings left ``None``:
+        ``DEFAULTS["SegmentedIndex"]``."""
     def upsert(
         self,
         id: str,

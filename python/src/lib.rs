@@ -20,6 +20,7 @@ use pyo3::prelude::*;
 #[pymodule]
 fn _kino(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("DEFAULTS", products::defaults(m.py())?)?;
     errors::register(m)?;
     m.add_class::<signals::PySignals>()?;
     m.add_class::<products::PyTextEncoder>()?;

@@ -23,12 +23,13 @@ use crate::signals::PySignals;
 /// and mean `valence`, `arousal`, `dominance`. Means are time-weighted over the samples that
 /// overlap the window. Raises `MissingSignalError` when the item has no emotion samples.
 #[pyfunction]
-#[pyo3(signature = (signals, window=10.0))]
+#[pyo3(signature = (signals, window=None))]
 pub fn emotion_windows<'py>(
     py: Python<'py>,
     signals: PyRef<'py, PySignals>,
-    window: f64,
+    window: Option<f64>,
 ) -> PyResult<Bound<'py, PyAny>> {
+    let window = window.unwrap_or(kino::emotions::DEFAULT_WINDOW);
     let doc = signals.signals();
     let windows = py.detach(|| kino::emotion_windows(doc, window)).py_err(py)?;
     to_py(py, &windows)
@@ -40,15 +41,20 @@ pub fn emotion_windows<'py>(
 /// maximum; the label follows the events per hour (>= 3 Moderate, >= 12 Strong) and the severe
 /// events (score >= `severe_score`) per hour (>= 1 Moderate, >= 4 Strong).
 #[pyfunction]
-#[pyo3(signature = (signals, merge_gap=3.0, min_score=0.5, severe_score=0.8))]
+#[pyo3(signature = (signals, merge_gap=None, min_score=None, severe_score=None))]
 pub fn profanity<'py>(
     py: Python<'py>,
     signals: PyRef<'py, PySignals>,
-    merge_gap: f64,
-    min_score: f64,
-    severe_score: f64,
+    merge_gap: Option<f64>,
+    min_score: Option<f64>,
+    severe_score: Option<f64>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let options = ProfanityOptions { merge_gap, min_score, severe_score };
+    let d = ProfanityOptions::default();
+    let options = ProfanityOptions {
+        merge_gap: merge_gap.unwrap_or(d.merge_gap),
+        min_score: min_score.unwrap_or(d.min_score),
+        severe_score: severe_score.unwrap_or(d.severe_score),
+    };
     let doc = signals.signals();
     let result = py.detach(|| kino::profanity(doc, &options)).py_err(py)?;
     to_py(py, &result)
@@ -59,25 +65,84 @@ pub fn profanity<'py>(
 /// `{"time", "frame", "relevance", "brightness", "nudity", "blood_gore", "main_character",
 /// "shot_distance", "relaxed"}`, or `None` when the span is empty.
 #[pyfunction]
-#[pyo3(signature = (signals, start, stop, *, min_brightness=0.15, max_brightness=0.85, max_nudity=0.1,
-    max_blood_gore=0.1, shot_margin=0.5, main_character=true))]
+#[pyo3(signature = (signals, start, stop, *, min_brightness=None, max_brightness=None, max_nudity=None,
+    max_blood_gore=None, shot_margin=None, main_character=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn choose_frame<'py>(
     py: Python<'py>,
     signals: PyRef<'py, PySignals>,
     start: f64,
     stop: f64,
-    min_brightness: f64,
-    max_brightness: f64,
-    max_nudity: f64,
-    max_blood_gore: f64,
-    shot_margin: f64,
-    main_character: bool,
+    min_brightness: Option<f64>,
+    max_brightness: Option<f64>,
+    max_nudity: Option<f64>,
+    max_blood_gore: Option<f64>,
+    shot_margin: Option<f64>,
+    main_character: Option<bool>,
 ) -> PyResult<Option<Bound<'py, PyAny>>> {
-    let rule = FrameRule { min_brightness, max_brightness, max_nudity, max_blood_gore, shot_margin, main_character };
+    let d = FrameRule::default();
+    let rule = FrameRule {
+        min_brightness: min_brightness.unwrap_or(d.min_brightness),
+        max_brightness: max_brightness.unwrap_or(d.max_brightness),
+        max_nudity: max_nudity.unwrap_or(d.max_nudity),
+        max_blood_gore: max_blood_gore.unwrap_or(d.max_blood_gore),
+        shot_margin: shot_margin.unwrap_or(d.shot_margin),
+        main_character: main_character.unwrap_or(d.main_character),
+    };
     let doc = signals.signals();
     let choice = py.detach(|| kino::thumbnail::choose_frame(doc, start, stop, &rule));
     choice.map(|c| to_py(py, &c)).transpose()
+}
+
+/// `kino.DEFAULTS`: what a keyword argument left as `None` means, read from the core (never
+/// restated here), by function: `{"profanity": {"merge_gap": 3.0, ...}, ...}`.
+pub fn defaults(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
+    use serde_json::json;
+    let profanity = ProfanityOptions::default();
+    let frame = FrameRule::default();
+    let nudity = kino::visual::NudityOptions::default();
+    let adbreaks = kino::adbreaks::AdbreakOptions::default();
+    let contextual = kino::adbreaks::ContextualOptions::default();
+    let hnsw = kino::vectors::HnswParams::default();
+    let segments = kino::vectors::SegmentConfig::new(1, kino::vectors::Metric::Cosine, true);
+    let all = json!({
+        "emotion_windows": {"window": kino::emotions::DEFAULT_WINDOW},
+        "profanity": {
+            "merge_gap": profanity.merge_gap,
+            "min_score": profanity.min_score,
+            "severe_score": profanity.severe_score,
+        },
+        "choose_frame": {
+            "min_brightness": frame.min_brightness,
+            "max_brightness": frame.max_brightness,
+            "max_nudity": frame.max_nudity,
+            "max_blood_gore": frame.max_blood_gore,
+            "shot_margin": frame.shot_margin,
+            "main_character": frame.main_character,
+        },
+        "content_summary": {"max_sentences": kino::summary::SummaryOptions::default().max_sentences},
+        "nudity": {"threshold": nudity.threshold, "merge_gap": nudity.merge_gap},
+        "adbreaks": {
+            "window": adbreaks.window,
+            "separation": adbreaks.separation,
+            "skip_first": adbreaks.skip_first,
+            "skip_last": adbreaks.skip_last,
+        },
+        "contextual_adbreaks": {
+            "minimum_separation": contextual.minimum_separation,
+            "maximum_separation": contextual.maximum_separation,
+            "skip_first": contextual.skip_first,
+            "skip_last": contextual.skip_last,
+        },
+        "VectorIndex.build": {"m": hnsw.m, "ef_construction": hnsw.ef_construction},
+        "SegmentedIndex": {
+            "flush_vectors": segments.flush_vectors,
+            "merge_segments": segments.merge_segments,
+            "graph_from": segments.graph_from,
+            "ef": segments.ef,
+        },
+    });
+    to_py(py, &all)
 }
 
 /// A webhook secret: text (encoded as UTF-8) or raw bytes.
@@ -222,11 +287,11 @@ impl PyTextEncoder {
 /// said, in time order. `encoder` is a `TextEncoder` (the semantic one, as the service uses, or the
 /// lexical default). Raises `MissingSignalError` when the document has no transcript.
 #[pyfunction]
-#[pyo3(signature = (signals, max_sentences=7, encoder=None))]
+#[pyo3(signature = (signals, max_sentences=None, encoder=None))]
 pub fn content_summary<'py>(
     py: Python<'py>,
     signals: PyRef<'py, PySignals>,
-    max_sentences: usize,
+    max_sentences: Option<usize>,
     encoder: Option<PyRef<'py, PyTextEncoder>>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let doc = signals.signals();
@@ -239,7 +304,9 @@ pub fn content_summary<'py>(
         Some(e) => e.inner.clone(),
         None => Arc::new(LexicalEncoder::default()),
     };
-    let options = kino::summary::SummaryOptions { max_sentences };
+    let options = kino::summary::SummaryOptions {
+        max_sentences: max_sentences.unwrap_or(kino::summary::SummaryOptions::default().max_sentences),
+    };
     let summary = py.detach(|| kino::summary::summarize(transcript, encoder.as_ref(), &options)).py_err(py)?;
     to_py(py, &summary)
 }
@@ -249,15 +316,19 @@ pub fn content_summary<'py>(
 /// `threshold` merged across gaps under `merge_gap` seconds. Raises `MissingSignalError` when the
 /// document says nudity was not measured.
 #[pyfunction]
-#[pyo3(signature = (signals, threshold=0.5, merge_gap=2.0))]
+#[pyo3(signature = (signals, threshold=None, merge_gap=None))]
 pub fn nudity<'py>(
     py: Python<'py>,
     signals: PyRef<'py, PySignals>,
-    threshold: f64,
-    merge_gap: f64,
+    threshold: Option<f64>,
+    merge_gap: Option<f64>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let doc = signals.signals();
-    let options = kino::visual::NudityOptions { threshold, merge_gap };
+    let d = kino::visual::NudityOptions::default();
+    let options = kino::visual::NudityOptions {
+        threshold: threshold.unwrap_or(d.threshold),
+        merge_gap: merge_gap.unwrap_or(d.merge_gap),
+    };
     let result = py.detach(|| kino::visual::nudity(doc, &options)).py_err(py)?;
     to_py(py, &result)
 }
@@ -276,17 +347,23 @@ pub fn scene_tags<'py>(py: Python<'py>, signals: PyRef<'py, PySignals>) -> PyRes
 /// `skip_first` to `skip_last` minutes before the end, `{"rank", "candidates": [{"time", "score"}]}`
 /// with the chosen break first, at least `separation` minutes after the previous one.
 #[pyfunction]
-#[pyo3(signature = (signals, window=5.0, separation=1.0, skip_first=1.0, skip_last=1.0))]
+#[pyo3(signature = (signals, window=None, separation=None, skip_first=None, skip_last=None))]
 pub fn adbreaks<'py>(
     py: Python<'py>,
     signals: PyRef<'py, PySignals>,
-    window: f64,
-    separation: f64,
-    skip_first: f64,
-    skip_last: f64,
+    window: Option<f64>,
+    separation: Option<f64>,
+    skip_first: Option<f64>,
+    skip_last: Option<f64>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let doc = signals.signals();
-    let options = kino::adbreaks::AdbreakOptions { window, separation, skip_first, skip_last };
+    let d = kino::adbreaks::AdbreakOptions::default();
+    let options = kino::adbreaks::AdbreakOptions {
+        window: window.unwrap_or(d.window),
+        separation: separation.unwrap_or(d.separation),
+        skip_first: skip_first.unwrap_or(d.skip_first),
+        skip_last: skip_last.unwrap_or(d.skip_last),
+    };
     let result = py.detach(|| kino::adbreaks::adbreaks(doc, &options)).py_err(py)?;
     to_py(py, &result)
 }
@@ -296,17 +373,23 @@ pub fn adbreaks<'py>(
 /// "frame_number", "rank", "score", "contains_nudity", "contains_profanity", "keyword",
 /// "mood_tag"}` (`None` for a channel the analysis did not measure).
 #[pyfunction]
-#[pyo3(signature = (signals, minimum_separation=1.0, maximum_separation=5.0, skip_first=1.0, skip_last=1.0))]
+#[pyo3(signature = (signals, minimum_separation=None, maximum_separation=None, skip_first=None, skip_last=None))]
 pub fn contextual_adbreaks<'py>(
     py: Python<'py>,
     signals: PyRef<'py, PySignals>,
-    minimum_separation: f64,
-    maximum_separation: f64,
-    skip_first: f64,
-    skip_last: f64,
+    minimum_separation: Option<f64>,
+    maximum_separation: Option<f64>,
+    skip_first: Option<f64>,
+    skip_last: Option<f64>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let doc = signals.signals();
-    let options = kino::adbreaks::ContextualOptions { minimum_separation, maximum_separation, skip_first, skip_last };
+    let d = kino::adbreaks::ContextualOptions::default();
+    let options = kino::adbreaks::ContextualOptions {
+        minimum_separation: minimum_separation.unwrap_or(d.minimum_separation),
+        maximum_separation: maximum_separation.unwrap_or(d.maximum_separation),
+        skip_first: skip_first.unwrap_or(d.skip_first),
+        skip_last: skip_last.unwrap_or(d.skip_last),
+    };
     let result = py.detach(|| kino::adbreaks::contextual_adbreaks(doc, &options)).py_err(py)?;
     to_py(py, &result)
 }

@@ -45,7 +45,7 @@ impl PySegmentedIndex {
     /// Opens (creating when absent) the collection stored in the directory ``path``.
     /// ``scenes``: many vectors per item, each with a span (else one vector per item).
     #[new]
-    #[pyo3(signature = (path, dim, scenes = true, metric = "cosine", flush_vectors = 4096, merge_segments = 4, graph_from = 2048, ef = 64))]
+    #[pyo3(signature = (path, dim, scenes = true, metric = "cosine", flush_vectors = None, merge_segments = None, graph_from = None, ef = None))]
     #[allow(clippy::too_many_arguments)] // the constructor's keyword arguments
     fn new(
         py: Python<'_>,
@@ -53,15 +53,21 @@ impl PySegmentedIndex {
         dim: usize,
         scenes: bool,
         metric: &str,
-        flush_vectors: usize,
-        merge_segments: usize,
-        graph_from: usize,
-        ef: usize,
+        flush_vectors: Option<usize>,
+        merge_segments: Option<usize>,
+        graph_from: Option<usize>,
+        ef: Option<usize>,
     ) -> PyResult<PySegmentedIndex> {
         let metric = kino::vectors::Metric::parse(metric)
             .ok_or_else(|| PyValueError::new_err(format!("metric must be 'cosine', 'dot' or 'l2', got {metric:?}")))?;
-        let config =
-            SegmentConfig { flush_vectors, merge_segments, graph_from, ef, ..SegmentConfig::new(dim, metric, scenes) };
+        let d = SegmentConfig::new(dim, metric, scenes);
+        let config = SegmentConfig {
+            flush_vectors: flush_vectors.unwrap_or(d.flush_vectors),
+            merge_segments: merge_segments.unwrap_or(d.merge_segments),
+            graph_from: graph_from.unwrap_or(d.graph_from),
+            ef: ef.unwrap_or(d.ef),
+            ..d
+        };
         let (inner, _report) = py.detach(|| SegmentedIndex::open(&path, config)).py_err(py)?;
         Ok(PySegmentedIndex { inner })
     }

@@ -125,15 +125,15 @@ impl PyVectorIndex {
     /// `precision`: what searches walk the graph with, `"float"` (default) or a stored code
     /// (the beam's candidates are then re-ranked with the floats).
     #[staticmethod]
-    #[pyo3(signature = (vectors, ids, metric = "cosine", m = 16, ef_construction = 200, codes = "none", precision = "float"))]
+    #[pyo3(signature = (vectors, ids, metric = "cosine", m = None, ef_construction = None, codes = "none", precision = "float"))]
     #[allow(clippy::too_many_arguments)]
     fn build(
         py: Python<'_>,
         vectors: &Bound<'_, PyAny>,
         ids: Vec<String>,
         metric: &str,
-        m: usize,
-        ef_construction: usize,
+        m: Option<usize>,
+        ef_construction: Option<usize>,
         codes: &str,
         precision: &str,
     ) -> PyResult<PyVectorIndex> {
@@ -149,7 +149,9 @@ impl PyVectorIndex {
             )));
         }
         let (dim, data) = (matrix.dim, matrix.data());
-        let params = HnswParams { m, ef_construction, codes };
+        let d = HnswParams::default();
+        let params =
+            HnswParams { m: m.unwrap_or(d.m), ef_construction: ef_construction.unwrap_or(d.ef_construction), codes };
         let inner = py
             .detach(|| {
                 let mut set = VectorSet::items(dim, metric)?;

@@ -232,3 +232,22 @@ def test_link_characters_keeps_one_identity_across_titles():
     linked = kino.link_characters([e1, e2])
     ids = [[c["series_identity"] for c in t] for t in linked]
     assert ids == [[0, 1], [1, 0]], linked
+
+
+def test_omitted_arguments_are_the_cores_defaults(titles):
+    """A keyword left out (or None) is the core's default, which kino.DEFAULTS reads from the core:
+    the same answer as passing those values, and a different one when another value is passed."""
+    s = titles[0]
+    d = kino.DEFAULTS
+    assert d["emotion_windows"] == {"window": 10.0}
+    assert d["profanity"] == {"merge_gap": 3.0, "min_score": 0.5, "severe_score": 0.8}
+    assert kino.emotion_windows(s) == kino.emotion_windows(s, **d["emotion_windows"])
+    assert kino.emotion_windows(s) != kino.emotion_windows(s, window=d["emotion_windows"]["window"] / 2)
+    assert kino.profanity(s) == kino.profanity(s, **d["profanity"]) == kino.profanity(s, merge_gap=None)
+    assert kino.adbreaks(s) == kino.adbreaks(s, **d["adbreaks"])
+    assert kino.contextual_adbreaks(s) == kino.contextual_adbreaks(s, **d["contextual_adbreaks"])
+    frame = d["choose_frame"]
+    assert kino.choose_frame(s, 0.0, 30.0) == kino.choose_frame(s, 0.0, 30.0, **frame)
+    assert set(frame) == {"min_brightness", "max_brightness", "max_nudity", "max_blood_gore", "shot_margin", "main_character"}
+    assert set(d["SegmentedIndex"]) == {"flush_vectors", "merge_segments", "graph_from", "ef"}
+    assert set(d["VectorIndex.build"]) == {"m", "ef_construction"}
