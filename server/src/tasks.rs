@@ -117,8 +117,11 @@ fn status_of(
     }
     let Some(task) = store.task(org, id, product, version)? else { return Ok(None) };
     let job = store.job_state(org, id, product, version)?;
+    // Only a product that reads what speech recognition produces waits for it; the others run
+    // from the fast pass as soon as a worker is free.
+    let waits_for_speech = Product::parse(product).is_some_and(crate::products::needs_speech_stage);
     let error = match (job, analysis.progress(org, id)) {
-        (Some(_), Some(done)) if store.signals_partial(org, id)? => {
+        (Some(_), Some(done)) if waits_for_speech && store.signals_partial(org, id)? => {
             format!("transcribing speech (the fast channels are ready): the analysis is {:.0}% done", 100.0 * done)
         }
         (Some(_), Some(done)) => format!("analysing the media file: {:.0}% done", 100.0 * done),

@@ -30,7 +30,7 @@ pub enum TrueFalse {
 
 pub use crate::portal::filter::{SmartlistFilter, YearRange};
 pub use crate::portal::kinds::{CreativeAssetType, Purpose, RecipeType};
-pub use crate::portal::recipes::{RecipeConfig, ThumbnailRule};
+pub use crate::portal::recipes::config::{RecipeConfig, ThumbnailRule};
 
 /// Where an item's logo goes on a creative asset.
 #[derive(Debug, Clone, Serialize, ToSchema)]

@@ -1025,6 +1025,9 @@ async fn a_fast_pass_serves_the_fast_products_while_speech_is_transcribed() {
     });
     t.state.analysis.progress.write().unwrap().insert((org, "m1".into()), 0.6);
     kino_server::signals::put_fast(&t.state.store, &t.state.signals, &t.state.effects, org, "m1", fast).unwrap();
+    // A queued product that does not read the speech stage's channels is not said to wait for it.
+    let (_, st) = t.call("GET", &task("m1", "emotions"), None).await;
+    assert_eq!(st["error"], "analysing the media file: 60% done", "{st}");
     t.process();
     assert_eq!(t.call("GET", &task("m1", "emotions"), None).await.1["status"], "ready");
     for product in ["profanity", "content_summary"] {

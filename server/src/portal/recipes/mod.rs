@@ -24,7 +24,7 @@
 //! A published recipe over a smartlist follows it: titles that join are queued for a follow-up
 //! run restricted to them ([`follow`]).
 
-mod config;
+pub mod config;
 mod run;
 
 use serde_json::{Value, json};

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Which of the service's source files a warm previews request runs code from, and how many
+# database calls it makes: the measurement behind "a previews request touches at most N server
+# files" (issue 34). Not part of scripts/test.sh (it needs valgrind and takes about a minute).
+#
+# How: the integration test `api::a_warm_previews_request_costs_few_database_calls` makes a cold
+# request, reads the store's call counter, makes the same request warm and reads it again. Under
+# callgrind, collection is on only inside the previews route's middleware (`count_tokens`, which
+# runs the extractors and the handler) and inside the handler's blocking closure, and a dump is
+# taken each time the counter is read: the second dump is exactly the warm request. Each function
+# in it is attributed to the file it is defined in; files under server/src are listed with the
+# functions that ran there.
+#
+# Usage: scripts/request-files.sh            (needs valgrind: apt-get install valgrind)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+command -v valgrind >/dev/null || { echo "error: valgrind missing (apt-get install valgrind)" >&2; exit 1; }
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/kino/target}"
+bin="$(cargo test -p kino-server --test server --no-run --message-format json 2>/dev/null | python3 -c '
+import json, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["target"]["name"] == "server":
+        print(m["executable"])')"
+[ -x "$bin" ] || { echo "error: the server test binary was not built" >&2; exit 1; }
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+(cd "$work" && valgrind --tool=callgrind --compress-strings=no --compress-pos=no --collect-atstart=no \
+    --toggle-collect='*count_tokens*' --toggle-collect='*previews::clips::{{closure}}::{{closure}}*' \
+    --dump-before='kino_server::store::backend::Store::calls' \
+    "$bin" api::a_warm_previews_request_costs_few_database_calls --exact --test-threads=1 --nocapture 2>/dev/null) |
+    grep "database calls" || true
+dump="$(ls "$work"/callgrind.out.*.2)"
+python3 - "$dump" <<'EOF'
+import collections, sys
+file, by_file = None, collections.defaultdict(set)
+for line in open(sys.argv[1], errors="replace"):
+    if line.startswith("fl="):
+        file = line[3:].strip()
+    elif line.startswith("fn=") and file and "/server/src/" in file:
+        by_file[file.split("/server/src/")[1]].add(line[3:].strip())
+for f in sorted(by_file):
+    names = sorted(n.split("::")[-1] if "<" not in n else n.rsplit(">::", 1)[-1] for n in by_file[f])
+    print(f"  {f:24} {', '.join(dict.fromkeys(names))[:100]}")
+print(f"a warm previews request runs code from {len(by_file)} files of server/src")
+EOF
