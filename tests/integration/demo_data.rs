@@ -1,11 +1,9 @@
 //! The checked-in demo catalog stays valid and useful.
 
-use std::path::Path;
-
 use kino::{ClipQuery, LexicalEncoder, Prepared, Signals, TextEncoder, select};
 
-fn demo() -> &'static Path {
-    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/data/demo"))
+fn demo() -> std::path::PathBuf {
+    crate::support::manifest_dir().join("data/demo")
 }
 
 #[test]

@@ -206,7 +206,7 @@ fn analysis_names_known_channels_once() {
 /// the same document as their JSON twin. Both were written by the version-1 build.
 #[test]
 fn version_1_binary_files_still_open() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let dir = crate::support::manifest_dir().join("tests/fixtures");
     let old = std::fs::read(dir.join("signals-v1.bin")).unwrap();
     assert_eq!(u32::from_le_bytes(old[8..12].try_into().unwrap()), 1);
     let from_old = Signals::from_binary(&old).unwrap();
@@ -222,7 +222,7 @@ fn version_1_binary_files_still_open() {
 /// (`kino analyze` of a generated 6 s video).
 #[test]
 fn version_2_binary_files_still_open() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let dir = crate::support::manifest_dir().join("tests/fixtures");
     let old = std::fs::read(dir.join("signals-v2.bin")).unwrap();
     assert_eq!(u32::from_le_bytes(old[8..12].try_into().unwrap()), 2);
     let from_old = Signals::from_binary(&old).unwrap();
@@ -264,7 +264,7 @@ fn with_layout(header: &[u8], payload: &[u8], version: u32) -> Vec<u8> {
 /// filled).
 #[test]
 fn version_3_binary_files_still_open() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let dir = crate::support::manifest_dir().join("tests/fixtures");
     let old = std::fs::read(dir.join("signals-v3.bin")).unwrap();
     assert_eq!(u32::from_le_bytes(old[8..12].try_into().unwrap()), 3);
     let from_old = Signals::from_binary(&old).unwrap();
@@ -281,7 +281,7 @@ fn version_3_binary_files_still_open() {
 /// with "THE END" drawn on it, every model of that build).
 #[test]
 fn version_4_binary_files_still_open() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let dir = crate::support::manifest_dir().join("tests/fixtures");
     let old = std::fs::read(dir.join("signals-v4.bin")).unwrap();
     assert_eq!(u32::from_le_bytes(old[8..12].try_into().unwrap()), 4);
     let from_old = Signals::from_binary(&old).unwrap();
@@ -298,7 +298,7 @@ fn version_4_binary_files_still_open() {
 /// dialogue test video from 9 s, every model of that build, so the transcript is there).
 #[test]
 fn version_5_binary_files_still_open() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let dir = crate::support::manifest_dir().join("tests/fixtures");
     let old = std::fs::read(dir.join("signals-v5.bin")).unwrap();
     assert_eq!(u32::from_le_bytes(old[8..12].try_into().unwrap()), 5);
     let from_old = Signals::from_binary(&old).unwrap();
@@ -315,7 +315,7 @@ fn version_5_binary_files_still_open() {
 /// analyze` of 8 s of the dialogue test video from 9 s, every model of that build).
 #[test]
 fn version_6_binary_files_still_open() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let dir = crate::support::manifest_dir().join("tests/fixtures");
     let old = std::fs::read(dir.join("signals-v6.bin")).unwrap();
     assert_eq!(u32::from_le_bytes(old[8..12].try_into().unwrap()), 6);
     let from_old = Signals::from_binary(&old).unwrap();
@@ -332,7 +332,7 @@ fn version_6_binary_files_still_open() {
 /// dialogue test video from 9 s, every model of that build; the same bytes on a second run).
 #[test]
 fn version_7_binary_files_still_open() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let dir = crate::support::manifest_dir().join("tests/fixtures");
     let old = std::fs::read(dir.join("signals-v7.bin")).unwrap();
     assert_eq!(u32::from_le_bytes(old[8..12].try_into().unwrap()), 7);
     let from_old = Signals::from_binary(&old).unwrap();

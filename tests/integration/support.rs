@@ -67,3 +67,11 @@ pub fn pairs(text: &str) -> Vec<(String, String)> {
         })
         .collect()
 }
+
+/// The package's directory, read when the test runs (`cargo test` sets it): a path baked in at
+/// build time (`env!`) would be stale when a shared build directory serves another clone.
+pub fn manifest_dir() -> std::path::PathBuf {
+    std::path::PathBuf::from(
+        std::env::var_os("CARGO_MANIFEST_DIR").expect("run by cargo test, which sets CARGO_MANIFEST_DIR"),
+    )
+}

@@ -290,7 +290,7 @@ fn similar_titles_over_a_mapped_item_index() {
 /// ef_construction = 16) must keep opening and answering in every later version.
 #[test]
 fn format_version_1_files_keep_opening() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/vectors-v1.kvx");
+    let path = crate::support::manifest_dir().join("data/vectors-v1.kvx");
     let index = HnswIndex::open(&path).unwrap();
     index.verify().unwrap();
     assert_eq!((index.len(), index.dim(), index.metric()), (64, 8, Metric::Cosine));

@@ -679,7 +679,7 @@ async fn restart_keeps_everything_and_resumes_pending_work() {
 async fn a_two_hour_signals_document_is_accepted_by_the_analysis_endpoint() {
     let t = test_app();
     t.movie("tt-demo-001").await;
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../data/demo/signals/tt-demo-001.json");
+    let path = crate::support::manifest_dir().join("../data/demo/signals/tt-demo-001.json");
     let doc = std::fs::read_to_string(path).unwrap();
     assert!(doc.len() > 2 * 1024 * 1024, "the document is larger than the default body limit");
     let uri = format!("/analysis/v1/item/standalone/tt-demo-001?key={}", t.key);

@@ -98,7 +98,7 @@ struct Server {
 
 /// `kino-server` as the README runs it, with the demo catalog, on an ephemeral port.
 fn start_server(data: &Path, media: &Path) -> Server {
-    let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/demo");
+    let demo = crate::support::manifest_dir().join("../data/demo");
     let mut child = Command::new(env!("CARGO_BIN_EXE_kino-server"))
         .arg("--data-dir")
         .arg(data)

@@ -125,7 +125,7 @@ async fn media_paths_with_empty_segments_are_not_found() {
 async fn the_demo_catalog_has_no_failed_task() {
     let dir = tempfile::tempdir().unwrap();
     let state = AppState::new(support::store(dir.path()), Config::in_dir(dir.path())).unwrap();
-    let demo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/demo");
+    let demo = crate::support::manifest_dir().join("../data/demo");
     let key =
         kino_server::demo::bootstrap(&state.store, &state.signals, &state.effects, &demo).unwrap().expect("a new demo");
     while kino_server::worker::run_one(&state.worker()) {}

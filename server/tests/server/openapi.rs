@@ -147,7 +147,7 @@ fn the_contract_refuses_answers_that_do_not_match() {
 /// (and the results table, whose rows are routes): `(METHOD, OpenAPI path)`. A module nested under
 /// a prefix in `app.rs` (`.nest("/admin/v1", routes::admin::router())`) gets the prefix.
 fn routes_in_app_source() -> Vec<(String, String)> {
-    let src = concat!(env!("CARGO_MANIFEST_DIR"), "/src");
+    let src = crate::support::manifest_dir().join("src").display().to_string();
     let app = std::fs::read_to_string(format!("{src}/app.rs")).unwrap();
     let nested: Vec<(String, String)> = app
         .split(".nest(\"")

@@ -10,9 +10,11 @@ use std::time::Duration;
 fn start(dir: &std::path::Path) -> (Child, mpsc::Receiver<String>) {
     // The demo catalog by path: the binary may be built outside the checkout (CARGO_TARGET_DIR),
     // and the tests run in the crate's directory.
-    let demo = concat!(env!("CARGO_MANIFEST_DIR"), "/../data/demo");
+    let demo = crate::support::manifest_dir().join("../data/demo");
     let mut child = Command::new(env!("CARGO_BIN_EXE_kino-server"))
-        .args(["--bind", "127.0.0.1:0", "--demo-dir", demo, "--data-dir"])
+        .args(["--bind", "127.0.0.1:0", "--demo-dir"])
+        .arg(&demo)
+        .arg("--data-dir")
         .arg(dir)
         .envs(crate::support::database_env(dir))
         .env("RUST_LOG", "warn")
