@@ -9,7 +9,12 @@
 //! and each alignment's matched hashes form runs (gaps under [`MAX_GAP`] seconds bridged). The
 //! longest run of [`MIN_INTRO`] to [`MAX_INTRO`] seconds is that pair's intro candidate. An
 //! episode's intro is the candidate that the most other episodes agree with (starts within
-//! [`AGREE`] seconds), with the median of their starts and ends.
+//! [`AGREE`] seconds), with the median of their starts and ends. Its edges then move to the
+//! picture's cuts ([`to_cuts`]): sound cannot be matched where it is silent, so an intro that
+//! opens on black in near silence was found late, and one whose last seconds are quiet early; an
+//! edge moves to a cut (a shot boundary, or where black frames start or end) at most [`SNAP`]
+//! seconds away when the sound between is mostly silent, or at most [`NEAR_CUT`] seconds away
+//! whatever it is.
 //!
 //! **Recap**: sound in the episode's window, outside its intro, that matches an earlier episode
 //! (a smaller `episode_number`) outside that episode's intro, in runs of at least [`MIN_RECAP_RUN`]
@@ -36,6 +41,14 @@ pub const MAX_GAP: f64 = 1.5;
 pub const AGREE: f64 = 3.0;
 /// Shortest run of matched sound counted as recap, seconds.
 pub const MIN_RECAP_RUN: f64 = 3.0;
+/// Farthest an intro edge moves to a cut across mostly silent sound, seconds.
+pub const SNAP: f64 = 3.0;
+/// Farthest an intro edge moves to a cut whatever the sound, seconds.
+pub const NEAR_CUT: f64 = 0.6;
+/// How long the sound beside a cut must be silent for an edge to move to it across silence, seconds.
+const OPENS: f64 = 0.5;
+/// Share of silent hashes (0) that makes a stretch "mostly silent".
+const SILENT_SHARE: f64 = 0.75;
 /// Bit errors under which a hash at the edge of a run agrees by itself (unrelated hashes differ
 /// in 16 of 32 on average).
 const EDGE_BITS: u32 = 8;
@@ -165,7 +178,8 @@ pub fn season_markers(episodes: &[Episode<'_>]) -> Vec<Markers> {
             let duration = e.signals.duration;
             let clamp = |t: f64| report::time(t.clamp(0.0, duration));
             let mut m = Markers { episodes_compared: compared[i], ..Markers::default() };
-            if let Some((a, b)) = intros[i] {
+            if let Some(found) = intros[i] {
+                let (a, b) = to_cuts(e.signals, found);
                 m.intro_start = Some(clamp(a));
                 m.intro_end = Some(clamp(b));
             }
@@ -200,6 +214,42 @@ pub fn season_markers(episodes: &[Episode<'_>]) -> Vec<Markers> {
             m
         })
         .collect()
+}
+
+/// Moves an intro found in the sound, `(start, end)`, to the picture's cuts: the start to the
+/// earliest cut at most [`SNAP`] seconds before it with mostly silent sound between that opens
+/// onto silence (or any cut at most [`NEAR_CUT`] seconds before it), the end to the earliest cut
+/// at most [`SNAP`] seconds after it on the same terms. Cuts are the shot boundaries and where black frames start (for the
+/// start) or end (for the end). An edge without such a cut stays where the sound put it.
+fn to_cuts(s: &Signals, (start, end): (f64, f64)) -> (f64, f64) {
+    let black = s.visual.iter().flat_map(|v| v.cues.iter()).filter(|c| c.kind == "black");
+    let starts: Vec<f64> = s.shots.iter().copied().chain(black.clone().map(|c| c.start)).collect();
+    let ends: Vec<f64> = s.shots.iter().copied().chain(black.map(|c| c.end)).collect();
+    let silent = |from: f64, to: f64| {
+        let Some(fp) = &s.audio_fingerprint else { return false };
+        let (i, j) = ((from / fp.hop).floor().max(0.0) as usize, ((to / fp.hop).ceil() as usize).min(fp.hashes.len()));
+        j > i && fp.hashes[i..j].iter().filter(|&&h| h == 0).count() as f64 >= SILENT_SHARE * (j - i) as f64
+    };
+    let new_start = starts
+        .iter()
+        .copied()
+        // Across silence only from a cut that opens onto it (not one inside the sound before).
+        .filter(|&c| {
+            c <= start
+                && start - c <= SNAP
+                && (start - c <= NEAR_CUT || (silent(c, start) && silent(c, (c + OPENS).min(start))))
+        })
+        .min_by(f64::total_cmp)
+        .unwrap_or(start);
+    let new_end = ends
+        .iter()
+        .copied()
+        .filter(|&c| {
+            c >= end && c - end <= SNAP && (c - end <= NEAR_CUT || (silent(end, c) && silent((c - OPENS).max(end), c)))
+        })
+        .min_by(f64::total_cmp)
+        .unwrap_or(end);
+    if new_end - new_start >= MIN_INTRO { (new_start, new_end) } else { (start, end) }
 }
 
 /// The candidate the most others agree with (starts within [`AGREE`] seconds), as the median of
@@ -265,5 +315,34 @@ mod tests {
         assert_eq!((m[0].intro_start, m[1].intro_start), (None, None));
         let alone = season_markers(&[Episode { number: Some(1), signals: &a }]);
         assert_eq!((alone[0].intro_start, alone[0].episodes_compared), (None, 0));
+    }
+
+    #[test]
+    fn intro_edges_move_to_the_cuts_across_silence() {
+        let intro = crate::synth::fingerprint_hashes(400, 99); // 40 s
+        let mut eps = [episode(1200.0, 1, &[], &intro, 30.0), episode(1300.0, 2, &[], &intro, 95.5)];
+        for (s, at) in eps.iter_mut().zip([30.0, 95.5]) {
+            // The intro opens on 2 s of silence (black, fading in) after a cut, and the episode's
+            // own content starts at a cut 0.5 s after the intro's sound ends; a cut 2.5 s before
+            // the intro's sound lies inside the sound before the silence.
+            let fp = s.audio_fingerprint.as_mut().unwrap();
+            for k in ((at - 2.0) * 10.0) as usize..(at * 10.0) as usize {
+                fp.hashes[k] = 0;
+            }
+            s.shots = vec![at - 2.5, at - 2.0, at + 40.5, at + 300.0];
+        }
+        let eps: Vec<Episode<'_>> =
+            eps.iter().enumerate().map(|(i, s)| Episode { number: Some(i as i64 + 1), signals: s }).collect();
+        let m = season_markers(&eps);
+        let near = |a: Option<f64>, b: f64| a.is_some_and(|a| (a - b).abs() <= 0.15);
+        assert!(near(m[0].intro_start, 28.0) && near(m[0].intro_end, 70.5), "{:?}", m[0]);
+        assert!(near(m[1].intro_start, 93.5) && near(m[1].intro_end, 136.0), "{:?}", m[1]);
+        // Without the silence, a cut 2 s away is too far: the edge stays on the sound.
+        let moved = to_cuts(eps[0].signals, (30.0, 70.0));
+        let mut loud = eps[0].signals.clone();
+        loud.audio_fingerprint = Some(AudioFingerprint { hop: 0.1, hashes: vec![7; 12_000] });
+        let kept = to_cuts(&loud, (30.0, 70.0));
+        assert_eq!((moved.0, kept.0), (28.0, 30.0));
+        assert_eq!(kept.1, 70.5, "a cut within NEAR_CUT is taken whatever the sound");
     }
 }
