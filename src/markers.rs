@@ -21,7 +21,9 @@
 //! seconds: the recap spans the first to the last of those runs.
 //!
 //! **Credits**: where the end credits start, from the on-screen text channel
-//! (`text.credits_start`) when it was measured; `None` otherwise.
+//! (`text.credits_start`) when it was measured; `None` otherwise. Text is read every few
+//! seconds, so the start moves back to where black frames end when they end at most
+//! [`CREDITS_BACK`] seconds before it (credits commonly follow a cut or fade to black).
 
 use serde::Serialize;
 
@@ -41,6 +43,8 @@ pub const MAX_GAP: f64 = 1.5;
 pub const AGREE: f64 = 3.0;
 /// Shortest run of matched sound counted as recap, seconds.
 pub const MIN_RECAP_RUN: f64 = 3.0;
+/// Farthest the credits' start moves back to the end of black frames, seconds.
+pub const CREDITS_BACK: f64 = 8.0;
 /// Farthest an intro edge moves to a cut across mostly silent sound, seconds.
 pub const SNAP: f64 = 3.0;
 /// Farthest an intro edge moves to a cut whatever the sound, seconds.
@@ -210,7 +214,8 @@ pub fn season_markers(episodes: &[Episode<'_>]) -> Vec<Markers> {
                     m.recap_end = Some(clamp(last));
                 }
             }
-            m.credit_start = e.signals.text.as_ref().and_then(|t| t.credits_start).map(clamp);
+            m.credit_start =
+                e.signals.text.as_ref().and_then(|t| t.credits_start).map(|t| after_black(e.signals, t)).map(clamp);
             m
         })
         .collect()
@@ -250,6 +255,18 @@ fn to_cuts(s: &Signals, (start, end): (f64, f64)) -> (f64, f64) {
         .min_by(f64::total_cmp)
         .unwrap_or(end);
     if new_end - new_start >= MIN_INTRO { (new_start, new_end) } else { (start, end) }
+}
+
+/// The start of the credits read at `t`, moved back to where black frames end when they end at
+/// most [`CREDITS_BACK`] seconds before it (the latest such end).
+fn after_black(s: &Signals, t: f64) -> f64 {
+    s.visual
+        .iter()
+        .flat_map(|v| v.cues.iter())
+        .filter(|c| c.kind == "black" && c.end <= t && t - c.end <= CREDITS_BACK)
+        .map(|c| c.end)
+        .max_by(f64::total_cmp)
+        .unwrap_or(t)
 }
 
 /// The candidate the most others agree with (starts within [`AGREE`] seconds), as the median of
@@ -344,5 +361,33 @@ mod tests {
         let kept = to_cuts(&loud, (30.0, 70.0));
         assert_eq!((moved.0, kept.0), (28.0, 30.0));
         assert_eq!(kept.1, 70.5, "a cut within NEAR_CUT is taken whatever the sound");
+    }
+
+    #[test]
+    fn the_credits_start_where_black_frames_before_their_text_end() {
+        let mut s = crate::synth::demo_signals("e", 300.0, 1.0, 4);
+        s.text = Some(crate::signals::OnScreenText {
+            step: 2.0,
+            density: vec![0.0; 150],
+            lines: Vec::new(),
+            credits_start: Some(228.0),
+        });
+        let black = |start: f64, end: f64| crate::signals::VisualCue { kind: "black".into(), start, end };
+        let mut visual = crate::signals::Visual {
+            interval: 1.0,
+            frames: Vec::new(),
+            shot_types: Vec::new(),
+            scene_features: None,
+            item_feature: None,
+            cues: Vec::new(),
+            tags: Vec::new(),
+        };
+        visual.cues = vec![black(100.0, 101.0), black(220.8, 221.3)];
+        s.visual = Some(visual.clone());
+        let credits = |s: &Signals| season_markers(&[Episode { number: None, signals: s }])[0].credit_start;
+        assert_eq!(credits(&s), Some(221.3), "the black frames 6.7 s before the text");
+        visual.cues = vec![black(100.0, 101.0), black(218.0, 219.5)];
+        s.visual = Some(visual);
+        assert_eq!(credits(&s), Some(228.0), "black frames 8.5 s before are too far");
     }
 }
