@@ -6,6 +6,7 @@ use crate::jobs::render::Renderer;
 use crate::jobs::worker::Worker;
 use crate::portal::Portal;
 use crate::state::AppState;
+use crate::tasks::Tasks;
 use crate::webhooks::Dispatcher;
 
 impl AppState {
@@ -39,6 +40,11 @@ impl AppState {
             encoder: self.analysis.encoder.clone(),
             renderer: self.renderer(),
         }
+    }
+
+    /// The task operations.
+    pub fn tasks(&self) -> Tasks<'_> {
+        Tasks { store: &self.store, analysis: &self.analysis, effects: &self.effects }
     }
 
     /// The webhook dispatcher.

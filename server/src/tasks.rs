@@ -3,13 +3,13 @@
 //!
 //! | state | operation | outcome |
 //! |---|---|---|
-//! | no task, no result | [`upsert`] | task created active, job queued: `pending` |
-//! | no task, a result | [`upsert`] | task created, the result reused: `ready` / `failed` |
-//! | any | [`upsert`] again | options, active flag and timestamp overwritten; reactivated |
-//! | any | [`deactivate`] | task deactivated; its queued job dropped; the state returned |
-//! | `failed` | [`reset`] | result dropped, job queued again |
-//! | not `failed` | [`reset`] | [`TaskError::NotFailed`] |
-//! | no task, no result | [`status`] / [`deactivate`] / [`reset`] | [`TaskError::NotFound`] |
+//! | no task, no result | [`Tasks::upsert`] | task created active, job queued: `pending` |
+//! | no task, a result | [`Tasks::upsert`] | task created, the result reused: `ready` / `failed` |
+//! | any | [`Tasks::upsert`] again | options, active flag and timestamp overwritten; reactivated |
+//! | any | [`Tasks::deactivate`] | task deactivated; its queued job dropped; the state returned |
+//! | `failed` | [`Tasks::reset`] | result dropped, job queued again |
+//! | not `failed` | [`Tasks::reset`] | [`TaskError::NotFailed`] |
+//! | no task, no result | [`Tasks::status`] / [`Tasks::deactivate`] / [`Tasks::reset`] | [`TaskError::NotFound`] |
 //!
 //! Errors are the domain's own; the routes turn them into HTTP answers.
 
@@ -98,123 +98,106 @@ fn not_found(id: &str, product: &str, version: &str) -> TaskError {
     TaskError::NotFound { id: id.into(), product: product.into(), version: version.into() }
 }
 
-/// The status of (item, product, version), or `None` when neither a task nor a result is known
-/// (`product` as stored: the tasks of an item are listed whatever they name).
-fn status_of(
-    store: &Store,
-    analysis: &Analysis,
-    org: OrgId,
-    id: &str,
-    product: &str,
-    version: &str,
-) -> Result<Option<Status>, StoreError> {
-    if let Some(r) = store.result(org, id, product, Some(version))? {
-        let state = match r.status {
-            ResultStatus::Success => TaskState::Ready,
-            ResultStatus::Failed => TaskState::Failed,
+/// The task operations over what they use: the store, the analyses in progress (a pending task
+/// says how far its item's analysis has come) and the wake-ups of the workers.
+#[derive(Debug, Clone, Copy)]
+pub struct Tasks<'a> {
+    /// The database.
+    pub store: &'a Store,
+    /// The analyses in progress.
+    pub analysis: &'a Analysis,
+    /// What queued work sets off.
+    pub effects: &'a Effects,
+}
+
+impl Tasks<'_> {
+    /// The status of (item, product, version).
+    pub fn status(&self, org: OrgId, id: &str, product: Product, version: &str) -> Result<Status, TaskError> {
+        self.status_of(org, id, product.as_str(), version)?.ok_or_else(|| not_found(id, product.as_str(), version))
+    }
+
+    /// Creates or updates the task of a live item with its options (a JSON object) and
+    /// reactivates it; a job is queued unless a result exists. Answers the task's status.
+    pub fn upsert(
+        &self,
+        org: OrgId,
+        id: &str,
+        product: Product,
+        version: &str,
+        options: &Value,
+    ) -> Result<Status, TaskError> {
+        match self.store.item(org, id)? {
+            Some(item) if !item.deleted => {}
+            _ => return Err(TaskError::ItemNotFound(id.to_string())),
+        }
+        self.store.upsert_task(org, id, product.as_str(), version, &options.to_string())?;
+        self.effects.queued(Queued::Tasks);
+        self.status(org, id, product, version)
+    }
+
+    /// Deactivates a task (its queued job is dropped); answers its status. A result without a
+    /// task answers its state; nothing at all is [`TaskError::NotFound`].
+    pub fn deactivate(&self, org: OrgId, id: &str, product: Product, version: &str) -> Result<Status, TaskError> {
+        let existed = self.store.deactivate_task(org, id, product.as_str(), version)?;
+        match self.status_of(org, id, product.as_str(), version)? {
+            Some(status) if existed || status.state != TaskState::Pending => Ok(status),
+            _ => Err(not_found(id, product.as_str(), version)),
+        }
+    }
+
+    /// Resets a failed task: its result is dropped and its job queued again.
+    pub fn reset(&self, org: OrgId, id: &str, product: Product, version: &str) -> Result<(), TaskError> {
+        let current = self.status(org, id, product, version)?;
+        if current.state != TaskState::Failed {
+            return Err(TaskError::NotFailed(current.state));
+        }
+        self.store.reprocess(org, id, product.as_str(), version)?;
+        self.effects.queued(Queued::Tasks);
+        Ok(())
+    }
+
+    /// Every task of an item, with its status.
+    pub fn of_item(&self, org: OrgId, id: &str) -> Result<Vec<ItemTask>, TaskError> {
+        if self.store.item(org, id)?.is_none() {
+            return Err(TaskError::ItemNotFound(id.to_string()));
+        }
+        let mut out = Vec::new();
+        for task in self.store.tasks(org, id)? {
+            let status = self
+                .status_of(org, id, &task.product, &task.version)?
+                .unwrap_or(Status { state: TaskState::Pending, error: String::new() });
+            out.push(ItemTask { product: task.product, version: task.version, status });
+        }
+        Ok(out)
+    }
+
+    /// The status of (item, product, version), or `None` when neither a task nor a result is known
+    /// (`product` as stored: the tasks of an item are listed whatever they name).
+    fn status_of(&self, org: OrgId, id: &str, product: &str, version: &str) -> Result<Option<Status>, StoreError> {
+        let (store, analysis) = (self.store, self.analysis);
+        if let Some(r) = store.result(org, id, product, Some(version))? {
+            let state = match r.status {
+                ResultStatus::Success => TaskState::Ready,
+                ResultStatus::Failed => TaskState::Failed,
+            };
+            return Ok(Some(Status { state, error: r.error }));
+        }
+        let Some(task) = store.task(org, id, product, version)? else { return Ok(None) };
+        let job = store.job_state(org, id, product, version)?;
+        // Only a product that reads what speech recognition produces waits for it; the others run
+        // from the fast pass as soon as a worker is free.
+        let waits_for_speech = Product::parse(product).is_some_and(crate::products::needs_speech_stage);
+        let error = match (job, analysis.progress(org, id)) {
+            (Some(_), Some(done)) if waits_for_speech && store.signals_partial(org, id)? => {
+                format!("transcribing speech (the fast channels are ready): the analysis is {:.0}% done", 100.0 * done)
+            }
+            (Some(_), Some(done)) => format!("analysing the media file: {:.0}% done", 100.0 * done),
+            (Some(JobState::Waiting), None) => {
+                "waiting for the item's signals (PUT /analysis/v1/item/{item_type}/{id})".to_string()
+            }
+            (None, _) if !task.active => "task is inactive".to_string(),
+            _ => String::new(),
         };
-        return Ok(Some(Status { state, error: r.error }));
+        Ok(Some(Status { state: TaskState::Pending, error }))
     }
-    let Some(task) = store.task(org, id, product, version)? else { return Ok(None) };
-    let job = store.job_state(org, id, product, version)?;
-    // Only a product that reads what speech recognition produces waits for it; the others run
-    // from the fast pass as soon as a worker is free.
-    let waits_for_speech = Product::parse(product).is_some_and(crate::products::needs_speech_stage);
-    let error = match (job, analysis.progress(org, id)) {
-        (Some(_), Some(done)) if waits_for_speech && store.signals_partial(org, id)? => {
-            format!("transcribing speech (the fast channels are ready): the analysis is {:.0}% done", 100.0 * done)
-        }
-        (Some(_), Some(done)) => format!("analysing the media file: {:.0}% done", 100.0 * done),
-        (Some(JobState::Waiting), None) => {
-            "waiting for the item's signals (PUT /analysis/v1/item/{item_type}/{id})".to_string()
-        }
-        (None, _) if !task.active => "task is inactive".to_string(),
-        _ => String::new(),
-    };
-    Ok(Some(Status { state: TaskState::Pending, error }))
-}
-
-/// The status of (item, product, version).
-pub fn status(
-    store: &Store,
-    analysis: &Analysis,
-    org: OrgId,
-    id: &str,
-    product: Product,
-    version: &str,
-) -> Result<Status, TaskError> {
-    status_of(store, analysis, org, id, product.as_str(), version)?
-        .ok_or_else(|| not_found(id, product.as_str(), version))
-}
-
-/// Creates or updates the task of a live item with its options (a JSON object) and reactivates it;
-/// a job is queued unless a result exists. Answers the task's status.
-#[allow(clippy::too_many_arguments)]
-pub fn upsert(
-    store: &Store,
-    fx: &Effects,
-    analysis: &Analysis,
-    org: OrgId,
-    id: &str,
-    product: Product,
-    version: &str,
-    options: &Value,
-) -> Result<Status, TaskError> {
-    match store.item(org, id)? {
-        Some(item) if !item.deleted => {}
-        _ => return Err(TaskError::ItemNotFound(id.to_string())),
-    }
-    store.upsert_task(org, id, product.as_str(), version, &options.to_string())?;
-    fx.queued(Queued::Tasks);
-    status(store, analysis, org, id, product, version)
-}
-
-/// Deactivates a task (its queued job is dropped); answers its status. A result without a task
-/// answers its state; nothing at all is [`TaskError::NotFound`].
-pub fn deactivate(
-    store: &Store,
-    analysis: &Analysis,
-    org: OrgId,
-    id: &str,
-    product: Product,
-    version: &str,
-) -> Result<Status, TaskError> {
-    let existed = store.deactivate_task(org, id, product.as_str(), version)?;
-    match status_of(store, analysis, org, id, product.as_str(), version)? {
-        Some(status) if existed || status.state != TaskState::Pending => Ok(status),
-        _ => Err(not_found(id, product.as_str(), version)),
-    }
-}
-
-/// Resets a failed task: its result is dropped and its job queued again.
-pub fn reset(
-    store: &Store,
-    fx: &Effects,
-    analysis: &Analysis,
-    org: OrgId,
-    id: &str,
-    product: Product,
-    version: &str,
-) -> Result<(), TaskError> {
-    let current = status(store, analysis, org, id, product, version)?;
-    if current.state != TaskState::Failed {
-        return Err(TaskError::NotFailed(current.state));
-    }
-    store.reprocess(org, id, product.as_str(), version)?;
-    fx.queued(Queued::Tasks);
-    Ok(())
-}
-
-/// Every task of an item, with its status.
-pub fn of_item(store: &Store, analysis: &Analysis, org: OrgId, id: &str) -> Result<Vec<ItemTask>, TaskError> {
-    if store.item(org, id)?.is_none() {
-        return Err(TaskError::ItemNotFound(id.to_string()));
-    }
-    let mut out = Vec::new();
-    for task in store.tasks(org, id)? {
-        let status = status_of(store, analysis, org, id, &task.product, &task.version)?
-            .unwrap_or(Status { state: TaskState::Pending, error: String::new() });
-        out.push(ItemTask { product: task.product, version: task.version, status });
-    }
-    Ok(out)
 }

@@ -1,7 +1,7 @@
 //! The envelopes of the results interfaces: the status of a stored result, the result with its
 //! `data`, the list response, the answer of a clip search and the status of a generation. The handlers build [`StatusEnvelope`], [`ResultEnvelope`] and
 //! [`ResultList`]; for the OpenAPI document each product has its own named result, data and list
-//! types ([`product_result!`]) made of the same parts and of the product's payload type (the type
+//! types (`product_result!`) made of the same parts and of the product's payload type (the type
 //! `products::compute` stores), so that generated clients get a typed `data`.
 
 use serde::Serialize;

@@ -15,7 +15,7 @@ use crate::error::{AppError, Detail};
 use crate::openapi::schemas::Empty;
 use crate::products::Product;
 use crate::state::AppState;
-use crate::tasks::{self, Status, TaskError, TaskState};
+use crate::tasks::{Status, TaskError, TaskState};
 
 type TaskPath = (String, String, String);
 
@@ -154,7 +154,7 @@ pub async fn get(
 ) -> Result<Json<TaskStatus>, AppError> {
     blocking(move || {
         let known = check_product(&product)?;
-        let status = tasks::status(&state.store, &state.analysis, org, &id, known, &version)?;
+        let status = state.tasks().status(org, &id, known, &version)?;
         Ok(Json(task_body(&id, &product, &version, status)))
     })
     .await
@@ -224,7 +224,7 @@ pub async fn post(
                 ctx: Value::Null,
             }));
         }
-        let status = tasks::upsert(&state.store, &state.effects, &state.analysis, org, &id, known, &version, &options)?;
+        let status = state.tasks().upsert(org, &id, known, &version, &options)?;
         Ok(Json(task_body(&id, &product, &version, status)))
     })
     .await
@@ -247,7 +247,7 @@ pub async fn delete(
 ) -> Result<Json<TaskStatus>, AppError> {
     blocking(move || {
         let known = check_product(&product)?;
-        let status = tasks::deactivate(&state.store, &state.analysis, org, &id, known, &version)?;
+        let status = state.tasks().deactivate(org, &id, known, &version)?;
         Ok(Json(task_body(&id, &product, &version, status)))
     })
     .await
@@ -273,7 +273,7 @@ pub async fn reset(
 ) -> Result<impl IntoResponse, AppError> {
     blocking(move || {
         let known = check_product(&product)?;
-        tasks::reset(&state.store, &state.effects, &state.analysis, org, &id, known, &version)?;
+        state.tasks().reset(org, &id, known, &version)?;
         Ok((StatusCode::OK, Json(Empty {})))
     })
     .await
@@ -295,7 +295,7 @@ pub async fn list(
     ApiCaller { org, .. }: ApiCaller,
 ) -> Result<Json<Vec<TaskSummary>>, AppError> {
     blocking(move || {
-        let list = tasks::of_item(&state.store, &state.analysis, org, &id)?;
+        let list = state.tasks().of_item(org, &id)?;
         Ok(Json(
             list.into_iter()
                 .map(|t| TaskSummary {

@@ -79,9 +79,7 @@ pub fn put(
     item_id: &str,
     signals: Signals,
 ) -> Result<(), SignalsError> {
-    keep(store, cache, org, item_id, signals, false)?;
-    fx.apply(store, Change::Signals { org, item_id, partial: false })?;
-    Ok(())
+    put_as(store, cache, fx, org, item_id, signals, false)
 }
 
 /// Stores the fast pass of an item's media analysis (speech recognition still to come): the
@@ -94,15 +92,15 @@ pub fn put_fast(
     item_id: &str,
     signals: Signals,
 ) -> Result<(), SignalsError> {
-    keep(store, cache, org, item_id, signals, true)?;
-    fx.apply(store, Change::Signals { org, item_id, partial: true })?;
-    Ok(())
+    put_as(store, cache, fx, org, item_id, signals, true)
 }
 
-/// Stores signals and caches them prepared (nothing else: see [`put`]).
-fn keep(
+/// [`put`] (`partial` false) or [`put_fast`] (true): the signals stored and cached prepared,
+/// then what follows applied.
+fn put_as(
     store: &Store,
     cache: &SignalsCache,
+    fx: &Effects,
     org: OrgId,
     item_id: &str,
     signals: Signals,
@@ -113,6 +111,7 @@ fn keep(
     let prepared = Arc::new(Prepared::new(signals)?);
     let version = store.put_signals(org, item_id, &binary, partial)?;
     cache.insert(org, item_id, version, prepared);
+    fx.apply(store, Change::Signals { org, item_id, partial })?;
     Ok(())
 }
 

@@ -151,7 +151,7 @@ impl Store {
     }
 
     /// [`Store::finish_job`], recording the pretrained models that produced the result
-    /// (`id@version` joined by `+`, empty when none; see [`ResultRow::version_id`]).
+    /// (`id@version` joined by `+`, empty when none; see [`crate::store::ResultRow::version_id`]).
     pub fn finish_job_by(
         &self,
         job: &Job,
