@@ -327,7 +327,8 @@ fn channels_of(product: Product) -> &'static [&'static str] {
             &["shots", "scenes", "speech", "timelines.brightness", "timelines.nudity", "timelines.profanity", "tags"]
         }
         Product::SceneTags => &["tags"],
-        Product::Markers => &["audio_fingerprint", "text"],
+        // The intro edges move to cuts (`shots`, black frames of `visual`); credits to black frames.
+        Product::Markers => &["audio_fingerprint", "text", "shots", "visual"],
     }
 }
 
