@@ -393,6 +393,7 @@ pub fn generate(o: &SynthOptions) -> Signals {
         audio_fingerprint: None,
         character_descriptors: None,
         visual: None,
+        picture_fingerprint: None,
     }
 }
 

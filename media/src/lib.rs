@@ -26,6 +26,7 @@ pub mod frame;
 mod models;
 mod output;
 pub mod picture;
+pub mod picture_fingerprint;
 mod probe;
 pub mod relevance;
 pub mod render;

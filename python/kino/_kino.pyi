@@ -139,6 +139,9 @@ class Signals:
     def audio_fingerprint(self) -> Optional[Dict[str, Any]]:
         """The soundtrack's fingerprint (``hop``, ``hashes``), or ``None``."""
     @property
+    def picture_fingerprint(self) -> Optional[Dict[str, Any]]:
+        """The picture's fingerprint (``hop``, ``hashes``), or ``None``."""
+    @property
     def visual(self) -> Optional[Dict[str, Any]]:
         """What the picture shows (frame labels, shot types, visual features, cues), or ``None``."""
     @property
@@ -208,7 +211,7 @@ def link_characters(titles: Sequence[Signals]) -> List[List[Dict[str, Any]]]:
     """The characters of each title with their identity across the titles (``series_identity``)."""
 
 def season_markers(episodes: Sequence[Signals], numbers: Optional[Sequence[Optional[int]]] = None) -> List[Dict[str, Any]]:
-    """Binge markers of a season's episodes: intro, recap, credits start (seconds or ``None``)."""
+    """Binge markers of a season's episodes: intro, recap, credits start and end, a post-credits scene (seconds or ``None``)."""
 
 def adbreaks(
     signals: Signals,

@@ -210,6 +210,13 @@ impl PySignals {
         self.signals().audio_fingerprint.as_ref().map(|f| crate::convert::to_py(py, f)).transpose()
     }
 
+    /// The picture's fingerprint, when the media was analysed: `{"hop": 0.1, "hashes": [...]}`
+    /// (32-bit perceptual hashes of the frames, 0 where blank), or `None`.
+    #[getter]
+    fn picture_fingerprint<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        self.signals().picture_fingerprint.as_ref().map(|f| crate::convert::to_py(py, f)).transpose()
+    }
+
     /// What the picture shows, when an image classifier ran: `{"interval", "frames": [{"time",
     /// "labels": [{"name", "group", "score"}]}], "shot_types": [{"start", "end", "kind", "people",
     /// "setting"}], "scene_features", "item_feature", "cues": [{"kind", "start", "end"}]}`, or

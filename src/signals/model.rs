@@ -125,6 +125,10 @@ pub struct Signals {
     /// and technical cues (black frames, colour bars). A kino addition (binary layout 8).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub visual: Option<Visual>,
+    /// Small perceptual hashes of the picture, for finding the same pictures across episodes
+    /// (intros, recaps) where the sound is silent or changes. A kino addition (binary layout 9).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub picture_fingerprint: Option<PictureFingerprint>,
 }
 
 /// What the picture shows (see [`Signals::visual`]).
@@ -254,6 +258,20 @@ pub struct VisualCue {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct AudioFingerprint {
+    /// Seconds between hashes, in `(0, 10]`.
+    pub hop: f64,
+    /// The hashes, in time order; at most one per `hop` of the duration (plus one).
+    pub hashes: Vec<u32>,
+}
+
+/// The picture fingerprint of a title: one 32-bit perceptual hash every `hop` seconds, hash `k`
+/// describing the frame shown at `k * hop` (see `kino-media`'s `fingerprint` module for the
+/// definition; 0 where the picture is blank: black, or one flat colour). The same shape as
+/// [`AudioFingerprint`], compared the same way.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Encode, Decode)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct PictureFingerprint {
     /// Seconds between hashes, in `(0, 10]`.
     pub hop: f64,
     /// The hashes, in time order; at most one per `hop` of the duration (plus one).
@@ -481,6 +499,7 @@ pub const ANALYSIS_CHANNELS: &[&str] = &[
     "audio_fingerprint",
     "character_descriptors",
     "visual",
+    "picture_fingerprint",
 ];
 
 /// Provenance of a document: who produced it, what was measured, what is absent (zero or empty

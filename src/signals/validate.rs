@@ -201,16 +201,25 @@ impl Signals {
             }
         }
         if let Some(f) = &self.audio_fingerprint {
-            if !(f.hop.is_finite() && f.hop > 0.0 && f.hop <= 10.0) {
-                return Err(Error::signals("audio_fingerprint.hop", "must be a number of seconds in (0, 10]"));
-            }
-            let most = (self.duration / f.hop).floor() as usize + 1;
-            if f.hashes.len() > most {
-                return Err(Error::signals(
-                    "audio_fingerprint.hashes",
-                    format!("must hold at most one hash per hop of the duration ({most}), not {}", f.hashes.len()),
-                ));
-            }
+            self.validate_fingerprint("audio_fingerprint", f.hop, f.hashes.len())?;
+        }
+        if let Some(f) = &self.picture_fingerprint {
+            self.validate_fingerprint("picture_fingerprint", f.hop, f.hashes.len())?;
+        }
+        Ok(())
+    }
+
+    /// A fingerprint's hop and length (`field`: its name).
+    fn validate_fingerprint(&self, field: &str, hop: f64, hashes: usize) -> Result<()> {
+        if !(hop.is_finite() && hop > 0.0 && hop <= 10.0) {
+            return Err(Error::signals(format!("{field}.hop"), "must be a number of seconds in (0, 10]"));
+        }
+        let most = (self.duration / hop).floor() as usize + 1;
+        if hashes > most {
+            return Err(Error::signals(
+                format!("{field}.hashes"),
+                format!("must hold at most one hash per hop of the duration ({most}), not {hashes}"),
+            ));
         }
         Ok(())
     }

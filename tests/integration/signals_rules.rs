@@ -157,9 +157,10 @@ fn binary_is_checked() {
     let bytes = s.to_binary();
     assert_eq!(Signals::from_binary(&bytes).unwrap(), s);
     let mut wrong_version = bytes.clone();
-    wrong_version[8] = 9;
+    let unknown = BINARY_FORMAT_VERSION + 1;
+    wrong_version[8..12].copy_from_slice(&unknown.to_le_bytes());
     assert!(
-        matches!(Signals::from_binary(&wrong_version), Err(Error::SignalsBinary { reason }) if reason.contains("version 9"))
+        matches!(Signals::from_binary(&wrong_version), Err(Error::SignalsBinary { reason }) if reason.contains(&format!("version {unknown}")))
     );
     let mut corrupt = bytes.clone();
     let last = corrupt.len() - 1;
@@ -233,11 +234,11 @@ fn version_2_binary_files_still_open() {
     assert!(analysis.measured.iter().any(|c| c == "speech"));
     // The same layout without `analysis`: the document ends with its one-byte `None` (today's
     // encoding less the `None`s of `text`, `transcript`, `audio_fingerprint`,
-    // `character_descriptors` and `visual`).
+    // `character_descriptors`, `visual` and `picture_fingerprint`).
     let mut bare = twin.clone();
     bare.analysis = None;
     let now = bare.to_binary();
-    let v2 = with_layout(&now[..24], &now[24..now.len() - 5], 2);
+    let v2 = with_layout(&now[..24], &now[24..now.len() - 6], 2);
     assert_eq!(Signals::from_binary(&v2).unwrap(), bare);
     // Trailing garbage is still refused in an old layout (as trailing, or as undecodable maps).
     let mut padded = old[24..].to_vec();
@@ -341,6 +342,47 @@ fn version_7_binary_files_still_open() {
     let rewritten = from_old.to_binary();
     assert_eq!(u32::from_le_bytes(rewritten[8..12].try_into().unwrap()), BINARY_FORMAT_VERSION);
     assert_eq!(Signals::from_binary(&rewritten).unwrap(), from_old);
+}
+
+/// Files written by the binary layout version 8 (with `visual`, before `picture_fingerprint`)
+/// keep opening: the pair was written by the version-8 build (`kino analyze` of 8 s of the
+/// dialogue test video from 9 s, every model of that build; the same document on a second run).
+#[test]
+fn version_8_binary_files_still_open() {
+    let dir = crate::support::manifest_dir().join("tests/fixtures");
+    let old = std::fs::read(dir.join("signals-v8.bin")).unwrap();
+    assert_eq!(u32::from_le_bytes(old[8..12].try_into().unwrap()), 8);
+    let from_old = Signals::from_binary(&old).unwrap();
+    assert_eq!(from_old, Signals::load(dir.join("signals-v8.json")).unwrap());
+    assert!(from_old.visual.is_some() && from_old.picture_fingerprint.is_none());
+    let rewritten = from_old.to_binary();
+    assert_eq!(u32::from_le_bytes(rewritten[8..12].try_into().unwrap()), BINARY_FORMAT_VERSION);
+    assert_eq!(Signals::from_binary(&rewritten).unwrap(), from_old);
+}
+
+/// Both fingerprints: their rules name the field, and both forms keep them.
+#[test]
+fn fingerprints_keep_their_rules() {
+    use kino::signals::{AudioFingerprint, PictureFingerprint};
+    let mut s = kino::synth::demo_signals("f", 10.0, 1.0, 5);
+    s.audio_fingerprint = Some(AudioFingerprint { hop: 0.1, hashes: vec![7; 101] });
+    s.picture_fingerprint = Some(PictureFingerprint { hop: 0.1, hashes: vec![0, 9, 12] });
+    s.validate().unwrap();
+    assert_eq!(Signals::from_binary(&s.to_binary()).unwrap(), s);
+    assert_eq!(Signals::from_json(&s.to_json()).unwrap(), s);
+    let refused = |s: &Signals, field: &str| match s.validate() {
+        Err(Error::InvalidSignals { field: f, .. }) => assert_eq!(f, field),
+        other => panic!("{field}: expected a refusal, got {other:?}"),
+    };
+    let mut long = s.clone();
+    long.picture_fingerprint.as_mut().unwrap().hashes = vec![1; 102];
+    refused(&long, "picture_fingerprint.hashes");
+    let mut hop = s.clone();
+    hop.picture_fingerprint.as_mut().unwrap().hop = 0.0;
+    refused(&hop, "picture_fingerprint.hop");
+    let mut audio = s.clone();
+    audio.audio_fingerprint.as_mut().unwrap().hop = f64::NAN;
+    refused(&audio, "audio_fingerprint.hop");
 }
 
 /// The visual channel: its rules, and both forms keep it.

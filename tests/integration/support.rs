@@ -38,6 +38,7 @@ pub fn flat_signals(relevance: &[f32]) -> Signals {
         audio_fingerprint: None,
         character_descriptors: None,
         visual: None,
+        picture_fingerprint: None,
     }
 }
 

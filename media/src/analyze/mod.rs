@@ -35,8 +35,16 @@ use crate::spilled::AudioSpill;
 use crate::tool;
 
 /// The channels `analyze` measures itself (see `kino::signals::ANALYSIS_CHANNELS`).
-pub const MEASURED_CHANNELS: &[&str] =
-    &["shots", "scenes", "speech", "timelines.brightness", "timelines.relevance", "vertical", "audio_fingerprint"];
+pub const MEASURED_CHANNELS: &[&str] = &[
+    "shots",
+    "scenes",
+    "speech",
+    "timelines.brightness",
+    "timelines.relevance",
+    "vertical",
+    "audio_fingerprint",
+    "picture_fingerprint",
+];
 
 /// The channels the speech recogniser changes: the transcript, profanity from it, and the scene
 /// and item embeddings (scene descriptions quote the dialogue). [`analyze_staged`] hands over a

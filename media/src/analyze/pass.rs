@@ -21,6 +21,7 @@ use crate::error::{Error, Result};
 use crate::fingerprint::AudioHasher;
 use crate::frame::Frame;
 use crate::picture::CueDetector;
+use crate::picture_fingerprint::PictureHasher;
 use crate::probe::MediaInfo;
 use crate::relevance::{relevance, scenes};
 use crate::see::Sight;
@@ -170,6 +171,7 @@ struct Detectors {
     bars: BlackBars,
     cues: CueDetector,
     timelines: Timelines,
+    pictures: PictureHasher,
     previous: Option<Frame>,
     /// Frames pushed.
     frames: usize,
@@ -187,6 +189,7 @@ impl Detectors {
             bars: BlackBars::new(h),
             cues: CueDetector::new(rate),
             timelines: Timelines::new(options.step, n),
+            pictures: PictureHasher::new(rate),
             previous: None,
             frames: 0,
             rate,
@@ -204,6 +207,7 @@ impl Detectors {
         self.bars.push(&frame);
         self.cues.push(time, w, h, buf);
         self.timelines.push(time, &frame, self.previous.as_ref());
+        self.pictures.push(time, &frame);
         self.content.push(self.frames, frame.clone());
         self.previous = Some(frame);
         self.frames += 1;
@@ -270,6 +274,7 @@ impl Detectors {
             audio_fingerprint: Some(fingerprint),
             character_descriptors: None,
             visual: None,
+            picture_fingerprint: Some(self.pictures.finish(duration)),
         };
         (doc, self.cues)
     }
