@@ -64,7 +64,7 @@ pub struct FingerprintMatch {
 /// one flipped bit about one time in ten, a whole hash one time in three hundred).
 #[derive(Debug)]
 pub(crate) struct Positions<'a> {
-    fp: &'a AudioFingerprint,
+    hashes: &'a [u32],
     at: HashMap<u32, Vec<u32>>,
     halves: Option<HashMap<u32, Vec<u32>>>,
 }
@@ -75,19 +75,19 @@ fn half_key(h: u32, k: u32) -> u32 {
 }
 
 impl<'a> Positions<'a> {
-    pub(crate) fn new(fp: &'a AudioFingerprint) -> Positions<'a> {
-        Self::build(fp, false)
+    pub(crate) fn new(hashes: &'a [u32]) -> Positions<'a> {
+        Self::build(hashes, false)
     }
 
     /// With the index of hash halves too (more votes for noisier sound, at more cost).
-    pub(crate) fn with_halves(fp: &'a AudioFingerprint) -> Positions<'a> {
-        Self::build(fp, true)
+    pub(crate) fn with_halves(hashes: &'a [u32]) -> Positions<'a> {
+        Self::build(hashes, true)
     }
 
-    fn build(fp: &'a AudioFingerprint, halves: bool) -> Positions<'a> {
+    fn build(hashes: &'a [u32], halves: bool) -> Positions<'a> {
         let mut at: HashMap<u32, Vec<u32>> = HashMap::new();
         let mut half: HashMap<u32, Vec<u32>> = HashMap::new();
-        for (i, &h) in fp.hashes.iter().enumerate() {
+        for (i, &h) in hashes.iter().enumerate() {
             if h != 0 {
                 at.entry(h).or_default().push(i as u32);
                 if halves {
@@ -99,19 +99,19 @@ impl<'a> Positions<'a> {
         }
         at.retain(|_, v| v.len() <= MAX_RECURRENCE);
         half.retain(|_, v| v.len() <= MAX_RECURRENCE);
-        Positions { fp, at, halves: halves.then_some(half) }
+        Positions { hashes, at, halves: halves.then_some(half) }
     }
 
     /// Votes of `query`'s hashes for offsets (position in this fingerprint minus position in the
     /// query).
-    pub(crate) fn votes(&self, query: &AudioFingerprint) -> HashMap<i64, usize> {
+    pub(crate) fn votes(&self, query: &[u32]) -> HashMap<i64, usize> {
         let mut votes: HashMap<i64, usize> = HashMap::new();
         let mut vote = |found: Option<&Vec<u32>>, i: usize| {
             for &j in found.into_iter().flatten() {
                 *votes.entry(i64::from(j) - i as i64).or_default() += 1;
             }
         };
-        for (i, &h) in query.hashes.iter().enumerate() {
+        for (i, &h) in query.iter().enumerate() {
             if h == 0 {
                 continue;
             }
@@ -136,18 +136,18 @@ pub fn compare(a: &AudioFingerprint, b: &AudioFingerprint) -> Option<Fingerprint
     if (a.hop - b.hop).abs() > 1e-9 || a.hashes.is_empty() || b.hashes.is_empty() {
         return None;
     }
-    best_alignment(a, &Positions::new(b))
+    best_alignment(a, &Positions::new(&b.hashes))
 }
 
 fn best_alignment(a: &AudioFingerprint, b: &Positions<'_>) -> Option<FingerprintMatch> {
-    let mut votes: Vec<(i64, usize)> = b.votes(a).into_iter().filter(|&(_, v)| v >= MIN_VOTES).collect();
+    let mut votes: Vec<(i64, usize)> = b.votes(&a.hashes).into_iter().filter(|&(_, v)| v >= MIN_VOTES).collect();
     votes.sort_by(|x, y| y.1.cmp(&x.1).then(x.0.cmp(&y.0)));
     // Per hash of `a`: the fewest bit errors of an offset that matched it.
     let mut best: Vec<Option<u32>> = vec![None; a.hashes.len()];
-    let mut in_b = vec![false; b.fp.hashes.len()];
+    let mut in_b = vec![false; b.hashes.len()];
     let mut top: Option<(i64, usize)> = None;
     for &(offset, _) in votes.iter().take(CANDIDATES) {
-        let matched = matched_at(&a.hashes, &b.fp.hashes, offset);
+        let matched = matched_at(&a.hashes, b.hashes, offset);
         let count = matched.iter().filter(|m| m.is_some()).count();
         if count > 0 && top.is_none_or(|(_, c)| count > c) {
             top = Some((offset, count));
@@ -165,7 +165,7 @@ fn best_alignment(a: &AudioFingerprint, b: &Positions<'_>) -> Option<Fingerprint
     let ber = f64::from(matched.iter().sum::<u32>()) / (32.0 * matched.len() as f64);
     // Both ways: a title whose sound recurs in the other (a loop, a theme) covers only itself.
     let covered_b = in_b.iter().filter(|&&m| m).count() as f64;
-    let coverage = (matched.len() as f64 / sounding(&a.hashes)).min(covered_b / sounding(&b.fp.hashes)).min(1.0);
+    let coverage = (matched.len() as f64 / sounding(&a.hashes)).min(covered_b / sounding(b.hashes)).min(1.0);
     Some(FingerprintMatch {
         offset: report::time(offset as f64 * a.hop),
         bit_error_rate: report::score(ber),
@@ -219,13 +219,13 @@ pub struct Duplicate {
 /// The fingerprints of a catalog, searched for the titles that are the same as a query.
 #[derive(Debug)]
 pub struct DuplicateIndex<'a> {
-    titles: Vec<(String, Positions<'a>)>,
+    titles: Vec<(String, &'a AudioFingerprint, Positions<'a>)>,
 }
 
 impl<'a> DuplicateIndex<'a> {
     /// Indexes `(id, fingerprint)` pairs.
     pub fn new(titles: impl IntoIterator<Item = (String, &'a AudioFingerprint)>) -> DuplicateIndex<'a> {
-        DuplicateIndex { titles: titles.into_iter().map(|(id, fp)| (id, Positions::new(fp))).collect() }
+        DuplicateIndex { titles: titles.into_iter().map(|(id, fp)| (id, fp, Positions::new(&fp.hashes))).collect() }
     }
 
     /// Number of titles indexed.
@@ -245,9 +245,9 @@ impl<'a> DuplicateIndex<'a> {
         let mut found: Vec<Duplicate> = self
             .titles
             .par_iter()
-            .filter(|(id, fp)| Some(id.as_str()) != exclude && (fp.fp.hop - query.hop).abs() < 1e-9)
-            .filter_map(|(id, fp)| {
-                let alignment = best_alignment(query, fp)?;
+            .filter(|(id, fp, _)| Some(id.as_str()) != exclude && (fp.hop - query.hop).abs() < 1e-9)
+            .filter_map(|(id, _, positions)| {
+                let alignment = best_alignment(query, positions)?;
                 alignment.same_title.then(|| Duplicate { id: id.clone(), alignment })
             })
             .collect();
@@ -270,8 +270,8 @@ impl<'a> DuplicateIndex<'a> {
         }
         for i in 0..n {
             let id = self.titles[i].0.as_str();
-            for d in self.search(self.titles[i].1.fp, Some(id)) {
-                if let Some(j) = self.titles.iter().position(|(other, _)| *other == d.id) {
+            for d in self.search(self.titles[i].1, Some(id)) {
+                if let Some(j) = self.titles.iter().position(|(other, ..)| *other == d.id) {
                     let (a, b) = (root(&mut parent, i), root(&mut parent, j));
                     parent[a] = b;
                 }

@@ -109,6 +109,15 @@ pub struct MarkersPayload {
     /// Start of the end credits.
     #[serde(default)]
     pub credit_start: Option<f64>,
+    /// End of the end credits.
+    #[serde(default)]
+    pub credit_end: Option<f64>,
+    /// Start of a scene after the end credits.
+    #[serde(default)]
+    pub post_credits_start: Option<f64>,
+    /// End of that scene.
+    #[serde(default)]
+    pub post_credits_end: Option<f64>,
     /// How many other episodes of the season were compared.
     #[serde(default)]
     pub episodes_compared: usize,
@@ -328,7 +337,7 @@ fn channels_of(product: Product) -> &'static [&'static str] {
         }
         Product::SceneTags => &["tags"],
         // The intro edges move to cuts (`shots`, black frames of `visual`); credits to black frames.
-        Product::Markers => &["audio_fingerprint", "text", "shots", "visual"],
+        Product::Markers => &["audio_fingerprint", "picture_fingerprint", "text", "shots", "visual"],
     }
 }
 

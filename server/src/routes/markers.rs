@@ -1,5 +1,6 @@
-//! Binge markers (`/results/markers/v1`): the intro, recap and end-credit times of an episode,
-//! computed by the `markers` task from its season's audio fingerprints (`kino::markers`).
+//! Binge markers (`/results/markers/v1`): the intro, recap, end-credit and post-credits times of
+//! an episode, computed by the `markers` task from its season's fingerprints and its own on-screen
+//! text and black frames (`kino::markers`).
 
 use axum::Json;
 use axum::extract::{Path, State};
@@ -31,6 +32,12 @@ pub struct MarkersAnswer {
     pub recap_end: Option<f64>,
     /// Start of the end credits.
     pub credit_start: Option<f64>,
+    /// End of the end credits: where their last text goes, or black frames after it start.
+    pub credit_end: Option<f64>,
+    /// Start of a scene after the end credits (a post-credits scene, after black frames).
+    pub post_credits_start: Option<f64>,
+    /// End of that scene.
+    pub post_credits_end: Option<f64>,
     /// How many other episodes of the season were compared (absent until available).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub episodes_compared: Option<usize>,
@@ -51,6 +58,9 @@ impl MarkersAnswer {
                 recap_start: p.recap_start,
                 recap_end: p.recap_end,
                 credit_start: p.credit_start,
+                credit_end: p.credit_end,
+                post_credits_start: p.post_credits_start,
+                post_credits_end: p.post_credits_end,
                 episodes_compared: Some(p.episodes_compared),
             },
             None => MarkersAnswer {
@@ -61,6 +71,9 @@ impl MarkersAnswer {
                 recap_start: None,
                 recap_end: None,
                 credit_start: None,
+                credit_end: None,
+                post_credits_start: None,
+                post_credits_end: None,
                 episodes_compared: None,
             },
         }

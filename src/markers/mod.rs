@@ -1,0 +1,416 @@
+//! Binge markers of the episodes of one season: where the intro starts and ends, where a recap of
+//! earlier episodes lies, where the end credits start and end, and a scene after them.
+//!
+//! **Intro**: the stretch of sound and picture that recurs near the start of the season's
+//! episodes. Each episode's search window is its first quarter, at most its first ten minutes
+//! (the bounds of the open intro-detection tools). For each pair of episodes, their windows'
+//! audio fingerprints ([`crate::signals::AudioFingerprint`]) are aligned as
+//! [`crate::fingerprint`] does (offsets voted by agreeing hashes and hash halves, then hashes
+//! matched where the bit error rate of the 3.1 s around them is below 0.35), and each alignment's
+//! matched hashes form runs (gaps under [`MAX_GAP`] seconds bridged). Their picture fingerprints
+//! ([`crate::signals::PictureFingerprint`]) are aligned the same way, a picture hash matching only
+//! within [`PICTURE_BITS`] bit errors. The longest run
+//! of [`MIN_INTRO`] to [`MAX_INTRO`] seconds of each kind is that pair's candidate; when both
+//! kinds have one and they overlap, the candidate is their union (the picture carries a quiet
+//! stretch the sound cannot match, the sound a stretch whose picture changed), else the longer.
+//! An episode's intro is the candidate that the most other episodes agree with (starts within
+//! [`AGREE`] seconds), with the median of their starts and ends. Its edges then move to the
+//! picture's cuts: an edge moves to a cut (a shot boundary, or where black frames
+//! start or end) at most [`SNAP`] seconds away when the sound between is mostly silent, or at
+//! most [`NEAR_CUT`] seconds away whatever it is.
+//!
+//! **Recap**: sound (runs of at least [`MIN_RECAP_RUN`] seconds) or picture (at least
+//! [`MIN_RECAP_PICTURE`]) in the episode's window, outside its intro, that matches an earlier
+//! episode (a smaller `episode_number`) outside that episode's intro: the recap spans the first to
+//! the last of those runs, its edges moved to cuts as the intro's are.
+//!
+//! **Credits**: where the end credits start, from the on-screen text channel
+//! (`text.credits_start`) when it was measured; `None` otherwise. Text is read every few
+//! seconds, so the start moves back to where black frames end when they end at most
+//! [`CREDITS_BACK`] seconds before it (credits commonly follow a cut or fade to black). They end
+//! with their last line read, or where black frames after it start, and a scene of at least
+//! [`MIN_POST_CREDITS`] seconds without text after those black frames is a post-credits scene
+//! ([`credits`]).
+
+use serde::Serialize;
+
+use crate::fingerprint::{Positions, matched_at};
+use crate::report;
+use crate::signals::Signals;
+
+mod credits;
+
+pub use credits::{Credits, credits};
+
+/// Shortest intro, seconds.
+pub const MIN_INTRO: f64 = 15.0;
+/// Longest intro, seconds.
+pub const MAX_INTRO: f64 = 120.0;
+/// Longest search window, seconds (or the first quarter of the episode, when shorter).
+pub const MAX_WINDOW: f64 = 600.0;
+/// Gaps in a run of matched hashes bridged, seconds.
+pub const MAX_GAP: f64 = 1.5;
+/// Two intro candidates agree when their starts are this close, seconds.
+pub const AGREE: f64 = 3.0;
+/// Shortest run of matched sound counted as recap, seconds.
+pub const MIN_RECAP_RUN: f64 = 3.0;
+/// Shortest run of matched picture counted as recap, seconds (a recap is often cut from shots of
+/// two or three seconds).
+pub const MIN_RECAP_PICTURE: f64 = 2.0;
+/// Farthest the credits' start moves back to the end of black frames, seconds.
+pub const CREDITS_BACK: f64 = 8.0;
+/// Longest gap between the text lines of the end credits, seconds (the media analysis's rule).
+pub const CREDITS_GAP: f64 = 10.0;
+/// Shortest scene after the end credits reported, seconds.
+pub const MIN_POST_CREDITS: f64 = 5.0;
+/// Black frames that end this close to the end of the video end it, seconds.
+const FINAL_BLACK: f64 = 0.5;
+/// Farthest an intro edge moves to a cut across mostly silent sound, seconds.
+pub const SNAP: f64 = 3.0;
+/// Farthest an intro edge moves to a cut whatever the sound, seconds.
+pub const NEAR_CUT: f64 = 0.6;
+/// The fingerprints' hop, seconds: an end found by them lies up to this far after the last
+/// matched instant.
+const LAST_HOP: f64 = 0.1;
+/// How long the sound beside a cut must be silent for an edge to move to it across silence, seconds.
+const OPENS: f64 = 0.5;
+/// Share of silent hashes (0) that makes a stretch "mostly silent".
+const SILENT_SHARE: f64 = 0.75;
+/// Bit errors under which a hash at the edge of a run agrees by itself (unrelated hashes differ
+/// in 16 of 32 on average).
+const EDGE_BITS: u32 = 8;
+/// Bit errors (of 32) over which a picture hash does not match. On the evaluation season
+/// (docs/media.md) the same frame in two episodes differed in 0 bits 92 % of the time and never in
+/// more than 4, while frames of one film drawn at random differ in 15 on average, but in 2 or
+/// fewer about one time in 55 (pictures of one film are alike): a run of a second or
+/// more at one offset is what sets a match apart.
+pub const PICTURE_BITS: u32 = 2;
+/// Bits by which a run of picture must change to count: some hash differs from its first in at
+/// least this many (a still picture has look-alikes all through a title).
+pub const PICTURE_CHANGE: u32 = 4;
+/// How many best-voted alignments of a pair's pictures are examined (a recap cut from several
+/// short shots has an alignment per shot, and still pictures vote for many look-alikes).
+const PICTURE_ALIGNMENTS: usize = 24;
+/// How many best-voted alignments of a pair's sound are examined.
+const ALIGNMENTS: usize = 6;
+
+/// One episode of a season.
+#[derive(Debug, Clone, Copy)]
+pub struct Episode<'a> {
+    /// Its number in the season, for recaps (earlier episodes have smaller numbers).
+    pub number: Option<i64>,
+    /// Its signals.
+    pub signals: &'a Signals,
+}
+
+/// The markers of one episode, in seconds; `None` where nothing was found.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Markers {
+    /// Start of the intro.
+    pub intro_start: Option<f64>,
+    /// End of the intro.
+    pub intro_end: Option<f64>,
+    /// Start of the recap.
+    pub recap_start: Option<f64>,
+    /// End of the recap.
+    pub recap_end: Option<f64>,
+    /// Start of the end credits.
+    pub credit_start: Option<f64>,
+    /// End of the end credits: where their last text goes (or black frames after it start).
+    pub credit_end: Option<f64>,
+    /// Start of a scene after the end credits (a post-credits scene), when one follows them after
+    /// black frames.
+    pub post_credits_start: Option<f64>,
+    /// End of that scene.
+    pub post_credits_end: Option<f64>,
+    /// How many other episodes of the season had a fingerprint to compare with.
+    pub episodes_compared: usize,
+}
+
+/// A run of matched hashes: `[start, end)` positions in the first fingerprint, and the offset
+/// (positions) to the second.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Run {
+    start: usize,
+    end: usize,
+    offset: i64,
+}
+
+/// The hashes of one fingerprint of an episode, sound or picture, one every `hop` seconds (both
+/// have the same shape, 0 where silent or blank).
+#[derive(Debug, Clone, Copy)]
+struct Track<'a> {
+    hop: f64,
+    hashes: &'a [u32],
+    /// The most bit errors of a matched hash by itself: [`PICTURE_BITS`] for the picture (its
+    /// hashes hold still through a shot, so the windowed error rate of [`matched_at`] amounts to
+    /// one comparison a shot); none for the sound.
+    most_bits: Option<u32>,
+}
+
+impl<'a> Track<'a> {
+    /// The sound of `s`, and its picture.
+    fn of(s: &'a Signals) -> [Option<Track<'a>>; 2] {
+        [
+            s.audio_fingerprint.as_ref().map(|f| Track { hop: f.hop, hashes: &f.hashes, most_bits: None }),
+            s.picture_fingerprint.as_ref().map(|f| Track {
+                hop: f.hop,
+                hashes: &f.hashes,
+                most_bits: Some(PICTURE_BITS),
+            }),
+        ]
+    }
+
+    /// The search window: the hashes of the first quarter of a video of `duration` seconds, at
+    /// most [`MAX_WINDOW`] seconds.
+    fn window(self, duration: f64) -> Track<'a> {
+        let seconds = (duration / 4.0).min(MAX_WINDOW);
+        let n = ((seconds / self.hop).floor() as usize).min(self.hashes.len());
+        Track { hashes: &self.hashes[..n], ..self }
+    }
+
+    /// `[start, end)` of a run in seconds of this track.
+    fn seconds(self, r: &Run) -> (f64, f64) {
+        (r.start as f64 * self.hop, r.end as f64 * self.hop)
+    }
+}
+
+/// Runs of matched hashes of `a` against `b` at the best-voted alignments, gaps under
+/// [`MAX_GAP`] bridged; longest first. Alignments closer than [`MAX_GAP`] to one already examined
+/// are skipped (a still picture votes for every offset across its length).
+fn runs(a: Track<'_>, b: Track<'_>) -> Vec<Run> {
+    if a.hashes.is_empty() || b.hashes.is_empty() || (a.hop - b.hop).abs() > 1e-9 {
+        return Vec::new();
+    }
+    let index = Positions::with_halves(b.hashes);
+    let mut votes: Vec<(i64, usize)> = index.votes(a.hashes).into_iter().filter(|&(_, v)| v >= 2).collect();
+    votes.sort_by(|x, y| y.1.cmp(&x.1).then(x.0.cmp(&y.0)));
+    let gap = (MAX_GAP / a.hop).round() as usize;
+    let alignments = if a.most_bits.is_some() { PICTURE_ALIGNMENTS } else { ALIGNMENTS };
+    let mut examined: Vec<i64> = Vec::with_capacity(alignments);
+    let mut out = Vec::new();
+    for &(offset, _) in &votes {
+        if examined.len() == alignments {
+            break;
+        }
+        if examined.iter().any(|&o| o.abs_diff(offset) < gap as u64) {
+            continue;
+        }
+        examined.push(offset);
+        let mut matched = matched_at(a.hashes, b.hashes, offset);
+        if let Some(most) = a.most_bits {
+            matched.iter_mut().for_each(|m| *m = m.filter(|&e| e <= most));
+        }
+        // A run's edges are trimmed to hashes that agree themselves (the window around a hash
+        // just outside a shared stretch still reads as matched).
+        let close = |i: usize| matched[i].is_some_and(|e| e <= EDGE_BITS);
+        let mut found: Vec<Run> = Vec::new();
+        let mut current: Option<Run> = None;
+        for (i, m) in matched.iter().enumerate() {
+            if m.is_none() {
+                continue;
+            }
+            match &mut current {
+                Some(r) if i - r.end <= gap => r.end = i + 1,
+                _ => {
+                    found.extend(current.take());
+                    current = Some(Run { start: i, end: i + 1, offset });
+                }
+            }
+        }
+        found.extend(current);
+        for mut r in found {
+            while r.start < r.end && !close(r.start) {
+                r.start += 1;
+            }
+            while r.end > r.start && !close(r.end - 1) {
+                r.end -= 1;
+            }
+            if r.end > r.start && (a.most_bits.is_none() || changes(&a.hashes[r.start..r.end])) {
+                out.push(r);
+            }
+        }
+    }
+    out.sort_by(|x, y| (y.end - y.start).cmp(&(x.end - x.start)).then(x.start.cmp(&y.start)));
+    out
+}
+
+/// Whether a run of picture hashes shows the picture change: some hash differs from the first in
+/// at least [`PICTURE_CHANGE`] bits. A still picture (a sky over a field, a title card) has
+/// look-alikes all through a title; a picture that moves or cuts is what a run can match.
+fn changes(hashes: &[u32]) -> bool {
+    let first = hashes.iter().copied().find(|&h| h != 0).unwrap_or(0);
+    hashes.iter().any(|&h| h != 0 && (h ^ first).count_ones() >= PICTURE_CHANGE)
+}
+
+/// The intro candidate of a pair of episodes from their search windows (`[sound, picture]` each):
+/// the longest run of [`MIN_INTRO`] to [`MAX_INTRO`] seconds of each kind, joined when they
+/// overlap (the picture carries a silent stretch, the sound a changed picture), else the longer.
+fn intro_candidate(a: &[Option<Track<'_>>; 2], b: &[Option<Track<'_>>; 2]) -> Option<(f64, f64)> {
+    let best = |k: usize| {
+        let (x, y) = (a[k]?, b[k]?);
+        runs(x, y).iter().map(|r| x.seconds(r)).find(|(s, e)| (MIN_INTRO..=MAX_INTRO).contains(&(e - s)))
+    };
+    match (best(0), best(1)) {
+        (Some(s), Some(p)) if s.0 <= p.1 && p.0 <= s.1 && s.1.max(p.1) - s.0.min(p.0) <= MAX_INTRO => {
+            Some((s.0.min(p.0), s.1.max(p.1)))
+        }
+        (Some(s), Some(p)) => Some(if p.1 - p.0 > s.1 - s.0 { p } else { s }),
+        (s, p) => s.or(p),
+    }
+}
+
+/// The markers of each of a season's `episodes`, in order.
+pub fn season_markers(episodes: &[Episode<'_>]) -> Vec<Markers> {
+    let tracks: Vec<[Option<Track<'_>>; 2]> = episodes.iter().map(|e| Track::of(e.signals)).collect();
+    let windows: Vec<[Option<Track<'_>>; 2]> =
+        episodes.iter().zip(&tracks).map(|(e, t)| t.map(|k| k.map(|k| k.window(e.signals.duration)))).collect();
+    let comparable = |w: &[Option<Track<'_>>; 2]| w.iter().any(Option::is_some);
+    // Each episode's intro, from its candidates against each other episode, moved to the cuts.
+    let mut intros: Vec<Option<(f64, f64)>> = Vec::with_capacity(episodes.len());
+    let mut compared = Vec::with_capacity(episodes.len());
+    for (i, wa) in windows.iter().enumerate() {
+        let mut candidates: Vec<(f64, f64)> = Vec::new();
+        let mut others = 0;
+        if comparable(wa) {
+            for (j, wb) in windows.iter().enumerate() {
+                if j == i || !comparable(wb) {
+                    continue;
+                }
+                others += 1;
+                candidates.extend(intro_candidate(wa, wb));
+            }
+        }
+        compared.push(others);
+        intros.push(consensus(&candidates).map(|found| to_cuts(episodes[i].signals, found, MIN_INTRO)));
+    }
+    episodes
+        .iter()
+        .enumerate()
+        .map(|(i, e)| {
+            let duration = e.signals.duration;
+            let clamp = |t: f64| report::time(t.clamp(0.0, duration));
+            let mut m = Markers { episodes_compared: compared[i], ..Markers::default() };
+            if let Some((a, b)) = intros[i] {
+                m.intro_start = Some(clamp(a));
+                m.intro_end = Some(clamp(b));
+            }
+            if let Some(found) = e.number.and_then(|n| recap(episodes, &windows, &tracks, &intros, i, n)) {
+                let (a, b) = to_cuts(e.signals, found, 0.0);
+                m.recap_start = Some(clamp(a));
+                m.recap_end = Some(clamp(b));
+            }
+            if let Some(c) = credits(e.signals) {
+                m.credit_start = Some(clamp(c.start));
+                m.credit_end = c.end.map(clamp);
+                m.post_credits_start = c.post_credits.map(|s| clamp(s.0));
+                m.post_credits_end = c.post_credits.map(|s| clamp(s.1));
+            }
+            m
+        })
+        .collect()
+}
+
+/// The part of `[start, end)` outside `intro`: the longer of what lies before and after it.
+fn outside(intro: Option<(f64, f64)>, (start, end): (f64, f64)) -> (f64, f64) {
+    match intro {
+        Some((x, y)) if start < y && end > x => {
+            let (before, after) = ((start, end.min(x)), (start.max(y), end));
+            if after.1 - after.0 >= before.1 - before.0 { after } else { before }
+        }
+        _ => (start, end),
+    }
+}
+
+/// The recap of episode `i` (number `n`): its window's runs of sound (at least [`MIN_RECAP_RUN`]
+/// seconds) and of picture (at least [`MIN_RECAP_PICTURE`]) that match an earlier episode, both
+/// with the intros (of this episode and of the one matched) left out, from the first to the last.
+fn recap(
+    episodes: &[Episode<'_>],
+    windows: &[[Option<Track<'_>>; 2]],
+    tracks: &[[Option<Track<'_>>; 2]],
+    intros: &[Option<(f64, f64)>],
+    i: usize,
+    n: i64,
+) -> Option<(f64, f64)> {
+    let mut spans: Vec<(f64, f64)> = Vec::new();
+    for (j, other) in episodes.iter().enumerate() {
+        if j == i || other.number.is_none_or(|k| k >= n) {
+            continue;
+        }
+        for (k, shortest) in [(0, MIN_RECAP_RUN), (1, MIN_RECAP_PICTURE)] {
+            let (Some(a), Some(full)) = (windows[i][k], tracks[j][k]) else { continue };
+            for r in runs(a, full) {
+                let shift = r.offset as f64 * a.hop;
+                let (start, end) = outside(intros[i], a.seconds(&r));
+                let (there_start, there_end) = outside(intros[j], (start + shift, end + shift));
+                if there_end - there_start >= shortest {
+                    spans.push((there_start - shift, there_end - shift));
+                }
+            }
+        }
+    }
+    let first = spans.iter().map(|s| s.0).min_by(f64::total_cmp)?;
+    let last = spans.iter().map(|s| s.1).max_by(f64::total_cmp)?;
+    Some((first, last))
+}
+
+/// Moves an intro or recap found in the fingerprints, `(start, end)`, to the picture's cuts: the
+/// start to the earliest cut at most [`SNAP`] seconds before it with mostly silent sound between
+/// that opens onto silence (or any cut at most [`NEAR_CUT`] seconds before it), the end to a cut
+/// less than one hop ([`LAST_HOP`]) before it or else the earliest cut at most [`SNAP`] seconds
+/// after it on the same terms. Cuts are the shot boundaries
+/// and where black frames start (for the start) or end (for the end). An edge without such a cut
+/// stays where the fingerprints put it, and both stay when the moved span would be shorter than
+/// `shortest` seconds.
+fn to_cuts(s: &Signals, (start, end): (f64, f64), shortest: f64) -> (f64, f64) {
+    let black = s.visual.iter().flat_map(|v| v.cues.iter()).filter(|c| c.kind == "black");
+    let starts: Vec<f64> = s.shots.iter().copied().chain(black.clone().map(|c| c.start)).collect();
+    let ends: Vec<f64> = s.shots.iter().copied().chain(black.map(|c| c.end)).collect();
+    let silent = |from: f64, to: f64| {
+        let Some(fp) = &s.audio_fingerprint else { return false };
+        let (i, j) = ((from / fp.hop).floor().max(0.0) as usize, ((to / fp.hop).ceil() as usize).min(fp.hashes.len()));
+        j > i && fp.hashes[i..j].iter().filter(|&&h| h == 0).count() as f64 >= SILENT_SHARE * (j - i) as f64
+    };
+    let new_start = starts
+        .iter()
+        .copied()
+        // Across silence only from a cut that opens onto it (not one inside the sound before).
+        .filter(|&c| {
+            c <= start
+                && start - c <= SNAP
+                && (start - c <= NEAR_CUT || (silent(c, start) && silent(c, (c + OPENS).min(start))))
+        })
+        .min_by(f64::total_cmp)
+        .unwrap_or(start);
+    let new_end = ends
+        .iter()
+        .copied()
+        .filter(|&c| {
+            // A run ends one hop after its last matched hash: a cut inside that hop ends it.
+            (c < end && end - c < LAST_HOP)
+                || (c >= end
+                    && c - end <= SNAP
+                    && (c - end <= NEAR_CUT || (silent(end, c) && silent((c - OPENS).max(end), c))))
+        })
+        .min_by(f64::total_cmp)
+        .unwrap_or(end);
+    if new_end - new_start >= shortest { (new_start, new_end) } else { (start, end) }
+}
+
+/// The candidate the most others agree with (starts within [`AGREE`] seconds), as the median of
+/// the agreeing starts and ends; `None` without candidates.
+fn consensus(candidates: &[(f64, f64)]) -> Option<(f64, f64)> {
+    let support = |c: &(f64, f64)| candidates.iter().filter(|o| (o.0 - c.0).abs() <= AGREE).count();
+    let best = candidates.iter().max_by(|x, y| support(x).cmp(&support(y)).then(y.0.total_cmp(&x.0)))?;
+    let agreeing: Vec<&(f64, f64)> = candidates.iter().filter(|o| (o.0 - best.0).abs() <= AGREE).collect();
+    let median = |mut v: Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    Some((median(agreeing.iter().map(|c| c.0).collect()), median(agreeing.iter().map(|c| c.1).collect())))
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,234 @@
+//! The markers' rules on generated seasons.
+
+use super::*;
+use crate::signals::{AudioFingerprint, TextSpan};
+
+/// An episode of `seconds` with `intro` (hashes) inserted at `at` seconds after `prefix`.
+fn episode(seconds: f64, seed: u64, prefix: &[u32], intro: &[u32], at: f64) -> Signals {
+    let mut s = crate::synth::demo_signals("e", seconds, 1.0, seed);
+    let mut h = prefix.to_vec();
+    let own = crate::synth::fingerprint_hashes((seconds * 10.0) as usize, seed);
+    let start = (at * 10.0) as usize;
+    h.extend_from_slice(&own[..start]);
+    h.extend_from_slice(intro);
+    h.extend_from_slice(&own[start..]);
+    h.truncate((seconds * 10.0) as usize);
+    s.audio_fingerprint = Some(AudioFingerprint { hop: 0.1, hashes: h });
+    s.text = None;
+    s
+}
+
+#[test]
+fn the_shared_intro_is_found_at_each_offset_and_the_recap_too() {
+    let intro = crate::synth::fingerprint_hashes(400, 99); // 40 s
+    let e1 = episode(1200.0, 1, &[], &intro, 30.0);
+    let e2 = episode(1300.0, 2, &[], &intro, 95.5);
+    // Episode 3 opens with 20 s of episode 2's content (after its intro): a recap.
+    let recap = e2.audio_fingerprint.as_ref().unwrap().hashes[2000..2200].to_vec();
+    let e3 = episode(1250.0, 3, &recap, &intro, 10.0);
+    let eps: Vec<Episode<'_>> =
+        [&e1, &e2, &e3].iter().enumerate().map(|(i, s)| Episode { number: Some(i as i64 + 1), signals: s }).collect();
+    let m = season_markers(&eps);
+    let near = |a: Option<f64>, b: f64| a.is_some_and(|a| (a - b).abs() <= 1.0);
+    assert!(near(m[0].intro_start, 30.0) && near(m[0].intro_end, 70.0), "{:?}", m[0]);
+    assert!(near(m[1].intro_start, 95.5) && near(m[1].intro_end, 135.5), "{:?}", m[1]);
+    assert!(near(m[2].intro_start, 30.0) && near(m[2].intro_end, 70.0), "{:?}", m[2]);
+    assert!(near(m[2].recap_start, 0.0) && near(m[2].recap_end, 20.0), "{:?}", m[2]);
+    assert_eq!((m[0].recap_start, m[1].recap_start), (None, None));
+    assert_eq!(m[0].episodes_compared, 2);
+}
+
+#[test]
+fn no_intro_without_a_shared_stretch_or_a_second_episode() {
+    let a = episode(900.0, 5, &[], &crate::synth::fingerprint_hashes(100, 7), 20.0); // 10 s: too short for an intro
+    let b = episode(900.0, 6, &[], &crate::synth::fingerprint_hashes(100, 7), 50.0);
+    let m = season_markers(&[Episode { number: Some(1), signals: &a }, Episode { number: Some(2), signals: &b }]);
+    assert_eq!((m[0].intro_start, m[1].intro_start), (None, None));
+    let alone = season_markers(&[Episode { number: Some(1), signals: &a }]);
+    assert_eq!((alone[0].intro_start, alone[0].episodes_compared), (None, 0));
+}
+
+#[test]
+fn intro_edges_move_to_the_cuts_across_silence() {
+    let intro = crate::synth::fingerprint_hashes(400, 99); // 40 s
+    let mut eps = [episode(1200.0, 1, &[], &intro, 30.0), episode(1300.0, 2, &[], &intro, 95.5)];
+    for (s, at) in eps.iter_mut().zip([30.0, 95.5]) {
+        // The intro opens on 2 s of silence (black, fading in) after a cut, and the episode's
+        // own content starts at a cut 0.5 s after the intro's sound ends; a cut 2.5 s before
+        // the intro's sound lies inside the sound before the silence.
+        let fp = s.audio_fingerprint.as_mut().unwrap();
+        for k in ((at - 2.0) * 10.0) as usize..(at * 10.0) as usize {
+            fp.hashes[k] = 0;
+        }
+        s.shots = vec![at - 2.5, at - 2.0, at + 40.5, at + 300.0];
+    }
+    let eps: Vec<Episode<'_>> =
+        eps.iter().enumerate().map(|(i, s)| Episode { number: Some(i as i64 + 1), signals: s }).collect();
+    let m = season_markers(&eps);
+    let near = |a: Option<f64>, b: f64| a.is_some_and(|a| (a - b).abs() <= 0.15);
+    assert!(near(m[0].intro_start, 28.0) && near(m[0].intro_end, 70.5), "{:?}", m[0]);
+    assert!(near(m[1].intro_start, 93.5) && near(m[1].intro_end, 136.0), "{:?}", m[1]);
+    // Without the silence, a cut 2 s away is too far: the edge stays on the sound.
+    let moved = to_cuts(eps[0].signals, (30.0, 70.0), MIN_INTRO);
+    let mut loud = eps[0].signals.clone();
+    loud.audio_fingerprint = Some(AudioFingerprint { hop: 0.1, hashes: vec![7; 12_000] });
+    let kept = to_cuts(&loud, (30.0, 70.0), MIN_INTRO);
+    assert_eq!((moved.0, kept.0), (28.0, 30.0));
+    assert_eq!(kept.1, 70.5, "a cut within NEAR_CUT is taken whatever the sound");
+}
+
+#[test]
+fn the_credits_start_where_black_frames_before_their_text_end() {
+    let mut s = crate::synth::demo_signals("e", 300.0, 1.0, 4);
+    s.text = Some(crate::signals::OnScreenText {
+        step: 2.0,
+        density: vec![0.0; 150],
+        lines: Vec::new(),
+        credits_start: Some(228.0),
+    });
+    let black = |start: f64, end: f64| crate::signals::VisualCue { kind: "black".into(), start, end };
+    let mut visual = crate::signals::Visual {
+        interval: 1.0,
+        frames: Vec::new(),
+        shot_types: Vec::new(),
+        scene_features: None,
+        item_feature: None,
+        cues: Vec::new(),
+        tags: Vec::new(),
+    };
+    visual.cues = vec![black(100.0, 101.0), black(220.8, 221.3)];
+    s.visual = Some(visual.clone());
+    let credits = |s: &Signals| season_markers(&[Episode { number: None, signals: s }])[0].credit_start;
+    assert_eq!(credits(&s), Some(221.3), "the black frames 6.7 s before the text");
+    visual.cues = vec![black(100.0, 101.0), black(218.0, 219.5)];
+    s.visual = Some(visual);
+    assert_eq!(credits(&s), Some(228.0), "black frames 8.5 s before are too far");
+}
+
+/// Picture hashes for `n` hops: shots of 3 s, each moving (one more bit of its hash flipped
+/// every 0.6 s) with a bit flipped now and then (noise).
+fn pictures(n: usize, seed: u64) -> Vec<u32> {
+    let shots = crate::synth::fingerprint_hashes(n / 30 + 1, seed);
+    let noise = crate::synth::fingerprint_hashes(n, seed ^ 0xABCD);
+    (0..n)
+        .map(|k| {
+            let shot = shots[k / 30];
+            let moved = (0..(k % 30) / 6).fold(0u32, |m, step| m | 1 << ((shot >> (5 * step)) % 32));
+            shot ^ moved ^ if noise[k] % 4 == 0 { 1 << (noise[k] % 32) } else { 0 }
+        })
+        .collect()
+}
+
+/// `s`'s picture: its own shots with `inserted` pictures at `at` seconds after `prefix`.
+fn with_picture(mut s: Signals, seed: u64, prefix: &[u32], inserted: &[u32], at: f64) -> Signals {
+    let n = (s.duration * 10.0) as usize;
+    let own = pictures(n, seed + 1000);
+    let mut h = prefix.to_vec();
+    h.extend_from_slice(&own[..(at * 10.0) as usize]);
+    h.extend_from_slice(inserted);
+    h.extend_from_slice(&own[(at * 10.0) as usize..]);
+    h.truncate(n);
+    s.picture_fingerprint = Some(crate::signals::PictureFingerprint { hop: 0.1, hashes: h });
+    // No cuts: the edges stay where the fingerprints put them.
+    s.shots.clear();
+    s
+}
+
+#[test]
+fn a_still_picture_is_no_evidence() {
+    let still = [0x1efff_u32; 30];
+    let mut moving = still;
+    moving[20] ^= 0b1111;
+    assert!(!changes(&still) && changes(&moving));
+    assert!(!changes(&[0, 0, 0]));
+}
+
+#[test]
+fn an_intro_whose_music_changes_is_found_in_the_picture() {
+    let titles = pictures(300, 77); // 30 s of opening titles
+    // Each episode's sound is its own: the intro's music differs in every episode.
+    let e1 = with_picture(episode(1200.0, 1, &[], &[], 0.0), 1, &[], &titles, 40.0);
+    let e2 = with_picture(episode(1300.0, 2, &[], &[], 0.0), 2, &[], &titles, 12.0);
+    let eps = [Episode { number: Some(1), signals: &e1 }, Episode { number: Some(2), signals: &e2 }];
+    let m = season_markers(&eps);
+    let near = |a: Option<f64>, b: f64| a.is_some_and(|a| (a - b).abs() <= 0.3);
+    assert!(near(m[0].intro_start, 40.0) && near(m[0].intro_end, 70.0), "{:?}", m[0]);
+    assert!(near(m[1].intro_start, 12.0) && near(m[1].intro_end, 42.0), "{:?}", m[1]);
+    let without = season_markers(&[
+        Episode { number: Some(1), signals: &episode(1200.0, 1, &[], &[], 0.0) },
+        Episode { number: Some(2), signals: &episode(1300.0, 2, &[], &[], 0.0) },
+    ]);
+    assert_eq!(without[0].intro_start, None, "nothing shared without the picture");
+}
+
+#[test]
+fn the_picture_carries_an_intros_quiet_tail_and_a_recaps_short_shots() {
+    let intro = crate::synth::fingerprint_hashes(400, 99); // 40 s of intro music
+    let titles = pictures(400, 78); // and its picture
+    let mut e1 = with_picture(episode(1200.0, 1, &[], &intro, 30.0), 1, &[], &titles, 30.0);
+    let mut e2 = with_picture(episode(1300.0, 2, &[], &intro, 20.0), 2, &[], &titles, 20.0);
+    // The intro's last 3 s are silent in both.
+    for (s, at) in [(&mut e1, 30.0), (&mut e2, 20.0)] {
+        let fp = s.audio_fingerprint.as_mut().unwrap();
+        for k in ((at + 37.0) * 10.0) as usize..((at + 40.0) * 10.0) as usize {
+            fp.hashes[k] = 0;
+        }
+    }
+    // Episode 3 opens with a recap of three 2.5 s shots of episode 2's story, in silence
+    // (sound too short and silent to match), then the intro.
+    let story = e2.picture_fingerprint.as_ref().unwrap().hashes.clone();
+    let recap: Vec<u32> = [2000, 2600, 3100].iter().flat_map(|&k| story[k..k + 25].to_vec()).collect();
+    let e3 = episode(1250.0, 3, &vec![0; 75], &intro, 7.5);
+    let e3 = with_picture(e3, 3, &recap, &titles, 7.5);
+    let eps: Vec<Episode<'_>> =
+        [&e1, &e2, &e3].iter().enumerate().map(|(i, s)| Episode { number: Some(i as i64 + 1), signals: s }).collect();
+    let m = season_markers(&eps);
+    let near = |a: Option<f64>, b: f64| a.is_some_and(|a| (a - b).abs() <= 0.3);
+    assert!(near(m[0].intro_start, 30.0) && near(m[0].intro_end, 70.0), "{:?}", m[0]);
+    assert!(near(m[1].intro_start, 20.0) && near(m[1].intro_end, 60.0), "{:?}", m[1]);
+    assert!(near(m[2].intro_start, 15.0) && near(m[2].intro_end, 55.0), "{:?}", m[2]);
+    assert!(near(m[2].recap_start, 0.0) && near(m[2].recap_end, 7.5), "{:?}", m[2]);
+    assert_eq!((m[0].recap_start, m[1].recap_start), (None, None));
+}
+
+#[test]
+fn the_credits_end_before_black_frames_and_a_scene_after_them_is_reported() {
+    use crate::signals::{OnScreenText, Visual, VisualCue};
+    let mut s = crate::synth::demo_signals("e", 330.0, 1.0, 4);
+    let line = |start: f64, end: f64, text: &str| TextSpan { start, end, text: text.into(), score: 0.9 };
+    // Cards read every 4 s from 222 to 308 s, black frames 310.8 to 311.7, a scene to 326.8,
+    // black to the end.
+    let mut lines: Vec<TextSpan> =
+        (0..22).map(|k| line(222.0 + 4.0 * k as f64, 226.0 + 4.0 * k as f64, "A Name")).collect();
+    lines.insert(0, line(20.0, 24.0, "Opening Title"));
+    // The last card, read at 308 s, is taken to last until the next reading, past the black frames.
+    lines.push(line(308.0, 312.0, "Licence"));
+    s.text = Some(OnScreenText { step: 4.0, density: vec![0.0; 83], lines, credits_start: Some(222.0) });
+    let black = |start: f64, end: f64| VisualCue { kind: "black".into(), start, end };
+    let visual = |cues| Visual {
+        interval: 1.0,
+        frames: Vec::new(),
+        shot_types: Vec::new(),
+        scene_features: None,
+        item_feature: None,
+        cues,
+        tags: Vec::new(),
+    };
+    s.visual = Some(visual(vec![black(310.8, 311.7), black(326.8, 330.0)]));
+    let m = |s: &Signals| season_markers(&[Episode { number: None, signals: s }])[0].clone();
+    let found = m(&s);
+    assert_eq!(found.credit_start, Some(222.0));
+    assert_eq!(found.credit_end, Some(310.8));
+    assert_eq!((found.post_credits_start, found.post_credits_end), (Some(311.7), Some(326.8)));
+    // Credits that fade to black at the end: no scene after them.
+    s.visual = Some(visual(vec![black(327.5, 330.0)]));
+    let faded = m(&s);
+    assert_eq!((faded.credit_end, faded.post_credits_start), (Some(312.0), None), "{faded:?}");
+    // A scene with text after the black frames is more credits, not a scene; one too short is none.
+    s.visual = Some(visual(vec![black(310.8, 311.7)]));
+    s.text.as_mut().unwrap().lines.push(line(318.0, 322.0, "Copyright Notice"));
+    assert_eq!(m(&s).post_credits_start, None);
+    s.text.as_mut().unwrap().lines.pop();
+    s.visual = Some(visual(vec![black(310.8, 326.0)]));
+    assert_eq!(m(&s).post_credits_start, None);
+}
