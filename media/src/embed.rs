@@ -424,6 +424,18 @@ pub struct SceneFacts {
     pub said: Vec<String>,
     /// What is seen in it: the image classifier's confident labels.
     pub seen: Vec<String>,
+    /// The part of the title it belongs to, when known: [`Part::EndCredits`] or
+    /// [`Part::AfterCredits`].
+    pub part: Option<Part>,
+}
+
+/// A part of a title a scene can belong to, named at the start of its description.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Part {
+    /// Inside the end credits.
+    EndCredits,
+    /// A scene after the end credits.
+    AfterCredits,
 }
 
 /// The most words of dialogue a scene description quotes, so that the description stays inside
@@ -446,7 +458,12 @@ pub fn describe_scene(f: &SceneFacts) -> String {
         c if c >= 3.0 => "steadily paced",
         _ => "slow, with long takes",
     };
-    let mut sentence = format!("{light} scene, {pace}");
+    let mut sentence = match f.part {
+        Some(Part::EndCredits) => "The end credits: ".to_string(),
+        Some(Part::AfterCredits) => "A scene after the end credits: ".to_string(),
+        None => String::new(),
+    };
+    sentence.push_str(&format!("{light} scene, {pace}"));
     if !f.has_audio {
         sentence.push_str(", silent (no soundtrack)");
     } else {

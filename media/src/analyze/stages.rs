@@ -12,7 +12,7 @@ use kino_models::{SoundEvents, TranscribeOptions, Whisper};
 
 use super::Context;
 use super::provenance::Ledger;
-use crate::embed::{SceneFacts, describe_scene, item_embedding, normalise};
+use crate::embed::{Part, SceneFacts, describe_scene, item_embedding, normalise};
 use crate::error::{Error, Result};
 use crate::see::{self, Sight};
 use crate::spilled::SpilledAudio;
@@ -336,9 +336,21 @@ pub(super) fn embeddings(
 }
 
 /// What each scene holds, for its description: mean brightness, cuts per minute, the fraction
-/// with speech and the mean loudness.
+/// with speech, the mean loudness, and whether it is in the end credits or after them
+/// (`kino::markers::credits`).
 fn scene_facts(doc: &Signals, loudness: &[f64], has_audio: bool) -> Vec<SceneFacts> {
     let step = doc.step;
+    let credits = kino::markers::credits(doc);
+    // The part of the title a scene is in, by its middle.
+    let part = |start: f64, end: f64| {
+        let c = credits?;
+        let middle = (start + end) / 2.0;
+        if middle >= c.start && middle <= c.end.unwrap_or(doc.duration) {
+            Some(Part::EndCredits)
+        } else {
+            c.post_credits.filter(|&(a, b)| middle >= a && middle <= b).map(|_| Part::AfterCredits)
+        }
+    };
     doc.scenes
         .iter()
         .map(|scene| {
@@ -363,7 +375,45 @@ fn scene_facts(doc: &Signals, loudness: &[f64], has_audio: bool) -> Vec<SceneFac
                 text: Vec::new(),
                 said: Vec::new(),
                 seen: Vec::new(),
+                part: part(scene.start, scene.end),
             }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use kino::signals::{OnScreenText, Scene, TextSpan, Visual, VisualCue};
+
+    use super::*;
+
+    #[test]
+    fn scenes_in_the_end_credits_and_after_them_say_so() {
+        let mut doc = kino::synth::demo_signals("film", 120.0, 1.0, 2);
+        let scene = |start: f64, end: f64| Scene { start, end };
+        doc.scenes = vec![scene(0.0, 60.0), scene(60.0, 100.0), scene(100.0, 120.0)];
+        let lines = (0..10)
+            .map(|k| TextSpan {
+                start: 60.0 + 4.0 * k as f64,
+                end: 64.0 + 4.0 * k as f64,
+                text: "A Name".into(),
+                score: 0.9,
+            })
+            .collect();
+        doc.text = Some(OnScreenText { step: 4.0, density: vec![0.0; 30], lines, credits_start: Some(60.0) });
+        doc.visual = Some(Visual {
+            interval: 1.0,
+            frames: Vec::new(),
+            shot_types: Vec::new(),
+            scene_features: None,
+            item_feature: None,
+            cues: vec![VisualCue { kind: "black".into(), start: 100.0, end: 101.0 }],
+            tags: Vec::new(),
+        });
+        let loudness = vec![-30.0; 120];
+        let parts: Vec<Option<Part>> = scene_facts(&doc, &loudness, true).iter().map(|f| f.part).collect();
+        assert_eq!(parts, [None, Some(Part::EndCredits), Some(Part::AfterCredits)]);
+        doc.text = None;
+        assert!(scene_facts(&doc, &loudness, true).iter().all(|f| f.part.is_none()));
+    }
 }

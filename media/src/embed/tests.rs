@@ -186,6 +186,7 @@ fn descriptions_say_what_was_measured() {
         text: Vec::new(),
         said: Vec::new(),
         seen: vec!["beach".into(), "sports car".into()],
+        part: None,
     });
     assert_eq!(
         loud,
@@ -193,6 +194,11 @@ fn descriptions_say_what_was_measured() {
     );
     let silent = describe_scene(&SceneFacts { brightness: 0.5, cuts_per_minute: 5.0, ..Default::default() });
     assert_eq!(silent, "A scene, steadily paced, silent (no soundtrack).");
+    let dark = SceneFacts { brightness: 0.1, cuts_per_minute: 5.0, ..Default::default() };
+    let credits = describe_scene(&SceneFacts { part: Some(Part::EndCredits), ..dark.clone() });
+    assert_eq!(credits, "The end credits: a very dark scene, steadily paced, silent (no soundtrack).");
+    let after = describe_scene(&SceneFacts { part: Some(Part::AfterCredits), ..dark });
+    assert!(after.starts_with("A scene after the end credits: a very dark scene"), "{after}");
 }
 
 #[test]
