@@ -157,6 +157,8 @@ pub async fn item(State(state): State<AppState>, Path(id): Path<String>, signed:
         };
         let prepared = crate::signals::prepared(&state.store, &state.signals, org, &id).map_err(internal)?;
         let clips = prepared.as_ref().map(|prep| clips_of(&state, org, &item, prep, &p));
+        let markers = state.store.result(org, &item.id, "markers", None).map_err(internal)?;
+        let markers = binge_marks(markers.as_ref(), prepared.as_ref().map_or(0.0, |p| p.signals().duration));
         let tasks = state.store.tasks(org, &id).map_err(internal)?;
         let mut jobs = Vec::new();
         for t in tasks.into_iter().filter(|t| t.active) {
@@ -164,10 +166,10 @@ pub async fn item(State(state): State<AppState>, Path(id): Path<String>, signed:
             jobs.push((t.product, t.version, job.map(|j| j.as_str())));
         }
         let progress = state.analysis.progress(org, &id);
-        Ok((item, prepared, clips, jobs, progress))
+        Ok((item, prepared, clips, jobs, progress, markers))
     })
     .await;
-    let (item, prepared, clips, jobs, progress) = match found {
+    let (item, prepared, clips, jobs, progress, markers) = match found {
         Ok(f) => f,
         Err(f) => return f.into_response(),
     };
@@ -190,7 +192,7 @@ pub async fn item(State(state): State<AppState>, Path(id): Path<String>, signed:
             }
             Some(prep) => {
                 (measured(prep.signals()))
-                (clips_section(&signed, &item, prep.signals(), &params, clips.as_ref()))
+                (clips_section(&signed, &item, prep.signals(), &params, clips.as_ref(), &markers))
             }
         }
         @if !jobs.is_empty() {
@@ -231,12 +233,33 @@ fn measured(s: &kino::Signals) -> Markup {
     }
 }
 
+/// The spans of an item's stored binge markers (its `markers` result, when it succeeded):
+/// intro, recap, end credits (to `duration` when their end is unknown), post-credits scene.
+fn binge_marks(row: Option<&crate::store::ResultRow>, duration: f64) -> Vec<Mark> {
+    let payload: Option<crate::products::MarkersPayload> = row
+        .filter(|r| r.status == crate::store::ResultStatus::Success)
+        .and_then(|r| r.data.clone())
+        .and_then(|d| serde_json::from_value(d).ok());
+    let Some(p) = payload else { return Vec::new() };
+    let credits_end = p.credit_end.or(p.credit_start.map(|_| duration));
+    [
+        ("intro", p.intro_start, p.intro_end),
+        ("recap", p.recap_start, p.recap_end),
+        ("end credits", p.credit_start, credits_end),
+        ("post-credits scene", p.post_credits_start, p.post_credits_end),
+    ]
+    .into_iter()
+    .filter_map(|(label, a, b)| Some(Mark { start: a?, end: b?, label: label.into() }))
+    .collect()
+}
+
 fn clips_section(
     signed: &Signed,
     item: &ItemRow,
     s: &kino::Signals,
     params: &str,
     clips: Option<&Result<Clips, String>>,
+    markers: &[Mark],
 ) -> Markup {
     let (marks, error): (Vec<Mark>, Option<&str>) = match clips {
         Some(Ok(c)) => (
@@ -265,8 +288,11 @@ fn clips_section(
         }
         @if let Some(e) = error { p.error role="alert" { (e) } }
         figure.timeline-box {
-            (timeline::draw(s, &marks))
-            figcaption { "Duration " (clock(s.duration)) "; the clips of these parameters are marked and numbered across every lane." }
+            (timeline::draw(s, &marks, markers))
+            figcaption {
+                "Duration " (clock(s.duration)) "; the clips of these parameters are marked and numbered across every lane."
+                @if !markers.is_empty() { " The first lane shows the item's binge markers (its " code { "markers" } " result)." }
+            }
         }
         @if let Some(Ok(c)) = clips {
             h2 { "Preview clips" }
@@ -351,5 +377,35 @@ pub async fn render(State(state): State<AppState>, Path(id): Path<String>, f: Si
                 .into_response()
         }
         Err(f) => f.into_response(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::{ResultRow, ResultStatus};
+
+    fn row(status: ResultStatus, data: serde_json::Value) -> ResultRow {
+        ResultRow {
+            item_id: "e1".into(),
+            version: "1.0.0".into(),
+            status,
+            error: String::new(),
+            data: Some(data),
+            updated_at: String::new(),
+            models: String::new(),
+        }
+    }
+
+    #[test]
+    fn the_timeline_shows_the_stored_binge_markers() {
+        let data = serde_json::json!({"intro_start": 12.0, "intro_end": 43.0, "recap_start": null, "recap_end": null,
+            "credit_start": 240.0, "credit_end": null, "post_credits_start": null, "post_credits_end": null,
+            "episodes_compared": 3});
+        let marks = binge_marks(Some(&row(ResultStatus::Success, data.clone())), 300.0);
+        let spans: Vec<(&str, f64, f64)> = marks.iter().map(|m| (m.label.as_str(), m.start, m.end)).collect();
+        assert_eq!(spans, [("intro", 12.0, 43.0), ("end credits", 240.0, 300.0)]);
+        assert!(binge_marks(Some(&row(ResultStatus::Failed, data)), 300.0).is_empty());
+        assert!(binge_marks(None, 300.0).is_empty());
     }
 }

@@ -42,9 +42,16 @@ enum Lane {
     Ticks(Vec<f64>),
 }
 
-/// The lanes of an item's signals, in the order drawn, without empty ones.
-fn lanes(s: &Signals) -> Vec<(String, Lane)> {
+/// The lanes of an item's signals, in the order drawn, without empty ones: first its binge
+/// `markers` (intro, recap, end credits...), when it has any.
+fn lanes(s: &Signals, markers: &[Mark]) -> Vec<(String, Lane)> {
     let mut out: Vec<(String, Lane)> = Vec::new();
+    if !markers.is_empty() {
+        out.push((
+            "binge markers".into(),
+            Lane::Spans(markers.iter().map(|m| (m.start, m.end, Some(m.label.clone()))).collect()),
+        ));
+    }
     if !s.shots.is_empty() {
         out.push(("shots".into(), Lane::Ticks(s.shots.clone())));
     }
@@ -135,10 +142,10 @@ pub fn clock(seconds: f64) -> String {
     }
 }
 
-/// The SVG of the item's signals with `marks` across every lane; `names` the lanes in its
-/// description.
-pub fn draw(s: &Signals, marks: &[Mark]) -> Markup {
-    let lanes = lanes(s);
+/// The SVG of the item's signals with `marks` (clips) across every lane and its binge `markers`
+/// in a lane of their own; the lanes named in its description.
+pub fn draw(s: &Signals, marks: &[Mark], markers: &[Mark]) -> Markup {
+    let lanes = lanes(s, markers);
     let duration = s.duration.max(f64::EPSILON);
     let x = |t: f64| LABEL + (t.clamp(0.0, duration) / duration) * (WIDTH - LABEL);
     let height = AXIS + lanes.len() as f64 * (LANE + GAP) + GAP;
@@ -257,7 +264,8 @@ mod tests {
 
     #[test]
     fn draws_the_lanes_the_item_has_and_the_clips() {
-        let svg = draw(&signals(), &[Mark { start: 1.0, end: 3.0, label: "clip 1 <Exciting>".into() }]).into_string();
+        let svg =
+            draw(&signals(), &[Mark { start: 1.0, end: 3.0, label: "clip 1 <Exciting>".into() }], &[]).into_string();
         for lane in ["shots", "speech", "relevance", "brightness", "clip type: Exciting", "character #1"] {
             assert!(svg.contains(&format!("data-lane=\"{lane}\"")), "{lane} missing");
         }
@@ -296,11 +304,21 @@ mod tests {
                 score: 0.7,
             }],
         });
-        let svg = draw(&s, &[]).into_string();
+        let svg = draw(&s, &[], &[]).into_string();
         for lane in ["shot type", "seen (labels)", "black, colour bars"] {
             assert!(svg.contains(&format!("data-lane=\"{lane}\"")), "{lane} missing");
         }
         assert!(svg.contains("close up") && svg.contains("beach") && svg.contains("color bars"));
+    }
+
+    #[test]
+    fn binge_markers_get_a_lane_of_their_own() {
+        let intro = Mark { start: 0.5, end: 2.0, label: "intro".into() };
+        let credits = Mark { start: 3.0, end: 4.0, label: "end credits".into() };
+        let svg = draw(&signals(), &[], &[intro, credits]).into_string();
+        assert!(svg.contains("data-lane=\"binge markers\"") && svg.contains("data-lanes=\"7\""), "{svg}");
+        assert!(svg.contains("<title>intro (0:01–0:02)</title>") && svg.contains("end credits (0:03–0:04)"), "{svg}");
+        assert!(!draw(&signals(), &[], &[]).into_string().contains("binge markers"), "no lane without markers");
     }
 
     #[test]
