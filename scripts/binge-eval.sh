@@ -4,7 +4,8 @@
 # data/eval/binge-season.json), starts kino-server on them as a new user would (its own data
 # directory, the media root at the cut files, no demo), ingests a series, its season, the episodes
 # and the film with `asset_info.file_uri`, requests the `markers` tasks, waits for them and prints,
-# per marker (intro start and end, recap start and end, credits start), each item's predicted
+# per marker (intro start and end, recap start and end, credits start and end, post-credits scene
+# start and end), each item's predicted
 # value against the truth, the median and worst absolute error, the share within 1 s (intro,
 # recap) or 3 s (credits), and the false markers. Also the markers jobs' own compute time.
 #

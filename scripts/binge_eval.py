@@ -67,7 +67,13 @@ def truth_of(doc, ep):
         "credits_splice": r3(credits[3]),
         "credits_start": r3(credits[3] + text - credits[1]),
         "credits_end": r3(credits[3] + last - credits[1]),
+        "post_credits_start": None,
+        "post_credits_end": None,
     }
+    post = marks["post_credits_scene_frame"] / FPS
+    if credits[2] > post:  # the piece runs on into the film's post-credits scene
+        t["post_credits_start"] = r3(credits[3] + post - credits[1])
+        t["post_credits_end"] = r3(credits[4])
     if ep.get("fade_out_frames"):
         t["fade_out"] = [r3(duration - ep["fade_out_frames"] / FPS), r3(duration)]
     return t
@@ -78,7 +84,8 @@ def film_truth(doc, duration):
     return {"duration": r3(duration), "search_window_end": r3(min(duration / 4, 600)), "intro_start": None,
             "intro_end": None, "recap_start": None, "recap_end": None, "credits_splice": None,
             "credits_start": r3(marks["credits_text_frame"] / FPS),
-            "credits_end": r3(marks["credits_last_card_end_frame"] / FPS)}
+            "credits_end": r3(marks["credits_last_card_end_frame"] / FPS),
+            "post_credits_start": r3(marks["post_credits_scene_frame"] / FPS), "post_credits_end": r3(duration)}
 
 
 def truth(doc):
@@ -363,6 +370,9 @@ def cmd_measure(season, outdir, base, key, log, deadline):
         "recap start": table("Recap start", all_rows, "recap_start", tol["recap"]),
         "recap end": table("Recap end", all_rows, "recap_end", tol["recap"]),
         "credits start": table("Credits start", all_rows, "credit_start", tol["credits"], "credits_start"),
+        "credits end": table("Credits end", all_rows, "credit_end", tol["credits"], "credits_end"),
+        "post-credits start": table("Post-credits scene start", all_rows, "post_credits_start", tol["credits"]),
+        "post-credits end": table("Post-credits scene end", all_rows, "post_credits_end", tol["credits"]),
     }
     print("\nSummary")
     print("| marker | found | median abs error (s) | worst (s) | within tolerance | false markers |")
