@@ -13,9 +13,12 @@
 #
 # KINO_SERVER defaults to ${CARGO_TARGET_DIR:-~/.cache/kino/target}/release/kino-server
 # (`cargo build --release -p kino-server`). The service uses the models it finds
-# (`kino models fetch`, or KINO_MODELS); the credits need the on-screen text model (ppocr).
-# KINO_EVAL_DEADLINE (seconds, default 3600) bounds the wait. Needs ffmpeg, ffprobe, python3 with
-# pip, curl. Writes only under a temporary directory (removed at the end; KEEP=1 keeps it) and
+# (`kino models fetch`, or KINO_MODELS); without the on-screen text model (ppocr) only the
+# episodes' credits are found, from the end the season shares. KINO_EVAL_DEADLINE (seconds,
+# default 3600) bounds the wait. KINO_EVAL_ARGS adds arguments to kino-server, e.g. to measure
+# without the on-screen text model:
+#   KINO_MODELS=dir-without-ppocr KINO_EVAL_ARGS="--fetch-models never" scripts/binge-eval.sh
+# Needs ffmpeg, ffprobe, python3 with pip, curl. Writes only under a temporary directory (removed at the end; KEEP=1 keeps it) and
 # ~/.cache/kino/eval (the footage and the cut season, reused while data/eval/binge-season.json,
 # the cutting code of scripts/binge_eval.py and ffmpeg's version stay the same).
 set -euo pipefail
@@ -59,8 +62,9 @@ cp "$cuts"/*.mp4 "$cuts/truth.json" "$work/media/"
 "$SERVER" --data-dir "$work/data" --demo false admin create-org eval >/dev/null 2>"$work/admin.log" ||
     { cat "$work/admin.log" >&2; fail "$SERVER admin create-org failed"; }
 key="$("$SERVER" --data-dir "$work/data" --demo false admin create-key eval 2>>"$work/admin.log")"
+# shellcheck disable=SC2086 # KINO_EVAL_ARGS is split into arguments on purpose
 RUST_LOG="${RUST_LOG:-info,kino_server::jobs::worker=debug,kino_server::worker=debug}" "$SERVER" --data-dir "$work/data" \
-    --media-root "$work/media" --demo false --bind 127.0.0.1:0 --log-format json \
+    --media-root "$work/media" --demo false --bind 127.0.0.1:0 --log-format json ${KINO_EVAL_ARGS:-} \
     >"$work/out.log" 2>"$work/err.log" &
 pid=$!
 base=""
@@ -81,7 +85,7 @@ for line in open(sys.argv[1]):
     if f.get("message") == "model loaded": names.append(f.get("model", "?"))
 print(", ".join(names) or "none")' "$work/err.log")"
 echo "service: $("$SERVER" --version) at $base; models loaded: $loaded"
-case "$loaded" in *ppocr*) ;; *) echo "binge-eval: warning: the on-screen text model (ppocr) is not loaded, so no credits can be found (kino models fetch)" >&2 ;; esac
+case "$loaded" in *ppocr*) ;; *) echo "binge-eval: warning: the on-screen text model (ppocr) is not loaded: credits only from the end the season shares, none for the film (kino models fetch)" >&2 ;; esac
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(free -g | awk '/^Mem:/ {print $2}') GiB, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 
 python3 scripts/binge_eval.py measure "$SEASON" "$work/media" "$base" "$key" "$work/err.log" --deadline "$DEADLINE"

@@ -1,5 +1,6 @@
 //! The end credits of one video: where they start and end, and a scene after them, from its
-//! on-screen text and black frames (see the module above for the rules).
+//! on-screen text and black frames, or from the stretch at its end that its season shares (see
+//! the module above for the rules).
 
 use super::{CREDITS_BACK, CREDITS_GAP, FINAL_BLACK, MIN_POST_CREDITS};
 use crate::signals::{OnScreenText, Signals, TextSpan, VisualCue};
@@ -27,10 +28,8 @@ pub fn credits(s: &Signals) -> Option<Credits> {
 
 /// Where the end credits read from `start` end, and the scene after them: the credits run through
 /// the text lines read from `start` on, each beginning at most [`CREDITS_GAP`] seconds after the
-/// ones before it end; they end where black frames start after their last reading (within one
-/// reading step), else where the last line ends. A post-credits scene follows those black frames:
-/// at least [`MIN_POST_CREDITS`] seconds of picture without text, to the black frames that end the
-/// video or to its end. `None` without lines read in the credits.
+/// ones before it end, to where the last line ends ([`closing`] then looks for black frames after
+/// them and a scene after those). `None` without lines read in the credits.
 fn credits_end(s: &Signals, text: &OnScreenText, start: f64) -> Option<(f64, Option<(f64, f64)>)> {
     let mut lines: Vec<&TextSpan> = text.lines.iter().filter(|l| l.end > start).collect();
     lines.sort_by(|a, b| a.start.total_cmp(&b.start));
@@ -43,12 +42,44 @@ fn credits_end(s: &Signals, text: &OnScreenText, start: f64) -> Option<(f64, Opt
     }
     let end = end?;
     // Lines end one reading step after they were last read.
-    let last_read = (end - text.step).max(start);
+    let last_seen = (end - text.step).max(start);
+    Some(closing(s, Some(text), last_seen, end))
+}
+
+/// The end credits of `s` found as the stretch at its end, `(start, end)`, that other episodes of
+/// its season share in sound or picture (for a video whose text channel found none): they start
+/// where the shared stretch does, or after black frames that start within [`SEASON_REACH`] of it
+/// (the sound matches from the cut, the picture once the black is over), and end where it does,
+/// or where black frames around its end start.
+pub(super) fn from_season(s: &Signals, (start, end): (f64, f64)) -> Credits {
+    let start = s
+        .visual
+        .iter()
+        .flat_map(|v| v.cues.iter())
+        .filter(|c| c.kind == "black" && c.end > start && (c.start - start).abs() <= SEASON_REACH)
+        .map(|c| c.end)
+        .min_by(f64::total_cmp)
+        .unwrap_or(start);
+    let (end, post_credits) = closing(s, s.text.as_ref(), end - SEASON_REACH, end);
+    Credits { start, end: Some(end), post_credits }
+}
+
+/// How far around the end of a shared end stretch black frames may start and still close the
+/// credits, seconds (that end is found to a hop or two).
+const SEASON_REACH: f64 = 1.0;
+
+/// How the credits close: they were last seen at `last_seen` and are surely over at `over`. They
+/// end where black frames start after `last_seen` and before `over` (or as long after it again),
+/// else at `over`. A
+/// post-credits scene follows those black frames: at least [`MIN_POST_CREDITS`] seconds of
+/// picture without text first read in it, to the black frames that end the video or to its end.
+fn closing(s: &Signals, text: Option<&OnScreenText>, last_seen: f64, over: f64) -> (f64, Option<(f64, f64)>) {
     let mut black: Vec<&VisualCue> =
-        s.visual.iter().flat_map(|v| v.cues.iter()).filter(|c| c.kind == "black" && c.end > last_read).collect();
+        s.visual.iter().flat_map(|v| v.cues.iter()).filter(|c| c.kind == "black" && c.start >= last_seen).collect();
     black.sort_by(|a, b| a.start.total_cmp(&b.start));
-    let Some(after) = black.first().filter(|c| c.start <= end + text.step) else { return Some((end, None)) };
-    let credits_end = after.start.max(last_read);
+    let reach = over - last_seen;
+    let Some(after) = black.first().filter(|c| c.start <= over + reach) else { return (over, None) };
+    let credits_end = after.start;
     let scene_start = after.end;
     let scene_end = black
         .iter()
@@ -56,9 +87,9 @@ fn credits_end(s: &Signals, text: &OnScreenText, start: f64) -> Option<(f64, Opt
         .map_or(s.duration, |c| c.start);
     // Lines end one reading step after they were last read, so the credits' last line may reach
     // into the scene: what counts is text first read in it.
-    let texted = text.lines.iter().any(|l| l.start >= scene_start && l.start < scene_end);
+    let texted = text.is_some_and(|t| t.lines.iter().any(|l| l.start >= scene_start && l.start < scene_end));
     let scene = (scene_end - scene_start >= MIN_POST_CREDITS && !texted).then_some((scene_start, scene_end));
-    Some((credits_end, scene))
+    (credits_end, scene)
 }
 
 /// The start of the credits read at `t`, moved back to where black frames end when they end at

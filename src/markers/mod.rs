@@ -1,5 +1,6 @@
 //! Binge markers of the episodes of one season: where the intro starts and ends, where a recap of
 //! earlier episodes lies, where the end credits start and end, and a scene after them.
+//! The rule for each is stated here; docs/media.md has the figures measured on real footage.
 //!
 //! **Intro**: the stretch of sound and picture that recurs near the start of the season's
 //! episodes. Each episode's search window is its first quarter, at most its first ten minutes
@@ -25,12 +26,17 @@
 //! the last of those runs, its edges moved to cuts as the intro's are.
 //!
 //! **Credits**: where the end credits start, from the on-screen text channel
-//! (`text.credits_start`) when it was measured; `None` otherwise. Text is read every few
-//! seconds, so the start moves back to where black frames end when they end at most
-//! [`CREDITS_BACK`] seconds before it (credits commonly follow a cut or fade to black). They end
-//! with their last line read, or where black frames after it start, and a scene of at least
-//! [`MIN_POST_CREDITS`] seconds without text after those black frames is a post-credits scene
-//! ([`credits`]).
+//! (`text.credits_start`) when it was measured and found them. Text is read every few seconds, so
+//! the start moves back to where black frames end when they end at most [`CREDITS_BACK`] seconds
+//! before it (credits commonly follow a cut or fade to black). They end with their last line
+//! read, or where black frames after it start, and a scene of at least [`MIN_POST_CREDITS`]
+//! seconds without text after those black frames is a post-credits scene ([`credits`]). When the
+//! text channel found no credits (not measured, or text it cannot read), the episode's credits are
+//! the stretch at its end that the other episodes of the season share in sound or picture (the
+//! same end-credit music and roll): each pair's longest shared run of at least [`MIN_SHARED_END`]
+//! seconds in the last [`END_SHARE`] of each episode (at most ten minutes), agreed on as the
+//! intros are; the start moves past black frames that open it, and the end to black frames that
+//! close it.
 
 use serde::Serialize;
 
@@ -61,6 +67,12 @@ pub const MIN_RECAP_PICTURE: f64 = 2.0;
 pub const CREDITS_BACK: f64 = 8.0;
 /// Longest gap between the text lines of the end credits, seconds (the media analysis's rule).
 pub const CREDITS_GAP: f64 = 10.0;
+/// Shortest stretch at the end of an episode shared with others that is taken for end credits,
+/// seconds (the text channel's shortest credits).
+pub const MIN_SHARED_END: f64 = 20.0;
+/// Share of an episode at its end searched for a stretch the season shares (the text channel
+/// takes end credits of up to 30 % of a video).
+pub const END_SHARE: f64 = 0.4;
 /// Shortest scene after the end credits reported, seconds.
 pub const MIN_POST_CREDITS: f64 = 5.0;
 /// Black frames that end this close to the end of the video end it, seconds.
@@ -143,6 +155,8 @@ struct Run {
 struct Track<'a> {
     hop: f64,
     hashes: &'a [u32],
+    /// Position of `hashes[0]` in the whole fingerprint (the tail of a video starts late).
+    first: usize,
     /// The most bit errors of a matched hash by itself: [`PICTURE_BITS`] for the picture (its
     /// hashes hold still through a shot, so the windowed error rate of [`matched_at`] amounts to
     /// one comparison a shot); none for the sound.
@@ -153,10 +167,11 @@ impl<'a> Track<'a> {
     /// The sound of `s`, and its picture.
     fn of(s: &'a Signals) -> [Option<Track<'a>>; 2] {
         [
-            s.audio_fingerprint.as_ref().map(|f| Track { hop: f.hop, hashes: &f.hashes, most_bits: None }),
+            s.audio_fingerprint.as_ref().map(|f| Track { hop: f.hop, hashes: &f.hashes, first: 0, most_bits: None }),
             s.picture_fingerprint.as_ref().map(|f| Track {
                 hop: f.hop,
                 hashes: &f.hashes,
+                first: 0,
                 most_bits: Some(PICTURE_BITS),
             }),
         ]
@@ -170,9 +185,18 @@ impl<'a> Track<'a> {
         Track { hashes: &self.hashes[..n], ..self }
     }
 
-    /// `[start, end)` of a run in seconds of this track.
+    /// The end window: the hashes of the last [`END_SHARE`] of the video, at most [`MAX_WINDOW`]
+    /// seconds.
+    fn tail(self, duration: f64) -> Track<'a> {
+        let seconds = (duration * END_SHARE).min(MAX_WINDOW);
+        let n = ((seconds / self.hop).floor() as usize).min(self.hashes.len());
+        let first = self.hashes.len() - n;
+        Track { hashes: &self.hashes[first..], first, ..self }
+    }
+
+    /// `[start, end)` of a run in seconds of this track's video.
     fn seconds(self, r: &Run) -> (f64, f64) {
-        (r.start as f64 * self.hop, r.end as f64 * self.hop)
+        ((self.first + r.start) as f64 * self.hop, (self.first + r.end) as f64 * self.hop)
     }
 }
 
@@ -244,16 +268,17 @@ fn changes(hashes: &[u32]) -> bool {
     hashes.iter().any(|&h| h != 0 && (h ^ first).count_ones() >= PICTURE_CHANGE)
 }
 
-/// The intro candidate of a pair of episodes from their search windows (`[sound, picture]` each):
-/// the longest run of [`MIN_INTRO`] to [`MAX_INTRO`] seconds of each kind, joined when they
-/// overlap (the picture carries a silent stretch, the sound a changed picture), else the longer.
-fn intro_candidate(a: &[Option<Track<'_>>; 2], b: &[Option<Track<'_>>; 2]) -> Option<(f64, f64)> {
+/// What a pair of episodes shares in two windows (`[sound, picture]` each): the longest run of
+/// `shortest` to `longest` seconds of each kind, joined when they overlap (the picture carries a
+/// quiet stretch the sound cannot match, the sound a stretch whose picture changed), else the
+/// longer.
+fn shared(a: &[Option<Track<'_>>; 2], b: &[Option<Track<'_>>; 2], shortest: f64, longest: f64) -> Option<(f64, f64)> {
     let best = |k: usize| {
         let (x, y) = (a[k]?, b[k]?);
-        runs(x, y).iter().map(|r| x.seconds(r)).find(|(s, e)| (MIN_INTRO..=MAX_INTRO).contains(&(e - s)))
+        runs(x, y).iter().map(|r| x.seconds(r)).find(|(s, e)| (shortest..=longest).contains(&(e - s)))
     };
     match (best(0), best(1)) {
-        (Some(s), Some(p)) if s.0 <= p.1 && p.0 <= s.1 && s.1.max(p.1) - s.0.min(p.0) <= MAX_INTRO => {
+        (Some(s), Some(p)) if s.0 <= p.1 && p.0 <= s.1 && s.1.max(p.1) - s.0.min(p.0) <= longest => {
             Some((s.0.min(p.0), s.1.max(p.1)))
         }
         (Some(s), Some(p)) => Some(if p.1 - p.0 > s.1 - s.0 { p } else { s }),
@@ -261,30 +286,53 @@ fn intro_candidate(a: &[Option<Track<'_>>; 2], b: &[Option<Track<'_>>; 2]) -> Op
     }
 }
 
-/// The markers of each of a season's `episodes`, in order.
-pub fn season_markers(episodes: &[Episode<'_>]) -> Vec<Markers> {
-    let tracks: Vec<[Option<Track<'_>>; 2]> = episodes.iter().map(|e| Track::of(e.signals)).collect();
-    let windows: Vec<[Option<Track<'_>>; 2]> =
-        episodes.iter().zip(&tracks).map(|(e, t)| t.map(|k| k.map(|k| k.window(e.signals.duration)))).collect();
+/// A window of each of the episodes' `tracks`, made by `window` from the track and the duration.
+fn cut<'a>(
+    episodes: &[Episode<'_>],
+    tracks: &[[Option<Track<'a>>; 2]],
+    window: impl Fn(Track<'a>, f64) -> Track<'a>,
+) -> Vec<[Option<Track<'a>>; 2]> {
+    episodes.iter().zip(tracks).map(|(e, t)| t.map(|k| k.map(|k| window(k, e.signals.duration)))).collect()
+}
+
+/// For each episode, the stretch of its windows (made by `window`) that most other episodes share
+/// (see [`shared`] and [`consensus`]); `None` without one.
+fn season_consensus(
+    windows: &[[Option<Track<'_>>; 2]],
+    shortest: f64,
+    longest: f64,
+) -> (Vec<Option<(f64, f64)>>, Vec<usize>) {
     let comparable = |w: &[Option<Track<'_>>; 2]| w.iter().any(Option::is_some);
-    // Each episode's intro, from its candidates against each other episode, moved to the cuts.
-    let mut intros: Vec<Option<(f64, f64)>> = Vec::with_capacity(episodes.len());
-    let mut compared = Vec::with_capacity(episodes.len());
+    let mut found = Vec::with_capacity(windows.len());
+    let mut compared = Vec::with_capacity(windows.len());
     for (i, wa) in windows.iter().enumerate() {
         let mut candidates: Vec<(f64, f64)> = Vec::new();
         let mut others = 0;
         if comparable(wa) {
             for (j, wb) in windows.iter().enumerate() {
-                if j == i || !comparable(wb) {
-                    continue;
+                if j != i && comparable(wb) {
+                    others += 1;
+                    candidates.extend(shared(wa, wb, shortest, longest));
                 }
-                others += 1;
-                candidates.extend(intro_candidate(wa, wb));
             }
         }
         compared.push(others);
-        intros.push(consensus(&candidates).map(|found| to_cuts(episodes[i].signals, found, MIN_INTRO)));
+        found.push(consensus(&candidates));
     }
+    (found, compared)
+}
+
+/// The markers of each of a season's `episodes`, in order.
+pub fn season_markers(episodes: &[Episode<'_>]) -> Vec<Markers> {
+    let tracks: Vec<[Option<Track<'_>>; 2]> = episodes.iter().map(|e| Track::of(e.signals)).collect();
+    let windows = cut(episodes, &tracks, Track::window);
+    // Each episode's intro, from its candidates against each other episode, moved to the cuts.
+    let (intros, compared) = season_consensus(&windows, MIN_INTRO, MAX_INTRO);
+    let intros: Vec<Option<(f64, f64)>> =
+        intros.iter().zip(episodes).map(|(found, e)| found.map(|found| to_cuts(e.signals, found, MIN_INTRO))).collect();
+    // The stretch at the end each episode shares with the others: end credits, for an episode
+    // whose text channel found none.
+    let (ends, _) = season_consensus(&cut(episodes, &tracks, Track::tail), MIN_SHARED_END, f64::INFINITY);
     episodes
         .iter()
         .enumerate()
@@ -301,7 +349,8 @@ pub fn season_markers(episodes: &[Episode<'_>]) -> Vec<Markers> {
                 m.recap_start = Some(clamp(a));
                 m.recap_end = Some(clamp(b));
             }
-            if let Some(c) = credits(e.signals) {
+            if let Some(c) = credits(e.signals).or_else(|| ends[i].map(|found| credits::from_season(e.signals, found)))
+            {
                 m.credit_start = Some(clamp(c.start));
                 m.credit_end = c.end.map(clamp);
                 m.post_credits_start = c.post_credits.map(|s| clamp(s.0));

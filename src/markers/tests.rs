@@ -232,3 +232,59 @@ fn the_credits_end_before_black_frames_and_a_scene_after_them_is_reported() {
     s.visual = Some(visual(vec![black(310.8, 326.0)]));
     assert_eq!(m(&s).post_credits_start, None);
 }
+
+/// `s` whose last hashes, sound and picture, are `sound` and `picture`.
+fn with_end(mut s: Signals, sound: &[u32], picture: &[u32]) -> Signals {
+    let a = &mut s.audio_fingerprint.as_mut().unwrap().hashes;
+    let n = a.len();
+    a[n - sound.len()..].copy_from_slice(sound);
+    let p = &mut s.picture_fingerprint.as_mut().unwrap().hashes;
+    let n = p.len();
+    p[n - picture.len()..].copy_from_slice(picture);
+    s
+}
+
+#[test]
+fn without_credits_text_the_end_the_season_shares_is_the_credits() {
+    let (music, roll) = (crate::synth::fingerprint_hashes(600, 55), pictures(600, 56)); // 60 s
+    let e1 = with_end(with_picture(episode(1200.0, 1, &[], &[], 0.0), 1, &[], &[], 0.0), &music, &roll);
+    let e2 = with_end(with_picture(episode(1300.0, 2, &[], &[], 0.0), 2, &[], &[], 0.0), &music, &roll);
+    let eps = [Episode { number: Some(1), signals: &e1 }, Episode { number: Some(2), signals: &e2 }];
+    let m = season_markers(&eps);
+    let near = |a: Option<f64>, b: f64| a.is_some_and(|a| (a - b).abs() <= 0.3);
+    assert!(near(m[0].credit_start, 1140.0) && near(m[0].credit_end, 1200.0), "{:?}", m[0]);
+    assert!(near(m[1].credit_start, 1240.0) && near(m[1].credit_end, 1300.0), "{:?}", m[1]);
+    assert_eq!(m[0].intro_start, None, "nothing shared at the start");
+    // Alone, or with its own text channel's credits, an episode keeps to its text.
+    assert_eq!(season_markers(&eps[..1])[0].credit_start, None);
+    let mut read = e1.clone();
+    read.text = Some(crate::signals::OnScreenText {
+        step: 2.0,
+        density: vec![0.0; 600],
+        lines: Vec::new(),
+        credits_start: Some(1150.0),
+    });
+    let m = season_markers(&[Episode { number: Some(1), signals: &read }, eps[1]]);
+    assert_eq!((m[0].credit_start, m[0].credit_end), (Some(1150.0), None), "{:?}", m[0]);
+}
+
+#[test]
+fn season_credits_start_after_their_black_frames_and_close_before_the_next() {
+    use crate::signals::{Visual, VisualCue};
+    let (music, roll) = (crate::synth::fingerprint_hashes(600, 55), pictures(600, 56));
+    let mut e1 = with_end(with_picture(episode(1200.0, 1, &[], &[], 0.0), 1, &[], &[], 0.0), &music, &roll);
+    let e2 = with_end(with_picture(episode(1300.0, 2, &[], &[], 0.0), 2, &[], &[], 0.0), &music, &roll);
+    // Black frames open e1's credits, and black frames 0.6 s before its end close them.
+    let black = |start: f64, end: f64| VisualCue { kind: "black".into(), start, end };
+    e1.visual = Some(Visual {
+        interval: 1.0,
+        frames: Vec::new(),
+        shot_types: Vec::new(),
+        scene_features: None,
+        item_feature: None,
+        cues: vec![black(1139.8, 1140.5), black(1199.4, 1200.0)],
+        tags: Vec::new(),
+    });
+    let m = season_markers(&[Episode { number: Some(1), signals: &e1 }, Episode { number: Some(2), signals: &e2 }]);
+    assert_eq!((m[0].credit_start, m[0].credit_end, m[0].post_credits_start), (Some(1140.5), Some(1199.4), None));
+}
