@@ -424,14 +424,15 @@ pub struct SceneFacts {
     pub said: Vec<String>,
     /// What is seen in it: the image classifier's confident labels.
     pub seen: Vec<String>,
-    /// The part of the title it belongs to, when known: [`Part::EndCredits`] or
-    /// [`Part::AfterCredits`].
+    /// The part of the title it belongs to, when known.
     pub part: Option<Part>,
 }
 
 /// A part of a title a scene can belong to, named at the start of its description.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Part {
+    /// The opening titles: words on screen early in the title, with little dialogue.
+    OpeningTitles,
     /// Inside the end credits.
     EndCredits,
     /// A scene after the end credits.
@@ -459,6 +460,7 @@ pub fn describe_scene(f: &SceneFacts) -> String {
         _ => "slow, with long takes",
     };
     let mut sentence = match f.part {
+        Some(Part::OpeningTitles) => "The opening titles: ".to_string(),
         Some(Part::EndCredits) => "The end credits: ".to_string(),
         Some(Part::AfterCredits) => "A scene after the end credits: ".to_string(),
         None => String::new(),

@@ -320,9 +320,6 @@ pub fn on_screen_text(seen: &[Seen], interval: f64, duration: f64) -> Option<OnS
     }
     lines.retain(|l| l.start < l.end);
     lines.sort_by(|a, b| a.start.total_cmp(&b.start));
-    let wordy = |line: &str| {
-        line.split_whitespace().filter(|w| w.chars().filter(|c| c.is_alphabetic()).count() >= 2).count() >= 2
-    };
     let with_text: Vec<f64> =
         detected.iter().filter(|s| s.lines.iter().any(|(l, _)| wordy(l))).map(|s| s.time).collect();
     let credits_start = with_text.last().and_then(|&last| {
@@ -340,6 +337,11 @@ pub fn on_screen_text(seen: &[Seen], interval: f64, duration: f64) -> Option<OnS
         (length >= CREDITS_MIN && length <= CREDITS_MAX_SHARE * duration).then_some(start)
     });
     Some(OnScreenText { step, density, lines, credits_start })
+}
+
+/// Whether a line read is words, not marks: at least two words of at least two letters.
+pub fn wordy(line: &str) -> bool {
+    line.split_whitespace().filter(|w| w.chars().filter(|c| c.is_alphabetic()).count() >= 2).count() >= 2
 }
 
 /// The distinct lines read inside `[start, end)`, longest first, at most `n`.

@@ -335,21 +335,32 @@ pub(super) fn embeddings(
     Ok(())
 }
 
+/// Most share of a scene with speech for its on-screen words to be taken for opening titles.
+const TITLES_SPEECH: f64 = 0.15;
+
 /// What each scene holds, for its description: mean brightness, cuts per minute, the fraction
 /// with speech, the mean loudness, and whether it is in the end credits or after them
 /// (`kino::markers::credits`).
 fn scene_facts(doc: &Signals, loudness: &[f64], has_audio: bool) -> Vec<SceneFacts> {
     let step = doc.step;
     let credits = kino::markers::credits(doc);
-    // The part of the title a scene is in, by its middle.
-    let part = |start: f64, end: f64| {
-        let c = credits?;
+    // The opening titles are looked for where intros are: the first quarter, at most 10 minutes.
+    let opening = (doc.duration / 4.0).min(kino::markers::MAX_WINDOW);
+    // The part of the title a scene is in: the end credits or after them by its middle, the
+    // opening titles by words read on screen early in the title with little dialogue.
+    let part = |start: f64, end: f64, speech: f64| {
         let middle = (start + end) / 2.0;
-        if middle >= c.start && middle <= c.end.unwrap_or(doc.duration) {
-            Some(Part::EndCredits)
-        } else {
-            c.post_credits.filter(|&(a, b)| middle >= a && middle <= b).map(|_| Part::AfterCredits)
+        if let Some(c) = credits {
+            if middle >= c.start && middle <= c.end.unwrap_or(doc.duration) {
+                return Some(Part::EndCredits);
+            }
+            if c.post_credits.is_some_and(|(a, b)| middle >= a && middle <= b) {
+                return Some(Part::AfterCredits);
+            }
         }
+        let titled =
+            doc.text.iter().flat_map(|t| t.lines.iter()).any(|l| l.start < end && l.end > start && see::wordy(&l.text));
+        (start < opening && speech < TITLES_SPEECH && titled).then_some(Part::OpeningTitles)
     };
     doc.scenes
         .iter()
@@ -375,7 +386,7 @@ fn scene_facts(doc: &Signals, loudness: &[f64], has_audio: bool) -> Vec<SceneFac
                 text: Vec::new(),
                 said: Vec::new(),
                 seen: Vec::new(),
-                part: part(scene.start, scene.end),
+                part: part(scene.start, scene.end, speech / length),
             }
         })
         .collect()
@@ -388,18 +399,16 @@ mod tests {
     use super::*;
 
     #[test]
-    fn scenes_in_the_end_credits_and_after_them_say_so() {
+    fn scenes_in_the_titles_the_end_credits_and_after_them_say_so() {
         let mut doc = kino::synth::demo_signals("film", 120.0, 1.0, 2);
         let scene = |start: f64, end: f64| Scene { start, end };
-        doc.scenes = vec![scene(0.0, 60.0), scene(60.0, 100.0), scene(100.0, 120.0)];
-        let lines = (0..10)
-            .map(|k| TextSpan {
-                start: 60.0 + 4.0 * k as f64,
-                end: 64.0 + 4.0 * k as f64,
-                text: "A Name".into(),
-                score: 0.9,
-            })
-            .collect();
+        doc.scenes =
+            vec![scene(0.0, 10.0), scene(10.0, 25.0), scene(25.0, 60.0), scene(60.0, 100.0), scene(100.0, 120.0)];
+        doc.speech = vec![[10.0, 25.0]];
+        let line = |start: f64, text: &str| TextSpan { start, end: start + 4.0, text: text.into(), score: 0.9 };
+        // A title card; a sign read while someone speaks; the credits.
+        let mut lines: Vec<TextSpan> = vec![line(4.0, "Big Buck Bunny"), line(12.0, "Hotel Royal")];
+        lines.extend((0..10).map(|k| line(60.0 + 4.0 * k as f64, "A Name")));
         doc.text = Some(OnScreenText { step: 4.0, density: vec![0.0; 30], lines, credits_start: Some(60.0) });
         doc.visual = Some(Visual {
             interval: 1.0,
@@ -412,7 +421,7 @@ mod tests {
         });
         let loudness = vec![-30.0; 120];
         let parts: Vec<Option<Part>> = scene_facts(&doc, &loudness, true).iter().map(|f| f.part).collect();
-        assert_eq!(parts, [None, Some(Part::EndCredits), Some(Part::AfterCredits)]);
+        assert_eq!(parts, [Some(Part::OpeningTitles), None, None, Some(Part::EndCredits), Some(Part::AfterCredits)]);
         doc.text = None;
         assert!(scene_facts(&doc, &loudness, true).iter().all(|f| f.part.is_none()));
     }

@@ -197,6 +197,8 @@ fn descriptions_say_what_was_measured() {
     let dark = SceneFacts { brightness: 0.1, cuts_per_minute: 5.0, ..Default::default() };
     let credits = describe_scene(&SceneFacts { part: Some(Part::EndCredits), ..dark.clone() });
     assert_eq!(credits, "The end credits: a very dark scene, steadily paced, silent (no soundtrack).");
+    let titles = describe_scene(&SceneFacts { part: Some(Part::OpeningTitles), ..dark.clone() });
+    assert!(titles.starts_with("The opening titles: a very dark scene"), "{titles}");
     let after = describe_scene(&SceneFacts { part: Some(Part::AfterCredits), ..dark });
     assert!(after.starts_with("A scene after the end credits: a very dark scene"), "{after}");
 }
