@@ -2,12 +2,14 @@
 //! takes: the figure behind "markers of a 10-episode season in under 10 s" (docs/media.md). The
 //! files are the episodes in order (episode numbers 1, 2, ...); `--episodes N` cycles through them
 //! to N episodes (a longer season from a few analysed episodes, for timing), `--runs N` times N
-//! runs and prints the median.
+//! runs and prints the median. `--generate MINUTES` times a generated season instead (no files):
+//! `--episodes` episodes (default 10) of random sound and picture sharing a 60 s intro.
 //!
 //! ```text
 //! kino analyze e1.mp4 -o e1.json   # ... for each episode
 //! cargo run --release --example markers_report -- e1.json e2.json e3.json e4.json
 //! cargo run --release --example markers_report -- --episodes 10 --runs 5 e1.json e2.json e3.json e4.json
+//! cargo run --release --example markers_report -- --generate 45 --runs 3
 //! ```
 
 use std::time::Instant;
@@ -36,19 +38,22 @@ fn main() {
             keep
         })
         .collect();
-    if files.is_empty() {
-        eprintln!("usage: markers_report [--episodes N] [--runs N] EPISODE.json...");
-        std::process::exit(2);
-    }
-    let docs: Vec<kino::Signals> = files
-        .iter()
-        .map(|f| {
-            kino::Signals::load(f.as_str()).unwrap_or_else(|e| {
-                eprintln!("markers_report: {f}: {e}");
-                std::process::exit(1);
+    let docs: Vec<kino::Signals> = match number("--generate") {
+        Some(minutes) => generated(count.unwrap_or(10), minutes as f64),
+        None if files.is_empty() => {
+            eprintln!("usage: markers_report [--episodes N] [--runs N] (EPISODE.json... | --generate MINUTES)");
+            std::process::exit(2);
+        }
+        None => files
+            .iter()
+            .map(|f| {
+                kino::Signals::load(f.as_str()).unwrap_or_else(|e| {
+                    eprintln!("markers_report: {f}: {e}");
+                    std::process::exit(1);
+                })
             })
-        })
-        .collect();
+            .collect(),
+    };
     let episodes: Vec<kino::markers::Episode<'_>> = docs
         .iter()
         .cycle()
@@ -87,4 +92,29 @@ fn main() {
         episodes.len(),
         times[times.len() / 2]
     );
+}
+
+/// `n` episodes of `minutes` each: random sound, and a picture of 3 s shots that move, sharing a
+/// 60 s intro at a different place in each.
+fn generated(n: usize, minutes: f64) -> Vec<kino::Signals> {
+    let hops = (minutes * 600.0) as usize;
+    let intro = kino::synth::fingerprint_hashes(600, 99);
+    let titles = kino::synth::fingerprint_hashes(20, 98);
+    (0..n as u64)
+        .map(|i| {
+            let mut s = kino::synth::demo_signals(&format!("e{}", i + 1), minutes * 60.0, 1.0, i);
+            let at = (300 + 200 * i as usize).min(hops.saturating_sub(600));
+            let mut sound = kino::synth::fingerprint_hashes(hops, i + 1);
+            let shots = kino::synth::fingerprint_hashes(hops / 30 + 1, i + 100);
+            let mut picture: Vec<u32> = (0..hops).map(|k| shots[k / 30] ^ (k % 30) as u32).collect();
+            for k in 0..600.min(hops - at) {
+                sound[at + k] = intro[k];
+                picture[at + k] = titles[k / 30] ^ (k % 30) as u32;
+            }
+            s.audio_fingerprint = Some(kino::signals::AudioFingerprint { hop: 0.1, hashes: sound });
+            s.picture_fingerprint = Some(kino::signals::PictureFingerprint { hop: 0.1, hashes: picture });
+            s.text = None;
+            s
+        })
+        .collect()
 }

@@ -18,7 +18,9 @@
 //! a few cuts keep most of the sound; two films that share a theme, a music loop or stock sound
 //! effects share only a part of it, and an excerpt covers only a part of its film.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
+
+use rustc_hash::FxHashMap as HashMap;
 
 use serde::Serialize;
 
@@ -85,8 +87,8 @@ impl<'a> Positions<'a> {
     }
 
     fn build(hashes: &'a [u32], halves: bool) -> Positions<'a> {
-        let mut at: HashMap<u32, Vec<u32>> = HashMap::new();
-        let mut half: HashMap<u32, Vec<u32>> = HashMap::new();
+        let mut at: HashMap<u32, Vec<u32>> = HashMap::default();
+        let mut half: HashMap<u32, Vec<u32>> = HashMap::default();
         for (i, &h) in hashes.iter().enumerate() {
             if h != 0 {
                 at.entry(h).or_default().push(i as u32);
@@ -103,12 +105,15 @@ impl<'a> Positions<'a> {
     }
 
     /// Votes of `query`'s hashes for offsets (position in this fingerprint minus position in the
-    /// query).
-    pub(crate) fn votes(&self, query: &[u32]) -> HashMap<i64, usize> {
-        let mut votes: HashMap<i64, usize> = HashMap::new();
+    /// query), every offset with at least one vote; counted in a dense array over the possible
+    /// offsets (a hash map per vote cost most of the markers' time).
+    pub(crate) fn votes(&self, query: &[u32]) -> Vec<(i64, usize)> {
+        // Offset `o` is counted at `o + query.len()`: from `-(query.len() - 1)` to `hashes.len() - 1`.
+        let mut counts = vec![0u32; query.len() + self.hashes.len()];
+        let shift = query.len();
         let mut vote = |found: Option<&Vec<u32>>, i: usize| {
             for &j in found.into_iter().flatten() {
-                *votes.entry(i64::from(j) - i as i64).or_default() += 1;
+                counts[j as usize + shift - i] += 1;
             }
         };
         for (i, &h) in query.iter().enumerate() {
@@ -127,7 +132,12 @@ impl<'a> Positions<'a> {
                 }
             }
         }
-        votes
+        counts
+            .iter()
+            .enumerate()
+            .filter(|&(_, &c)| c > 0)
+            .map(|(at, &c)| (at as i64 - shift as i64, c as usize))
+            .collect()
     }
 }
 

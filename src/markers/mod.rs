@@ -22,8 +22,10 @@
 //!
 //! **Recap**: sound (runs of at least [`MIN_RECAP_RUN`] seconds) or picture (at least
 //! [`MIN_RECAP_PICTURE`]) in the episode's window, outside its intro, that matches an earlier
-//! episode (a smaller `episode_number`) outside that episode's intro: the recap spans the first to
-//! the last of those runs, its edges moved to cuts as the intro's are.
+//! episode (a smaller `episode_number`) outside that episode's intro. Runs less than [`RECAP_GAP`]
+//! apart form a group; the recap is the group with the most matched seconds, at least
+//! [`MIN_RECAP`] (a lone shot that looks like an earlier one is no recap), its edges moved to cuts
+//! as the intro's are.
 //!
 //! **Credits**: where the end credits start, from the on-screen text channel
 //! (`text.credits_start`) when it was measured and found them. Text is read every few seconds, so
@@ -60,6 +62,10 @@ pub const MAX_GAP: f64 = 1.5;
 pub const AGREE: f64 = 3.0;
 /// Shortest run of matched sound counted as recap, seconds.
 pub const MIN_RECAP_RUN: f64 = 3.0;
+/// Gap bridged between the matched stretches of one recap, seconds.
+pub const RECAP_GAP: f64 = 5.0;
+/// Fewest matched seconds of a recap (its stretches together).
+pub const MIN_RECAP: f64 = 5.0;
 /// Shortest run of matched picture counted as recap, seconds (a recap is often cut from shots of
 /// two or three seconds).
 pub const MIN_RECAP_PICTURE: f64 = 2.0;
@@ -203,11 +209,11 @@ impl<'a> Track<'a> {
 /// Runs of matched hashes of `a` against `b` at the best-voted alignments, gaps under
 /// [`MAX_GAP`] bridged; longest first. Alignments closer than [`MAX_GAP`] to one already examined
 /// are skipped (a still picture votes for every offset across its length).
-fn runs(a: Track<'_>, b: Track<'_>) -> Vec<Run> {
+fn runs(a: Track<'_>, b: &Indexed<'_>) -> Vec<Run> {
+    let Indexed { track: b, index } = b;
     if a.hashes.is_empty() || b.hashes.is_empty() || (a.hop - b.hop).abs() > 1e-9 {
         return Vec::new();
     }
-    let index = Positions::with_halves(b.hashes);
     let mut votes: Vec<(i64, usize)> = index.votes(a.hashes).into_iter().filter(|&(_, v)| v >= 2).collect();
     votes.sort_by(|x, y| y.1.cmp(&x.1).then(x.0.cmp(&y.0)));
     let gap = (MAX_GAP / a.hop).round() as usize;
@@ -272,9 +278,9 @@ fn changes(hashes: &[u32]) -> bool {
 /// `shortest` to `longest` seconds of each kind, joined when they overlap (the picture carries a
 /// quiet stretch the sound cannot match, the sound a stretch whose picture changed), else the
 /// longer.
-fn shared(a: &[Option<Track<'_>>; 2], b: &[Option<Track<'_>>; 2], shortest: f64, longest: f64) -> Option<(f64, f64)> {
+fn shared(a: &Kinds<'_>, b: &Kinds<'_>, shortest: f64, longest: f64) -> Option<(f64, f64)> {
     let best = |k: usize| {
-        let (x, y) = (a[k]?, b[k]?);
+        let (x, y) = (a[k].as_ref()?.track, b[k].as_ref()?);
         runs(x, y).iter().map(|r| x.seconds(r)).find(|(s, e)| (shortest..=longest).contains(&(e - s)))
     };
     match (best(0), best(1)) {
@@ -286,23 +292,47 @@ fn shared(a: &[Option<Track<'_>>; 2], b: &[Option<Track<'_>>; 2], shortest: f64,
     }
 }
 
-/// A window of each of the episodes' `tracks`, made by `window` from the track and the duration.
+/// A track with the index of its hashes, built once and aligned against every other episode.
+#[derive(Debug)]
+struct Indexed<'a> {
+    track: Track<'a>,
+    index: Positions<'a>,
+}
+
+/// An episode's sound and picture, each indexed when present.
+type Kinds<'a> = [Option<Indexed<'a>>; 2];
+
+/// A window of each of the episodes' `tracks`, made by `window` from the track and the duration,
+/// indexed.
 fn cut<'a>(
     episodes: &[Episode<'_>],
     tracks: &[[Option<Track<'a>>; 2]],
     window: impl Fn(Track<'a>, f64) -> Track<'a>,
-) -> Vec<[Option<Track<'a>>; 2]> {
-    episodes.iter().zip(tracks).map(|(e, t)| t.map(|k| k.map(|k| window(k, e.signals.duration)))).collect()
+) -> Vec<Kinds<'a>> {
+    episodes
+        .iter()
+        .zip(tracks)
+        .map(|(e, t)| {
+            t.map(|k| {
+                k.map(|k| {
+                    let track = window(k, e.signals.duration);
+                    // Sound is noisy: its hashes' halves vote too. A picture hash matches within
+                    // 2 bits, and its run's other hashes (mostly exact) vote for it.
+                    let index = match track.most_bits {
+                        None => Positions::with_halves(track.hashes),
+                        Some(_) => Positions::new(track.hashes),
+                    };
+                    Indexed { track, index }
+                })
+            })
+        })
+        .collect()
 }
 
 /// For each episode, the stretch of its windows (made by `window`) that most other episodes share
 /// (see [`shared`] and [`consensus`]); `None` without one.
-fn season_consensus(
-    windows: &[[Option<Track<'_>>; 2]],
-    shortest: f64,
-    longest: f64,
-) -> (Vec<Option<(f64, f64)>>, Vec<usize>) {
-    let comparable = |w: &[Option<Track<'_>>; 2]| w.iter().any(Option::is_some);
+fn season_consensus(windows: &[Kinds<'_>], shortest: f64, longest: f64) -> (Vec<Option<(f64, f64)>>, Vec<usize>) {
+    let comparable = |w: &Kinds<'_>| w.iter().any(Option::is_some);
     let mut found = Vec::with_capacity(windows.len());
     let mut compared = Vec::with_capacity(windows.len());
     for (i, wa) in windows.iter().enumerate() {
@@ -333,6 +363,9 @@ pub fn season_markers(episodes: &[Episode<'_>]) -> Vec<Markers> {
     // The stretch at the end each episode shares with the others: end credits, for an episode
     // whose text channel found none.
     let (ends, _) = season_consensus(&cut(episodes, &tracks, Track::tail), MIN_SHARED_END, f64::INFINITY);
+    // Whole episodes, for the recaps of those after them.
+    let recapped = episodes.iter().any(|e| e.number.is_some());
+    let whole = if recapped { cut(episodes, &tracks, |t, _| t) } else { Vec::new() };
     episodes
         .iter()
         .enumerate()
@@ -344,7 +377,7 @@ pub fn season_markers(episodes: &[Episode<'_>]) -> Vec<Markers> {
                 m.intro_start = Some(clamp(a));
                 m.intro_end = Some(clamp(b));
             }
-            if let Some(found) = e.number.and_then(|n| recap(episodes, &windows, &tracks, &intros, i, n)) {
+            if let Some(found) = e.number.and_then(|n| recap(episodes, &windows, &whole, &intros, i, n)) {
                 let (a, b) = to_cuts(e.signals, found, 0.0);
                 m.recap_start = Some(clamp(a));
                 m.recap_end = Some(clamp(b));
@@ -374,11 +407,13 @@ fn outside(intro: Option<(f64, f64)>, (start, end): (f64, f64)) -> (f64, f64) {
 
 /// The recap of episode `i` (number `n`): its window's runs of sound (at least [`MIN_RECAP_RUN`]
 /// seconds) and of picture (at least [`MIN_RECAP_PICTURE`]) that match an earlier episode, both
-/// with the intros (of this episode and of the one matched) left out, from the first to the last.
+/// with the intros (of this episode and of the one matched) left out; of the groups they form
+/// (gaps up to [`RECAP_GAP`] bridged), the one with the most matched seconds, at least
+/// [`MIN_RECAP`].
 fn recap(
     episodes: &[Episode<'_>],
-    windows: &[[Option<Track<'_>>; 2]],
-    tracks: &[[Option<Track<'_>>; 2]],
+    windows: &[Kinds<'_>],
+    whole: &[Kinds<'_>],
     intros: &[Option<(f64, f64)>],
     i: usize,
     n: i64,
@@ -389,7 +424,9 @@ fn recap(
             continue;
         }
         for (k, shortest) in [(0, MIN_RECAP_RUN), (1, MIN_RECAP_PICTURE)] {
-            let (Some(a), Some(full)) = (windows[i][k], tracks[j][k]) else { continue };
+            let (Some(a), Some(full)) = (windows[i][k].as_ref().map(|w| w.track), whole[j][k].as_ref()) else {
+                continue;
+            };
             for r in runs(a, full) {
                 let shift = r.offset as f64 * a.hop;
                 let (start, end) = outside(intros[i], a.seconds(&r));
@@ -400,9 +437,21 @@ fn recap(
             }
         }
     }
-    let first = spans.iter().map(|s| s.0).min_by(f64::total_cmp)?;
-    let last = spans.iter().map(|s| s.1).max_by(f64::total_cmp)?;
-    Some((first, last))
+    // The spans in groups, gaps up to RECAP_GAP bridged: the recap is the group with the most
+    // matched seconds, when it has at least MIN_RECAP (a lone shot that looks like an earlier one
+    // is no recap).
+    spans.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let mut groups: Vec<((f64, f64), f64)> = Vec::new(); // (span, matched seconds)
+    for (a, b) in spans {
+        match groups.last_mut() {
+            Some(((_, end), matched)) if a <= *end + RECAP_GAP => {
+                *matched += (b - a.max(*end)).max(0.0);
+                *end = end.max(b);
+            }
+            _ => groups.push(((a, b), b - a)),
+        }
+    }
+    groups.into_iter().filter(|g| g.1 >= MIN_RECAP).max_by(|x, y| x.1.total_cmp(&y.1)).map(|g| g.0)
 }
 
 /// Moves an intro or recap found in the fingerprints, `(start, end)`, to the picture's cuts: the

@@ -288,3 +288,18 @@ fn season_credits_start_after_their_black_frames_and_close_before_the_next() {
     let m = season_markers(&[Episode { number: Some(1), signals: &e1 }, Episode { number: Some(2), signals: &e2 }]);
     assert_eq!((m[0].credit_start, m[0].credit_end, m[0].post_credits_start), (Some(1140.5), Some(1199.4), None));
 }
+
+#[test]
+fn a_lone_shot_like_an_earlier_one_is_no_recap() {
+    let e1 = with_picture(episode(1200.0, 1, &[], &[], 0.0), 1, &[], &[], 0.0);
+    let story = e1.picture_fingerprint.as_ref().unwrap().hashes.clone();
+    // One 3 s shot of episode 1, at 100 s of episode 2.
+    let e2 = with_picture(episode(1300.0, 2, &[], &[], 0.0), 2, &[], &story[3000..3030], 100.0);
+    let m = season_markers(&[Episode { number: Some(1), signals: &e1 }, Episode { number: Some(2), signals: &e2 }]);
+    assert_eq!((m[1].recap_start, m[1].recap_end), (None, None), "{:?}", m[1]);
+    // Three shots in a row are a recap.
+    let e2 = with_picture(episode(1300.0, 2, &[], &[], 0.0), 2, &[], &story[3000..3090], 100.0);
+    let m = season_markers(&[Episode { number: Some(1), signals: &e1 }, Episode { number: Some(2), signals: &e2 }]);
+    let near = |a: Option<f64>, b: f64| a.is_some_and(|a| (a - b).abs() <= 0.3);
+    assert!(near(m[1].recap_start, 100.0) && near(m[1].recap_end, 109.0), "{:?}", m[1]);
+}
