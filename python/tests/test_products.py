@@ -183,6 +183,11 @@ def test_fingerprints_compare_group_and_profile():
     a, b = titled("film", film), titled("copy", copy)
     other = titled("other", [rng.getrandbits(32) | 1 for _ in range(3000)])
     assert a.audio_fingerprint["hop"] == 0.1 and len(a.audio_fingerprint["hashes"]) == 3000
+    assert a.picture_fingerprint is None
+    doc = json.loads(a.to_json())
+    doc["picture_fingerprint"] = {"hop": 0.1, "hashes": [0, 7, 3221487615]}
+    pictured = kino.Signals.from_json(json.dumps(doc))
+    assert pictured.picture_fingerprint == {"hop": 0.1, "hashes": [0, 7, 3221487615]}
     m = kino.compare_fingerprints(b, a)
     assert m["same_title"] and m["offset"] == 15.0 and m["bit_error_rate"] < 0.05
     assert kino.compare_fingerprints(other, a) is None or not kino.compare_fingerprints(other, a)["same_title"]
