@@ -91,36 +91,11 @@ pub struct FingerprintplusPayload {
     pub language: Option<Value>,
 }
 
-/// The product fields of a `markers` result (seconds; `null` where nothing was found).
-#[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema)]
-pub struct MarkersPayload {
-    /// Start of the intro.
-    #[serde(default)]
-    pub intro_start: Option<f64>,
-    /// End of the intro.
-    #[serde(default)]
-    pub intro_end: Option<f64>,
-    /// Start of the recap of earlier episodes.
-    #[serde(default)]
-    pub recap_start: Option<f64>,
-    /// End of the recap.
-    #[serde(default)]
-    pub recap_end: Option<f64>,
-    /// Start of the end credits.
-    #[serde(default)]
-    pub credit_start: Option<f64>,
-    /// End of the end credits.
-    #[serde(default)]
-    pub credit_end: Option<f64>,
-    /// Start of a scene after the end credits.
-    #[serde(default)]
-    pub post_credits_start: Option<f64>,
-    /// End of that scene.
-    #[serde(default)]
-    pub post_credits_end: Option<f64>,
-    /// How many other episodes of the season were compared.
-    #[serde(default)]
-    pub episodes_compared: usize,
+/// The markers of a stored `markers` result, when it succeeded.
+pub fn stored_markers(row: Option<&crate::store::ResultRow>) -> Option<kino::markers::Markers> {
+    row.filter(|r| r.status == crate::store::ResultStatus::Success)
+        .and_then(|r| r.data.clone())
+        .and_then(|d| serde_json::from_value(d).ok())
 }
 
 /// An episode of a season: its id, its number, its signals.

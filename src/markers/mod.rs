@@ -40,7 +40,7 @@
 //! intros are; the start moves past black frames that open it, and the end to black frames that
 //! close it.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::fingerprint::{Positions, matched_at};
 use crate::report;
@@ -121,9 +121,11 @@ pub struct Episode<'a> {
     pub signals: &'a Signals,
 }
 
-/// The markers of one episode, in seconds; `None` where nothing was found.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+/// The markers of one episode, in seconds; `None` where nothing was found. Read back with every
+/// field optional (what a missing field means: nothing found).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(default)]
 pub struct Markers {
     /// Start of the intro.
     pub intro_start: Option<f64>,

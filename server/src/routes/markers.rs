@@ -10,10 +10,9 @@ use utoipa::ToSchema;
 use super::{ApiCaller, blocking, live_item};
 use crate::error::AppError;
 use crate::openapi::params::PreviewsListQuery;
-use crate::products::MarkersPayload;
 use crate::query::Collect;
 use crate::state::AppState;
-use crate::store::{ResultRow, ResultStatus};
+use crate::store::ResultRow;
 
 /// The markers of one item (seconds; `null` where nothing was found or the item is not processed).
 #[derive(Debug, Clone, Serialize, ToSchema)]
@@ -45,37 +44,20 @@ pub struct MarkersAnswer {
 
 impl MarkersAnswer {
     fn new(ident: String, row: Option<&ResultRow>) -> MarkersAnswer {
-        let payload: Option<MarkersPayload> = row
-            .filter(|r| r.status == ResultStatus::Success)
-            .and_then(|r| r.data.clone())
-            .and_then(|d| serde_json::from_value(d).ok());
-        match payload {
-            Some(p) => MarkersAnswer {
-                ident,
-                not_yet_available: false,
-                intro_start: p.intro_start,
-                intro_end: p.intro_end,
-                recap_start: p.recap_start,
-                recap_end: p.recap_end,
-                credit_start: p.credit_start,
-                credit_end: p.credit_end,
-                post_credits_start: p.post_credits_start,
-                post_credits_end: p.post_credits_end,
-                episodes_compared: Some(p.episodes_compared),
-            },
-            None => MarkersAnswer {
-                ident,
-                not_yet_available: true,
-                intro_start: None,
-                intro_end: None,
-                recap_start: None,
-                recap_end: None,
-                credit_start: None,
-                credit_end: None,
-                post_credits_start: None,
-                post_credits_end: None,
-                episodes_compared: None,
-            },
+        let stored = crate::products::stored_markers(row);
+        let m = stored.clone().unwrap_or_default();
+        MarkersAnswer {
+            ident,
+            not_yet_available: stored.is_none(),
+            intro_start: m.intro_start,
+            intro_end: m.intro_end,
+            recap_start: m.recap_start,
+            recap_end: m.recap_end,
+            credit_start: m.credit_start,
+            credit_end: m.credit_end,
+            post_credits_start: m.post_credits_start,
+            post_credits_end: m.post_credits_end,
+            episodes_compared: stored.map(|s| s.episodes_compared),
         }
     }
 }

@@ -236,11 +236,7 @@ fn measured(s: &kino::Signals) -> Markup {
 /// The spans of an item's stored binge markers (its `markers` result, when it succeeded):
 /// intro, recap, end credits (to `duration` when their end is unknown), post-credits scene.
 fn binge_marks(row: Option<&crate::store::ResultRow>, duration: f64) -> Vec<Mark> {
-    let payload: Option<crate::products::MarkersPayload> = row
-        .filter(|r| r.status == crate::store::ResultStatus::Success)
-        .and_then(|r| r.data.clone())
-        .and_then(|d| serde_json::from_value(d).ok());
-    let Some(p) = payload else { return Vec::new() };
+    let Some(p) = crate::products::stored_markers(row) else { return Vec::new() };
     let credits_end = p.credit_end.or(p.credit_start.map(|_| duration));
     [
         ("intro", p.intro_start, p.intro_end),
