@@ -203,19 +203,27 @@ fn analysis_names_known_channels_once() {
     assert!(!s.to_json().contains("analysis"), "an absent analysis block is not written");
 }
 
+/// Opens `tests/fixtures/signals-v{version}.bin`, written by the build of that binary layout:
+/// its header says that version, it means the same document as its JSON twin, and rewritten it
+/// takes the current layout and reads back the same. The document, for each version's own checks.
+fn old_layout_opens(version: u32) -> Signals {
+    let dir = crate::support::manifest_dir().join("tests/fixtures");
+    let old = std::fs::read(dir.join(format!("signals-v{version}.bin"))).unwrap();
+    assert_eq!(u32::from_le_bytes(old[8..12].try_into().unwrap()), version);
+    let from_old = Signals::from_binary(&old).unwrap();
+    assert_eq!(from_old, Signals::load(dir.join(format!("signals-v{version}.json"))).unwrap());
+    let rewritten = from_old.to_binary();
+    assert_eq!(u32::from_le_bytes(rewritten[8..12].try_into().unwrap()), BINARY_FORMAT_VERSION);
+    assert_eq!(Signals::from_binary(&rewritten).unwrap(), from_old);
+    from_old
+}
+
 /// Files written by the binary layout version 1 (before `analysis` existed) keep opening, and mean
 /// the same document as their JSON twin. Both were written by the version-1 build.
 #[test]
 fn version_1_binary_files_still_open() {
-    let dir = crate::support::manifest_dir().join("tests/fixtures");
-    let old = std::fs::read(dir.join("signals-v1.bin")).unwrap();
-    assert_eq!(u32::from_le_bytes(old[8..12].try_into().unwrap()), 1);
-    let from_old = Signals::from_binary(&old).unwrap();
-    assert_eq!(from_old, Signals::load(dir.join("signals-v1.json")).unwrap());
+    let from_old = old_layout_opens(1);
     assert_eq!(from_old.analysis, None);
-    let rewritten = from_old.to_binary();
-    assert_eq!(u32::from_le_bytes(rewritten[8..12].try_into().unwrap()), BINARY_FORMAT_VERSION);
-    assert_eq!(Signals::from_binary(&rewritten).unwrap(), from_old);
 }
 
 /// Files written by the binary layout version 2 (`analysis` without `models` and `reasons`) keep
@@ -265,16 +273,9 @@ fn with_layout(header: &[u8], payload: &[u8], version: u32) -> Vec<u8> {
 /// filled).
 #[test]
 fn version_3_binary_files_still_open() {
-    let dir = crate::support::manifest_dir().join("tests/fixtures");
-    let old = std::fs::read(dir.join("signals-v3.bin")).unwrap();
-    assert_eq!(u32::from_le_bytes(old[8..12].try_into().unwrap()), 3);
-    let from_old = Signals::from_binary(&old).unwrap();
-    assert_eq!(from_old, Signals::load(dir.join("signals-v3.json")).unwrap());
+    let from_old = old_layout_opens(3);
     assert!(from_old.text.is_none());
     assert!(!from_old.analysis.as_ref().unwrap().models.is_empty());
-    let rewritten = from_old.to_binary();
-    assert_eq!(u32::from_le_bytes(rewritten[8..12].try_into().unwrap()), BINARY_FORMAT_VERSION);
-    assert_eq!(Signals::from_binary(&rewritten).unwrap(), from_old);
 }
 
 /// Files written by the binary layout version 4 (with `text`, before `transcript`) keep opening:
@@ -282,16 +283,9 @@ fn version_3_binary_files_still_open() {
 /// with "THE END" drawn on it, every model of that build).
 #[test]
 fn version_4_binary_files_still_open() {
-    let dir = crate::support::manifest_dir().join("tests/fixtures");
-    let old = std::fs::read(dir.join("signals-v4.bin")).unwrap();
-    assert_eq!(u32::from_le_bytes(old[8..12].try_into().unwrap()), 4);
-    let from_old = Signals::from_binary(&old).unwrap();
-    assert_eq!(from_old, Signals::load(dir.join("signals-v4.json")).unwrap());
+    let from_old = old_layout_opens(4);
     assert!(from_old.text.is_some());
     assert!(from_old.transcript.is_none());
-    let rewritten = from_old.to_binary();
-    assert_eq!(u32::from_le_bytes(rewritten[8..12].try_into().unwrap()), BINARY_FORMAT_VERSION);
-    assert_eq!(Signals::from_binary(&rewritten).unwrap(), from_old);
 }
 
 /// Files written by the binary layout version 5 (with `transcript`, before `audio_fingerprint`)
@@ -299,16 +293,9 @@ fn version_4_binary_files_still_open() {
 /// dialogue test video from 9 s, every model of that build, so the transcript is there).
 #[test]
 fn version_5_binary_files_still_open() {
-    let dir = crate::support::manifest_dir().join("tests/fixtures");
-    let old = std::fs::read(dir.join("signals-v5.bin")).unwrap();
-    assert_eq!(u32::from_le_bytes(old[8..12].try_into().unwrap()), 5);
-    let from_old = Signals::from_binary(&old).unwrap();
-    assert_eq!(from_old, Signals::load(dir.join("signals-v5.json")).unwrap());
+    let from_old = old_layout_opens(5);
     assert_eq!(from_old.transcript.as_ref().map(|t| t.language.as_str()), Some("en"));
     assert!(from_old.audio_fingerprint.is_none());
-    let rewritten = from_old.to_binary();
-    assert_eq!(u32::from_le_bytes(rewritten[8..12].try_into().unwrap()), BINARY_FORMAT_VERSION);
-    assert_eq!(Signals::from_binary(&rewritten).unwrap(), from_old);
 }
 
 /// Files written by the binary layout version 6 (with `audio_fingerprint`, before
@@ -316,16 +303,9 @@ fn version_5_binary_files_still_open() {
 /// analyze` of 8 s of the dialogue test video from 9 s, every model of that build).
 #[test]
 fn version_6_binary_files_still_open() {
-    let dir = crate::support::manifest_dir().join("tests/fixtures");
-    let old = std::fs::read(dir.join("signals-v6.bin")).unwrap();
-    assert_eq!(u32::from_le_bytes(old[8..12].try_into().unwrap()), 6);
-    let from_old = Signals::from_binary(&old).unwrap();
-    assert_eq!(from_old, Signals::load(dir.join("signals-v6.json")).unwrap());
+    let from_old = old_layout_opens(6);
     assert!(from_old.audio_fingerprint.as_ref().is_some_and(|f| !f.hashes.is_empty()));
     assert!(from_old.character_descriptors.is_none());
-    let rewritten = from_old.to_binary();
-    assert_eq!(u32::from_le_bytes(rewritten[8..12].try_into().unwrap()), BINARY_FORMAT_VERSION);
-    assert_eq!(Signals::from_binary(&rewritten).unwrap(), from_old);
 }
 
 /// Files written by the binary layout version 7 (with `character_descriptors`, before `visual`)
@@ -333,15 +313,8 @@ fn version_6_binary_files_still_open() {
 /// dialogue test video from 9 s, every model of that build; the same bytes on a second run).
 #[test]
 fn version_7_binary_files_still_open() {
-    let dir = crate::support::manifest_dir().join("tests/fixtures");
-    let old = std::fs::read(dir.join("signals-v7.bin")).unwrap();
-    assert_eq!(u32::from_le_bytes(old[8..12].try_into().unwrap()), 7);
-    let from_old = Signals::from_binary(&old).unwrap();
-    assert_eq!(from_old, Signals::load(dir.join("signals-v7.json")).unwrap());
+    let from_old = old_layout_opens(7);
     assert!(from_old.transcript.is_some() && from_old.visual.is_none());
-    let rewritten = from_old.to_binary();
-    assert_eq!(u32::from_le_bytes(rewritten[8..12].try_into().unwrap()), BINARY_FORMAT_VERSION);
-    assert_eq!(Signals::from_binary(&rewritten).unwrap(), from_old);
 }
 
 /// Files written by the binary layout version 8 (with `visual`, before `picture_fingerprint`)
@@ -349,15 +322,8 @@ fn version_7_binary_files_still_open() {
 /// dialogue test video from 9 s, every model of that build; the same document on a second run).
 #[test]
 fn version_8_binary_files_still_open() {
-    let dir = crate::support::manifest_dir().join("tests/fixtures");
-    let old = std::fs::read(dir.join("signals-v8.bin")).unwrap();
-    assert_eq!(u32::from_le_bytes(old[8..12].try_into().unwrap()), 8);
-    let from_old = Signals::from_binary(&old).unwrap();
-    assert_eq!(from_old, Signals::load(dir.join("signals-v8.json")).unwrap());
+    let from_old = old_layout_opens(8);
     assert!(from_old.visual.is_some() && from_old.picture_fingerprint.is_none());
-    let rewritten = from_old.to_binary();
-    assert_eq!(u32::from_le_bytes(rewritten[8..12].try_into().unwrap()), BINARY_FORMAT_VERSION);
-    assert_eq!(Signals::from_binary(&rewritten).unwrap(), from_old);
 }
 
 /// Both fingerprints: their rules name the field, and both forms keep them.
