@@ -26,7 +26,7 @@ for line in sys.stdin:
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 (cd "$work" && valgrind --tool=callgrind --compress-strings=no --compress-pos=no --collect-atstart=no \
-    --toggle-collect='*count_tokens*' --toggle-collect='*previews::clips::{{closure}}::{{closure}}*' \
+    --toggle-collect='*count_tokens*' --toggle-collect='*previews::clips::{{closure}}::{{closure}}*' --toggle-collect='*PreviewsCaller*from_request_parts::{{closure}}::{{closure}}*' \
     --dump-before='kino_server::store::backend::Store::calls' \
     "$bin" api::a_warm_previews_request_costs_few_database_calls --exact --test-threads=1 --nocapture 2>/dev/null) |
     grep "database calls" || true
