@@ -379,6 +379,8 @@ def cmd_measure(season, outdir, base, key, log, deadline):
     print("|---|---|---|---|---|---|")
     for name, s in summary.items():
         print(f"| {name} | {s['found']}/{s['expected']} | {s['median']} | {s['worst']} | {s['within']} | {s['false']} |")
+    cues = ", ".join(f"{label} {a.get('credits_cue') or 'none'}" for label, a, _ in all_rows)
+    print(f"\ncredits found by (credits_cue): {cues}")
     times = markers_time(log)
     if times:
         per = ", ".join(f"{labels.get(i, i)} {'+'.join(str(t) for t in v)}" for i, v in sorted(times.items()))

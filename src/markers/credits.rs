@@ -1,9 +1,59 @@
 //! The end credits of one video: where they start and end, and a scene after them, from its
-//! on-screen text and black frames, or from the stretch at its end that its season shares (see
-//! the module above for the rules).
+//! on-screen text and black frames, from pictures its image classifier takes for text, or from
+//! the stretch at its end that its season shares (see the module above for the rules).
 
-use super::{CREDITS_BACK, CREDITS_GAP, FINAL_BLACK, MIN_POST_CREDITS};
-use crate::signals::{OnScreenText, Signals, TextSpan, VisualCue};
+use super::{CREDITS_BACK, CREDITS_GAP, END_SHARE, FINAL_BLACK, MIN_POST_CREDITS, MIN_SHARED_END};
+use crate::signals::{Interval, OnScreenText, Signals, TextSpan, VisualCue, VisualFrame};
+
+/// The image classifier's classes (ImageNet's) of pictures of printed text or of screens showing
+/// it. On the evaluation season and film (docs/media.md) 178 of the 201 frames sampled in their end
+/// credits had one of them as their most probable label (`menu` 88, `website` 70, `ring binder` 9,
+/// the screens 11), and 2 of their 764 other frames (`menu`).
+pub const TEXT_PICTURES: &[&str] = &[
+    "website",
+    "menu",
+    "crossword",
+    "comic book",
+    "dust jacket",
+    "scoreboard",
+    "ring binder",
+    "CRT monitor",
+    "monitor",
+    "television",
+    "notebook computer",
+    "automated teller machine",
+];
+/// Least share of the frames sampled through end credits found in the picture that must look like
+/// text ([`TEXT_PICTURES`]); the rest are cards the classifier names otherwise.
+pub const PICTURE_CREDITS_SHARE: f64 = 0.6;
+/// End credits found in the picture reach to within this many seconds of the end (the on-screen
+/// text channel's rule).
+pub const CREDITS_TAIL: f64 = 60.0;
+/// Largest share of a video end credits found in the picture may take (the on-screen text
+/// channel's rule: text all through a title is not credits).
+pub const CREDITS_MAX_SHARE: f64 = 0.3;
+
+/// Which cue found a video's end credits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CreditsCue {
+    /// The on-screen text channel read them (`text.credits_start`).
+    Text,
+    /// The image classifier took the pictures at the end for text ([`TEXT_PICTURES`]).
+    Picture,
+    /// The other episodes of the season share the stretch at the end, in sound or picture.
+    Season,
+}
+
+impl CreditsCue {
+    /// `text`, `picture` or `season`, as the markers result names it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CreditsCue::Text => "text",
+            CreditsCue::Picture => "picture",
+            CreditsCue::Season => "season",
+        }
+    }
+}
 
 /// The end credits of one video (the rules of [`super::season_markers`], which needs no other episode for
 /// them), in seconds.
@@ -15,15 +65,79 @@ pub struct Credits {
     pub end: Option<f64>,
     /// A scene after them, `(start, end)`.
     pub post_credits: Option<(f64, f64)>,
+    /// Which cue found them.
+    pub cue: CreditsCue,
 }
 
-/// The end credits of `s`, from its on-screen text and black frames; `None` when the text channel
-/// found none (or was not measured).
+/// The end credits of `s` by itself: from its on-screen text and black frames, else from
+/// pictures its image classifier takes for text ([`from_picture`]); `None` when neither finds
+/// any (or neither was measured).
 pub fn credits(s: &Signals) -> Option<Credits> {
+    from_text(s).or_else(|| from_picture(s))
+}
+
+/// The end credits the on-screen text channel read, with their black frames.
+fn from_text(s: &Signals) -> Option<Credits> {
     let text = s.text.as_ref()?;
     let read = text.credits_start?;
     let (end, post_credits) = credits_end(s, text, read).map_or((None, None), |(e, p)| (Some(e), p));
-    Some(Credits { start: after_black(s, read), end, post_credits })
+    Some(Credits { start: after_black(s, read), end, post_credits, cue: CreditsCue::Text })
+}
+
+/// The end credits of `s` found in its picture, for a video whose text channel found none (the
+/// on-screen text model missing, or text it cannot read). A sampled frame in the last
+/// [`END_SHARE`] of the video looks like credits when its most probable label is one of
+/// [`TEXT_PICTURES`] and nobody speaks or shows a face at it. Such frames at most [`CREDITS_GAP`]
+/// seconds apart form a run; the credits are the last run that lasts at least [`MIN_SHARED_END`]
+/// seconds and at most [`CREDITS_MAX_SHARE`] of the video, reaches to within [`CREDITS_TAIL`]
+/// seconds of its end, and of whose sampled frames at least [`PICTURE_CREDITS_SHARE`] look like
+/// credits. They start where black frames between the run's first frame and the frame sampled
+/// before it end, else at the last cut between the two, else at the first frame; they close as
+/// credits read in the text do ([`closing`]).
+pub fn from_picture(s: &Signals) -> Option<Credits> {
+    let visual = s.visual.as_ref()?;
+    let interval = visual.interval;
+    let from = s.duration * (1.0 - END_SHARE);
+    let frames: Vec<&VisualFrame> = visual.frames.iter().filter(|f| f.time >= from && f.time < s.duration).collect();
+    let covers = |spans: &[Interval], t: f64| spans.iter().any(|&[a, b]| a <= t && t < b);
+    let faces: Vec<Interval> = s.characters.iter().flat_map(|c| c.spans.iter().copied()).collect();
+    let textual: Vec<bool> = frames
+        .iter()
+        .map(|f| {
+            f.labels.first().is_some_and(|l| TEXT_PICTURES.contains(&l.name.as_str()))
+                && !covers(&s.speech, f.time)
+                && !covers(&faces, f.time)
+        })
+        .collect();
+    // Runs of frames that look like credits, as (first, last) indexes into `frames`.
+    let mut runs: Vec<(usize, usize)> = Vec::new();
+    for i in (0..frames.len()).filter(|&i| textual[i]) {
+        match runs.last_mut() {
+            Some((_, last)) if frames[i].time - frames[*last].time <= CREDITS_GAP => *last = i,
+            _ => runs.push((i, i)),
+        }
+    }
+    let (first, last) = runs.into_iter().rev().find(|&(first, last)| {
+        let (start, end) = (frames[first].time, frames[last].time + interval);
+        let share = textual[first..=last].iter().filter(|&&t| t).count() as f64 / (last - first + 1) as f64;
+        end - start >= MIN_SHARED_END
+            && end - start <= CREDITS_MAX_SHARE * s.duration
+            && end >= s.duration - CREDITS_TAIL
+            && share >= PICTURE_CREDITS_SHARE
+    })?;
+    let seen = frames[first].time;
+    let before = first.checked_sub(1).map_or(seen - interval, |i| frames[i].time);
+    let opening = visual
+        .cues
+        .iter()
+        .filter(|c| c.kind == "black" && c.end > before && c.start <= seen)
+        .map(|c| c.end)
+        .max_by(f64::total_cmp);
+    let cut = s.shots.iter().copied().filter(|&t| t > before && t <= seen).max_by(f64::total_cmp);
+    let start = opening.or(cut).unwrap_or(seen);
+    let last_seen = frames[last].time;
+    let (end, post_credits) = closing(s, s.text.as_ref(), last_seen, (last_seen + interval).min(s.duration));
+    Some(Credits { start, end: Some(end), post_credits, cue: CreditsCue::Picture })
 }
 
 /// Where the end credits read from `start` end, and the scene after them: the credits run through
@@ -61,7 +175,7 @@ pub(super) fn from_season(s: &Signals, (start, end): (f64, f64)) -> Credits {
         .min_by(f64::total_cmp)
         .unwrap_or(start);
     let (end, post_credits) = closing(s, s.text.as_ref(), end - SEASON_REACH, end);
-    Credits { start, end: Some(end), post_credits }
+    Credits { start, end: Some(end), post_credits, cue: CreditsCue::Season }
 }
 
 /// How far around the end of a shared end stretch black frames may start and still close the

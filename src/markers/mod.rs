@@ -33,7 +33,10 @@
 //! before it (credits commonly follow a cut or fade to black). They end with their last line
 //! read, or where black frames after it start, and a scene of at least [`MIN_POST_CREDITS`]
 //! seconds without text after those black frames is a post-credits scene ([`credits`]). When the
-//! text channel found no credits (not measured, or text it cannot read), the episode's credits are
+//! text channel found no credits (not measured, or text it cannot read), the credits are the last
+//! stretch of at least 20 s near the end whose sampled frames the image classifier mostly takes for
+//! pictures of text (a menu, a website), where nobody speaks or shows a face
+//! ([`credits`]). Failing both, the episode's credits are
 //! the stretch at its end that the other episodes of the season share in sound or picture (the
 //! same end-credit music and roll): each pair's longest shared run of at least [`MIN_SHARED_END`]
 //! seconds in the last [`END_SHARE`] of each episode (at most ten minutes), agreed on as the
@@ -48,7 +51,7 @@ use crate::signals::Signals;
 
 mod credits;
 
-pub use credits::{Credits, credits};
+pub use credits::{Credits, CreditsCue, credits};
 
 /// Shortest intro, seconds.
 pub const MIN_INTRO: f64 = 15.0;
@@ -144,6 +147,9 @@ pub struct Markers {
     pub post_credits_start: Option<f64>,
     /// End of that scene.
     pub post_credits_end: Option<f64>,
+    /// Which cue found the end credits: `text` (the on-screen text channel), `picture` (frames
+    /// the image classifier takes for text) or `season` (the end the season's episodes share).
+    pub credits_cue: Option<String>,
     /// How many other episodes of the season had a fingerprint to compare with.
     pub episodes_compared: usize,
 }
@@ -390,6 +396,7 @@ pub fn season_markers(episodes: &[Episode<'_>]) -> Vec<Markers> {
                 m.credit_end = c.end.map(clamp);
                 m.post_credits_start = c.post_credits.map(|s| clamp(s.0));
                 m.post_credits_end = c.post_credits.map(|s| clamp(s.1));
+                m.credits_cue = Some(c.cue.as_str().to_string());
             }
             m
         })

@@ -303,3 +303,90 @@ fn a_lone_shot_like_an_earlier_one_is_no_recap() {
     let near = |a: Option<f64>, b: f64| a.is_some_and(|a| (a - b).abs() <= 0.3);
     assert!(near(m[1].recap_start, 100.0) && near(m[1].recap_end, 109.0), "{:?}", m[1]);
 }
+
+/// A 600 s film whose sampled frames (every 2 s) the classifier names `label(t)`, with black
+/// frames from 489.9 to 490.5 and from 580.0 to 580.9, nobody speaking or seen after 400 s, and
+/// no text channel.
+fn pictured(label: impl Fn(f64) -> &'static str) -> Signals {
+    use crate::signals::{Visual, VisualCue, VisualFrame, VisualLabel};
+    let mut s = crate::synth::demo_signals("film", 600.0, 1.0, 7);
+    s.text = None;
+    s.speech.retain(|&[a, _]| a < 400.0);
+    for c in &mut s.characters {
+        c.spans.retain(|&[a, _]| a < 400.0);
+    }
+    let frames = (0..300)
+        .map(|k| {
+            let time = 2.0 * k as f64;
+            let labels = vec![VisualLabel { name: label(time).into(), group: "object".into(), score: 0.4 }];
+            VisualFrame { time, labels, sharpness: 10.0 }
+        })
+        .collect();
+    let black = |start: f64, end: f64| VisualCue { kind: "black".into(), start, end };
+    s.visual = Some(Visual {
+        interval: 2.0,
+        frames,
+        shot_types: Vec::new(),
+        scene_features: None,
+        item_feature: None,
+        cues: vec![black(489.9, 490.5), black(580.0, 580.9)],
+        tags: Vec::new(),
+    });
+    s
+}
+
+/// Credits cards from 490 to 578 s, mostly named `menu` or `website`, one in four otherwise.
+fn cards(t: f64) -> &'static str {
+    match t {
+        t if !(490.0..580.0).contains(&t) => "hare",
+        t if (t as i64 / 2) % 4 == 3 => "perfume",
+        t if t < 530.0 => "menu",
+        _ => "website",
+    }
+}
+
+#[test]
+fn without_the_text_channel_credits_are_found_in_pictures_of_text() {
+    let m = |s: &Signals| season_markers(&[Episode { number: None, signals: s }])[0].clone();
+    let found = m(&pictured(cards));
+    assert_eq!((found.credit_start, found.credit_end), (Some(490.5), Some(580.0)), "{found:?}");
+    assert_eq!((found.post_credits_start, found.post_credits_end), (Some(580.9), Some(600.0)));
+    assert_eq!(found.credits_cue.as_deref(), Some("picture"));
+    assert_eq!((found.intro_start, found.recap_start), (None, None));
+    // Without black frames the credits start at a cut before the first card.
+    let mut cut = pictured(cards);
+    cut.visual.as_mut().unwrap().cues.clear();
+    cut.shots = vec![100.0, 489.2, 530.0];
+    assert_eq!(m(&cut).credit_start, Some(489.2));
+    // The text channel's credits come first.
+    let mut read = pictured(cards);
+    read.text = Some(crate::signals::OnScreenText {
+        step: 4.0,
+        density: vec![0.0; 150],
+        lines: Vec::new(),
+        credits_start: Some(492.0),
+    });
+    let by_text = m(&read);
+    assert_eq!((by_text.credit_start, by_text.credits_cue.as_deref()), (Some(490.5), Some("text")));
+}
+
+#[test]
+fn pictures_of_text_that_are_no_credits_are_not_taken_for_them() {
+    let m = |s: &Signals| season_markers(&[Episode { number: None, signals: s }])[0].clone();
+    // Somebody speaks over them: a scene with a screen in it.
+    let mut spoken = pictured(cards);
+    spoken.speech.push([480.0, 590.0]);
+    assert_eq!(m(&spoken).credit_start, None);
+    // A face is seen all through them.
+    let mut seen = pictured(cards);
+    seen.characters[0].spans.push([485.0, 585.0]);
+    assert_eq!(m(&seen).credit_start, None);
+    // Too short (16 s), too far from the end (ending 100 s before it), too few such frames.
+    assert_eq!(m(&pictured(|t| if (560.0..576.0).contains(&t) { "menu" } else { "hare" })).credit_start, None);
+    assert_eq!(m(&pictured(|t| if (400.0..500.0).contains(&t) { "website" } else { "hare" })).credit_start, None);
+    let two_in_three = |t: f64| if (490.0..580.0).contains(&t) && (t as i64 / 2) % 3 != 2 { "menu" } else { "hare" };
+    let found = m(&pictured(two_in_three));
+    assert_eq!(found.credit_start, Some(490.5), "two frames in three are credits: {found:?}");
+    let half = |t: f64| if (490.0..580.0).contains(&t) && (t as i64 / 2) % 2 == 0 { "menu" } else { "hare" };
+    assert_eq!(m(&pictured(half)).credit_start, None, "one frame in two");
+}

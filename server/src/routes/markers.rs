@@ -37,6 +37,10 @@ pub struct MarkersAnswer {
     pub post_credits_start: Option<f64>,
     /// End of that scene.
     pub post_credits_end: Option<f64>,
+    /// Which cue found the end credits: `text` (the on-screen text channel), `picture` (frames the
+    /// image classifier takes for text) or `season` (the end the season's episodes share); `null`
+    /// without credits.
+    pub credits_cue: Option<String>,
     /// How many other episodes of the season were compared (absent until available).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub episodes_compared: Option<usize>,
@@ -57,6 +61,7 @@ impl MarkersAnswer {
             credit_end: m.credit_end,
             post_credits_start: m.post_credits_start,
             post_credits_end: m.post_credits_end,
+            credits_cue: m.credits_cue,
             episodes_compared: stored.map(|s| s.episodes_compared),
         }
     }
