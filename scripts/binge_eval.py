@@ -54,9 +54,11 @@ def truth_of(doc, ep):
     duration = pieces[-1][4]
     intro = [p for p in pieces if p[0] == "intro"]
     recap = [p for p in pieces if p[0] == "recap"]
-    credits = [p for p in pieces if p[0] == "credits"][0]
+    parts = [p for p in pieces if p[0] == "credits"]
+    credits, final = parts[0], parts[-1]  # a mid-credits scene splits the roll in two pieces
+    mid = [p for p in pieces if p[0] == "mid_credits"]
     text = marks["credits_text_frame"] / FPS
-    last = min(credits[2], marks["credits_last_card_end_frame"] / FPS)
+    last = min(final[2], marks["credits_last_card_end_frame"] / FPS)
     t = {
         "duration": r3(duration),
         "search_window_end": r3(duration / 4),
@@ -66,14 +68,16 @@ def truth_of(doc, ep):
         "recap_end": r3(recap[-1][4]) if recap else None,
         "credits_splice": r3(credits[3]),
         "credits_start": r3(credits[3] + text - credits[1]),
-        "credits_end": r3(credits[3] + last - credits[1]),
+        "credits_end": r3(final[3] + last - final[1]),
+        "mid_credits_start": r3(mid[0][3]) if mid else None,
+        "mid_credits_end": r3(mid[0][4]) if mid else None,
         "post_credits_start": None,
         "post_credits_end": None,
     }
     post = marks["post_credits_scene_frame"] / FPS
-    if credits[2] > post:  # the piece runs on into the film's post-credits scene
-        t["post_credits_start"] = r3(credits[3] + post - credits[1])
-        t["post_credits_end"] = r3(credits[4])
+    if final[2] > post:  # the piece runs on into the film's post-credits scene
+        t["post_credits_start"] = r3(final[3] + post - final[1])
+        t["post_credits_end"] = r3(final[4])
     if ep.get("fade_out_frames"):
         t["fade_out"] = [r3(duration - ep["fade_out_frames"] / FPS), r3(duration)]
     return t
@@ -85,6 +89,7 @@ def film_truth(doc, duration):
             "intro_end": None, "recap_start": None, "recap_end": None, "credits_splice": None,
             "credits_start": r3(marks["credits_text_frame"] / FPS),
             "credits_end": r3(marks["credits_last_card_end_frame"] / FPS),
+            "mid_credits_start": None, "mid_credits_end": None,
             "post_credits_start": r3(marks["post_credits_scene_frame"] / FPS), "post_credits_end": r3(duration)}
 
 
@@ -105,7 +110,8 @@ def check(doc):
         for k in ("intro_end", "recap_end"):
             if t[k] is not None and t[k] > w - MARGIN:
                 problems.append(f"{ep['id']}: {k} {t[k]} is not {MARGIN} s inside the search window (first quarter, {w} s)")
-        share = (t["credits_end"] - t["credits_start"]) / t["duration"]
+        mid = (t["mid_credits_end"] - t["mid_credits_start"]) if t["mid_credits_start"] is not None else 0.0
+        share = (t["credits_end"] - t["credits_start"] - mid) / t["duration"]
         if share > 0.29:
             problems.append(f"{ep['id']}: the credits are {share:.0%} of the episode (kino counts at most 30 %)")
 
@@ -371,6 +377,8 @@ def cmd_measure(season, outdir, base, key, log, deadline):
         "recap end": table("Recap end", all_rows, "recap_end", tol["recap"]),
         "credits start": table("Credits start", all_rows, "credit_start", tol["credits"], "credits_start"),
         "credits end": table("Credits end", all_rows, "credit_end", tol["credits"], "credits_end"),
+        "mid-credits start": table("Mid-credits scene start", all_rows, "mid_credits_start", tol["credits"]),
+        "mid-credits end": table("Mid-credits scene end", all_rows, "mid_credits_end", tol["credits"]),
         "post-credits start": table("Post-credits scene start", all_rows, "post_credits_start", tol["credits"]),
         "post-credits end": table("Post-credits scene end", all_rows, "post_credits_end", tol["credits"]),
     }

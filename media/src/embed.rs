@@ -437,6 +437,8 @@ pub enum Part {
     EndCredits,
     /// A scene after the end credits.
     AfterCredits,
+    /// A scene between two parts of the end credits.
+    MidCredits,
 }
 
 /// The most words of dialogue a scene description quotes, so that the description stays inside
@@ -463,6 +465,7 @@ pub fn describe_scene(f: &SceneFacts) -> String {
         Some(Part::OpeningTitles) => "The opening titles: ".to_string(),
         Some(Part::EndCredits) => "The end credits: ".to_string(),
         Some(Part::AfterCredits) => "A scene after the end credits: ".to_string(),
+        Some(Part::MidCredits) => "A scene during the end credits: ".to_string(),
         None => String::new(),
     };
     sentence.push_str(&format!("{light} scene, {pace}"));

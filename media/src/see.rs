@@ -339,10 +339,9 @@ pub fn on_screen_text(seen: &[Seen], interval: f64, duration: f64) -> Option<OnS
     Some(OnScreenText { step, density, lines, credits_start })
 }
 
-/// Whether a line read is words, not marks: at least two words of at least two letters.
-pub fn wordy(line: &str) -> bool {
-    line.split_whitespace().filter(|w| w.chars().filter(|c| c.is_alphabetic()).count() >= 2).count() >= 2
-}
+/// Whether a line read is words, not marks: at least two words of at least two letters (the
+/// core's rule, which the binge markers read the credits' text with).
+pub use kino::markers::wordy;
 
 /// The distinct lines read inside `[start, end)`, longest first, at most `n`.
 pub fn lines_in(text: &OnScreenText, start: f64, end: f64, n: usize) -> Vec<String> {

@@ -436,7 +436,8 @@ pub fn fingerprint_profile<'py>(py: Python<'py>, signals: PyRef<'py, PySignals>)
 /// Binge markers of a season's episodes (`kino::markers::season_markers`): `episodes` in any order,
 /// `numbers` their episode numbers (for recaps; `None` entries or no list: no recap). One dict per
 /// episode, in the given order: `intro_start`, `intro_end`, `recap_start`, `recap_end`,
-/// `credit_start`, `credit_end`, `post_credits_start`, `post_credits_end` (seconds or `None`),
+/// `credit_start`, `credit_end`, `post_credits_start`, `post_credits_end`, `mid_credits_start`,
+/// `mid_credits_end` (seconds or `None`),
 /// `credits_cue` (`"text"`, `"picture"`, `"season"` or `None`: which cue found the credits) and
 /// `episodes_compared`.
 #[pyfunction]

@@ -216,7 +216,9 @@ def test_season_markers_find_the_shared_intro():
     m = kino.season_markers(eps, numbers=[1, 2])
     assert abs(m[0]["intro_start"] - 10.0) <= 1 and abs(m[0]["intro_end"] - 35.0) <= 1, m
     assert abs(m[1]["intro_start"] - 33.3) <= 1 and m[1]["episodes_compared"] == 1, m
-    assert all(m[0][k] is None for k in ("credit_start", "credit_end", "post_credits_start", "post_credits_end", "credits_cue")), m
+    credit_keys = ("credit_start", "credit_end", "post_credits_start", "post_credits_end", "mid_credits_start",
+                   "mid_credits_end", "credits_cue")
+    assert all(m[0][k] is None for k in credit_keys), m
     assert kino.season_markers(eps[:1])[0]["intro_start"] is None
     with pytest.raises(ValueError, match="numbers"):
         kino.season_markers(eps, numbers=[1])

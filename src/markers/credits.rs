@@ -65,6 +65,8 @@ pub struct Credits {
     pub end: Option<f64>,
     /// A scene after them, `(start, end)`.
     pub post_credits: Option<(f64, f64)>,
+    /// A scene between two parts of them, `(start, end)` ([`with_mid_credits`]).
+    pub mid_credits: Option<(f64, f64)>,
     /// Which cue found them.
     pub cue: CreditsCue,
 }
@@ -76,12 +78,83 @@ pub fn credits(s: &Signals) -> Option<Credits> {
     from_text(s).or_else(|| from_picture(s))
 }
 
-/// The end credits the on-screen text channel read, with their black frames.
+/// The end credits the on-screen text channel read, with their black frames, and an earlier part
+/// of them across a mid-credits scene.
 fn from_text(s: &Signals) -> Option<Credits> {
     let text = s.text.as_ref()?;
     let read = text.credits_start?;
     let (end, post_credits) = credits_end(s, text, read).map_or((None, None), |(e, p)| (Some(e), p));
-    Some(Credits { start: after_black(s, read), end, post_credits, cue: CreditsCue::Text })
+    let found = Credits { start: after_black(s, read), end, post_credits, mid_credits: None, cue: CreditsCue::Text };
+    // The runs of words read: readings at most CREDITS_GAP apart (the text channel's rule), as
+    // (first reading, last reading).
+    let mut readings: Vec<(f64, f64)> =
+        text.lines.iter().filter(|l| wordy(&l.text)).map(|l| (l.start, (l.end - text.step).max(l.start))).collect();
+    readings.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let mut runs: Vec<Part> = Vec::new();
+    for (first, last) in readings {
+        match runs.last_mut() {
+            Some(run) if first - run.last_seen <= CREDITS_GAP => run.last_seen = run.last_seen.max(last),
+            _ => runs.push(Part { first_seen: first, last_seen: last, start: after_black(s, first) }),
+        }
+    }
+    let earlier = runs.into_iter().rev().find(|r| r.last_seen < read);
+    Some(with_mid_credits(s, found, earlier, text.step))
+}
+
+/// Whether a line read is words, not marks: at least two words of at least two letters (the
+/// text channel's rule for the end credits).
+pub fn wordy(line: &str) -> bool {
+    line.split_whitespace().filter(|w| w.chars().filter(|c| c.is_alphabetic()).count() >= 2).count() >= 2
+}
+
+/// A run of credits evidence (words read, or pictures of text), seconds: where it was first and
+/// last seen, and where it would start the credits.
+#[derive(Debug, Clone, Copy)]
+struct Part {
+    first_seen: f64,
+    last_seen: f64,
+    start: f64,
+}
+
+/// Longest scene between two parts of the end credits taken for a mid-credits scene, seconds.
+pub const MAX_MID_CREDITS: f64 = 300.0;
+
+/// `found` credits with `earlier`, the run of the same cue's evidence before them, as their first
+/// part when it lies in the last [`END_SHARE`] of the video, lasts at least [`MIN_SHARED_END`]
+/// seconds and ends at most [`MAX_MID_CREDITS`] seconds before them: the scene between the two
+/// parts is a mid-credits scene. It starts where black frames after the first part's last
+/// sighting end (those starting within two sampling steps of it), else at the first cut within a
+/// step after that sighting, else a step after it; it ends where the later part starts, or, when
+/// no black frames moved that start, at the last cut within a step before it. The runs are split where nothing was seen for
+/// [`CREDITS_GAP`] seconds, so a scene shorter than that is taken as part of the credits.
+fn with_mid_credits(s: &Signals, found: Credits, earlier: Option<Part>, step: f64) -> Credits {
+    let Some(part) = earlier else { return found };
+    let over = part.last_seen + step;
+    if part.first_seen < s.duration * (1.0 - END_SHARE)
+        || over - part.first_seen < MIN_SHARED_END
+        || found.start - over > MAX_MID_CREDITS
+    {
+        return found;
+    }
+    let black: Vec<&VisualCue> = s.visual.iter().flat_map(|v| v.cues.iter()).filter(|c| c.kind == "black").collect();
+    let cuts_in = |a: f64, b: f64| s.shots.iter().copied().filter(move |&t| t > a && t <= b);
+    let scene_start = black
+        .iter()
+        .filter(|c| c.start >= part.last_seen && c.start <= part.last_seen + 2.0 * step)
+        .min_by(|a, b| a.start.total_cmp(&b.start))
+        .map(|c| c.end)
+        .or_else(|| cuts_in(part.last_seen, over).min_by(f64::total_cmp))
+        .unwrap_or(over);
+    let opened = black.iter().any(|c| c.end == found.start);
+    let scene_end = if opened {
+        found.start
+    } else {
+        cuts_in(found.start - step, found.start).max_by(f64::total_cmp).unwrap_or(found.start)
+    };
+    if scene_end - scene_start < MIN_POST_CREDITS {
+        return found;
+    }
+    Credits { start: part.start, mid_credits: Some((scene_start, scene_end)), ..found }
 }
 
 /// The end credits of `s` found in its picture, for a video whose text channel found none (the
@@ -93,7 +166,8 @@ fn from_text(s: &Signals) -> Option<Credits> {
 /// seconds of its end, and of whose sampled frames at least [`PICTURE_CREDITS_SHARE`] look like
 /// credits. They start where black frames between the run's first frame and the frame sampled
 /// before it end, else at the last cut between the two, else at the first frame; they close as
-/// credits read in the text do ([`closing`]).
+/// credits read in the text do ([`closing`]). The run before theirs is their first part when a
+/// mid-credits scene lies between the two ([`with_mid_credits`]).
 pub fn from_picture(s: &Signals) -> Option<Credits> {
     let visual = s.visual.as_ref()?;
     let interval = visual.interval;
@@ -109,7 +183,8 @@ pub fn from_picture(s: &Signals) -> Option<Credits> {
                 && !covers(&faces, f.time)
         })
         .collect();
-    // Runs of frames that look like credits, as (first, last) indexes into `frames`.
+    // Runs of frames that look like credits, as (first, last) indexes into `frames`, of which at
+    // least PICTURE_CREDITS_SHARE of the frames sampled do.
     let mut runs: Vec<(usize, usize)> = Vec::new();
     for i in (0..frames.len()).filter(|&i| textual[i]) {
         match runs.last_mut() {
@@ -117,27 +192,36 @@ pub fn from_picture(s: &Signals) -> Option<Credits> {
             _ => runs.push((i, i)),
         }
     }
-    let (first, last) = runs.into_iter().rev().find(|&(first, last)| {
+    runs.retain(|&(first, last)| {
+        textual[first..=last].iter().filter(|&&t| t).count() as f64 / (last - first + 1) as f64 >= PICTURE_CREDITS_SHARE
+    });
+    let at = runs.iter().rposition(|&(first, last)| {
         let (start, end) = (frames[first].time, frames[last].time + interval);
-        let share = textual[first..=last].iter().filter(|&&t| t).count() as f64 / (last - first + 1) as f64;
         end - start >= MIN_SHARED_END
             && end - start <= CREDITS_MAX_SHARE * s.duration
             && end >= s.duration - CREDITS_TAIL
-            && share >= PICTURE_CREDITS_SHARE
     })?;
-    let seen = frames[first].time;
-    let before = first.checked_sub(1).map_or(seen - interval, |i| frames[i].time);
-    let opening = visual
-        .cues
-        .iter()
-        .filter(|c| c.kind == "black" && c.end > before && c.start <= seen)
-        .map(|c| c.end)
-        .max_by(f64::total_cmp);
-    let cut = s.shots.iter().copied().filter(|&t| t > before && t <= seen).max_by(f64::total_cmp);
-    let start = opening.or(cut).unwrap_or(seen);
-    let last_seen = frames[last].time;
+    // A run starts where black frames between its first frame and the frame sampled before it end,
+    // else at the last cut between the two, else at its first frame.
+    let part = |(first, last): (usize, usize)| {
+        let seen = frames[first].time;
+        let before = first.checked_sub(1).map_or(seen - interval, |i| frames[i].time);
+        let opening = visual
+            .cues
+            .iter()
+            .filter(|c| c.kind == "black" && c.end > before && c.start <= seen)
+            .map(|c| c.end)
+            .max_by(f64::total_cmp);
+        let cut = s.shots.iter().copied().filter(|&t| t > before && t <= seen).max_by(f64::total_cmp);
+        Part { first_seen: seen, last_seen: frames[last].time, start: opening.or(cut).unwrap_or(seen) }
+    };
+    let credits = part(runs[at]);
+    let last_seen = credits.last_seen;
     let (end, post_credits) = closing(s, s.text.as_ref(), last_seen, (last_seen + interval).min(s.duration));
-    Some(Credits { start, end: Some(end), post_credits, cue: CreditsCue::Picture })
+    let found =
+        Credits { start: credits.start, end: Some(end), post_credits, mid_credits: None, cue: CreditsCue::Picture };
+    let earlier = at.checked_sub(1).map(|i| part(runs[i]));
+    Some(with_mid_credits(s, found, earlier, interval))
 }
 
 /// Where the end credits read from `start` end, and the scene after them: the credits run through
@@ -175,7 +259,7 @@ pub(super) fn from_season(s: &Signals, (start, end): (f64, f64)) -> Credits {
         .min_by(f64::total_cmp)
         .unwrap_or(start);
     let (end, post_credits) = closing(s, s.text.as_ref(), end - SEASON_REACH, end);
-    Credits { start, end: Some(end), post_credits, cue: CreditsCue::Season }
+    Credits { start, end: Some(end), post_credits, mid_credits: None, cue: CreditsCue::Season }
 }
 
 /// How far around the end of a shared end stretch black frames may start and still close the

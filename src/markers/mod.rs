@@ -51,7 +51,7 @@ use crate::signals::Signals;
 
 mod credits;
 
-pub use credits::{Credits, CreditsCue, credits};
+pub use credits::{Credits, CreditsCue, MAX_MID_CREDITS, credits, wordy};
 
 /// Shortest intro, seconds.
 pub const MIN_INTRO: f64 = 15.0;
@@ -147,6 +147,10 @@ pub struct Markers {
     pub post_credits_start: Option<f64>,
     /// End of that scene.
     pub post_credits_end: Option<f64>,
+    /// Start of a scene between two parts of the end credits (a mid-credits scene).
+    pub mid_credits_start: Option<f64>,
+    /// End of that scene.
+    pub mid_credits_end: Option<f64>,
     /// Which cue found the end credits: `text` (the on-screen text channel), `picture` (frames
     /// the image classifier takes for text) or `season` (the end the season's episodes share).
     pub credits_cue: Option<String>,
@@ -396,6 +400,8 @@ pub fn season_markers(episodes: &[Episode<'_>]) -> Vec<Markers> {
                 m.credit_end = c.end.map(clamp);
                 m.post_credits_start = c.post_credits.map(|s| clamp(s.0));
                 m.post_credits_end = c.post_credits.map(|s| clamp(s.1));
+                m.mid_credits_start = c.mid_credits.map(|s| clamp(s.0));
+                m.mid_credits_end = c.mid_credits.map(|s| clamp(s.1));
                 m.credits_cue = Some(c.cue.as_str().to_string());
             }
             m

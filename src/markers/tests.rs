@@ -390,3 +390,44 @@ fn pictures_of_text_that_are_no_credits_are_not_taken_for_them() {
     let half = |t: f64| if (490.0..580.0).contains(&t) && (t as i64 / 2) % 2 == 0 { "menu" } else { "hare" };
     assert_eq!(m(&pictured(half)).credit_start, None, "one frame in two");
 }
+
+#[test]
+fn a_scene_between_two_parts_of_the_credits_is_a_mid_credits_scene() {
+    use crate::signals::{OnScreenText, VisualCue};
+    let m = |s: &Signals| season_markers(&[Episode { number: None, signals: s }])[0].clone();
+    // Cards from 440 to 470 s, a scene to 500 s, cards to 580 s; black frames around the scene.
+    let parts = |t: f64| if (440.0..470.0).contains(&t) || (500.0..580.0).contains(&t) { "menu" } else { "hare" };
+    let mut s = pictured(parts);
+    let black = |start: f64, end: f64| VisualCue { kind: "black".into(), start, end };
+    s.visual.as_mut().unwrap().cues =
+        vec![black(438.6, 439.4), black(470.5, 471.5), black(498.5, 499.5), black(580.0, 580.9)];
+    s.shots.clear();
+    let found = m(&s);
+    assert_eq!((found.credit_start, found.credit_end), (Some(439.4), Some(580.0)), "{found:?}");
+    assert_eq!((found.mid_credits_start, found.mid_credits_end), (Some(471.5), Some(499.5)));
+    assert_eq!((found.post_credits_start, found.credits_cue.as_deref()), (Some(580.9), Some("picture")));
+    // A first part of 12 s is not credits: the credits start after the scene.
+    let short = |t: f64| if (458.0..470.0).contains(&t) || (500.0..580.0).contains(&t) { "menu" } else { "hare" };
+    let mut s2 = pictured(short);
+    s2.visual = s.visual.clone().map(|mut v| {
+        v.frames.iter_mut().for_each(|f| f.labels[0].name = short(f.time).into());
+        v
+    });
+    s2.shots.clear();
+    let found = m(&s2);
+    assert_eq!((found.credit_start, found.mid_credits_start), (Some(499.5), None), "{found:?}");
+    // The same read as text: lines every 4 s through both parts, the credits read from 500 s.
+    let line = |start: f64| TextSpan { start, end: start + 4.0, text: format!("Name Number {start}"), score: 0.9 };
+    let lines: Vec<TextSpan> =
+        (0..8).map(|k| line(440.0 + 4.0 * k as f64)).chain((0..20).map(|k| line(500.0 + 4.0 * k as f64))).collect();
+    s.text = Some(OnScreenText { step: 4.0, density: vec![0.0; 150], lines, credits_start: Some(500.0) });
+    let read = m(&s);
+    assert_eq!((read.credit_start, read.credits_cue.as_deref()), (Some(439.4), Some("text")), "{read:?}");
+    assert_eq!((read.mid_credits_start, read.mid_credits_end), (Some(471.5), Some(499.5)));
+    assert_eq!(read.credit_end, Some(580.0));
+    // Without black frames around it, the scene runs from cut to cut.
+    s.visual.as_mut().unwrap().cues = vec![black(438.6, 439.4), black(580.0, 580.9)];
+    s.shots = vec![470.2, 497.0, 498.9];
+    let cut = m(&s);
+    assert_eq!((cut.mid_credits_start, cut.mid_credits_end), (Some(470.2), Some(498.9)), "{cut:?}");
+}

@@ -351,6 +351,9 @@ fn scene_facts(doc: &Signals, loudness: &[f64], has_audio: bool) -> Vec<SceneFac
     let part = |start: f64, end: f64, speech: f64| {
         let middle = (start + end) / 2.0;
         if let Some(c) = credits {
+            if c.mid_credits.is_some_and(|(a, b)| middle >= a && middle <= b) {
+                return Some(Part::MidCredits);
+            }
             if middle >= c.start && middle <= c.end.unwrap_or(doc.duration) {
                 return Some(Part::EndCredits);
             }

@@ -199,8 +199,10 @@ fn descriptions_say_what_was_measured() {
     assert_eq!(credits, "The end credits: a very dark scene, steadily paced, silent (no soundtrack).");
     let titles = describe_scene(&SceneFacts { part: Some(Part::OpeningTitles), ..dark.clone() });
     assert!(titles.starts_with("The opening titles: a very dark scene"), "{titles}");
-    let after = describe_scene(&SceneFacts { part: Some(Part::AfterCredits), ..dark });
+    let after = describe_scene(&SceneFacts { part: Some(Part::AfterCredits), ..dark.clone() });
     assert!(after.starts_with("A scene after the end credits: a very dark scene"), "{after}");
+    let during = describe_scene(&SceneFacts { part: Some(Part::MidCredits), ..dark });
+    assert!(during.starts_with("A scene during the end credits: a very dark scene"), "{during}");
 }
 
 #[test]

@@ -37,6 +37,10 @@ pub struct MarkersAnswer {
     pub post_credits_start: Option<f64>,
     /// End of that scene.
     pub post_credits_end: Option<f64>,
+    /// Start of a scene between two parts of the end credits (a mid-credits scene).
+    pub mid_credits_start: Option<f64>,
+    /// End of that scene.
+    pub mid_credits_end: Option<f64>,
     /// Which cue found the end credits: `text` (the on-screen text channel), `picture` (frames the
     /// image classifier takes for text) or `season` (the end the season's episodes share); `null`
     /// without credits.
@@ -61,6 +65,8 @@ impl MarkersAnswer {
             credit_end: m.credit_end,
             post_credits_start: m.post_credits_start,
             post_credits_end: m.post_credits_end,
+            mid_credits_start: m.mid_credits_start,
+            mid_credits_end: m.mid_credits_end,
             credits_cue: m.credits_cue,
             episodes_compared: stored.map(|s| s.episodes_compared),
         }

@@ -234,7 +234,8 @@ fn measured(s: &kino::Signals) -> Markup {
 }
 
 /// The spans of an item's stored binge markers (its `markers` result, when it succeeded):
-/// intro, recap, end credits (to `duration` when their end is unknown), post-credits scene.
+/// intro, recap, end credits (to `duration` when their end is unknown), mid- and post-credits
+/// scenes.
 fn binge_marks(row: Option<&crate::store::ResultRow>, duration: f64) -> Vec<Mark> {
     let Some(p) = crate::products::stored_markers(row) else { return Vec::new() };
     let credits_end = p.credit_end.or(p.credit_start.map(|_| duration));
@@ -242,6 +243,7 @@ fn binge_marks(row: Option<&crate::store::ResultRow>, duration: f64) -> Vec<Mark
         ("intro", p.intro_start, p.intro_end),
         ("recap", p.recap_start, p.recap_end),
         ("end credits", p.credit_start, credits_end),
+        ("mid-credits scene", p.mid_credits_start, p.mid_credits_end),
         ("post-credits scene", p.post_credits_start, p.post_credits_end),
     ]
     .into_iter()
@@ -401,7 +403,15 @@ mod tests {
         let marks = binge_marks(Some(&row(ResultStatus::Success, data.clone())), 300.0);
         let spans: Vec<(&str, f64, f64)> = marks.iter().map(|m| (m.label.as_str(), m.start, m.end)).collect();
         assert_eq!(spans, [("intro", 12.0, 43.0), ("end credits", 240.0, 300.0)]);
-        assert!(binge_marks(Some(&row(ResultStatus::Failed, data)), 300.0).is_empty());
+        assert!(binge_marks(Some(&row(ResultStatus::Failed, data.clone())), 300.0).is_empty());
+        let mut mid = data;
+        mid["mid_credits_start"] = serde_json::json!(260.0);
+        mid["mid_credits_end"] = serde_json::json!(275.0);
+        let marks = binge_marks(Some(&row(ResultStatus::Success, mid)), 300.0);
+        assert_eq!(
+            marks.iter().map(|m| m.label.as_str()).collect::<Vec<_>>(),
+            ["intro", "end credits", "mid-credits scene"]
+        );
         assert!(binge_marks(None, 300.0).is_empty());
     }
 }

@@ -1217,7 +1217,15 @@ async fn markers_find_the_season_intro_and_follow_episodes_joining() {
         (json!(false), Value::Null),
         "{alone}"
     );
-    for field in ["credit_start", "credit_end", "post_credits_start", "post_credits_end", "credits_cue"] {
+    for field in [
+        "credit_start",
+        "credit_end",
+        "post_credits_start",
+        "post_credits_end",
+        "mid_credits_start",
+        "mid_credits_end",
+        "credits_cue",
+    ] {
         assert_eq!(alone.get(field), Some(&Value::Null), "{field} is answered (null: no credits text): {alone}");
     }
     // A second episode joins: the first one's markers are computed again and find the intro.
