@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Binge markers on real footage (issue 36): cuts a 4-episode season and a standalone film from Big
-# Buck Bunny (scripts/fetch-eval-footage.sh; the cut and its ground truth are
+# Binge markers on real footage (issue 36): cuts a 4-episode season, a standalone film and the film
+# without its credits from Big Buck Bunny (scripts/fetch-eval-footage.sh; the cut and its ground truth are
 # data/eval/binge-season.json), starts kino-server on them as a new user would (its own data
 # directory, the media root at the cut files, no demo), ingests a series, its season, the episodes
-# and the film with `asset_info.file_uri`, requests the `markers` tasks, waits for them and prints,
+# and the films with `asset_info.file_uri`, requests the `markers` tasks, waits for them and prints,
 # per marker (intro start and end, recap start and end, credits start and end, post-credits scene
 # start and end), each item's predicted
 # value against the truth, the median and worst absolute error, the share within 1 s (intro,
@@ -13,8 +13,8 @@
 #
 # KINO_SERVER defaults to ${CARGO_TARGET_DIR:-~/.cache/kino/target}/release/kino-server
 # (`cargo build --release -p kino-server`). The service uses the models it finds
-# (`kino models fetch`, or KINO_MODELS); without the on-screen text model (ppocr) only the
-# episodes' credits are found, from the end the season shares. KINO_EVAL_DEADLINE (seconds,
+# (`kino models fetch`, or KINO_MODELS); without the on-screen text model (ppocr) the credits
+# are found in the picture (the image classifier) or from the end the season shares. KINO_EVAL_DEADLINE (seconds,
 # default 3600) bounds the wait. KINO_EVAL_ARGS adds arguments to kino-server, e.g. to measure
 # without the on-screen text model:
 #   KINO_MODELS=dir-without-ppocr KINO_EVAL_ARGS="--fetch-models never" scripts/binge-eval.sh
@@ -85,7 +85,7 @@ for line in open(sys.argv[1]):
     if f.get("message") == "model loaded": names.append(f.get("model", "?"))
 print(", ".join(names) or "none")' "$work/err.log")"
 echo "service: $("$SERVER" --version) at $base; models loaded: $loaded"
-case "$loaded" in *ppocr*) ;; *) echo "binge-eval: warning: the on-screen text model (ppocr) is not loaded: credits only from the end the season shares, none for the film (kino models fetch)" >&2 ;; esac
+case "$loaded" in *ppocr*) ;; *) echo "binge-eval: warning: the on-screen text model (ppocr) is not loaded: credits only from the picture and the end the season shares (kino models fetch)" >&2 ;; esac
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(free -g | awk '/^Mem:/ {print $2}') GiB, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 
 python3 scripts/binge_eval.py measure "$SEASON" "$work/media" "$base" "$key" "$work/err.log" --deadline "$DEADLINE"

@@ -93,6 +93,18 @@ def film_truth(doc, duration):
             "post_credits_start": r3(marks["post_credits_scene_frame"] / FPS), "post_credits_end": r3(duration)}
 
 
+def bare_truth(duration):
+    """The truth of a film without end credits: every marker none."""
+    keys = ("intro_start", "intro_end", "recap_start", "recap_end", "credits_splice", "credits_start", "credits_end",
+            "mid_credits_start", "mid_credits_end", "post_credits_start", "post_credits_end")
+    return {"duration": r3(duration), "search_window_end": r3(min(duration / 4, 600)), **{k: None for k in keys}}
+
+
+def films(doc):
+    """The ids of the standalone films: the whole film, and the film without credits when listed."""
+    return [doc["film"]["id"]] + ([doc["film_without_credits"]["id"]] if "film_without_credits" in doc else [])
+
+
 def truth(doc):
     return {ep["id"]: truth_of(doc, ep) for ep in doc["episodes"]}
 
@@ -183,7 +195,7 @@ def cmd_cut(season, src, outdir):
         sys.exit("binge-eval: the season breaks kino's documented bounds:\n  " + "\n  ".join(problems))
     stored = doc.get("truth", {})
     derived = truth(doc)
-    if {k: v for k, v in stored.items() if k != doc["film"]["id"]} != derived:
+    if {k: v for k, v in stored.items() if k not in films(doc)} != derived:
         sys.exit(f"binge-eval: the truth in {season} differs from its pieces (run: binge_eval.py truth {season} --update)")
     outdir = pathlib.Path(outdir)
     outdir.mkdir(parents=True, exist_ok=True)
@@ -206,6 +218,16 @@ def cmd_cut(season, src, outdir):
     if doc["film"]["id"] in stored and stored[doc["film"]["id"]]["credits_start"] != ft["credits_start"]:
         sys.exit("binge-eval: the film's stored truth differs")
     result[doc["film"]["id"]] = ft
+    bare = doc.get("film_without_credits")
+    if bare:
+        out = outdir / f"{bare['id']}.mp4"
+        ffmpeg("-i", str(src), "-vf", f"scale={doc['encode']['scale']}", "-frames:v", str(bare["to"]),
+               "-t", f"{bare['to'] / FPS:.6f}", *encode_args(doc), str(out))
+        got = probe(out)
+        if abs(got - bare["to"] / FPS) > 1.5 / FPS:
+            sys.exit(f"binge-eval: {out.name} lasts {got:.3f} s, not {bare['to'] / FPS:.3f} s")
+        print(f"  {out.name}: {got:.3f} s", file=sys.stderr)
+        result[bare["id"]] = bare_truth(bare["to"] / FPS)
     (outdir / "truth.json").write_text(json.dumps(result, indent=1) + "\n")
 
 
@@ -213,6 +235,9 @@ def cmd_truth(season, update):
     doc = load(season)
     t = truth(doc)
     t[doc["film"]["id"]] = film_truth(doc, 596.474)
+    if "film_without_credits" in doc:
+        bare = doc["film_without_credits"]
+        t[bare["id"]] = bare_truth(bare["to"] / FPS)
     if update:
         doc["truth"] = t
         pathlib.Path(season).write_text(json.dumps(doc, indent=1) + "\n")
@@ -264,9 +289,14 @@ def ingest(api, doc):
     film = doc["film"]
     api.call("PUT", "/catalog/v1/item", {"id": film["id"], "type": "standalone", "title": "Big Buck Bunny",
                                          "release_year": 2008, "asset_info": {"file_uri": f"{film['id']}.mp4"}})
+    if "film_without_credits" in doc:
+        bare = doc["film_without_credits"]
+        api.call("PUT", "/catalog/v1/item", {"id": bare["id"], "type": "standalone",
+                                             "title": "Big Buck Bunny (without its credits)", "release_year": 2008,
+                                             "asset_info": {"file_uri": f"{bare['id']}.mp4"}})
 
 
-def wait(api, ids, n_episodes, film_id, deadline):
+def wait(api, ids, n_episodes, film_ids, deadline):
     """Polls every item's markers task and markers until all are ready with the whole season
     compared; returns the markers and the seconds from the first request."""
     started = time.monotonic()
@@ -283,7 +313,7 @@ def wait(api, ids, n_episodes, film_id, deadline):
             answers[i] = api.call("GET", f"/results/markers/v1/asset/{i}")
         done = all(
             states[i]["status"] == "ready" and not answers[i]["not_yet_available"]
-            and answers[i].get("episodes_compared") == (0 if i == film_id else n_episodes - 1)
+            and answers[i].get("episodes_compared") == (0 if i in film_ids else n_episodes - 1)
             for i in ids)
         elapsed = time.monotonic() - started
         line = "; ".join(f"{i}: {states[i]['status']}" + (f" ({states[i]['error']})" if states[i]["error"] else "")
@@ -362,10 +392,12 @@ def cmd_measure(season, outdir, base, key, log, deadline):
     api = Api(base, key)
     ingest(api, doc)
     film_id = doc["film"]["id"]
-    ids = [ep["id"] for ep in doc["episodes"]] + [film_id]
-    answers, elapsed = wait(api, ids, len(doc["episodes"]), film_id, deadline)
+    ids = [ep["id"] for ep in doc["episodes"]] + films(doc)
+    answers, elapsed = wait(api, ids, len(doc["episodes"]), films(doc), deadline)
     labels = {ep["id"]: f"E{ep['episode_number']}" for ep in doc["episodes"]}
     labels[film_id] = "film"
+    if "film_without_credits" in doc:
+        labels[doc["film_without_credits"]["id"]] = "film without credits"
     tol = doc["tolerance_seconds"]
     all_rows = [(labels[i], answers[i], tr[i]) for i in ids]
     print("\nBinge markers on the Big Buck Bunny season (predicted by kino vs truth, seconds; "
