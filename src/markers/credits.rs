@@ -291,12 +291,13 @@ fn closing(s: &Signals, text: Option<&OnScreenText>, last_seen: f64, over: f64) 
 }
 
 /// The start of the credits read at `t`, moved back to where black frames end when they end at
-/// most [`CREDITS_BACK`] seconds before it (the latest such end).
+/// most [`CREDITS_BACK`] seconds before it (the latest such end), or on to where they end when it
+/// was read inside them (faint text fading in from black).
 fn after_black(s: &Signals, t: f64) -> f64 {
     s.visual
         .iter()
         .flat_map(|v| v.cues.iter())
-        .filter(|c| c.kind == "black" && c.end <= t && t - c.end <= CREDITS_BACK)
+        .filter(|c| c.kind == "black" && c.start <= t && t - c.end <= CREDITS_BACK)
         .map(|c| c.end)
         .max_by(f64::total_cmp)
         .unwrap_or(t)

@@ -30,7 +30,8 @@
 //! **Credits**: where the end credits start, from the on-screen text channel
 //! (`text.credits_start`) when it was measured and found them. Text is read every few seconds, so
 //! the start moves back to where black frames end when they end at most [`CREDITS_BACK`] seconds
-//! before it (credits commonly follow a cut or fade to black). They end with their last line
+//! before it (credits commonly follow a cut or fade to black), or on to where they end when it was
+//! read inside them (text fading in from black). They end with their last line
 //! read, or where black frames after it start, and a scene of at least [`MIN_POST_CREDITS`]
 //! seconds without text after those black frames is a post-credits scene ([`credits`]). When the
 //! text channel found no credits (not measured, or text it cannot read), the credits are the last

@@ -100,6 +100,9 @@ fn the_credits_start_where_black_frames_before_their_text_end() {
     s.visual = Some(visual.clone());
     let credits = |s: &Signals| season_markers(&[Episode { number: None, signals: s }])[0].credit_start;
     assert_eq!(credits(&s), Some(221.3), "the black frames 6.7 s before the text");
+    visual.cues = vec![black(100.0, 101.0), black(227.5, 228.4)];
+    s.visual = Some(visual.clone());
+    assert_eq!(credits(&s), Some(228.4), "read inside black frames: a fade-in, the credits start after it");
     visual.cues = vec![black(100.0, 101.0), black(218.0, 219.5)];
     s.visual = Some(visual);
     assert_eq!(credits(&s), Some(228.0), "black frames 8.5 s before are too far");
