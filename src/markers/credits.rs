@@ -23,6 +23,9 @@ pub const TEXT_PICTURES: &[&str] = &[
     "notebook computer",
     "automated teller machine",
 ];
+/// Fewest frames that look like text in a run of credits found in the picture (a single frame is
+/// no run, whatever the sampling interval).
+pub const MIN_PICTURES: usize = 3;
 /// Least share of the frames sampled through end credits found in the picture that must look like
 /// text ([`TEXT_PICTURES`]); the rest are cards the classifier names otherwise.
 pub const PICTURE_CREDITS_SHARE: f64 = 0.6;
@@ -84,21 +87,42 @@ fn from_text(s: &Signals) -> Option<Credits> {
     let text = s.text.as_ref()?;
     let read = text.credits_start?;
     let (end, post_credits) = credits_end(s, text, read).map_or((None, None), |(e, p)| (Some(e), p));
-    let found = Credits { start: after_black(s, read), end, post_credits, mid_credits: None, cue: CreditsCue::Text };
-    // The runs of words read: readings at most CREDITS_GAP apart (the text channel's rule), as
-    // (first reading, last reading).
-    let mut readings: Vec<(f64, f64)> =
-        text.lines.iter().filter(|l| wordy(&l.text)).map(|l| (l.start, (l.end - text.step).max(l.start))).collect();
+    // Never after their end (which is at or after their first reading).
+    let start = after_black(s, read, text.step).min(end.unwrap_or(f64::INFINITY));
+    let found = Credits { start, end, post_credits, mid_credits: None, cue: CreditsCue::Text };
+    // The runs of words read where nobody speaks or shows a face (subtitles are no credits):
+    // readings at most CREDITS_GAP apart (the text channel's rule), as (first reading, last
+    // reading).
+    let faces = faces(s);
+    let mut readings: Vec<(f64, f64)> = text
+        .lines
+        .iter()
+        .filter(|l| wordy(&l.text) && !covers(&s.speech, l.start) && !covers(&faces, l.start))
+        .map(|l| (l.start, (l.end - text.step).max(l.start)))
+        .collect();
     readings.sort_by(|a, b| a.0.total_cmp(&b.0));
     let mut runs: Vec<Part> = Vec::new();
     for (first, last) in readings {
         match runs.last_mut() {
             Some(run) if first - run.last_seen <= CREDITS_GAP => run.last_seen = run.last_seen.max(last),
-            _ => runs.push(Part { first_seen: first, last_seen: last, start: after_black(s, first) }),
+            _ => runs.push(Part { first_seen: first, last_seen: last, start: first }),
         }
     }
-    let earlier = runs.into_iter().rev().find(|r| r.last_seen < read);
+    for run in &mut runs {
+        run.start = after_black(s, run.first_seen, text.step).min(run.last_seen);
+    }
+    let earlier = runs.into_iter().rev().filter(|r| r.last_seen < read);
     Some(with_mid_credits(s, found, earlier, text.step))
+}
+
+/// Whether one of `spans` covers `t`.
+fn covers(spans: &[Interval], t: f64) -> bool {
+    spans.iter().any(|&[a, b]| a <= t && t < b)
+}
+
+/// Where faces are seen: every character's spans.
+fn faces(s: &Signals) -> Vec<Interval> {
+    s.characters.iter().flat_map(|c| c.spans.iter().copied()).collect()
 }
 
 /// Whether a line read is words, not marks: at least two words of at least two letters (the
@@ -119,23 +143,21 @@ struct Part {
 /// Longest scene between two parts of the end credits taken for a mid-credits scene, seconds.
 pub const MAX_MID_CREDITS: f64 = 300.0;
 
-/// `found` credits with `earlier`, the run of the same cue's evidence before them, as their first
-/// part when it lies in the last [`END_SHARE`] of the video, lasts at least [`MIN_SHARED_END`]
-/// seconds and ends at most [`MAX_MID_CREDITS`] seconds before them: the scene between the two
-/// parts is a mid-credits scene. It starts where black frames after the first part's last
+/// `found` credits with the latest of `earlier` (the runs of the same cue's evidence before them,
+/// latest first) that lies in the last [`END_SHARE`] of the video, lasts at least
+/// [`MIN_SHARED_END`] seconds and ends at most [`MAX_MID_CREDITS`] seconds before them, as their
+/// first part, when the two parts together (without what lies between) last at most
+/// [`CREDITS_MAX_SHARE`] of the video. What lies between is a mid-credits scene when it lasts
+/// more than [`CREDITS_GAP`] seconds, else more credits (cards the cue did not read). It starts where black frames after the first part's last
 /// sighting end (those starting within two sampling steps of it), else at the first cut within a
 /// step after that sighting, else a step after it; it ends where the later part starts, or, when
-/// no black frames moved that start, at the last cut within a step before it. The runs are split where nothing was seen for
-/// [`CREDITS_GAP`] seconds, so a scene shorter than that is taken as part of the credits.
-fn with_mid_credits(s: &Signals, found: Credits, earlier: Option<Part>, step: f64) -> Credits {
-    let Some(part) = earlier else { return found };
+/// no black frames moved that start, at the last cut within a step before it.
+fn with_mid_credits(s: &Signals, found: Credits, earlier: impl Iterator<Item = Part>, step: f64) -> Credits {
+    let from = s.duration * (1.0 - END_SHARE);
+    let mut earlier =
+        earlier.take_while(|p| p.first_seen >= from && found.start - (p.last_seen + step) <= MAX_MID_CREDITS);
+    let Some(part) = earlier.find(|p| p.last_seen + step - p.first_seen >= MIN_SHARED_END) else { return found };
     let over = part.last_seen + step;
-    if part.first_seen < s.duration * (1.0 - END_SHARE)
-        || over - part.first_seen < MIN_SHARED_END
-        || found.start - over > MAX_MID_CREDITS
-    {
-        return found;
-    }
     let black: Vec<&VisualCue> = s.visual.iter().flat_map(|v| v.cues.iter()).filter(|c| c.kind == "black").collect();
     let cuts_in = |a: f64, b: f64| s.shots.iter().copied().filter(move |&t| t > a && t <= b);
     let scene_start = black
@@ -151,10 +173,13 @@ fn with_mid_credits(s: &Signals, found: Credits, earlier: Option<Part>, step: f6
     } else {
         cuts_in(found.start - step, found.start).max_by(f64::total_cmp).unwrap_or(found.start)
     };
-    if scene_end - scene_start < MIN_POST_CREDITS {
+    let scene = (scene_end - scene_start).max(0.0);
+    if found.end.unwrap_or(s.duration) - part.start - scene > CREDITS_MAX_SHARE * s.duration {
         return found;
     }
-    Credits { start: part.start, mid_credits: Some((scene_start, scene_end)), ..found }
+    // A short stretch without evidence (cards the cue does not read) is more credits.
+    let mid_credits = (scene > CREDITS_GAP).then_some((scene_start, scene_end));
+    Credits { start: part.start, mid_credits, ..found }
 }
 
 /// The end credits of `s` found in its picture, for a video whose text channel found none (the
@@ -173,8 +198,7 @@ pub fn from_picture(s: &Signals) -> Option<Credits> {
     let interval = visual.interval;
     let from = s.duration * (1.0 - END_SHARE);
     let frames: Vec<&VisualFrame> = visual.frames.iter().filter(|f| f.time >= from && f.time < s.duration).collect();
-    let covers = |spans: &[Interval], t: f64| spans.iter().any(|&[a, b]| a <= t && t < b);
-    let faces: Vec<Interval> = s.characters.iter().flat_map(|c| c.spans.iter().copied()).collect();
+    let faces = faces(s);
     let textual: Vec<bool> = frames
         .iter()
         .map(|f| {
@@ -184,7 +208,7 @@ pub fn from_picture(s: &Signals) -> Option<Credits> {
         })
         .collect();
     // Runs of frames that look like credits, as (first, last) indexes into `frames`, of which at
-    // least PICTURE_CREDITS_SHARE of the frames sampled do.
+    // least PICTURE_CREDITS_SHARE of the frames sampled do, and at least MIN_PICTURES.
     let mut runs: Vec<(usize, usize)> = Vec::new();
     for i in (0..frames.len()).filter(|&i| textual[i]) {
         match runs.last_mut() {
@@ -193,7 +217,8 @@ pub fn from_picture(s: &Signals) -> Option<Credits> {
         }
     }
     runs.retain(|&(first, last)| {
-        textual[first..=last].iter().filter(|&&t| t).count() as f64 / (last - first + 1) as f64 >= PICTURE_CREDITS_SHARE
+        let seen = textual[first..=last].iter().filter(|&&t| t).count();
+        seen >= MIN_PICTURES && seen as f64 / (last - first + 1) as f64 >= PICTURE_CREDITS_SHARE
     });
     let at = runs.iter().rposition(|&(first, last)| {
         let (start, end) = (frames[first].time, frames[last].time + interval);
@@ -209,18 +234,19 @@ pub fn from_picture(s: &Signals) -> Option<Credits> {
         let opening = visual
             .cues
             .iter()
-            .filter(|c| c.kind == "black" && c.end > before && c.start <= seen)
+            .filter(|c| c.kind == "black" && c.end > before && c.start <= seen && c.end - seen <= interval)
             .map(|c| c.end)
             .max_by(f64::total_cmp);
         let cut = s.shots.iter().copied().filter(|&t| t > before && t <= seen).max_by(f64::total_cmp);
-        Part { first_seen: seen, last_seen: frames[last].time, start: opening.or(cut).unwrap_or(seen) }
+        let last_seen = frames[last].time;
+        Part { first_seen: seen, last_seen, start: opening.or(cut).unwrap_or(seen).min(last_seen) }
     };
     let credits = part(runs[at]);
     let last_seen = credits.last_seen;
     let (end, post_credits) = closing(s, s.text.as_ref(), last_seen, (last_seen + interval).min(s.duration));
     let found =
         Credits { start: credits.start, end: Some(end), post_credits, mid_credits: None, cue: CreditsCue::Picture };
-    let earlier = at.checked_sub(1).map(|i| part(runs[i]));
+    let earlier = runs[..at].iter().rev().map(|&run| part(run));
     Some(with_mid_credits(s, found, earlier, interval))
 }
 
@@ -292,12 +318,13 @@ fn closing(s: &Signals, text: Option<&OnScreenText>, last_seen: f64, over: f64) 
 
 /// The start of the credits read at `t`, moved back to where black frames end when they end at
 /// most [`CREDITS_BACK`] seconds before it (the latest such end), or on to where they end when it
-/// was read inside them (faint text fading in from black).
-fn after_black(s: &Signals, t: f64) -> f64 {
+/// was read inside them (faint text fading in from black) and they end within `step` (a reading
+/// step) after it: sparse white text on black can itself count as black frames.
+fn after_black(s: &Signals, t: f64, step: f64) -> f64 {
     s.visual
         .iter()
         .flat_map(|v| v.cues.iter())
-        .filter(|c| c.kind == "black" && c.start <= t && t - c.end <= CREDITS_BACK)
+        .filter(|c| c.kind == "black" && c.start <= t && t - c.end <= CREDITS_BACK && c.end - t <= step)
         .map(|c| c.end)
         .max_by(f64::total_cmp)
         .unwrap_or(t)

@@ -37,7 +37,9 @@
 //! text channel found no credits (not measured, or text it cannot read), the credits are the last
 //! stretch of at least 20 s near the end whose sampled frames the image classifier mostly takes for
 //! pictures of text (a menu, a website), where nobody speaks or shows a face
-//! ([`credits`]). Failing both, the episode's credits are
+//! ([`credits`]). Where either cue saw an earlier part of the credits across a scene of more than
+//! [`CREDITS_GAP`] seconds, the credits start with that part and the scene is a mid-credits scene.
+//! Failing both, the episode's credits are
 //! the stretch at its end that the other episodes of the season share in sound or picture (the
 //! same end-credit music and roll): each pair's longest shared run of at least [`MIN_SHARED_END`]
 //! seconds in the last [`END_SHARE`] of each episode (at most ten minutes), agreed on as the

@@ -434,3 +434,47 @@ fn a_scene_between_two_parts_of_the_credits_is_a_mid_credits_scene() {
     let cut = m(&s);
     assert_eq!((cut.mid_credits_start, cut.mid_credits_end), (Some(470.2), Some(498.9)), "{cut:?}");
 }
+
+#[test]
+fn credits_and_their_parts_keep_to_what_was_seen() {
+    use crate::signals::{OnScreenText, VisualCue};
+    let m = |s: &Signals| season_markers(&[Episode { number: None, signals: s }])[0].clone();
+    let black = |start: f64, end: f64| VisualCue { kind: "black".into(), start, end };
+    let line = |start: f64| TextSpan { start, end: start + 4.0, text: format!("Crew Member {start}"), score: 0.9 };
+    // Sparse white text on black counts as black frames: a start read inside them stays there.
+    let mut sparse = pictured(|_| "hare");
+    sparse.visual.as_mut().unwrap().cues = vec![black(499.5, 596.0)];
+    let lines: Vec<TextSpan> = (0..20).map(|k| line(500.0 + 4.0 * k as f64)).collect();
+    sparse.text = Some(OnScreenText { step: 4.0, density: vec![0.0; 150], lines, credits_start: Some(500.0) });
+    let found = m(&sparse);
+    assert_eq!((found.credit_start, found.credit_end), (Some(500.0), Some(580.0)), "{found:?}");
+    // Twelve seconds of cards not named as text, between two runs of cards: more credits, no scene.
+    let unnamed = |t: f64| match t {
+        t if (472.0..482.0).contains(&t) => "parachute",
+        t if (440.0..580.0).contains(&t) => "menu",
+        _ => "hare",
+    };
+    let mut cards = pictured(unnamed);
+    cards.visual.as_mut().unwrap().cues = vec![black(438.6, 439.4), black(580.0, 580.9)];
+    cards.shots = vec![481.0];
+    let found = m(&cards);
+    assert_eq!((found.credit_start, found.mid_credits_start), (Some(439.4), None), "{found:?}");
+    // Subtitles read over dialogue before the credits are no first part of them.
+    let mut subtitled = pictured(|_| "hare");
+    subtitled.visual.as_mut().unwrap().cues = vec![black(498.5, 499.5), black(580.0, 580.9)];
+    subtitled.speech.push([400.0, 432.0]);
+    let lines: Vec<TextSpan> =
+        (0..8).map(|k| line(400.0 + 4.0 * k as f64)).chain((0..20).map(|k| line(500.0 + 4.0 * k as f64))).collect();
+    subtitled.text = Some(OnScreenText { step: 4.0, density: vec![0.0; 150], lines, credits_start: Some(500.0) });
+    let found = m(&subtitled);
+    assert_eq!((found.credit_start, found.mid_credits_start), (Some(499.5), None), "{found:?}");
+    // A lone reading inside a mid-credits scene does not hide the first part.
+    subtitled.speech.retain(|&[a, _]| a < 400.0);
+    let text = subtitled.text.as_mut().unwrap();
+    text.lines.retain(|l| l.start >= 440.0);
+    text.lines.extend((0..8).map(|k| line(440.0 + 4.0 * k as f64)));
+    text.lines.push(line(484.0));
+    text.lines.sort_by(|a, b| a.start.total_cmp(&b.start));
+    let found = m(&subtitled);
+    assert_eq!((found.credit_start, found.mid_credits_end), (Some(440.0), Some(499.5)), "{found:?}");
+}

@@ -435,11 +435,12 @@ mod tests {
         let scene = |start: f64, end: f64| Scene { start, end };
         doc.scenes = vec![scene(0.0, 120.0), scene(120.0, 150.0), scene(150.0, 165.0), scene(165.0, 200.0)];
         doc.speech.clear();
+        doc.characters.clear();
         doc.shots = vec![120.0, 150.0, 165.0];
         let line = |start: f64| TextSpan { start, end: start + 4.0, text: format!("Crew Member {start}"), score: 0.9 };
-        // Credits read from 120 to 152 s and from 165 s on; the text channel found the last part.
+        // Credits read from 120 to 152 s and from 166 to 186 s; the text channel found the last part.
         let lines: Vec<TextSpan> =
-            (0..8).map(|k| line(120.0 + 4.0 * k as f64)).chain((0..8).map(|k| line(166.0 + 4.0 * k as f64))).collect();
+            (0..8).map(|k| line(120.0 + 4.0 * k as f64)).chain((0..5).map(|k| line(166.0 + 4.0 * k as f64))).collect();
         doc.text = Some(OnScreenText { step: 4.0, density: vec![0.0; 50], lines, credits_start: Some(166.0) });
         let loudness = vec![-30.0; 200];
         let parts: Vec<Option<Part>> = scene_facts(&doc, &loudness, true).iter().map(|f| f.part).collect();
