@@ -2,7 +2,7 @@
 //! on-screen text and black frames, from pictures its image classifier takes for text, or from
 //! the stretch at its end that its season shares (see the module above for the rules).
 
-use super::{CREDITS_BACK, CREDITS_GAP, END_SHARE, FINAL_BLACK, MIN_POST_CREDITS, MIN_SHARED_END};
+use super::{CREDITS_BACK, CREDITS_GAP, END_SHARE, FINAL_BLACK, MIN_POST_CREDITS, MIN_SHARED_END, black_frames};
 use crate::signals::{Interval, OnScreenText, Signals, TextSpan, VisualCue, VisualFrame};
 
 /// The image classifier's classes (ImageNet's) of pictures of printed text or of screens showing
@@ -108,10 +108,11 @@ fn from_text(s: &Signals) -> Option<Credits> {
             _ => runs.push(Part { first_seen: first, last_seen: last, start: first }),
         }
     }
-    for run in &mut runs {
-        run.start = after_black(s, run.first_seen, text.step).min(run.last_seen);
-    }
-    let earlier = runs.into_iter().rev().filter(|r| r.last_seen < read);
+    let earlier = runs
+        .into_iter()
+        .rev()
+        .filter(|r| r.last_seen < read)
+        .map(|r| Part { start: after_black(s, r.first_seen, text.step).min(r.last_seen), ..r });
     Some(with_mid_credits(s, found, earlier, text.step))
 }
 
@@ -148,8 +149,8 @@ pub const MAX_MID_CREDITS: f64 = 300.0;
 /// [`MIN_SHARED_END`] seconds and ends at most [`MAX_MID_CREDITS`] seconds before them, as their
 /// first part, when the two parts together (without what lies between) last at most
 /// [`CREDITS_MAX_SHARE`] of the video. What lies between is a mid-credits scene when it lasts
-/// more than [`CREDITS_GAP`] seconds, else more credits (cards the cue did not read). It starts where black frames after the first part's last
-/// sighting end (those starting within two sampling steps of it), else at the first cut within a
+/// more than [`CREDITS_GAP`] seconds, else more credits (cards the cue did not read). It starts
+/// where black frames after the first part's last sighting end (those starting within two sampling steps of it), else at the first cut within a
 /// step after that sighting, else a step after it; it ends where the later part starts, or, when
 /// no black frames moved that start, at the last cut within a step before it.
 fn with_mid_credits(s: &Signals, found: Credits, earlier: impl Iterator<Item = Part>, step: f64) -> Credits {
@@ -158,7 +159,7 @@ fn with_mid_credits(s: &Signals, found: Credits, earlier: impl Iterator<Item = P
         earlier.take_while(|p| p.first_seen >= from && found.start - (p.last_seen + step) <= MAX_MID_CREDITS);
     let Some(part) = earlier.find(|p| p.last_seen + step - p.first_seen >= MIN_SHARED_END) else { return found };
     let over = part.last_seen + step;
-    let black: Vec<&VisualCue> = s.visual.iter().flat_map(|v| v.cues.iter()).filter(|c| c.kind == "black").collect();
+    let black: Vec<&VisualCue> = black_frames(s).collect();
     let cuts_in = |a: f64, b: f64| s.shots.iter().copied().filter(move |&t| t > a && t <= b);
     let scene_start = black
         .iter()
@@ -231,10 +232,8 @@ pub fn from_picture(s: &Signals) -> Option<Credits> {
     let part = |(first, last): (usize, usize)| {
         let seen = frames[first].time;
         let before = first.checked_sub(1).map_or(seen - interval, |i| frames[i].time);
-        let opening = visual
-            .cues
-            .iter()
-            .filter(|c| c.kind == "black" && c.end > before && c.start <= seen && c.end - seen <= interval)
+        let opening = black_frames(s)
+            .filter(|c| c.end > before && c.start <= seen && c.end - seen <= interval)
             .map(|c| c.end)
             .max_by(f64::total_cmp);
         let cut = s.shots.iter().copied().filter(|&t| t > before && t <= seen).max_by(f64::total_cmp);
@@ -276,11 +275,8 @@ fn credits_end(s: &Signals, text: &OnScreenText, start: f64) -> Option<(f64, Opt
 /// (the sound matches from the cut, the picture once the black is over), and end where it does,
 /// or where black frames around its end start.
 pub(super) fn from_season(s: &Signals, (start, end): (f64, f64)) -> Credits {
-    let start = s
-        .visual
-        .iter()
-        .flat_map(|v| v.cues.iter())
-        .filter(|c| c.kind == "black" && c.end > start && (c.start - start).abs() <= SEASON_REACH)
+    let start = black_frames(s)
+        .filter(|c| c.end > start && (c.start - start).abs() <= SEASON_REACH)
         .map(|c| c.end)
         .min_by(f64::total_cmp)
         .unwrap_or(start);
@@ -298,8 +294,7 @@ const SEASON_REACH: f64 = 1.0;
 /// post-credits scene follows those black frames: at least [`MIN_POST_CREDITS`] seconds of
 /// picture without text first read in it, to the black frames that end the video or to its end.
 fn closing(s: &Signals, text: Option<&OnScreenText>, last_seen: f64, over: f64) -> (f64, Option<(f64, f64)>) {
-    let mut black: Vec<&VisualCue> =
-        s.visual.iter().flat_map(|v| v.cues.iter()).filter(|c| c.kind == "black" && c.start >= last_seen).collect();
+    let mut black: Vec<&VisualCue> = black_frames(s).filter(|c| c.start >= last_seen).collect();
     black.sort_by(|a, b| a.start.total_cmp(&b.start));
     let reach = over - last_seen;
     let Some(after) = black.first().filter(|c| c.start <= over + reach) else { return (over, None) };
@@ -321,10 +316,8 @@ fn closing(s: &Signals, text: Option<&OnScreenText>, last_seen: f64, over: f64) 
 /// was read inside them (faint text fading in from black) and they end within `step` (a reading
 /// step) after it: sparse white text on black can itself count as black frames.
 fn after_black(s: &Signals, t: f64, step: f64) -> f64 {
-    s.visual
-        .iter()
-        .flat_map(|v| v.cues.iter())
-        .filter(|c| c.kind == "black" && c.start <= t && t - c.end <= CREDITS_BACK && c.end - t <= step)
+    black_frames(s)
+        .filter(|c| c.start <= t && t - c.end <= CREDITS_BACK && c.end - t <= step)
         .map(|c| c.end)
         .max_by(f64::total_cmp)
         .unwrap_or(t)

@@ -412,6 +412,11 @@ pub fn season_markers(episodes: &[Episode<'_>]) -> Vec<Markers> {
         .collect()
 }
 
+/// The stretches of black frames of `s` (its visual cues of kind `black`), by start.
+fn black_frames(s: &Signals) -> impl Iterator<Item = &crate::signals::VisualCue> + Clone {
+    s.visual.iter().flat_map(|v| v.cues.iter()).filter(|c| c.kind == "black")
+}
+
 /// The part of `[start, end)` outside `intro`: the longer of what lies before and after it.
 fn outside(intro: Option<(f64, f64)>, (start, end): (f64, f64)) -> (f64, f64) {
     match intro {
@@ -481,7 +486,7 @@ fn recap(
 /// stays where the fingerprints put it, and both stay when the moved span would be shorter than
 /// `shortest` seconds.
 fn to_cuts(s: &Signals, (start, end): (f64, f64), shortest: f64) -> (f64, f64) {
-    let black = s.visual.iter().flat_map(|v| v.cues.iter()).filter(|c| c.kind == "black");
+    let black = black_frames(s);
     let starts: Vec<f64> = s.shots.iter().copied().chain(black.clone().map(|c| c.start)).collect();
     let ends: Vec<f64> = s.shots.iter().copied().chain(black.map(|c| c.end)).collect();
     let silent = |from: f64, to: f64| {
