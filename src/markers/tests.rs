@@ -1,7 +1,25 @@
 //! The markers' rules on generated seasons.
 
 use super::*;
-use crate::signals::{AudioFingerprint, TextSpan};
+use crate::signals::{AudioFingerprint, TextSpan, Visual, VisualCue, VisualFrame};
+
+/// Black frames from `start` to `end`.
+fn black(start: f64, end: f64) -> VisualCue {
+    VisualCue { kind: "black".into(), start, end }
+}
+
+/// What the picture shows: `frames` sampled every `interval` seconds, and the `cues`.
+fn visual(interval: f64, frames: Vec<VisualFrame>, cues: Vec<VisualCue>) -> Visual {
+    Visual {
+        interval,
+        frames,
+        shot_types: Vec::new(),
+        scene_features: None,
+        item_feature: None,
+        cues,
+        tags: Vec::new(),
+    }
+}
 
 /// An episode of `seconds` with `intro` (hashes) inserted at `at` seconds after `prefix`.
 fn episode(seconds: f64, seed: u64, prefix: &[u32], intro: &[u32], at: f64) -> Signals {
@@ -86,17 +104,7 @@ fn the_credits_start_where_black_frames_before_their_text_end() {
         lines: Vec::new(),
         credits_start: Some(228.0),
     });
-    let black = |start: f64, end: f64| crate::signals::VisualCue { kind: "black".into(), start, end };
-    let mut visual = crate::signals::Visual {
-        interval: 1.0,
-        frames: Vec::new(),
-        shot_types: Vec::new(),
-        scene_features: None,
-        item_feature: None,
-        cues: Vec::new(),
-        tags: Vec::new(),
-    };
-    visual.cues = vec![black(100.0, 101.0), black(220.8, 221.3)];
+    let mut visual = visual(1.0, Vec::new(), vec![black(100.0, 101.0), black(220.8, 221.3)]);
     s.visual = Some(visual.clone());
     let credits = |s: &Signals| season_markers(&[Episode { number: None, signals: s }])[0].credit_start;
     assert_eq!(credits(&s), Some(221.3), "the black frames 6.7 s before the text");
@@ -196,7 +204,7 @@ fn the_picture_carries_an_intros_quiet_tail_and_a_recaps_short_shots() {
 
 #[test]
 fn the_credits_end_before_black_frames_and_a_scene_after_them_is_reported() {
-    use crate::signals::{OnScreenText, Visual, VisualCue};
+    use crate::signals::OnScreenText;
     let mut s = crate::synth::demo_signals("e", 330.0, 1.0, 4);
     let line = |start: f64, end: f64, text: &str| TextSpan { start, end, text: text.into(), score: 0.9 };
     // Cards read every 4 s from 222 to 308 s, black frames 310.8 to 311.7, a scene to 326.8,
@@ -207,16 +215,7 @@ fn the_credits_end_before_black_frames_and_a_scene_after_them_is_reported() {
     // The last card, read at 308 s, is taken to last until the next reading, past the black frames.
     lines.push(line(308.0, 312.0, "Licence"));
     s.text = Some(OnScreenText { step: 4.0, density: vec![0.0; 83], lines, credits_start: Some(222.0) });
-    let black = |start: f64, end: f64| VisualCue { kind: "black".into(), start, end };
-    let visual = |cues| Visual {
-        interval: 1.0,
-        frames: Vec::new(),
-        shot_types: Vec::new(),
-        scene_features: None,
-        item_feature: None,
-        cues,
-        tags: Vec::new(),
-    };
+    let visual = |cues| visual(1.0, Vec::new(), cues);
     s.visual = Some(visual(vec![black(310.8, 311.7), black(326.8, 330.0)]));
     let m = |s: &Signals| season_markers(&[Episode { number: None, signals: s }])[0].clone();
     let found = m(&s);
@@ -273,21 +272,11 @@ fn without_credits_text_the_end_the_season_shares_is_the_credits() {
 
 #[test]
 fn season_credits_start_after_their_black_frames_and_close_before_the_next() {
-    use crate::signals::{Visual, VisualCue};
     let (music, roll) = (crate::synth::fingerprint_hashes(600, 55), pictures(600, 56));
     let mut e1 = with_end(with_picture(episode(1200.0, 1, &[], &[], 0.0), 1, &[], &[], 0.0), &music, &roll);
     let e2 = with_end(with_picture(episode(1300.0, 2, &[], &[], 0.0), 2, &[], &[], 0.0), &music, &roll);
     // Black frames open e1's credits, and black frames 0.6 s before its end close them.
-    let black = |start: f64, end: f64| VisualCue { kind: "black".into(), start, end };
-    e1.visual = Some(Visual {
-        interval: 1.0,
-        frames: Vec::new(),
-        shot_types: Vec::new(),
-        scene_features: None,
-        item_feature: None,
-        cues: vec![black(1139.8, 1140.5), black(1199.4, 1200.0)],
-        tags: Vec::new(),
-    });
+    e1.visual = Some(visual(1.0, Vec::new(), vec![black(1139.8, 1140.5), black(1199.4, 1200.0)]));
     let m = season_markers(&[Episode { number: Some(1), signals: &e1 }, Episode { number: Some(2), signals: &e2 }]);
     assert_eq!((m[0].credit_start, m[0].credit_end, m[0].post_credits_start), (Some(1140.5), Some(1199.4), None));
 }
@@ -311,7 +300,7 @@ fn a_lone_shot_like_an_earlier_one_is_no_recap() {
 /// frames from 489.9 to 490.5 and from 580.0 to 580.9, nobody speaking or seen after 400 s, and
 /// no text channel.
 fn pictured(label: impl Fn(f64) -> &'static str) -> Signals {
-    use crate::signals::{Visual, VisualCue, VisualFrame, VisualLabel};
+    use crate::signals::VisualLabel;
     let mut s = crate::synth::demo_signals("film", 600.0, 1.0, 7);
     s.text = None;
     s.speech.retain(|&[a, _]| a < 400.0);
@@ -325,16 +314,7 @@ fn pictured(label: impl Fn(f64) -> &'static str) -> Signals {
             VisualFrame { time, labels, sharpness: 10.0 }
         })
         .collect();
-    let black = |start: f64, end: f64| VisualCue { kind: "black".into(), start, end };
-    s.visual = Some(Visual {
-        interval: 2.0,
-        frames,
-        shot_types: Vec::new(),
-        scene_features: None,
-        item_feature: None,
-        cues: vec![black(489.9, 490.5), black(580.0, 580.9)],
-        tags: Vec::new(),
-    });
+    s.visual = Some(visual(2.0, frames, vec![black(489.9, 490.5), black(580.0, 580.9)]));
     s
 }
 
@@ -396,12 +376,11 @@ fn pictures_of_text_that_are_no_credits_are_not_taken_for_them() {
 
 #[test]
 fn a_scene_between_two_parts_of_the_credits_is_a_mid_credits_scene() {
-    use crate::signals::{OnScreenText, VisualCue};
+    use crate::signals::OnScreenText;
     let m = |s: &Signals| season_markers(&[Episode { number: None, signals: s }])[0].clone();
     // Cards from 440 to 470 s, a scene to 500 s, cards to 580 s; black frames around the scene.
     let parts = |t: f64| if (440.0..470.0).contains(&t) || (500.0..580.0).contains(&t) { "menu" } else { "hare" };
     let mut s = pictured(parts);
-    let black = |start: f64, end: f64| VisualCue { kind: "black".into(), start, end };
     s.visual.as_mut().unwrap().cues =
         vec![black(438.6, 439.4), black(470.5, 471.5), black(498.5, 499.5), black(580.0, 580.9)];
     s.shots.clear();
@@ -437,9 +416,8 @@ fn a_scene_between_two_parts_of_the_credits_is_a_mid_credits_scene() {
 
 #[test]
 fn credits_and_their_parts_keep_to_what_was_seen() {
-    use crate::signals::{OnScreenText, VisualCue};
+    use crate::signals::OnScreenText;
     let m = |s: &Signals| season_markers(&[Episode { number: None, signals: s }])[0].clone();
-    let black = |start: f64, end: f64| VisualCue { kind: "black".into(), start, end };
     let line = |start: f64| TextSpan { start, end: start + 4.0, text: format!("Crew Member {start}"), score: 0.9 };
     // Sparse white text on black counts as black frames: a start read inside them stays there.
     let mut sparse = pictured(|_| "hare");
