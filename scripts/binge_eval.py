@@ -83,21 +83,20 @@ def truth_of(doc, ep):
     return t
 
 
-def film_truth(doc, duration):
-    marks = doc["source_landmarks"]
-    return {"duration": r3(duration), "search_window_end": r3(min(duration / 4, 600)), "intro_start": None,
-            "intro_end": None, "recap_start": None, "recap_end": None, "credits_splice": None,
-            "credits_start": r3(marks["credits_text_frame"] / FPS),
-            "credits_end": r3(marks["credits_last_card_end_frame"] / FPS),
-            "mid_credits_start": None, "mid_credits_end": None,
-            "post_credits_start": r3(marks["post_credits_scene_frame"] / FPS), "post_credits_end": r3(duration)}
-
-
 def bare_truth(duration):
     """The truth of a film without end credits: every marker none."""
     keys = ("intro_start", "intro_end", "recap_start", "recap_end", "credits_splice", "credits_start", "credits_end",
             "mid_credits_start", "mid_credits_end", "post_credits_start", "post_credits_end")
     return {"duration": r3(duration), "search_window_end": r3(min(duration / 4, 600)), **{k: None for k in keys}}
+
+
+def film_truth(doc, duration):
+    """The whole film's truth: its credits and post-credits scene from the source's landmarks."""
+    marks = doc["source_landmarks"]
+    return {**bare_truth(duration),
+            "credits_start": r3(marks["credits_text_frame"] / FPS),
+            "credits_end": r3(marks["credits_last_card_end_frame"] / FPS),
+            "post_credits_start": r3(marks["post_credits_scene_frame"] / FPS), "post_credits_end": r3(duration)}
 
 
 def films(doc):
