@@ -20,7 +20,7 @@
 #   KINO_MODELS=dir-without-ppocr KINO_EVAL_ARGS="--fetch-models never" scripts/binge-eval.sh
 # Needs ffmpeg, ffprobe, python3 with pip, curl. Writes only under a temporary directory (removed at the end; KEEP=1 keeps it) and
 # ~/.cache/kino/eval (the footage and the cut season, reused while data/eval/binge-season.json,
-# the cutting code of scripts/binge_eval.py and ffmpeg's version stay the same).
+# the cutting code of scripts/binge_eval.py and ffmpeg's version stay the same; a new cut removes the earlier ones).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -54,6 +54,8 @@ if ! [ -f "$cuts/truth.json" ]; then
     nice -n 10 python3 scripts/binge_eval.py cut "$SEASON" "$footage" "$cuts.tmp"
     rm -rf "$cuts"
     mv "$cuts.tmp" "$cuts"
+    # Earlier cuts (another season definition, cutting code or ffmpeg) are not used again.
+    find "$CACHE" -maxdepth 1 -name 'season-*' ! -name "season-$stamp" -exec rm -rf {} +
 fi
 mkdir -p "$work/media" "$work/data"
 cp "$cuts"/*.mp4 "$cuts/truth.json" "$work/media/"
