@@ -30,6 +30,7 @@ pub mod picture_fingerprint;
 mod probe;
 pub mod relevance;
 pub mod render;
+pub mod scroll;
 pub mod see;
 pub mod shots;
 

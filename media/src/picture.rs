@@ -1,13 +1,16 @@
 //! What the picture shows, after the pass: the labels of each sampled frame grouped as a catalog
 //! reader sees them, the editorial shot type of each shot (from the faces and the labels), tags of
 //! what is seen per scene, visual features per scene and for the item, and the technical cues
-//! (black frames, colour bars) found on the analysis frames during the pass ([`CueDetector`]).
+//! (black frames, colour bars, rolling credits) found on the analysis frames during the pass
+//! ([`CueDetector`]).
 //!
 //! Every rule and threshold is stated here and in `docs/media.md` ("What the picture shows"),
 //! with the measurements they come from.
 
 use kino::signals::{Scene, ShotType, Tag, TagKind, Visual, VisualCue, VisualFrame, VisualLabel};
 
+use crate::frame::Frame;
+use crate::scroll::ScrollDetector;
 use crate::see::Seen;
 
 /// Labels kept per frame: the five most probable with at least this probability.
@@ -307,13 +310,15 @@ pub(crate) fn mix(text: &[f32], seen: Option<&[f32]>, seen_weight: f32) -> Vec<f
     unit(mixed).unwrap_or_else(|| text.to_vec())
 }
 
-/// Finds black frames and colour bars among the analysis frames as they stream by.
+/// Finds black frames, colour bars and rolling credits ([`crate::scroll`]) among the analysis
+/// frames as they stream by.
 #[derive(Debug)]
 pub(crate) struct CueDetector {
     frame_seconds: f64,
     open: [Option<f64>; 2],
     last: f64,
     cues: Vec<VisualCue>,
+    scroll: ScrollDetector,
 }
 
 /// A black frame: at most this mean luma (of 255)...
@@ -339,12 +344,19 @@ const BARS: [[f64; 3]; 7] = [
 
 impl CueDetector {
     pub(crate) fn new(rate: f64) -> CueDetector {
-        CueDetector { frame_seconds: 1.0 / rate.max(1e-3), open: [None, None], last: 0.0, cues: Vec::new() }
+        CueDetector {
+            frame_seconds: 1.0 / rate.max(1e-3),
+            open: [None, None],
+            last: 0.0,
+            cues: Vec::new(),
+            scroll: ScrollDetector::new(rate),
+        }
     }
 
-    /// One analysis frame (RGB24, `width` x `height`) at `time`.
-    pub(crate) fn push(&mut self, time: f64, width: usize, height: usize, rgb: &[u8]) {
-        let found = [is_black(rgb), is_colour_bars(width, height, rgb)];
+    /// One analysis frame at `time`: its RGB24 bytes and the frame made of them.
+    pub(crate) fn push(&mut self, time: f64, rgb: &[u8], frame: &Frame) {
+        self.scroll.push(time, frame);
+        let found = [is_black(rgb), is_colour_bars(frame.width, frame.height, rgb)];
         for (k, &now) in found.iter().enumerate() {
             match (self.open[k], now) {
                 (None, true) => self.open[k] = Some(time),
@@ -378,6 +390,7 @@ impl CueDetector {
             c.end = c.end.min(duration);
         }
         self.cues.retain(|c| c.end > c.start);
+        self.cues.extend(self.scroll.finish(duration));
         self.cues.sort_by(|a, b| a.start.total_cmp(&b.start));
         self.cues
     }
@@ -526,7 +539,7 @@ mod tests {
             } else {
                 &grey
             };
-            d.push(t, w, h, frame);
+            d.push(t, frame, &Frame::from_rgb24(w, h, frame));
         }
         let cues = d.finish(6.0);
         let found: Vec<(&str, f64, f64)> = cues.iter().map(|c| (c.kind.as_str(), c.start, c.end)).collect();

@@ -41,7 +41,7 @@ pub const CREDITS_MAX_SHARE: f64 = 0.3;
 pub enum CreditsCue {
     /// The on-screen text channel read them (`text.credits_start`).
     Text,
-    /// The image classifier took the pictures at the end for text ([`TEXT_PICTURES`]).
+    /// The pictures at the end look like text ([`TEXT_PICTURES`]) or roll up as credits do.
     Picture,
     /// The other episodes of the season share the stretch at the end, in sound or picture.
     Season,
@@ -186,7 +186,8 @@ fn with_mid_credits(s: &Signals, found: Credits, earlier: impl Iterator<Item = P
 /// The end credits of `s` found in its picture, for a video whose text channel found none (the
 /// on-screen text model missing, or text it cannot read). A sampled frame in the last
 /// [`END_SHARE`] of the video looks like credits when its most probable label is one of
-/// [`TEXT_PICTURES`] and nobody speaks or shows a face at it. Such frames at most [`CREDITS_GAP`]
+/// [`TEXT_PICTURES`] or the picture is rolling up then (a `scroll` cue of `visual.cues`), and nobody
+/// speaks or shows a face at it. Such frames at most [`CREDITS_GAP`]
 /// seconds apart form a run; the credits are the last run that lasts at least [`MIN_SHARED_END`]
 /// seconds and at most [`CREDITS_MAX_SHARE`] of the video, reaches to within [`CREDITS_TAIL`]
 /// seconds of its end, and of whose sampled frames at least [`PICTURE_CREDITS_SHARE`] look like
@@ -200,10 +201,11 @@ pub fn from_picture(s: &Signals) -> Option<Credits> {
     let from = s.duration * (1.0 - END_SHARE);
     let frames: Vec<&VisualFrame> = visual.frames.iter().filter(|f| f.time >= from && f.time < s.duration).collect();
     let faces = faces(s);
+    let rolling: Vec<Interval> = visual.cues.iter().filter(|c| c.kind == "scroll").map(|c| [c.start, c.end]).collect();
     let textual: Vec<bool> = frames
         .iter()
         .map(|f| {
-            f.labels.first().is_some_and(|l| TEXT_PICTURES.contains(&l.name.as_str()))
+            (f.labels.first().is_some_and(|l| TEXT_PICTURES.contains(&l.name.as_str())) || covers(&rolling, f.time))
                 && !covers(&s.speech, f.time)
                 && !covers(&faces, f.time)
         })

@@ -354,6 +354,27 @@ fn without_the_text_channel_credits_are_found_in_pictures_of_text() {
 }
 
 #[test]
+fn a_roll_the_classifier_does_not_name_is_found_by_its_motion() {
+    let m = |s: &Signals| season_markers(&[Episode { number: None, signals: s }])[0].clone();
+    // Cards named as text from 490 to 530 s, then a roll the classifier names otherwise to 578 s.
+    let cards_then_roll = |t: f64| if (490.0..530.0).contains(&t) { "menu" } else { "hare" };
+    let roll = VisualCue { kind: "scroll".into(), start: 531.0, end: 578.0 };
+    assert_eq!(m(&pictured(cards_then_roll)).credit_start, None, "the cards alone end 70 s before the end");
+    let mut rolled = pictured(cards_then_roll);
+    rolled.visual.as_mut().unwrap().cues.push(roll.clone());
+    let found = m(&rolled);
+    assert_eq!((found.credit_start, found.credit_end), (Some(490.5), Some(580.0)), "{found:?}");
+    assert_eq!(found.credits_cue.as_deref(), Some("picture"));
+    // The roll alone is credits too; not when somebody speaks over it (a camera tilt in a scene).
+    let mut alone = pictured(|_| "hare");
+    alone.visual.as_mut().unwrap().cues.push(roll.clone());
+    alone.shots.clear();
+    assert_eq!(m(&alone).credit_start, Some(532.0), "the first frame sampled in the roll, without a cut before it");
+    alone.speech.push([520.0, 590.0]);
+    assert_eq!(m(&alone).credit_start, None);
+}
+
+#[test]
 fn pictures_of_text_that_are_no_credits_are_not_taken_for_them() {
     let m = |s: &Signals| season_markers(&[Episode { number: None, signals: s }])[0].clone();
     // Somebody speaks over them: a scene with a screen in it.

@@ -243,7 +243,7 @@ pub struct ShotType {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct VisualCue {
-    /// `black` or `color_bars`.
+    /// `black`, `color_bars` or `scroll` (the picture moving steadily up: rolling credits).
     pub kind: String,
     /// Start in seconds.
     pub start: f64,

@@ -327,8 +327,8 @@ impl Signals {
         let mut previous = f64::NEG_INFINITY;
         for (i, c) in v.cues.iter().enumerate() {
             in_duration(&format!("visual.cues[{i}]"), [c.start, c.end], self.duration)?;
-            if c.kind != "black" && c.kind != "color_bars" {
-                return Err(Error::signals(format!("visual.cues[{i}].kind"), "must be black or color_bars"));
+            if !["black", "color_bars", "scroll"].contains(&c.kind.as_str()) {
+                return Err(Error::signals(format!("visual.cues[{i}].kind"), "must be black, color_bars or scroll"));
             }
             if c.start < previous {
                 return Err(Error::signals(format!("visual.cues[{i}].start"), "must not precede the previous cue's"));

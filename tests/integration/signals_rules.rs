@@ -383,7 +383,10 @@ fn the_visual_channel_keeps_its_rules() {
             .collect(),
         scene_features: Some((0..s.scenes.len()).map(unit).collect()),
         item_feature: Some(unit(3)),
-        cues: vec![VisualCue { kind: "black".into(), start: 0.0, end: 1.5 }],
+        cues: vec![
+            VisualCue { kind: "black".into(), start: 0.0, end: 1.5 },
+            VisualCue { kind: "scroll".into(), start: 1.0, end: 4.0 },
+        ],
         tags: vec![kino::signals::Tag {
             kind: kino::signals::TagKind::Environment,
             name: "seashore".into(),
@@ -417,6 +420,7 @@ fn the_visual_channel_keeps_its_rules() {
     assert_eq!(broken(&|v| v.shot_types[0].kind = "tight".into()), "visual.shot_types[0].kind");
     assert_eq!(broken(&|v| v.scene_features.as_mut().unwrap()[0][0] = 2.0), "visual.scene_features[0]");
     assert_eq!(broken(&|v| v.cues[0].kind = "logo".into()), "visual.cues[0].kind");
+    assert_eq!(broken(&|v| v.cues[1].start = -1.0), "visual.cues[1]");
     assert_eq!(broken(&|v| v.tags[0].score = -0.1), "visual.tags[0].score");
     // The picture's tags are read with the document's, each with its source.
     let sources: Vec<&str> = s.all_tags().map(|(_, source)| source.as_str()).collect();

@@ -205,7 +205,7 @@ impl Detectors {
         let frame = Frame::from_rgb24(w, h, buf);
         self.fades.push(self.frames, frame.mean_luma());
         self.bars.push(&frame);
-        self.cues.push(time, w, h, buf);
+        self.cues.push(time, buf, &frame);
         self.timelines.push(time, &frame, self.previous.as_ref());
         self.pictures.push(time, &frame);
         self.content.push(self.frames, frame.clone());
