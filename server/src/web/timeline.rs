@@ -110,7 +110,7 @@ fn lanes(s: &Signals, markers: &[Mark]) -> Vec<(String, Lane)> {
         }
         if !v.cues.is_empty() {
             out.push((
-                "black, colour bars".into(),
+                "black, colour bars, rolling".into(),
                 Lane::Spans(v.cues.iter().map(|c| (c.start, c.end, Some(c.kind.replace('_', " ")))).collect()),
             ));
         }
@@ -305,7 +305,7 @@ mod tests {
             }],
         });
         let svg = draw(&s, &[], &[]).into_string();
-        for lane in ["shot type", "seen (labels)", "black, colour bars"] {
+        for lane in ["shot type", "seen (labels)", "black, colour bars, rolling"] {
             assert!(svg.contains(&format!("data-lane=\"{lane}\"")), "{lane} missing");
         }
         assert!(svg.contains("close up") && svg.contains("beach") && svg.contains("color bars"));
