@@ -75,13 +75,24 @@ pub fn moves_up(before: &[u8], now: &[u8], width: usize, height: usize, rows: us
     shift > 0 && (least as f64) < still as f64 * (1.0 - SCROLL_GAIN)
 }
 
+/// A frame's luma as compared: at most [`MAX_WIDTH`] wide.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Small {
+    /// Columns.
+    pub width: usize,
+    /// Rows.
+    pub height: usize,
+    /// Row order.
+    pub luma: Vec<u8>,
+}
+
 /// `frame`'s luma at most [`MAX_WIDTH`] wide: blocks of `k` x `k` pixels averaged, `k` the
-/// smallest factor that fits (1: the luma as it is). Gives the width, the height and the luma.
-pub fn shrink(frame: &Frame) -> (usize, usize, Vec<u8>) {
+/// smallest factor that fits (1: the luma as it is).
+pub fn shrink(frame: &Frame) -> Small {
     let (w, h) = (frame.width, frame.height);
     let k = w.div_ceil(MAX_WIDTH).max(1);
     if k == 1 || frame.luma.len() < w * h {
-        return (w, h, frame.luma.clone());
+        return Small { width: w, height: h, luma: frame.luma.clone() };
     }
     let (sw, sh) = (w / k, h / k);
     let mut out = Vec::with_capacity(sw * sh);
@@ -97,7 +108,7 @@ pub fn shrink(frame: &Frame) -> (usize, usize, Vec<u8>) {
             out.push((sum / (k * k) as u32) as u8);
         }
     }
-    (sw, sh, out)
+    Small { width: sw, height: sh, luma: out }
 }
 
 /// Finds `scroll` cues among the analysis frames as they stream by.
@@ -107,8 +118,8 @@ pub(crate) struct ScrollDetector {
     lag: usize,
     /// Seconds between the two of a pair.
     lag_seconds: f64,
-    /// The last `lag` frames: their time and shrunk luma (width, height, luma).
-    recent: VecDeque<(f64, (usize, usize, Vec<u8>))>,
+    /// The last `lag` frames: their time and shrunk luma.
+    recent: VecDeque<(f64, Small)>,
     /// The second being counted, its pairs and those moving up.
     second: i64,
     pairs: usize,
@@ -138,13 +149,13 @@ impl ScrollDetector {
     /// The analysis frame shown from `time`.
     pub(crate) fn push(&mut self, time: f64, frame: &Frame) {
         let now = shrink(frame);
-        if self.recent.len() == self.lag {
-            if let Some((then, before)) = self.recent.pop_front() {
-                let (w, h, ref luma) = now;
-                let up =
-                    before.0 == w && before.1 == h && moves_up(&before.2, luma, w, h, search_rows(h, self.lag_seconds));
-                self.count((((then + time) / 2.0).max(0.0) + 1e-9).floor() as i64, up);
-            }
+        if self.recent.len() == self.lag
+            && let Some((then, before)) = self.recent.pop_front()
+        {
+            let (w, h) = (now.width, now.height);
+            let up = (before.width, before.height) == (w, h)
+                && moves_up(&before.luma, &now.luma, w, h, search_rows(h, self.lag_seconds));
+            self.count((((then + time) / 2.0).max(0.0) + 1e-9).floor() as i64, up);
         }
         self.recent.push_back((time, now));
     }
@@ -303,9 +314,9 @@ mod tests {
             }
             Frame::from_rgb24(640, 360, &rgb)
         };
-        let (w, h, luma) = shrink(&wide(0));
-        assert_eq!((w, h), (160, 90));
-        assert_eq!(luma, roll(0, 1).luma);
+        let small = shrink(&wide(0));
+        assert_eq!((small.width, small.height), (160, 90));
+        assert_eq!(small.luma, roll(0, 1).luma);
         let mut d = ScrollDetector::new(24.0);
         (0..96).for_each(|f| d.push(f as f64 / 24.0, &wide(4 * f)));
         let found: Vec<(f64, f64)> = d.finish(4.0).iter().map(|c| (c.start, c.end)).collect();
