@@ -438,7 +438,8 @@ pub fn fingerprint_profile<'py>(py: Python<'py>, signals: PyRef<'py, PySignals>)
 /// episode, in the given order: `intro_start`, `intro_end`, `recap_start`, `recap_end`,
 /// `credit_start`, `credit_end`, `post_credits_start`, `post_credits_end`, `mid_credits_start`,
 /// `mid_credits_end` (seconds or `None`),
-/// `credits_cue` (`"text"`, `"picture"`, `"season"` or `None`: which cue found the credits) and
+/// `credits_cue` (`"text"`, `"picture"` (pictures of text, or a roll), `"season"` or `None`: which
+/// cue found the credits) and
 /// `episodes_compared`.
 #[pyfunction]
 #[pyo3(signature = (episodes, numbers=None))]

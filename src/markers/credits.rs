@@ -1,6 +1,7 @@
 //! The end credits of one video: where they start and end, and a scene after them, from its
-//! on-screen text and black frames, from pictures its image classifier takes for text, or from
-//! the stretch at its end that its season shares (see the module above for the rules).
+//! on-screen text and black frames, from pictures its image classifier takes for text or that
+//! roll up as credits do, or from the stretch at its end that its season shares (see the module
+//! above for the rules).
 
 use super::{CREDITS_BACK, CREDITS_GAP, END_SHARE, FINAL_BLACK, MIN_POST_CREDITS, MIN_SHARED_END, black_frames};
 use crate::signals::{Interval, OnScreenText, Signals, TextSpan, VisualCue, VisualFrame};
@@ -80,7 +81,7 @@ pub struct Credits {
 }
 
 /// The end credits of `s` by itself: from its on-screen text and black frames, else from
-/// pictures its image classifier takes for text ([`from_picture`]); `None` when neither finds
+/// pictures its image classifier takes for text or that roll up ([`from_picture`]); `None` when neither finds
 /// any (or neither was measured).
 pub fn credits(s: &Signals) -> Option<Credits> {
     from_text(s).or_else(|| from_picture(s))

@@ -155,7 +155,8 @@ pub struct Markers {
     /// End of that scene.
     pub mid_credits_end: Option<f64>,
     /// Which cue found the end credits: `text` (the on-screen text channel), `picture` (frames
-    /// the image classifier takes for text) or `season` (the end the season's episodes share).
+    /// the image classifier takes for text, or a picture rolling up as credits do) or `season`
+    /// (the end the season's episodes share).
     pub credits_cue: Option<String>,
     /// How many other episodes of the season had a fingerprint to compare with.
     pub episodes_compared: usize,

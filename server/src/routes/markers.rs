@@ -42,8 +42,8 @@ pub struct MarkersAnswer {
     /// End of that scene.
     pub mid_credits_end: Option<f64>,
     /// Which cue found the end credits: `text` (the on-screen text channel), `picture` (frames the
-    /// image classifier takes for text) or `season` (the end the season's episodes share); `null`
-    /// without credits.
+    /// image classifier takes for text, or a picture rolling up as credits do) or `season` (the
+    /// end the season's episodes share); `null` without credits.
     pub credits_cue: Option<String>,
     /// How many other episodes of the season were compared (absent until available).
     #[serde(skip_serializing_if = "Option::is_none")]
