@@ -23,7 +23,7 @@ pub struct AppState {
     pub config: Arc<Config>,
     /// What a change sets off: the vector indexes, smartlist refreshes, the wake-ups of the
     /// background loops ([`crate::changes`]).
-    pub effects: crate::changes::Effects,
+    pub effects: Arc<crate::changes::Effects>,
     /// Keys of the access tokens and of the secrets stored in the database.
     pub keys: Arc<Keys>,
     /// What bounds clients: portal request counters, upload slots, sign-in throttling.
@@ -121,13 +121,13 @@ impl AppState {
             }),
             store: Arc::new(store),
             signals: Arc::default(),
-            effects: crate::changes::Effects {
+            effects: Arc::new(crate::changes::Effects {
                 indexes: Arc::new(
                     crate::indexes::Indexes::new(config.index_dir.clone()).shared_through(bucket.clone()),
                 ),
                 refresher: Arc::default(),
                 wake: Arc::default(),
-            },
+            }),
             bucket,
             config: Arc::new(config),
         })

@@ -1,5 +1,5 @@
-//! The service's vocabulary as types: the products of the tasks interface and the types of
-//! catalog items, and the macro that declares such an enumeration (also used by the portal's
+//! The service's vocabulary as types: the products of the tasks interface, the types of catalog
+//! items and the statuses of results, and the macro that declares such an enumeration (also used by the portal's
 //! `portal::kinds`). Each is parsed once where it comes in and written back as the interface's
 //! text; every list of allowed values derives from the enumeration.
 
@@ -136,6 +136,29 @@ vocabulary! {
     }
 }
 
+impl ItemType {
+    /// The interface's result `type` of an item of this type.
+    pub fn result_type(self) -> &'static str {
+        match self {
+            ItemType::Standalone => "movie",
+            ItemType::Series => "series",
+            ItemType::Season => "season",
+            ItemType::Episode => "episode",
+        }
+    }
+}
+
+vocabulary! {
+    "lowercase",
+    /// How a job ended: the status of its stored result.
+    ResultStatus {
+        /// Computed; the result holds the product's payload.
+        Success = "success",
+        /// Not computed; the result's error says why.
+        Failed = "failed",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -150,6 +173,10 @@ mod tests {
         }
         for t in ItemType::ALL {
             assert_eq!(serde_json::to_value(t).unwrap(), t.as_str());
+        }
+        for s in ResultStatus::ALL {
+            assert_eq!(serde_json::to_value(s).unwrap(), s.as_str());
+            assert_eq!(ResultStatus::from_value(&s.to_value()), Ok(*s));
         }
         assert_eq!(Product::ALL.len(), 16);
         assert_eq!(Product::parse("Markers"), None, "the interface's texts are exact");

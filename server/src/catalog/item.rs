@@ -470,13 +470,3 @@ impl CatalogItem {
 fn value_issue(path: &[&str], rule: &str) -> Detail {
     body_issue(path, "value_error", format!("Value error, {rule}"), Value::Null, json!({"error": rule}))
 }
-
-/// The interface's result `type` of an item type.
-pub fn result_type(item_type: ItemType) -> &'static str {
-    match item_type {
-        ItemType::Standalone => "movie",
-        ItemType::Series => "series",
-        ItemType::Season => "season",
-        ItemType::Episode => "episode",
-    }
-}

@@ -37,7 +37,12 @@ pub fn recover(store: &Store, fx: &Effects) -> Result<(), String> {
 
 /// Renews the lease (of length `lease`) and recovers every third of it until `shutdown`. The lease is not
 /// given up here: the caller does that once its workers have stopped ([`release`]).
-pub async fn run(store: std::sync::Arc<Store>, fx: Effects, lease: Duration, mut shutdown: watch::Receiver<bool>) {
+pub async fn run(
+    store: std::sync::Arc<Store>,
+    fx: std::sync::Arc<Effects>,
+    lease: Duration,
+    mut shutdown: watch::Receiver<bool>,
+) {
     let period = lease / 3;
     loop {
         let (store, fx) = (store.clone(), fx.clone());

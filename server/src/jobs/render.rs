@@ -237,7 +237,7 @@ pub fn render_generation(r: &Renderer, g: &ClaimedGeneration) {
         }
         let data = GenerationData {
             inventory_id: item.id,
-            item_type: crate::catalog::result_type(item.item_type),
+            item_type: item.item_type.result_type(),
             service_id: item.service_id,
             version_id: request.version.clone(),
             gen_id: g.id.clone(),

@@ -29,7 +29,7 @@ pub struct Worker {
     /// Prepared signals.
     pub signals: Arc<SignalsCache>,
     /// What a change sets off.
-    pub effects: Effects,
+    pub effects: std::sync::Arc<Effects>,
     /// The models and the analyses in progress.
     pub analysis: Arc<Analysis>,
     /// Settings: the media root and the service's private files.

@@ -31,7 +31,7 @@ pub struct Portal {
     /// Prepared signals.
     pub signals: Arc<SignalsCache>,
     /// What a change sets off (smartlist refreshes, webhook deliveries).
-    pub effects: Effects,
+    pub effects: std::sync::Arc<Effects>,
     /// Encodes recipes' `search_query`.
     pub encoder: Arc<dyn kino::TextEncoder>,
     /// Renders creative assets.

@@ -8,7 +8,6 @@ use utoipa::{IntoParams, ToSchema};
 
 use super::envelope::{ItemIdentity, ResultType};
 use super::{ApiCaller, blocking, live_item};
-use crate::catalog::result_type;
 use crate::error::AppError;
 use crate::products::Product;
 use crate::query::{Collect, Params};
@@ -145,7 +144,7 @@ fn by_window(
     Ok(AdbreaksAnswer {
         item: ItemIdentity {
             inventory_id: item.id.clone(),
-            item_type: result_type(item.item_type),
+            item_type: item.item_type.result_type(),
             service_id: item.service_id.clone(),
             version_id: version_id(Product::Adbreaks, s),
         },
@@ -225,7 +224,7 @@ pub async fn contextual(
         let version_id = version_id(Product::ContextualAdbreak, s);
         let identity = ItemIdentity {
             inventory_id: item.id.clone(),
-            item_type: result_type(item.item_type),
+            item_type: item.item_type.result_type(),
             service_id: item.service_id.clone(),
             version_id: version_id.clone(),
         };
@@ -235,7 +234,7 @@ pub async fn contextual(
             updated: crate::store::now(),
             version_id,
             inventory_id: item.id.clone(),
-            item_type: result_type(item.item_type),
+            item_type: item.item_type.result_type(),
             data: ContextualData { item: identity, context_adbreak: breaks },
         }))
     })

@@ -8,7 +8,6 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 use utoipa::ToSchema;
 
-use crate::catalog::result_type;
 use crate::products::{
     ContentSummaryPayload, EmbeddingPayload, EmotionsPayload, FingerprintPayload, FingerprintplusPayload,
     JitpreviewsPayload, JitthumbnailsPayload, NudityPayload, ProfanityLabelPayload, ProfanityPayload,
@@ -74,7 +73,7 @@ impl StatusEnvelope {
             updated: r.updated_at.clone(),
             version_id: r.version_id(),
             inventory_id: item.id.clone(),
-            item_type: result_type(item.item_type),
+            item_type: item.item_type.result_type(),
         }
     }
 }
@@ -113,7 +112,7 @@ impl ResultEnvelope {
             data: ResultData {
                 item: ItemIdentity {
                     inventory_id: item.id.clone(),
-                    item_type: result_type(item.item_type),
+                    item_type: item.item_type.result_type(),
                     service_id: item.service_id.clone(),
                     version_id: r.version_id(),
                 },

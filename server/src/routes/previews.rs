@@ -12,7 +12,6 @@ use super::envelope::{ClipsData, ClipsEnvelope, GenerationState, GenerationStatu
 use super::results::{item_status, list_product};
 use super::tokens::PreviewsCaller;
 use super::{StatusEnvelope, blocking};
-use crate::catalog::result_type;
 use crate::error::{AppError, Detail};
 use crate::generation::{self, Finished, GenerationError};
 use crate::query::Params;
@@ -82,11 +81,11 @@ fn clips_of(state: AppState, org: OrgId, params: &Params, id: String) -> Result<
         updated: crate::store::now(),
         version_id: version_id.clone(),
         inventory_id: item.id.clone(),
-        item_type: result_type(item.item_type),
+        item_type: item.item_type.result_type(),
         data: ClipsData {
             item: ItemIdentity {
                 inventory_id: item.id,
-                item_type: result_type(item.item_type),
+                item_type: item.item_type.result_type(),
                 service_id: item.service_id,
                 version_id,
             },

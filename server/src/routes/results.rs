@@ -15,7 +15,6 @@ use super::envelope::{
     SceneTagsEnvelope, SceneTagsList,
 };
 use super::{ApiCaller, ResultEnvelope, ResultList, StatusEnvelope, blocking, live_item};
-use crate::catalog::result_type;
 use crate::error::AppError;
 use crate::openapi::params::{
     EmotionsTypeQuery, EpisodesQuery, ResultListQuery, SimilarQuery as SimilarParams, TextEmbeddingQuery, VersionQuery,
@@ -491,7 +490,7 @@ pub fn similar(
             let other = items.get(&f.inventory_id)?;
             Some(SimilarTitle {
                 inventory_id: other.id.clone(),
-                item_type: result_type(other.item_type),
+                item_type: other.item_type.result_type(),
                 service_id: other.service_id.clone(),
                 score: f.score,
             })
@@ -499,7 +498,7 @@ pub fn similar(
         .collect();
     Ok(SimilarTitles {
         inventory_id: item.id,
-        item_type: result_type(item.item_type),
+        item_type: item.item_type.result_type(),
         service_id: item.service_id,
         version_id: params.get("version").map_or_else(|| mine.version_id(), str::to_string),
         last_updated: mine.updated_at,

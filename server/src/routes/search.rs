@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use utoipa::ToSchema;
 
 use super::ApiCaller;
-use crate::catalog::{ItemType, result_type};
+use crate::catalog::ItemType;
 use crate::error::{AppError, Detail};
 use crate::indexes::{ItemCriteria, MAX_SEARCH_DEPTH, SceneQuery, SceneSearch, SearchError, search_scenes};
 use crate::openapi::params::SceneSearchQuery;
@@ -199,7 +199,7 @@ pub async fn scenes(
         .into_iter()
         .map(|m| SceneFound {
             inventory_id: m.item.id.clone(),
-            item_type: result_type(m.item.item_type),
+            item_type: m.item.item_type.result_type(),
             service_id: m.item.service_id.clone(),
             title: m.item.body["title"].as_str().map(str::to_string),
             start_ts: m.start_ts,

@@ -14,7 +14,6 @@ use super::previews::{Selection, generation_of, require_generation, selection_pa
 use super::results::{item_status, list_product};
 use super::tokens::PreviewsCaller;
 use super::{StatusEnvelope, blocking};
-use crate::catalog::result_type;
 use crate::error::AppError;
 use crate::state::AppState;
 use crate::store::{OrgId, ResultStatus};
@@ -86,11 +85,11 @@ fn thumbnails_of(
         updated: crate::store::now(),
         version_id: version_id.clone(),
         inventory_id: item.id.clone(),
-        item_type: result_type(item.item_type),
+        item_type: item.item_type.result_type(),
         data: ThumbnailsAnswerData {
             item: ItemIdentity {
                 inventory_id: item.id,
-                item_type: result_type(item.item_type),
+                item_type: item.item_type.result_type(),
                 service_id: item.service_id,
                 version_id,
             },

@@ -4,6 +4,7 @@ use super::backend::{Store, StoreResult};
 use super::db::{DbResult, OptionalExtension, Row, params};
 use super::jobs::enqueue;
 use super::types::{OrgId, now};
+pub use crate::vocabulary::ResultStatus;
 
 /// A stored task.
 #[derive(Debug, Clone)]
@@ -14,23 +15,6 @@ pub struct TaskRow {
     pub version: String,
     /// Whether the task is active.
     pub active: bool,
-}
-
-/// How a job ended: the status of its stored result.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, utoipa::ToSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum ResultStatus {
-    /// Computed; the result holds the product's payload.
-    Success,
-    /// Not computed; the result's error says why.
-    Failed,
-}
-
-text_enum! {
-    ResultStatus {
-        Success => "success",
-        Failed => "failed",
-    }
 }
 
 /// A stored result of (item, product, version).

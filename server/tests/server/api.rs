@@ -1317,11 +1317,8 @@ async fn the_catalog_wide_scene_search_follows_the_catalog() {
     // graphs, so that answers before and after the flushes must be equal (the HNSW segments'
     // recall is measured in the core's tests and the benchmark).
     let dir = t.state.config.index_dir.clone();
-    t.state.effects.indexes = std::sync::Arc::new(Indexes::tuned(dir, |c| kino::vectors::SegmentConfig {
-        flush_vectors: 40,
-        merge_segments: 2,
-        graph_from: usize::MAX,
-        ..c
+    std::sync::Arc::make_mut(&mut t.state.effects).indexes = std::sync::Arc::new(Indexes::tuned(dir, |c| {
+        kino::vectors::SegmentConfig { flush_vectors: 40, merge_segments: 2, graph_from: usize::MAX, ..c }
     }));
     for (i, (id, year)) in [("m1", 1999), ("m2", 2010), ("m3", 2020)].iter().enumerate() {
         let body = json!({"id": id, "type": "standalone", "title": format!("Film {id}"), "release_year": year});

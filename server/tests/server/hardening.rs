@@ -435,7 +435,8 @@ async fn a_damaged_index_segment_is_reloaded_not_served() {
     // Every item flushes a segment of its own.
     let dir = t.state.config.index_dir.clone();
     let tuned = |c| kino::vectors::SegmentConfig { flush_vectors: 1, merge_segments: 8, ..c };
-    t.state.effects.indexes = std::sync::Arc::new(kino_server::indexes::Indexes::tuned(dir.clone(), tuned));
+    std::sync::Arc::make_mut(&mut t.state.effects).indexes =
+        std::sync::Arc::new(kino_server::indexes::Indexes::tuned(dir.clone(), tuned));
     // The index opens with the first similar-titles request, and follows every job after that.
     t.movie("m1", None).await;
     t.signals("m1").await;
