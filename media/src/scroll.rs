@@ -185,11 +185,9 @@ impl ScrollDetector {
         }
     }
 
+    /// Keeps a run of scrolling seconds; [`ScrollDetector::finish`] drops the short ones.
     fn close(&mut self, from: i64, end: f64) {
-        let start = from as f64;
-        if end - start >= SCROLL_MIN - 1e-9 {
-            self.cues.push(VisualCue { kind: "scroll".to_string(), start, end });
-        }
+        self.cues.push(VisualCue { kind: "scroll".to_string(), start: from as f64, end });
     }
 
     /// The cues found, in order, none past `duration`.

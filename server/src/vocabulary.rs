@@ -1,6 +1,6 @@
 //! The service's vocabulary as types: the products of the tasks interface, the types of catalog
-//! items and the statuses of results, and the macro that declares such an enumeration (also used by the portal's
-//! `portal::kinds`). Each is parsed once where it comes in and written back as the interface's
+//! items and the statuses of results, and the macro that declares such an enumeration (also used
+//! by the portal's `portal::kinds`). Each is parsed once where it comes in and written back as the interface's
 //! text; every list of allowed values derives from the enumeration.
 
 /// An enumeration of the interface, read from its text.

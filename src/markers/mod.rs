@@ -36,8 +36,8 @@
 //! seconds without text after those black frames is a post-credits scene ([`credits`]). When the
 //! text channel found no credits (not measured, or text it cannot read), the credits are the last
 //! stretch of at least 20 s near the end whose sampled frames the image classifier mostly takes for
-//! pictures of text (a menu, a website), where nobody speaks or shows a face
-//! ([`credits`]). Where either cue saw an earlier part of the credits across a scene of more than
+//! pictures of text (a menu, a website) or that roll up as credits do, where nobody speaks or
+//! shows a face ([`credits`]). Where either cue saw an earlier part of the credits across a scene of more than
 //! [`CREDITS_GAP`] seconds, the credits start with that part and the scene is a mid-credits scene.
 //! Failing both, the episode's credits are
 //! the stretch at its end that the other episodes of the season share in sound or picture (the

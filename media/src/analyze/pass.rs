@@ -47,8 +47,9 @@ pub(super) struct Passed {
     pub kept: Option<SpilledAudio>,
     /// What the vision models saw, when one is loaded.
     pub sight: Option<Sight>,
-    /// The technical cues of the analysis frames, for the picture stage.
-    pub cues: CueDetector,
+    /// The technical cues of the analysis frames, for the picture stage (`None` without the image
+    /// classifier, whose channel would carry them).
+    pub cues: Option<CueDetector>,
 }
 
 /// Runs the pass over the video (`progress` gets processed and total seconds). The audio is kept
@@ -90,6 +91,8 @@ pub(super) fn run(
     };
 
     let sight = Sight::new(models).map_err(model_error)?;
+    // The technical cues travel in the classifier's channel (`visual`): looked for only with it.
+    let labelled = sight.as_ref().is_some_and(|s| s.label_names().is_some());
     let (cmd, vision_size) = video_command(path, options, rate, (w, h), info, sight.is_some());
     let (stream, mut stdout, vision) = match (sight, vision_size) {
         (Some(sight), Some((vw, vh))) => {
@@ -102,7 +105,7 @@ pub(super) fn run(
         }
     };
 
-    let mut detectors = Detectors::new(options, rate, (w, h), n);
+    let mut detectors = Detectors::new(options, rate, (w, h), n, labelled);
     let mut buf = vec![0u8; w * h * 3];
     let mut reported = f64::NEG_INFINITY;
     while tool::read_chunk(&mut stdout, &mut buf).map_err(|e| Error::io(path, e))? {
@@ -169,7 +172,7 @@ struct Detectors {
     content: ContentDetector,
     fades: FadeDetector,
     bars: BlackBars,
-    cues: CueDetector,
+    cues: Option<CueDetector>,
     timelines: Timelines,
     pictures: PictureHasher,
     previous: Option<Frame>,
@@ -181,13 +184,13 @@ struct Detectors {
 }
 
 impl Detectors {
-    fn new(options: &AnalyzeOptions, rate: f64, (w, h): (usize, usize), n: usize) -> Detectors {
+    fn new(options: &AnalyzeOptions, rate: f64, (w, h): (usize, usize), n: usize, cues: bool) -> Detectors {
         let min_shot_frames = (options.min_shot * rate).round() as usize;
         Detectors {
             content: ContentDetector::new(ContentParams { min_shot_frames, ..options.content.clone() }),
             fades: FadeDetector::new(options.fade.clone()),
             bars: BlackBars::new(h),
-            cues: CueDetector::new(rate),
+            cues: cues.then(|| CueDetector::new(rate)),
             timelines: Timelines::new(options.step, n),
             pictures: PictureHasher::new(rate),
             previous: None,
@@ -205,7 +208,9 @@ impl Detectors {
         let frame = Frame::from_rgb24(w, h, buf);
         self.fades.push(self.frames, frame.mean_luma());
         self.bars.push(&frame);
-        self.cues.push(time, buf, &frame);
+        if let Some(cues) = &mut self.cues {
+            cues.push(time, buf, &frame);
+        }
         self.timelines.push(time, &frame, self.previous.as_ref());
         self.pictures.push(time, &frame);
         self.content.push(self.frames, frame.clone());
@@ -222,7 +227,7 @@ impl Detectors {
         speech: Vec<[f64; 2]>,
         fingerprint: AudioFingerprint,
         loudness: &[f64],
-    ) -> (Signals, CueDetector) {
+    ) -> (Signals, Option<CueDetector>) {
         let Context { path, options, ref info, n, .. } = *cx;
         let duration = info.duration;
         // Times on the millisecond grid every result is reported on (`kino::report`), so clips that

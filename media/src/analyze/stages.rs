@@ -145,13 +145,14 @@ pub(super) fn sounds(
 }
 
 /// What the picture shows: labels, shot types, visual features, technical cues (from the
-/// analysis frames, `cues`), and tags. Gives the tags of what is seen.
+/// analysis frames, `cues`, looked for when the classifier is loaded), and tags. Gives the tags of
+/// what is seen.
 pub(super) fn picture(
     cx: &Context<'_>,
     doc: &mut Signals,
     ledger: &mut Ledger,
     sight: Option<&Sight>,
-    cues: crate::picture::CueDetector,
+    cues: Option<crate::picture::CueDetector>,
 ) -> Vec<Tag> {
     let Some((sight, names, label)) = sight.and_then(|s| Some((s, s.label_names()?, s.labels.labeler.clone()?))) else {
         ledger.absent("visual", cx.absent_reason("efficientnet-lite0", "image classification"));
@@ -159,7 +160,7 @@ pub(super) fn picture(
     };
     let options = cx.options;
     let duration = cx.duration();
-    let cues = cues.finish(duration);
+    let cues = cues.map(|c| c.finish(duration)).unwrap_or_default();
     let visual =
         crate::picture::visual(&sight.seen, names, options.vision_interval, (&doc.shots, &doc.scenes, duration), cues);
     let seen_tags = visual.tags.clone();
