@@ -168,7 +168,8 @@ pub(super) fn picture(
     ledger.measured(
         "visual",
         format!(
-            "{label} (ImageNet-1k classes, frames every {} s; tags of labels of at least {})",
+            "{label} (ImageNet-1k classes, frames every {} s; tags of labels of at least {}); technical \
+             cues (black frames, colour bars, rolls) by rule from the analysis frames, no model",
             options.vision_interval,
             crate::picture::TAG_MIN
         ),
