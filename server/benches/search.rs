@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use kino::vectors::{ExactIndex, SegmentFilter, VectorIndex, VectorSet, clustered};
 use kino_server::indexes::Collection;
 use kino_server::store::{ResultStatus, Store};
-use kino_server::{AppState, Config, app};
+use kino_server::{Config, Services, app};
 use serde_json::json;
 
 struct Args {
@@ -63,7 +63,7 @@ async fn main() {
     let items = a.scenes.div_ceil(a.per_item);
     let dir = tempfile::tempdir().expect("temporary directory");
     let state =
-        AppState::new(Store::open(&dir.path().join("kino.sqlite3")).expect("store"), Config::in_dir(dir.path()))
+        Services::open(Store::open(&dir.path().join("kino.sqlite3")).expect("store"), Config::in_dir(dir.path()))
             .expect("state");
     let (org, _) = state.store.ensure_org("bench").unwrap();
     state.store.ensure_catalog(org, "bench").unwrap();

@@ -1,15 +1,15 @@
 //! What each part of the service is given from the state, in one place: domain functions take
-//! the store and these named handles, never the whole [`AppState`] (which only the routes, the
+//! the store and these named handles, never the whole [`crate::AppState`] (which only the routes, the
 //! web pages, the admin command and `main` hold).
 
 use crate::jobs::render::Renderer;
 use crate::jobs::worker::Worker;
 use crate::portal::Portal;
-use crate::state::AppState;
+use crate::state::Services;
 use crate::tasks::Tasks;
 use crate::webhooks::Dispatcher;
 
-impl AppState {
+impl Services {
     /// The renderer of clip generations and creative assets.
     pub fn renderer(&self) -> Renderer {
         Renderer {

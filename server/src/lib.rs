@@ -40,4 +40,4 @@ pub mod webhooks;
 
 pub use app::app;
 pub use jobs::{liveness, render, worker};
-pub use state::{AppState, Config};
+pub use state::{AppState, Config, Services};

@@ -7,7 +7,7 @@ use clap::parser::ValueSource;
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use kino_server::serve::HttpLimits;
 use kino_server::store::Store;
-use kino_server::{AppState, Config, app, demo, render, webhooks, worker};
+use kino_server::{AppState, Config, Services, app, demo, render, webhooks, worker};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -331,7 +331,7 @@ fn admin(store: &Store, cmd: &Admin) -> Result<(), String> {
 
 /// The service state over the database, as configured.
 fn state(cli: &Cli, store: Store) -> Result<AppState, String> {
-    AppState::new(
+    Services::open(
         store,
         Config {
             media_root: cli.media_root.clone(),

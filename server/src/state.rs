@@ -10,9 +10,14 @@ use crate::store::{OrgId, Store};
 
 pub use crate::config::{Config, DEFAULT_MAX_QUEUED_GENERATIONS, DEFAULT_MAX_UPLOADS};
 
-/// Cheap to clone: everything behind `Arc`s.
+/// The service's shared state as the routes hold it: one `Arc`, so that handing it to a request's
+/// extractors and handlers costs one reference count.
+pub type AppState = Arc<Services>;
+
+/// What the service shares among requests and background loops. Each part is behind its own
+/// `Arc` too, so that the long-lived parts ([`crate::contexts`]) take only what they use.
 #[derive(Debug, Clone)]
-pub struct AppState {
+pub struct Services {
     /// The database.
     pub store: Arc<Store>,
     /// Prepared signals by (organisation, item), built on first use ([`crate::signals`]).
@@ -87,10 +92,10 @@ pub struct Guards {
     pub sign_ins: crate::throttle::Throttle,
 }
 
-impl AppState {
+impl Services {
     /// State over an opened store; creates the token and secrets key files when absent, and
     /// seals webhook secrets stored in plain text by an older version.
-    pub fn new(store: Store, config: Config) -> std::io::Result<AppState> {
+    pub fn open(store: Store, config: Config) -> std::io::Result<AppState> {
         let tokens = crate::identity::keys::TokenKeys::load_or_create(&config.token_key)?;
         let secrets = crate::secrets::SecretBox::load_or_create(&config.secrets_key)?;
         seal_plain_secrets(&store, &secrets).map_err(std::io::Error::other)?;
@@ -111,7 +116,7 @@ impl AppState {
             crate::bucket::Bucket::open(&config.bucket_root, config.object_store.as_deref())
                 .map_err(std::io::Error::other)?,
         );
-        Ok(AppState {
+        Ok(Arc::new(Services {
             analysis: Arc::new(Analysis::new(models)),
             keys: Arc::new(Keys { tokens, secrets }),
             guards: Arc::new(Guards {
@@ -130,7 +135,7 @@ impl AppState {
             }),
             bucket,
             config: Arc::new(config),
-        })
+        }))
     }
 }
 

@@ -237,13 +237,14 @@ impl FromRequestParts<AppState> for PreviewsCaller {
             None => (None, Params::default()),
         };
         // The API key's and the catalog's lookups read the database: off the async threads.
-        let (s, query, headers) = (state.clone(), parts.uri.query().map(str::to_string), parts.headers.clone());
+        let (store, query, headers) =
+            (state.store.clone(), parts.uri.query().map(str::to_string), parts.headers.clone());
         let found = super::blocking(move || {
             let accept = crate::auth::Accept::ApiKeyOrBearer;
             let (org, params, has_catalog) = match org {
                 Some(org) => {
                     let name = params.required("catalog").map_err(AppError::invalid)?;
-                    let has = s.store.has_catalog(org, name)?;
+                    let has = store.has_catalog(org, name)?;
                     (org, params, has)
                 }
                 None => {
@@ -252,12 +253,12 @@ impl FromRequestParts<AppState> for PreviewsCaller {
                         Ok(name) => name,
                         Err(missing) => {
                             // The key's error first, then the missing catalog's.
-                            crate::auth::organisation(&s.store, &params, &headers, accept)?;
+                            crate::auth::organisation(&store, &params, &headers, accept)?;
                             return Err(AppError::invalid(missing));
                         }
                     };
                     // The key and the catalog in one database call.
-                    let (org, has) = crate::auth::organisation_in_catalog(&s.store, &params, &headers, accept, name)?;
+                    let (org, has) = crate::auth::organisation_in_catalog(&store, &params, &headers, accept, name)?;
                     (org, params, has)
                 }
             };

@@ -9,7 +9,7 @@ use axum::http::{Request, StatusCode};
 use http_body_util::BodyExt;
 use kino_server::auth::{generate_key, hash_key, key_prefix};
 use kino_server::store::{JobState, ResultStatus};
-use kino_server::{AppState, Config, app, worker};
+use kino_server::{AppState, Config, Services, app, worker};
 use serde_json::{Value, json};
 
 struct TestApp {
@@ -33,7 +33,7 @@ fn open(dir: &std::path::Path) -> AppState {
 }
 
 fn open_with_limit(dir: &std::path::Path, rate_limit_per_hour: u32) -> AppState {
-    AppState::new(
+    Services::open(
         crate::support::store(dir),
         Config { rate_limit_per_hour, admin_token: Some(ADMIN_TOKEN.into()), ..Config::in_dir(dir) },
     )
@@ -1317,9 +1317,13 @@ async fn the_catalog_wide_scene_search_follows_the_catalog() {
     // graphs, so that answers before and after the flushes must be equal (the HNSW segments'
     // recall is measured in the core's tests and the benchmark).
     let dir = t.state.config.index_dir.clone();
-    std::sync::Arc::make_mut(&mut t.state.effects).indexes = std::sync::Arc::new(Indexes::tuned(dir, |c| {
-        kino::vectors::SegmentConfig { flush_vectors: 40, merge_segments: 2, graph_from: usize::MAX, ..c }
-    }));
+    std::sync::Arc::make_mut(&mut std::sync::Arc::make_mut(&mut t.state).effects).indexes =
+        std::sync::Arc::new(Indexes::tuned(dir, |c| kino::vectors::SegmentConfig {
+            flush_vectors: 40,
+            merge_segments: 2,
+            graph_from: usize::MAX,
+            ..c
+        }));
     for (i, (id, year)) in [("m1", 1999), ("m2", 2010), ("m3", 2020)].iter().enumerate() {
         let body = json!({"id": id, "type": "standalone", "title": format!("Film {id}"), "release_year": year});
         assert_eq!(t.call("PUT", "/catalog/v1/item", Some(body)).await.0, StatusCode::OK);

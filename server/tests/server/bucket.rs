@@ -8,11 +8,11 @@
 use axum::body::Body;
 use axum::http::{Request, StatusCode, header};
 use http_body_util::BodyExt;
-use kino_server::{AppState, Config, app};
+use kino_server::{AppState, Config, Services, app};
 
 fn replica(dir: &std::path::Path, object_store: &str) -> AppState {
     let config = Config { object_store: Some(object_store.to_string()), ..Config::in_dir(dir) };
-    AppState::new(crate::support::store(dir), config).unwrap()
+    Services::open(crate::support::store(dir), config).unwrap()
 }
 
 async fn get(state: &AppState, method: &str, path: &str) -> (StatusCode, Option<String>, Vec<u8>) {
@@ -86,7 +86,7 @@ fn shares_index_files(url: &str) {
             object_store: Some(url.to_string()),
             ..Config::in_dir(dir.path())
         };
-        AppState::new(crate::support::store(dir.path()), config).unwrap()
+        Services::open(crate::support::store(dir.path()), config).unwrap()
     };
     let a = shared("a");
     let (org, _) = a.store.ensure_org("acme").unwrap();

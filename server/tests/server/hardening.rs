@@ -11,7 +11,7 @@ use axum::http::{Request, StatusCode};
 use http_body_util::BodyExt;
 use kino_server::files::LocalMedia;
 use kino_server::serve::HttpLimits;
-use kino_server::{AppState, Config, app, worker};
+use kino_server::{AppState, Config, Services, app, worker};
 use serde_json::{Value, json};
 
 use crate::support;
@@ -24,7 +24,7 @@ struct T {
 
 fn start(config: impl FnOnce(Config) -> Config) -> T {
     let dir = tempfile::tempdir().unwrap();
-    let state = AppState::new(crate::support::store(dir.path()), config(Config::in_dir(dir.path()))).unwrap();
+    let state = Services::open(crate::support::store(dir.path()), config(Config::in_dir(dir.path()))).unwrap();
     let (org, _) = state.store.ensure_org("acme").unwrap();
     state.store.ensure_catalog(org, "acme").unwrap();
     let key = kino_server::auth::generate_key();
@@ -408,7 +408,7 @@ async fn the_database_and_keys_are_private_and_webhook_secrets_sealed() {
 
     // a secret stored in plain text by an older version is sealed when the service starts
     t.state.store.set_webhook_secrets(&[(view.id.clone(), "plain-old-secret".into())]).unwrap();
-    let again = AppState::new(
+    let again = Services::open(
         crate::support::store(t.dir.path()),
         Config { webhook_allow_loopback: true, ..Config::in_dir(t.dir.path()) },
     )
@@ -435,7 +435,7 @@ async fn a_damaged_index_segment_is_reloaded_not_served() {
     // Every item flushes a segment of its own.
     let dir = t.state.config.index_dir.clone();
     let tuned = |c| kino::vectors::SegmentConfig { flush_vectors: 1, merge_segments: 8, ..c };
-    std::sync::Arc::make_mut(&mut t.state.effects).indexes =
+    std::sync::Arc::make_mut(&mut std::sync::Arc::make_mut(&mut t.state).effects).indexes =
         std::sync::Arc::new(kino_server::indexes::Indexes::tuned(dir.clone(), tuned));
     // The index opens with the first similar-titles request, and follows every job after that.
     t.movie("m1", None).await;
@@ -468,7 +468,7 @@ async fn a_damaged_index_segment_is_reloaded_not_served() {
         }
         std::fs::write(file, &bytes).unwrap();
     }
-    let fresh = AppState::new(crate::support::store(t.dir.path()), Config::in_dir(t.dir.path())).unwrap();
+    let fresh = Services::open(crate::support::store(t.dir.path()), Config::in_dir(t.dir.path())).unwrap();
     let req = Request::builder()
         .uri(format!("/results/similar/similar/v2/m1?key={}&count=2", t.key))
         .body(Body::empty())

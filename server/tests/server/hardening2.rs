@@ -7,7 +7,7 @@
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use http_body_util::BodyExt;
-use kino_server::{AppState, Config, app};
+use kino_server::{AppState, Config, Services, app};
 use serde_json::{Value, json};
 
 use crate::support;
@@ -20,7 +20,7 @@ struct T {
 
 fn start() -> T {
     let dir = tempfile::tempdir().unwrap();
-    let state = AppState::new(support::store(dir.path()), Config::in_dir(dir.path())).unwrap();
+    let state = Services::open(support::store(dir.path()), Config::in_dir(dir.path())).unwrap();
     let (org, _) = state.store.ensure_org("acme").unwrap();
     state.store.ensure_catalog(org, "acme").unwrap();
     let key = kino_server::auth::generate_key();
@@ -124,7 +124,7 @@ async fn media_paths_with_empty_segments_are_not_found() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_demo_catalog_has_no_failed_task() {
     let dir = tempfile::tempdir().unwrap();
-    let state = AppState::new(support::store(dir.path()), Config::in_dir(dir.path())).unwrap();
+    let state = Services::open(support::store(dir.path()), Config::in_dir(dir.path())).unwrap();
     let demo = crate::support::manifest_dir().join("../data/demo");
     let key =
         kino_server::demo::bootstrap(&state.store, &state.signals, &state.effects, &demo).unwrap().expect("a new demo");

@@ -15,7 +15,7 @@ use base64::Engine;
 use http_body_util::BodyExt;
 use kino_server::auth::hash_key;
 use kino_server::store::OrgId;
-use kino_server::{AppState, Config, app};
+use kino_server::{AppState, Config, Services, app};
 use serde_json::{Value, json};
 
 use crate::support;
@@ -37,7 +37,7 @@ impl Answer {
 
 fn open(dir: &std::path::Path, rate_limit_per_hour: u32) -> AppState {
     let config = Config { rate_limit_per_hour, admin_token: Some(ADMIN.into()), ..Config::in_dir(dir) };
-    AppState::new(crate::support::store(dir), config).unwrap()
+    Services::open(crate::support::store(dir), config).unwrap()
 }
 
 /// Sends `req` through `support::send`, which checks the answer against the OpenAPI document.

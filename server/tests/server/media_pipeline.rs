@@ -14,7 +14,7 @@ use axum::http::{Request, StatusCode};
 use http_body_util::BodyExt;
 use kino_server::auth::{generate_key, hash_key, key_prefix};
 use kino_server::store::{CreativeAssetStatus, RecipeStatus};
-use kino_server::{AppState, Config, app, worker};
+use kino_server::{AppState, Config, Services, app, worker};
 use serde_json::{Value, json};
 
 fn tools_present() -> bool {
@@ -116,7 +116,7 @@ async fn real_video_to_snapped_clips_and_rendered_files() {
     }
     let dir = tempfile::tempdir().unwrap();
     let (video, spoken) = make_video(dir.path());
-    let state = AppState::new(crate::support::store(dir.path()), Config::in_dir(dir.path())).unwrap();
+    let state = Services::open(crate::support::store(dir.path()), Config::in_dir(dir.path())).unwrap();
     let (org, _) = state.store.ensure_org("acme").unwrap();
     state.store.ensure_catalog(org, "acme").unwrap();
     state.store.set_catalog_generation(org, "acme", true).unwrap();

@@ -13,7 +13,7 @@ use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use http_body_util::BodyExt;
 use kino_server::auth::{generate_key, hash_key, key_prefix};
-use kino_server::{AppState, Config, app, worker};
+use kino_server::{AppState, Config, Services, app, worker};
 use serde_json::{Value, json};
 
 fn ready() -> Option<std::path::PathBuf> {
@@ -89,7 +89,7 @@ async fn the_service_runs_its_models_and_names_them() {
     let dir = tempfile::tempdir().unwrap();
     let video = make_video(dir.path());
     let config = Config { models_dir: Some(models_dir), ..Config::in_dir(dir.path()) };
-    let state = AppState::new(crate::support::store(dir.path()), config).unwrap();
+    let state = Services::open(crate::support::store(dir.path()), config).unwrap();
     let (org, _) = state.store.ensure_org("acme").unwrap();
     state.store.ensure_catalog(org, "acme").unwrap();
     let key = generate_key();
@@ -233,7 +233,7 @@ async fn character_preference_picks_clips_by_who_is_on_screen() {
         ])
         .arg(dir.path().join("two.mp4")));
     let config = Config { models_dir: Some(models_dir), ..Config::in_dir(dir.path()) };
-    let state = AppState::new(crate::support::store(dir.path()), config).unwrap();
+    let state = Services::open(crate::support::store(dir.path()), config).unwrap();
     let (org, _) = state.store.ensure_org("acme").unwrap();
     state.store.ensure_catalog(org, "acme").unwrap();
     let key = generate_key();

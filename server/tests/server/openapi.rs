@@ -8,7 +8,7 @@ use crate::support;
 
 use axum::body::Body;
 use axum::http::Request;
-use kino_server::{AppState, Config, app};
+use kino_server::{Config, Services, app};
 use serde_json::{Value, json};
 
 /// Every schema object of the document: the components and those inline in operations.
@@ -90,7 +90,7 @@ fn concrete(path: &str, op: &Value) -> String {
 #[tokio::test]
 async fn every_documented_operation_is_routed() {
     let dir = tempfile::tempdir().unwrap();
-    let state = AppState::new(
+    let state = Services::open(
         crate::support::store(dir.path()),
         Config { admin_token: Some("admin".into()), ..Config::in_dir(dir.path()) },
     )

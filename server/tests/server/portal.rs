@@ -8,7 +8,7 @@ use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use http_body_util::BodyExt;
 use kino_server::store::OrgId;
-use kino_server::{AppState, Config, app, webhooks};
+use kino_server::{AppState, Config, Services, app, webhooks};
 use serde_json::{Value, json};
 use tokio::sync::watch;
 
@@ -56,7 +56,7 @@ impl Portal {
             webhook_timeout: Duration::from_secs(30),
             ..Config::in_dir(dir.path())
         };
-        let state = AppState::new(crate::support::store(dir.path()), config).unwrap();
+        let state = Services::open(crate::support::store(dir.path()), config).unwrap();
         let (stop, stopped) = watch::channel(false);
         tokio::spawn(webhooks::run_dispatcher(state.dispatcher(), stopped.clone()));
         let at = chrono::NaiveTime::from_hms_opt(4, 0, 0).unwrap();

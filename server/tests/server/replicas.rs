@@ -3,7 +3,7 @@
 
 use kino_server::indexes::Collection;
 use kino_server::store::{OrgId, ResultStatus};
-use kino_server::{AppState, Config, signals};
+use kino_server::{AppState, Config, Services, signals};
 use serde_json::json;
 
 /// A replica: its own index directory and bucket root, the shared database.
@@ -13,7 +13,7 @@ fn replica(dir: &std::path::Path, name: &str) -> AppState {
         bucket_root: dir.join(name).join("bucket"),
         ..Config::in_dir(dir)
     };
-    AppState::new(crate::support::store(dir), config).unwrap()
+    Services::open(crate::support::store(dir), config).unwrap()
 }
 
 #[test]
@@ -171,7 +171,7 @@ fn a_replica_without_index_files_maps_the_segments_another_published() {
             object_store: Some(format!("file://{}", objects.display())),
             ..Config::in_dir(dir.path())
         };
-        AppState::new(crate::support::store(dir.path()), config).unwrap()
+        Services::open(crate::support::store(dir.path()), config).unwrap()
     };
     let a = shared("a");
     let (org, _) = a.store.ensure_org("acme").unwrap();

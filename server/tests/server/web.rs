@@ -6,7 +6,7 @@
 use axum::body::Body;
 use axum::http::{Request, StatusCode, header};
 use http_body_util::BodyExt;
-use kino_server::{AppState, Config, app};
+use kino_server::{AppState, Config, Services, app};
 use tower::ServiceExt;
 
 const ADMIN: &str = "web-admin-token";
@@ -47,7 +47,7 @@ fn start() -> Web {
     let dir = tempfile::tempdir().unwrap();
     let store = crate::support::store(dir.path());
     let config = Config { admin_token: Some(ADMIN.into()), webhook_allow_loopback: true, ..Config::in_dir(dir.path()) };
-    Web { state: AppState::new(store, config).unwrap(), _dir: dir }
+    Web { state: Services::open(store, config).unwrap(), _dir: dir }
 }
 
 impl Web {

@@ -11,7 +11,7 @@ use axum::http::{Request, StatusCode};
 use http_body_util::BodyExt;
 use kino_server::store::{DeliveryState, OrgId, RecipeStatus};
 use kino_server::webhooks::{self, DeliveryView, WebhookError, events};
-use kino_server::{AppState, Config, app};
+use kino_server::{AppState, Config, Services, app};
 use serde_json::{Value, json};
 use tokio::sync::watch;
 
@@ -28,7 +28,7 @@ struct Service {
 }
 
 fn open(dir: &std::path::Path, allow_loopback: bool, timeout: Duration) -> AppState {
-    AppState::new(
+    Services::open(
         crate::support::store(dir),
         Config {
             webhook_allow_loopback: allow_loopback,
@@ -585,7 +585,7 @@ async fn one_process_dispatches_and_another_takes_over_when_it_dies() {
     let dir = tempfile::tempdir().unwrap();
     // Two processes on one database, with a short lease so that the takeover comes soon.
     let replica = || {
-        AppState::new(
+        Services::open(
             crate::support::store(dir.path()),
             Config {
                 webhook_allow_loopback: true,

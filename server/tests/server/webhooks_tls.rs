@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use kino_server::store::DeliveryState;
-use kino_server::{AppState, Config, webhooks};
+use kino_server::{Config, Services, webhooks};
 use rcgen::{BasicConstraints, CertificateParams, IsCa, Issuer, KeyPair};
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
 use serde_json::json;
@@ -90,7 +90,7 @@ async fn tls_receiver(config: Arc<rustls::ServerConfig>) -> (u16, Received) {
 async fn deliver(ca_pem: Option<Vec<u8>>, port: u16) -> (webhooks::DeliveryView, String) {
     let dir = tempfile::tempdir().unwrap();
     let config = Config { webhook_allow_loopback: true, webhook_ca_pem: ca_pem, ..Config::in_dir(dir.path()) };
-    let state = AppState::new(crate::support::store(dir.path()), config).unwrap();
+    let state = Services::open(crate::support::store(dir.path()), config).unwrap();
     let (org, _) = state.store.ensure_org("acme").unwrap();
     let (stop, stopped) = watch::channel(false);
     let dispatcher = tokio::spawn(webhooks::run_dispatcher(state.dispatcher(), stopped));
