@@ -23,8 +23,8 @@ for line in sys.stdin:
     if m.get("reason") == "compiler-artifact" and m.get("executable") and m["target"]["name"] == "server":
         print(m["executable"])')"
 [ -x "$bin" ] || { echo "error: the server test binary was not built" >&2; exit 1; }
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
+work="${KEEP_DUMP:-$(mktemp -d)}"
+[ -n "${KEEP_DUMP:-}" ] || trap 'rm -rf "$work"' EXIT
 (cd "$work" && valgrind --tool=callgrind --compress-strings=no --compress-pos=no --collect-atstart=no \
     --toggle-collect='*count_tokens*' --toggle-collect='*previews::clips::{{closure}}::{{closure}}*' --toggle-collect='*PreviewsCaller*from_request_parts::{{closure}}::{{closure}}*' \
     --dump-before='kino_server::store::backend::Store::calls' \
@@ -33,14 +33,30 @@ trap 'rm -rf "$work"' EXIT
 dump="$(ls "$work"/callgrind.out.*.2)"
 python3 - "$dump" <<'EOF'
 import collections, sys
-file, by_file = None, collections.defaultdict(set)
+# A function counts when instructions of its own ran (callgrind also lists frames it only
+# reconstructed, such as `app()` above the router's layers, with none); its file is where it is
+# defined. A move is a call from a function of one server file into a function of another.
+S = "/server/src/"
+def short(path): return path.split(S)[1] if path and S in path else None
+ran, calls = collections.defaultdict(set), collections.Counter()
+fl = fn = callee = callee_file = None
+after_call = False
 for line in open(sys.argv[1], errors="replace"):
-    if line.startswith("fl="):
-        file = line[3:].strip()
-    elif line.startswith("fn=") and file and "/server/src/" in file:
-        by_file[file.split("/server/src/")[1]].add(line[3:].strip())
-for f in sorted(by_file):
-    names = sorted(n.split("::")[-1] if "<" not in n else n.rsplit(">::", 1)[-1] for n in by_file[f])
+    if line.startswith("fl="): fl = line[3:].strip()
+    elif line.startswith("fn="): fn = line[3:].strip()
+    elif line.startswith(("cfl=", "cfi=")): callee_file = line[4:].strip()
+    elif line.startswith("cfn="): callee = line[4:].strip()
+    elif line.startswith("calls="):
+        a, b = short(fl), short(callee_file or fl)
+        if a and b and a != b: calls[(a, b, fn, callee)] += int(line.split()[0][6:])
+        after_call, callee_file = True, None
+    elif line[:1].isdigit() or line[:1] in "+-*":
+        if after_call: after_call = False  # the cost of the call just listed, not this function's
+        elif short(fl) and int(line.split()[1]) > 0: ran[short(fl)].add(fn)
+moves = {k: n for k, n in calls.items() if k[0] in ran and k[1] in ran and k[3] in ran[k[1]]}
+for f in sorted(ran):
+    names = sorted(n.split("::")[-1] if "<" not in n else n.rsplit(">::", 1)[-1] for n in ran[f])
     print(f"  {f:24} {', '.join(dict.fromkeys(names))[:100]}")
-print(f"a warm previews request runs code from {len(by_file)} files of server/src")
+print(f"a warm previews request runs code from {len(ran)} files of server/src")
+print(f"moves between them: {len(moves)} call sites from one file into another, {sum(moves.values())} calls")
 EOF
