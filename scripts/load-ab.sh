@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Compares two release builds of kino-server under load, fairly on a busy machine: each serves
+# the demo catalog in turn, ROUNDS times (default 5), and wrk (64 connections, 2 threads, 10 s)
+# measures the previews with defaults on tt-demo-001 and the catalog item get; then the median
+# of each. Build the binaries first, e.g. for a revision REV:
+#   git checkout REV && cargo build --release -p kino-server && cp "$CARGO_TARGET_DIR"/release/kino-server /tmp/kino-REV
+# Usage: scripts/load-ab.sh BINARY_A BINARY_B
+set -euo pipefail
+[ $# -eq 2 ] && [ -x "$1" ] && [ -x "$2" ] || { echo "usage: $0 BINARY_A BINARY_B (two kino-server executables)" >&2; exit 2; }
+command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk; }
+rounds="${ROUNDS:-5}"
+port="${PORT:-18282}"
+results="$(mktemp)"
+one() {  # binary label
+    local dir pid key base p c
+    dir="$(mktemp -d)"
+    "$1" --data-dir "$dir" --bind "127.0.0.1:$port" --log-format json --rate-limit 100000000 >"$dir/out.log" 2>"$dir/err.log" &
+    pid=$!
+    for _ in $(seq 100); do grep -q "API key" "$dir/out.log" 2>/dev/null && break; sleep 0.2; done
+    key="$(grep -oE 'kino_[0-9a-f]{64}' "$dir/out.log" | head -1)"
+    [ -n "$key" ] || { echo "error: $1 did not start (see $dir/err.log)" >&2; kill $pid; exit 1; }
+    sleep 2   # let the demo catalog finish processing
+    base="http://127.0.0.1:$port"
+    measure() { wrk -t2 -c64 -d10s --latency "$1" | awk '/ 99%/{l=$2} /Requests\/sec/{r=$2} END{print r, l}'; }
+    p="$(measure "$base/results/jitpreviews/v2/tt-demo-001?catalog=demo&key=$key")"
+    c="$(measure "$base/catalog/v1/item/standalone/tt-demo-001?key=$key")"
+    echo "$2 previews $p catalog $c" | tee -a "$results"
+    kill $pid; wait $pid 2>/dev/null || true
+    rm -rf "$dir"
+}
+for _ in $(seq "$rounds"); do one "$1" A; one "$2" B; done
+python3 - "$results" <<'PY'
+import statistics, sys
+rows = [line.split() for line in open(sys.argv[1]) if line.strip()]
+for label in ("A", "B"):
+    mine = [r for r in rows if r[0] == label]
+    def ms(v):  # wrk writes 850.00us, 9.95ms or 1.02s
+        for unit, scale in (("us", 1e-3), ("ms", 1.0), ("s", 1e3)):
+            if v.endswith(unit):
+                return float(v[: -len(unit)]) * scale
+        return float(v)
+    med = lambda i: statistics.median(ms(r[i]) if i in (3, 6) else float(r[i]) for r in mine)
+    print(f"{label}: previews {med(2):,.0f} req/s (p99 {med(3):.2f} ms), catalog item get {med(5):,.0f} req/s (p99 {med(6):.2f} ms); medians of {len(mine)}")
+PY
+rm -f "$results"
