@@ -6,7 +6,8 @@
 # How: the integration test `api::a_warm_previews_request_costs_few_database_calls` makes a cold
 # request, reads the store's call counter, makes the same request warm and reads it again. Under
 # callgrind, collection is on only inside the previews route's middleware (`count_tokens`, which
-# runs the extractors and the handler) and inside the handler's blocking closure, and a dump is
+# runs the extractors and the handler) and inside the handler's blocking closure (which checks the
+# caller's key and catalog, then selects), and a dump is
 # taken each time the counter is read: the second dump is exactly the warm request. Each function
 # in it is attributed to the file it is defined in; files under server/src are listed with the
 # functions that ran there.
@@ -26,7 +27,7 @@ for line in sys.stdin:
 work="${KEEP_DUMP:-$(mktemp -d)}"
 [ -n "${KEEP_DUMP:-}" ] || trap 'rm -rf "$work"' EXIT
 (cd "$work" && valgrind --tool=callgrind --compress-strings=no --compress-pos=no --collect-atstart=no \
-    --toggle-collect='*count_tokens*' --toggle-collect='*previews::clips::{{closure}}::{{closure}}*' --toggle-collect='*PreviewsCaller*from_request_parts::{{closure}}::{{closure}}*' \
+    --toggle-collect='*count_tokens*' --toggle-collect='*previews::clips::{{closure}}::{{closure}}*' \
     --dump-before='kino_server::store::backend::Store::calls' \
     "$bin" api::a_warm_previews_request_costs_few_database_calls --exact --test-threads=1 --nocapture 2>/dev/null) |
     grep "database calls" || true

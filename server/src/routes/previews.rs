@@ -10,7 +10,7 @@ use serde_json::json;
 
 use super::envelope::{ClipsData, ClipsEnvelope, GenerationState, GenerationStatus, ItemIdentity, PreviewsList};
 use super::results::{item_status, list_product};
-use super::tokens::PreviewsCaller;
+use super::tokens::{PreviewsCaller, PreviewsCredential};
 use super::{StatusEnvelope, blocking};
 use crate::error::{AppError, Detail};
 use crate::generation::{self, Finished, GenerationError};
@@ -33,8 +33,12 @@ use crate::store::{OrgId, ResultStatus};
     ),
     security(("api_key" = []), ("api_key_header" = []), ("bearer" = [])),
 )]
-pub async fn clips(State(state): State<AppState>, Path(id): Path<String>, c: PreviewsCaller) -> impl IntoResponse {
-    blocking(move || clips_of(state, c.org, &c.params, id)).await
+pub async fn clips(State(state): State<AppState>, Path(id): Path<String>, c: PreviewsCredential) -> impl IntoResponse {
+    blocking(move || {
+        let c = c.check(&state.store)?;
+        clips_of(state, c.org, &c.params, id)
+    })
+    .await
 }
 
 pub use crate::previews::Selection;
@@ -151,9 +155,13 @@ impl From<GenerationError> for AppError {
 pub async fn generation(
     State(state): State<AppState>,
     Path(gen_id): Path<String>,
-    c: PreviewsCaller,
+    c: PreviewsCredential,
 ) -> impl IntoResponse {
-    blocking(move || generation_of(state, c.org, gen_id)).await
+    blocking(move || {
+        let c = c.check(&state.store)?;
+        generation_of(state, c.org, gen_id)
+    })
+    .await
 }
 
 pub(super) fn generation_of(state: AppState, org: OrgId, gen_id: String) -> Result<Json<GenerationStatus>, AppError> {
@@ -187,8 +195,12 @@ pub async fn clip_types(c: PreviewsCaller) -> Result<Json<kino::clips::ClipTypes
     responses((status = 200, description = "The result's status", body = StatusEnvelope), crate::openapi::PreviewsErrors),
     security(("api_key" = []), ("api_key_header" = []), ("bearer" = [])),
 )]
-pub async fn status(State(state): State<AppState>, Path(id): Path<String>, c: PreviewsCaller) -> impl IntoResponse {
-    blocking(move || item_status(&state, c.org, &c.params, &id, crate::products::Product::Jitpreviews).map(Json)).await
+pub async fn status(State(state): State<AppState>, Path(id): Path<String>, c: PreviewsCredential) -> impl IntoResponse {
+    blocking(move || {
+        let c = c.check(&state.store)?;
+        item_status(&state, c.org, &c.params, &id, crate::products::Product::Jitpreviews).map(Json)
+    })
+    .await
 }
 
 /// Items with previews results, oldest update first.
@@ -201,8 +213,9 @@ pub async fn status(State(state): State<AppState>, Path(id): Path<String>, c: Pr
     responses((status = 200, description = "A page of results", body = PreviewsList), crate::openapi::PreviewsErrors),
     security(("api_key" = []), ("api_key_header" = []), ("bearer" = [])),
 )]
-pub async fn list(State(state): State<AppState>, c: PreviewsCaller) -> impl IntoResponse {
+pub async fn list(State(state): State<AppState>, c: PreviewsCredential) -> impl IntoResponse {
     blocking(move || {
+        let c = c.check(&state.store)?;
         list_product(&state, c.org, &c.params, crate::products::Product::Jitpreviews, 1000, None).map(Json)
     })
     .await

@@ -12,7 +12,7 @@ use super::envelope::{
 };
 use super::previews::{Selection, generation_of, require_generation, selection_pairs};
 use super::results::{item_status, list_product};
-use super::tokens::PreviewsCaller;
+use super::tokens::PreviewsCredential;
 use super::{StatusEnvelope, blocking};
 use crate::error::AppError;
 use crate::state::AppState;
@@ -34,8 +34,16 @@ use crate::store::{OrgId, ResultStatus};
     ),
     security(("api_key" = []), ("api_key_header" = []), ("bearer" = [])),
 )]
-pub async fn thumbnails(State(state): State<AppState>, Path(id): Path<String>, c: PreviewsCaller) -> impl IntoResponse {
-    blocking(move || thumbnails_of(state, c.org, &c.params, id)).await
+pub async fn thumbnails(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    c: PreviewsCredential,
+) -> impl IntoResponse {
+    blocking(move || {
+        let c = c.check(&state.store)?;
+        thumbnails_of(state, c.org, &c.params, id)
+    })
+    .await
 }
 
 fn thumbnails_of(
@@ -113,9 +121,13 @@ fn thumbnails_of(
 pub async fn generation(
     State(state): State<AppState>,
     Path(gen_id): Path<String>,
-    c: PreviewsCaller,
+    c: PreviewsCredential,
 ) -> impl IntoResponse {
-    blocking(move || generation_of(state, c.org, gen_id)).await
+    blocking(move || {
+        let c = c.check(&state.store)?;
+        generation_of(state, c.org, gen_id)
+    })
+    .await
 }
 
 /// The status of the item's thumbnails result (its signals were processed).
@@ -128,9 +140,12 @@ pub async fn generation(
     responses((status = 200, description = "The result's status", body = StatusEnvelope), crate::openapi::PreviewsErrors),
     security(("api_key" = []), ("api_key_header" = []), ("bearer" = [])),
 )]
-pub async fn status(State(state): State<AppState>, Path(id): Path<String>, c: PreviewsCaller) -> impl IntoResponse {
-    blocking(move || item_status(&state, c.org, &c.params, &id, crate::products::Product::Jitthumbnails).map(Json))
-        .await
+pub async fn status(State(state): State<AppState>, Path(id): Path<String>, c: PreviewsCredential) -> impl IntoResponse {
+    blocking(move || {
+        let c = c.check(&state.store)?;
+        item_status(&state, c.org, &c.params, &id, crate::products::Product::Jitthumbnails).map(Json)
+    })
+    .await
 }
 
 /// Items with thumbnails results, oldest update first.
@@ -143,8 +158,9 @@ pub async fn status(State(state): State<AppState>, Path(id): Path<String>, c: Pr
     responses((status = 200, description = "A page of results", body = ThumbnailsList), crate::openapi::PreviewsErrors),
     security(("api_key" = []), ("api_key_header" = []), ("bearer" = [])),
 )]
-pub async fn list(State(state): State<AppState>, c: PreviewsCaller) -> impl IntoResponse {
+pub async fn list(State(state): State<AppState>, c: PreviewsCredential) -> impl IntoResponse {
     blocking(move || {
+        let c = c.check(&state.store)?;
         list_product(&state, c.org, &c.params, crate::products::Product::Jitthumbnails, 1000, None).map(Json)
     })
     .await

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use axum::Json;
 use axum::extract::{FromRequestParts, Request, State};
 use axum::http::request::Parts;
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
@@ -22,7 +22,7 @@ use crate::identity::{self, Claims, TokenError};
 use crate::query::Params;
 use crate::ratelimit::Quota;
 use crate::state::AppState;
-use crate::store::OrgId;
+use crate::store::{OrgId, Store};
 
 /// The interface a request belongs to, which decides the shape of its errors and whether a
 /// token is required.
@@ -225,7 +225,33 @@ impl FromRequestParts<AppState> for PreviewsCaller {
     type Rejection = Response;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<PreviewsCaller, Response> {
-        let (org, params) = match parts.extensions.get::<TokenCaller>() {
+        let credential = PreviewsCredential::from_request_parts(parts, state).await?;
+        // The API key's and the catalog's lookups read the database: off the async threads.
+        let store = state.store.clone();
+        super::blocking(move || credential.check(&store)).await.map_err(IntoResponse::into_response)
+    }
+}
+
+/// A previews request's credential and query as they came, for a handler that works on the
+/// blocking pool anyway: it checks them there first ([`PreviewsCredential::check`]), so that the
+/// request is handed to the pool once instead of twice. What needs no database (a token's scope, a
+/// token caller's query) is checked on extraction; nothing of the caller can be read before the
+/// check.
+#[derive(Debug)]
+pub struct PreviewsCredential {
+    /// A counted access token's organisation and the query, parsed.
+    token: Option<(OrgId, Params)>,
+    /// The raw query string, for an API key caller.
+    query: Option<String>,
+    /// The headers, for an API key caller.
+    headers: HeaderMap,
+}
+
+impl FromRequestParts<AppState> for PreviewsCredential {
+    type Rejection = Response;
+
+    async fn from_request_parts(parts: &mut Parts, _: &AppState) -> Result<PreviewsCredential, Response> {
+        let token = match parts.extensions.get::<TokenCaller>() {
             Some(token) if !token.has_scope(identity::PREVIEWS_SCOPE) => {
                 return Err(refused(
                     StatusCode::FORBIDDEN,
@@ -233,43 +259,45 @@ impl FromRequestParts<AppState> for PreviewsCaller {
                     Some(insufficient_scope_challenge(identity::PREVIEWS_SCOPE)),
                 ));
             }
-            Some(token) => (Some(token.org), Params::parse(parts.uri.query()).map_err(IntoResponse::into_response)?),
-            None => (None, Params::default()),
+            Some(token) => Some((token.org, Params::parse(parts.uri.query()).map_err(IntoResponse::into_response)?)),
+            None => None,
         };
-        // The API key's and the catalog's lookups read the database: off the async threads.
-        let (store, query, headers) =
-            (state.store.clone(), parts.uri.query().map(str::to_string), parts.headers.clone());
-        let found = super::blocking(move || {
-            let accept = crate::auth::Accept::ApiKeyOrBearer;
-            let (org, params, has_catalog) = match org {
-                Some(org) => {
-                    let name = params.required("catalog").map_err(AppError::invalid)?;
-                    let has = store.has_catalog(org, name)?;
-                    (org, params, has)
-                }
-                None => {
-                    let params = Params::parse(query.as_deref())?;
-                    let name = match params.required("catalog") {
-                        Ok(name) => name,
-                        Err(missing) => {
-                            // The key's error first, then the missing catalog's.
-                            crate::auth::organisation(&store, &params, &headers, accept)?;
-                            return Err(AppError::invalid(missing));
-                        }
-                    };
-                    // The key and the catalog in one database call.
-                    let (org, has) = crate::auth::organisation_in_catalog(&store, &params, &headers, accept, name)?;
-                    (org, params, has)
-                }
-            };
-            if !has_catalog {
-                let name = params.get("catalog").unwrap_or_default();
-                return Err(AppError::NotFound(format!("catalog {name:?} not found")));
+        let (query, headers) = match token {
+            Some(_) => (None, HeaderMap::new()),
+            None => (parts.uri.query().map(str::to_string), parts.headers.clone()),
+        };
+        Ok(PreviewsCredential { token, query, headers })
+    }
+}
+
+impl PreviewsCredential {
+    /// The caller, once its API key (unless a token came) and its catalog are found in the
+    /// database, in one call for both: the key's error first, then the catalog's.
+    pub fn check(self, store: &Store) -> Result<PreviewsCaller, AppError> {
+        let accept = crate::auth::Accept::ApiKeyOrBearer;
+        let (org, params, has_catalog) = match self.token {
+            Some((org, params)) => {
+                let name = params.required("catalog").map_err(AppError::invalid)?;
+                let has = store.has_catalog(org, name)?;
+                (org, params, has)
             }
-            Ok((org, params))
-        })
-        .await;
-        let (org, params) = found.map_err(IntoResponse::into_response)?;
+            None => {
+                let params = Params::parse(self.query.as_deref())?;
+                let name = match params.required("catalog") {
+                    Ok(name) => name,
+                    Err(missing) => {
+                        crate::auth::organisation(store, &params, &self.headers, accept)?;
+                        return Err(AppError::invalid(missing));
+                    }
+                };
+                let (org, has) = crate::auth::organisation_in_catalog(store, &params, &self.headers, accept, name)?;
+                (org, params, has)
+            }
+        };
+        if !has_catalog {
+            let name = params.get("catalog").unwrap_or_default();
+            return Err(AppError::NotFound(format!("catalog {name:?} not found")));
+        }
         Ok(PreviewsCaller { org, params })
     }
 }
