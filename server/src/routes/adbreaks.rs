@@ -7,7 +7,7 @@ use serde::Serialize;
 use utoipa::{IntoParams, ToSchema};
 
 use super::envelope::{ItemIdentity, ResultType};
-use super::{ApiCaller, blocking, live_item};
+use super::{ApiCaller, ApiCredential, blocking, live_item};
 use crate::error::AppError;
 use crate::products::Product;
 use crate::query::{Collect, Params};
@@ -172,9 +172,13 @@ fn by_window(
 pub async fn millisec(
     State(state): State<AppState>,
     Path(id): Path<String>,
-    ApiCaller { org, params }: ApiCaller,
+    credential: ApiCredential,
 ) -> Result<Json<AdbreaksAnswer>, AppError> {
-    blocking(move || by_window(&state, org, &params, &id, false).map(Json)).await
+    blocking(move || {
+        let ApiCaller { org, params } = credential.check(&state.store)?;
+        by_window(&state, org, &params, &id, false).map(Json)
+    })
+    .await
 }
 
 /// The item's ad breaks by window, in frame numbers.
@@ -189,9 +193,13 @@ pub async fn millisec(
 pub async fn frame(
     State(state): State<AppState>,
     Path(id): Path<String>,
-    ApiCaller { org, params }: ApiCaller,
+    credential: ApiCredential,
 ) -> Result<Json<AdbreaksAnswer>, AppError> {
-    blocking(move || by_window(&state, org, &params, &id, true).map(Json)).await
+    blocking(move || {
+        let ApiCaller { org, params } = credential.check(&state.store)?;
+        by_window(&state, org, &params, &id, true).map(Json)
+    })
+    .await
 }
 
 /// The item's contextual ad breaks: each with the nudity and profanity near it and the tags of the
@@ -207,9 +215,10 @@ pub async fn frame(
 pub async fn contextual(
     State(state): State<AppState>,
     Path(id): Path<String>,
-    ApiCaller { org, params }: ApiCaller,
+    credential: ApiCredential,
 ) -> Result<Json<ContextualEnvelope>, AppError> {
     blocking(move || {
+        let ApiCaller { org, params } = credential.check(&state.store)?;
         let mut c = Collect::default();
         let options = kino::adbreaks::ContextualOptions {
             minimum_separation: minutes(&mut c, &params, "minimum_separation", 1.0),

@@ -5,7 +5,7 @@ use axum::body::Bytes;
 use axum::extract::{Path, State};
 use serde_json::{Value, json};
 
-use super::{ApiCaller, blocking};
+use super::{ApiCaller, ApiCredential, blocking};
 use crate::catalog::{self, CatalogError, CatalogItem, ItemType};
 use crate::error::{AppError, Detail};
 use crate::openapi::params::{ItemGetQuery, ItemListQuery};
@@ -88,9 +88,10 @@ pub async fn upsert(
 pub async fn get(
     State(state): State<AppState>,
     Path((item_type, id)): Path<(String, String)>,
-    ApiCaller { org, params }: ApiCaller,
+    credential: ApiCredential,
 ) -> Result<Json<Value>, AppError> {
     blocking(move || {
+        let ApiCaller { org, params } = credential.check(&state.store)?;
         let kind = check_type(&item_type)?;
         let mut c = Collect::default();
         let allow_deleted = c.take(params.bool("allow_deleted", false), false);
@@ -130,9 +131,10 @@ pub struct ItemListEntry {
 )]
 pub async fn list(
     State(state): State<AppState>,
-    ApiCaller { org, params }: ApiCaller,
+    credential: ApiCredential,
 ) -> Result<Json<Vec<ItemListEntry>>, AppError> {
     blocking(move || {
+        let ApiCaller { org, params } = credential.check(&state.store)?;
         let mut c = Collect::default();
         let page_num = c.take(params.int("page_num", 0, 0), 0);
         let page_size = c.take(params.int("page_size", 500, 1), 500);

@@ -9,7 +9,7 @@ use serde::Serialize;
 use serde_json::Value;
 use utoipa::ToSchema;
 
-use super::{ApiCaller, live_item};
+use super::{ApiCaller, ApiCredential, live_item};
 use crate::error::AppError;
 use crate::state::AppState;
 
@@ -40,9 +40,10 @@ pub struct CharactersAnswer {
 pub async fn characters(
     State(state): State<AppState>,
     Path(id): Path<String>,
-    ApiCaller { org, .. }: ApiCaller,
+    credential: ApiCredential,
 ) -> Result<Json<CharactersAnswer>, AppError> {
     tokio::task::spawn_blocking(move || {
+        let ApiCaller { org, .. } = credential.check(&state.store)?;
         let item = live_item(&state, org, &id)?;
         let Some(own) = crate::signals::prepared(&state.store, &state.signals, org, &item.id)? else {
             return Err(AppError::NotFound(format!("item {id:?} has no analysis signals yet")));

@@ -9,7 +9,7 @@ use kino::signals::AudioFingerprint;
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use super::{ApiCaller, live_item};
+use super::{ApiCaller, ApiCredential, live_item};
 use crate::error::AppError;
 use crate::state::AppState;
 use crate::store::OrgId;
@@ -68,9 +68,10 @@ fn fingerprints(state: &AppState, org: OrgId) -> Result<Vec<(String, AudioFinger
 pub async fn duplicates(
     State(state): State<AppState>,
     Path(id): Path<String>,
-    ApiCaller { org, .. }: ApiCaller,
+    credential: ApiCredential,
 ) -> Result<Json<DuplicatesAnswer>, AppError> {
     tokio::task::spawn_blocking(move || {
+        let ApiCaller { org, .. } = credential.check(&state.store)?;
         live_item(&state, org, &id)?;
         let all = fingerprints(&state, org)?;
         let Some((_, query)) = all.iter().find(|(other, _)| *other == id) else {
@@ -96,9 +97,10 @@ pub async fn duplicates(
 )]
 pub async fn groups(
     State(state): State<AppState>,
-    ApiCaller { org, .. }: ApiCaller,
+    credential: ApiCredential,
 ) -> Result<Json<DuplicateGroups>, AppError> {
     tokio::task::spawn_blocking(move || {
+        let ApiCaller { org, .. } = credential.check(&state.store)?;
         let all = fingerprints(&state, org)?;
         let index = DuplicateIndex::new(all.iter().map(|(i, fp)| (i.clone(), fp)));
         Ok(Json(DuplicateGroups { compared: all.len(), groups: index.groups() }))

@@ -7,7 +7,7 @@ use axum::extract::{Path, State};
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use super::{ApiCaller, blocking, live_item};
+use super::{ApiCaller, ApiCredential, blocking, live_item};
 use crate::error::AppError;
 use crate::openapi::params::PreviewsListQuery;
 use crate::query::Collect;
@@ -98,9 +98,10 @@ pub struct MarkersList {
 pub async fn asset(
     State(state): State<AppState>,
     Path(id): Path<String>,
-    ApiCaller { org, .. }: ApiCaller,
+    credential: ApiCredential,
 ) -> Result<Json<MarkersAnswer>, AppError> {
     blocking(move || {
+        let ApiCaller { org, .. } = credential.check(&state.store)?;
         let item = live_item(&state, org, &id)?;
         let row = state.store.result(org, &item.id, "markers", None)?;
         Ok(Json(MarkersAnswer::new(item.id, row.as_ref())))
@@ -117,11 +118,9 @@ pub async fn asset(
     responses((status = 200, description = "A page of markers", body = MarkersList), super::results::ListErrors),
     security(("api_key" = []), ("api_key_header" = [])),
 )]
-pub async fn list(
-    State(state): State<AppState>,
-    ApiCaller { org, params }: ApiCaller,
-) -> Result<Json<MarkersList>, AppError> {
+pub async fn list(State(state): State<AppState>, credential: ApiCredential) -> Result<Json<MarkersList>, AppError> {
     blocking(move || {
+        let ApiCaller { org, params } = credential.check(&state.store)?;
         let mut c = Collect::default();
         let page_num = c.take(params.int("page_num", 0, 0), 0);
         let page_size = c.take(params.int("page_size", 1000, 1), 1000);

@@ -29,7 +29,7 @@ use crate::auth::{self, Accept};
 use crate::error::AppError;
 use crate::query::Params;
 use crate::state::AppState;
-use crate::store::{ItemRow, OrgId};
+use crate::store::{ItemRow, OrgId, Store};
 
 /// The caller of the processing and results interfaces, extracted from the request: the
 /// organisation of its API key (`?key=` or `X-API-Key`) and the decoded query string. A missing,
@@ -47,23 +47,45 @@ impl FromRequestParts<AppState> for ApiCaller {
     type Rejection = AppError;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<ApiCaller, AppError> {
+        let credential = ApiCredential::of(parts);
         // The key's lookup reads the database: off the async threads.
-        let (s, query, headers) = (state.clone(), parts.uri.query().map(str::to_string), parts.headers.clone());
-        let (org, params) = blocking(move || caller(&s, query.as_deref(), &headers, Accept::ApiKey)).await?;
+        let store = state.store.clone();
+        blocking(move || credential.check(&store)).await
+    }
+}
+
+/// A caller's API key and query as they came, for a `GET` handler that works on the blocking
+/// pool anyway: it checks them there first ([`ApiCredential::check`]), so that the request is
+/// handed to the pool once instead of twice. Nothing of the caller can be read before the check.
+/// A handler that reads a body takes [`ApiCaller`] instead: no body is read before its
+/// credential is checked.
+#[derive(Debug)]
+pub struct ApiCredential {
+    /// The raw query string.
+    query: Option<String>,
+    /// The headers (`X-API-Key`, or a bearer credential to refuse).
+    headers: HeaderMap,
+}
+
+impl ApiCredential {
+    fn of(parts: &Parts) -> ApiCredential {
+        ApiCredential { query: parts.uri.query().map(str::to_string), headers: parts.headers.clone() }
+    }
+
+    /// The caller: its decoded query, then the organisation of its API key, looked up in `store`.
+    pub fn check(self, store: &Store) -> Result<ApiCaller, AppError> {
+        let params = Params::parse(self.query.as_deref())?;
+        let org = auth::organisation(store, &params, &self.headers, Accept::ApiKey)?;
         Ok(ApiCaller { org, params })
     }
 }
 
-/// The caller's organisation and decoded query.
-pub fn caller(
-    state: &AppState,
-    raw: Option<&str>,
-    headers: &HeaderMap,
-    accept: Accept,
-) -> Result<(OrgId, Params), AppError> {
-    let params = Params::parse(raw)?;
-    let org = auth::organisation(&state.store, &params, headers, accept)?;
-    Ok((org, params))
+impl<S: Send + Sync> FromRequestParts<S> for ApiCredential {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<ApiCredential, Self::Rejection> {
+        Ok(ApiCredential::of(parts))
+    }
 }
 
 /// Runs a handler's store and domain work on tokio's blocking pool, off the async threads: a

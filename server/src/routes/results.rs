@@ -14,7 +14,7 @@ use super::envelope::{
     ProfanityLabelEnvelope, ProfanityList, ProfanitySegmentsEnvelope, SceneEmbeddingsEnvelope, SceneEmbeddingsList,
     SceneTagsEnvelope, SceneTagsList,
 };
-use super::{ApiCaller, ResultEnvelope, ResultList, StatusEnvelope, blocking, live_item};
+use super::{ApiCaller, ApiCredential, ResultEnvelope, ResultList, StatusEnvelope, blocking, live_item};
 use crate::error::AppError;
 use crate::openapi::params::{
     EmotionsTypeQuery, EpisodesQuery, ResultListQuery, SimilarQuery as SimilarParams, TextEmbeddingQuery, VersionQuery,
@@ -219,9 +219,14 @@ macro_rules! result_endpoints {
         pub async fn $name(
             State(state): State<AppState>,
             Path(id): Path<String>,
-            ApiCaller { org, params }: ApiCaller,
+            credential: ApiCredential,
         ) -> Result<Json<ResultEnvelope>, AppError> {
-            blocking(move || item_result(&state, org, &params, &id, Product::$product, $part)).await.map(Json)
+            blocking(move || {
+                let ApiCaller { org, params } = credential.check(&state.store)?;
+                item_result(&state, org, &params, &id, Product::$product, $part)
+            })
+            .await
+            .map(Json)
         }
     };
     (@status $name:ident, $product:ident, $tag:literal, $path:literal, $doc:literal) => {
@@ -237,9 +242,14 @@ macro_rules! result_endpoints {
         pub async fn $name(
             State(state): State<AppState>,
             Path(id): Path<String>,
-            ApiCaller { org, params }: ApiCaller,
+            credential: ApiCredential,
         ) -> Result<Json<StatusEnvelope>, AppError> {
-            blocking(move || item_status(&state, org, &params, &id, Product::$product)).await.map(Json)
+            blocking(move || {
+                let ApiCaller { org, params } = credential.check(&state.store)?;
+                item_status(&state, org, &params, &id, Product::$product)
+            })
+            .await
+            .map(Json)
         }
     };
     (@list $name:ident, $product:ident, $tag:literal, $path:literal, $doc:literal, $body:ident, $types:ident $(, $query:ident)?) => {
@@ -254,9 +264,10 @@ macro_rules! result_endpoints {
         )]
         pub async fn $name(
             State(state): State<AppState>,
-            ApiCaller { org, params }: ApiCaller,
+            credential: ApiCredential,
         ) -> Result<Json<ResultList>, AppError> {
             blocking(move || {
+                let ApiCaller { org, params } = credential.check(&state.store)?;
                 let types = $types(&params)?;
                 list_product(&state, org, &params, Product::$product, 500, types).map(Json)
             })
@@ -276,9 +287,14 @@ macro_rules! result_endpoints {
         pub async fn $name(
             State(state): State<AppState>,
             Path(id): Path<String>,
-            ApiCaller { org, params }: ApiCaller,
+            credential: ApiCredential,
         ) -> Result<Json<SimilarTitles>, AppError> {
-            blocking(move || similar(&state, org, &params, &id, $only)).await.map(Json)
+            blocking(move || {
+                let ApiCaller { org, params } = credential.check(&state.store)?;
+                similar(&state, org, &params, &id, $only)
+            })
+            .await
+            .map(Json)
         }
     };
 }

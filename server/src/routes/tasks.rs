@@ -10,7 +10,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 use utoipa::ToSchema;
 
-use super::{ApiCaller, blocking};
+use super::{ApiCaller, ApiCredential, blocking};
 use crate::error::{AppError, Detail};
 use crate::openapi::schemas::Empty;
 use crate::products::Product;
@@ -150,9 +150,10 @@ impl From<TaskError> for AppError {
 pub async fn get(
     State(state): State<AppState>,
     Path((id, product, version)): Path<TaskPath>,
-    ApiCaller { org, .. }: ApiCaller,
+    credential: ApiCredential,
 ) -> Result<Json<TaskStatus>, AppError> {
     blocking(move || {
+        let ApiCaller { org, .. } = credential.check(&state.store)?;
         let known = check_product(&product)?;
         let status = state.tasks().status(org, &id, known, &version)?;
         Ok(Json(task_body(&id, &product, &version, status)))
@@ -292,9 +293,10 @@ pub async fn reset(
 pub async fn list(
     State(state): State<AppState>,
     Path(id): Path<String>,
-    ApiCaller { org, .. }: ApiCaller,
+    credential: ApiCredential,
 ) -> Result<Json<Vec<TaskSummary>>, AppError> {
     blocking(move || {
+        let ApiCaller { org, .. } = credential.check(&state.store)?;
         let list = state.tasks().of_item(org, &id)?;
         Ok(Json(
             list.into_iter()
