@@ -114,6 +114,35 @@ async fn every_documented_operation_is_routed() {
     assert!(routed >= 85, "{routed} operations");
 }
 
+/// Every operation that takes an API key refuses a request without one, or with an unknown one,
+/// whatever else the request lacks: the key is checked first, whether by the `ApiCaller`
+/// extractor or inside a handler's own blocking work (`ApiCredential`, `PreviewsCredential`).
+#[tokio::test]
+async fn every_operation_behind_an_api_key_refuses_a_request_without_a_valid_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = Services::open(crate::support::store(dir.path()), Config::in_dir(dir.path())).unwrap();
+    let doc = kino_server::openapi::api::document();
+    let mut checked = 0;
+    for (path, item) in doc["paths"].as_object().unwrap() {
+        for (method, op) in item.as_object().unwrap() {
+            let keyed = op["security"].as_array().into_iter().flatten().any(|s| s.get("api_key").is_some());
+            if !keyed {
+                continue;
+            }
+            let uri = concrete(path, op);
+            let sep = if uri.contains('?') { '&' } else { '?' };
+            for uri in [uri.clone(), format!("{uri}{sep}key=kino_unknown")] {
+                let req =
+                    Request::builder().method(method.to_uppercase().as_str()).uri(&uri).body(Body::empty()).unwrap();
+                let status = support::send(app(state.clone()), req).await.status();
+                assert_eq!(status, 401, "{} {uri}", method.to_uppercase());
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked >= 100, "{checked} requests");
+}
+
 #[test]
 fn the_contract_refuses_answers_that_do_not_match() {
     let refused = |method: &str, uri: &str, status: u16, kind: &str, body: &str| {
