@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Compares two release builds of kino-server under load, fairly on a busy machine: each serves
 # the demo catalog in turn, ROUNDS times (default 5), and wrk (64 connections, 2 threads, 10 s)
-# measures the previews with defaults on tt-demo-001 and the catalog item get; then the median
-# of each. Build the binaries first, e.g. for a revision REV:
+# measures the previews with defaults on tt-demo-001, the text embedding and the catalog item get;
+# then the median of each. Build the binaries first, e.g. for a revision REV:
 #   git checkout REV && cargo build --release -p kino-server && cp "$CARGO_TARGET_DIR"/release/kino-server /tmp/kino-REV
 # Usage: scripts/load-ab.sh BINARY_A BINARY_B
 set -euo pipefail
@@ -12,7 +12,7 @@ rounds="${ROUNDS:-5}"
 port="${PORT:-18282}"
 results="$(mktemp)"
 one() {  # binary label
-    local dir pid key base p c
+    local dir pid key base p t c
     dir="$(mktemp -d)"
     "$1" --data-dir "$dir" --bind "127.0.0.1:$port" --log-format json --rate-limit 100000000 >"$dir/out.log" 2>"$dir/err.log" &
     pid=$!
@@ -23,8 +23,9 @@ one() {  # binary label
     base="http://127.0.0.1:$port"
     measure() { wrk -t2 -c64 -d10s --latency "$1" | awk '/ 99%/{l=$2} /Requests\/sec/{r=$2} END{print r, l}'; }
     p="$(measure "$base/results/jitpreviews/v2/tt-demo-001?catalog=demo&key=$key")"
+    t="$(measure "$base/results/semantic_scenes/v1/text-embedding?q=car%20chase%20at%20night&key=$key")"
     c="$(measure "$base/catalog/v1/item/standalone/tt-demo-001?key=$key")"
-    echo "$2 previews $p catalog $c" | tee -a "$results"
+    echo "$2 previews $p text-embedding $t catalog $c" | tee -a "$results"
     kill $pid; wait $pid 2>/dev/null || true
     rm -rf "$dir"
 }
@@ -39,7 +40,8 @@ for label in ("A", "B"):
             if v.endswith(unit):
                 return float(v[: -len(unit)]) * scale
         return float(v)
-    med = lambda i: statistics.median(ms(r[i]) if i in (3, 6) else float(r[i]) for r in mine)
-    print(f"{label}: previews {med(2):,.0f} req/s (p99 {med(3):.2f} ms), catalog item get {med(5):,.0f} req/s (p99 {med(6):.2f} ms); medians of {len(mine)}")
+    med = lambda i: statistics.median(ms(r[i]) if i % 3 == 0 else float(r[i]) for r in mine)
+    print(f"{label}: previews {med(2):,.0f} req/s (p99 {med(3):.2f} ms), text-embedding {med(5):,.0f} req/s "
+          f"(p99 {med(6):.2f} ms), catalog item get {med(8):,.0f} req/s (p99 {med(9):.2f} ms); medians of {len(mine)}")
 PY
 rm -f "$results"
