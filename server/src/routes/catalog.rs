@@ -169,9 +169,10 @@ pub async fn list(
 pub async fn delete(
     State(state): State<AppState>,
     Path((item_type, id)): Path<(String, String)>,
-    ApiCaller { org, .. }: ApiCaller,
+    credential: ApiCredential,
 ) -> Result<Json<Null>, AppError> {
     blocking(move || {
+        let ApiCaller { org, .. } = credential.check(&state.store)?;
         let kind = check_type(&item_type)?;
         catalog::delete(&state.store, &state.effects, org, kind, &id)?;
         Ok(Json(Null))

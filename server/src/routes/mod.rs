@@ -54,17 +54,23 @@ impl FromRequestParts<AppState> for ApiCaller {
     }
 }
 
-/// A caller's API key and query as they came, for a `GET` handler that works on the blocking
-/// pool anyway: it checks them there first ([`ApiCredential::check`]), so that the request is
+/// A caller's API key and query as they came, for a handler that reads no body and works on the
+/// blocking pool anyway: it checks them there first ([`ApiCredential::check`]), so that the request is
 /// handed to the pool once instead of twice. Nothing of the caller can be read before the check.
 /// A handler that reads a body takes [`ApiCaller`] instead: no body is read before its
 /// credential is checked.
-#[derive(Debug)]
 pub struct ApiCredential {
     /// The raw query string.
     query: Option<String>,
     /// The headers (`X-API-Key`, or a bearer credential to refuse).
     headers: HeaderMap,
+}
+
+impl std::fmt::Debug for ApiCredential {
+    /// Without the query and headers, which carry the key.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ApiCredential").finish_non_exhaustive()
+    }
 }
 
 impl ApiCredential {

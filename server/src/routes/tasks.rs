@@ -244,9 +244,10 @@ pub async fn post(
 pub async fn delete(
     State(state): State<AppState>,
     Path((id, product, version)): Path<TaskPath>,
-    ApiCaller { org, .. }: ApiCaller,
+    credential: ApiCredential,
 ) -> Result<Json<TaskStatus>, AppError> {
     blocking(move || {
+        let ApiCaller { org, .. } = credential.check(&state.store)?;
         let known = check_product(&product)?;
         let status = state.tasks().deactivate(org, &id, known, &version)?;
         Ok(Json(task_body(&id, &product, &version, status)))
@@ -270,9 +271,10 @@ pub async fn delete(
 pub async fn reset(
     State(state): State<AppState>,
     Path((id, product, version)): Path<TaskPath>,
-    ApiCaller { org, .. }: ApiCaller,
+    credential: ApiCredential,
 ) -> Result<impl IntoResponse, AppError> {
     blocking(move || {
+        let ApiCaller { org, .. } = credential.check(&state.store)?;
         let known = check_product(&product)?;
         state.tasks().reset(org, &id, known, &version)?;
         Ok((StatusCode::OK, Json(Empty {})))

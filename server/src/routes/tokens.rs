@@ -237,7 +237,6 @@ impl FromRequestParts<AppState> for PreviewsCaller {
 /// request is handed to the pool once instead of twice. What needs no database (a token's scope, a
 /// token caller's query) is checked on extraction; nothing of the caller can be read before the
 /// check.
-#[derive(Debug)]
 pub struct PreviewsCredential {
     /// A counted access token's organisation and the query, parsed.
     token: Option<(OrgId, Params)>,
@@ -267,6 +266,15 @@ impl FromRequestParts<AppState> for PreviewsCredential {
             None => (parts.uri.query().map(str::to_string), parts.headers.clone()),
         };
         Ok(PreviewsCredential { token, query, headers })
+    }
+}
+
+impl std::fmt::Debug for PreviewsCredential {
+    /// Without the query and headers, which carry the key.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PreviewsCredential")
+            .field("token_org", &self.token.as_ref().map(|(org, _)| org))
+            .finish_non_exhaustive()
     }
 }
 

@@ -129,9 +129,12 @@ async fn every_operation_behind_an_api_key_refuses_a_request_without_a_valid_one
             if !keyed {
                 continue;
             }
+            // Also with every path segment and query value wrong: the key is still checked first.
+            let wrong = path.split('/').map(|s| if s.starts_with('{') { "bogus" } else { s }).collect::<Vec<_>>();
+            let wrong = format!("{}?page_num=-1&version=&min_nudity=9&catalog=", wrong.join("/"));
             let uri = concrete(path, op);
             let sep = if uri.contains('?') { '&' } else { '?' };
-            for uri in [uri.clone(), format!("{uri}{sep}key=kino_unknown")] {
+            for uri in [uri.clone(), format!("{uri}{sep}key=kino_unknown"), wrong] {
                 let req =
                     Request::builder().method(method.to_uppercase().as_str()).uri(&uri).body(Body::empty()).unwrap();
                 let status = support::send(app(state.clone()), req).await.status();
@@ -140,7 +143,7 @@ async fn every_operation_behind_an_api_key_refuses_a_request_without_a_valid_one
             }
         }
     }
-    assert!(checked >= 100, "{checked} requests");
+    assert!(checked >= 150, "{checked} requests");
 }
 
 #[test]
