@@ -13,6 +13,7 @@
 # functions that ran there.
 #
 # Usage: scripts/request-files.sh            (needs valgrind: apt-get install valgrind)
+#        KEEP_DUMP=DIR scripts/request-files.sh   (keeps callgrind's dumps in DIR, emptied first)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v valgrind >/dev/null || { echo "error: valgrind missing (apt-get install valgrind)" >&2; exit 1; }
@@ -25,6 +26,7 @@ for line in sys.stdin:
         print(m["executable"])')"
 [ -x "$bin" ] || { echo "error: the server test binary was not built" >&2; exit 1; }
 work="${KEEP_DUMP:-$(mktemp -d)}"
+[ -z "${KEEP_DUMP:-}" ] || { mkdir -p "$work" && rm -f "$work"/callgrind.out.*; }
 [ -n "${KEEP_DUMP:-}" ] || trap 'rm -rf "$work"' EXIT
 (cd "$work" && valgrind --tool=callgrind --compress-strings=no --compress-pos=no --collect-atstart=no \
     --toggle-collect='*count_tokens*' --toggle-collect='*previews::clips::{{closure}}::{{closure}}*' \
