@@ -236,45 +236,51 @@ impl FromRequestParts<AppState> for PreviewsCaller {
 /// blocking pool anyway: it checks them there first ([`PreviewsCredential::check`]), so that the
 /// request is handed to the pool once instead of twice. What needs no database (a token's scope, a
 /// token caller's query) is checked on extraction; nothing of the caller can be read before the
-/// check.
-pub struct PreviewsCredential {
-    /// A counted access token's organisation and the query, parsed.
-    token: Option<(OrgId, Params)>,
-    /// The raw query string, for an API key caller.
-    query: Option<String>,
-    /// The headers, for an API key caller.
-    headers: HeaderMap,
+/// check (the fields are private).
+pub struct PreviewsCredential(Unchecked);
+
+/// What [`PreviewsCredential`] holds.
+enum Unchecked {
+    /// A counted access token with the scope: its organisation and the query, parsed.
+    Token(OrgId, Params),
+    /// An API key somewhere in the raw query string or the headers.
+    Key {
+        /// The raw query string.
+        query: Option<String>,
+        /// The headers.
+        headers: HeaderMap,
+    },
 }
 
 impl FromRequestParts<AppState> for PreviewsCredential {
     type Rejection = Response;
 
     async fn from_request_parts(parts: &mut Parts, _: &AppState) -> Result<PreviewsCredential, Response> {
-        let token = match parts.extensions.get::<TokenCaller>() {
-            Some(token) if !token.has_scope(identity::PREVIEWS_SCOPE) => {
-                return Err(refused(
-                    StatusCode::FORBIDDEN,
-                    format!("insufficient_scope: the access token lacks the scope {}", identity::PREVIEWS_SCOPE),
-                    Some(insufficient_scope_challenge(identity::PREVIEWS_SCOPE)),
-                ));
+        match parts.extensions.get::<TokenCaller>() {
+            Some(token) if !token.has_scope(identity::PREVIEWS_SCOPE) => Err(refused(
+                StatusCode::FORBIDDEN,
+                format!("insufficient_scope: the access token lacks the scope {}", identity::PREVIEWS_SCOPE),
+                Some(insufficient_scope_challenge(identity::PREVIEWS_SCOPE)),
+            )),
+            Some(token) => {
+                let params = Params::parse(parts.uri.query()).map_err(IntoResponse::into_response)?;
+                Ok(PreviewsCredential(Unchecked::Token(token.org, params)))
             }
-            Some(token) => Some((token.org, Params::parse(parts.uri.query()).map_err(IntoResponse::into_response)?)),
-            None => None,
-        };
-        let (query, headers) = match token {
-            Some(_) => (None, HeaderMap::new()),
-            None => (parts.uri.query().map(str::to_string), parts.headers.clone()),
-        };
-        Ok(PreviewsCredential { token, query, headers })
+            None => Ok(PreviewsCredential(Unchecked::Key {
+                query: parts.uri.query().map(str::to_string),
+                headers: parts.headers.clone(),
+            })),
+        }
     }
 }
 
 impl std::fmt::Debug for PreviewsCredential {
     /// Without the query and headers, which carry the key.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("PreviewsCredential")
-            .field("token_org", &self.token.as_ref().map(|(org, _)| org))
-            .finish_non_exhaustive()
+        match &self.0 {
+            Unchecked::Token(org, _) => f.debug_tuple("Token").field(org).finish_non_exhaustive(),
+            Unchecked::Key { .. } => f.debug_struct("Key").finish_non_exhaustive(),
+        }
     }
 }
 
@@ -283,22 +289,24 @@ impl PreviewsCredential {
     /// database, in one call for both: the key's error first, then the catalog's.
     pub fn check(self, store: &Store) -> Result<PreviewsCaller, AppError> {
         let accept = crate::auth::Accept::ApiKeyOrBearer;
-        let (org, params, has_catalog) = match self.token {
-            Some((org, params)) => {
+        let (org, params, has_catalog) = match self.0 {
+            Unchecked::Token(org, params) => {
                 let name = params.required("catalog").map_err(AppError::invalid)?;
                 let has = store.has_catalog(org, name)?;
                 (org, params, has)
             }
-            None => {
-                let params = Params::parse(self.query.as_deref())?;
+            Unchecked::Key { query, headers } => {
+                let params = Params::parse(query.as_deref())?;
                 let name = match params.required("catalog") {
                     Ok(name) => name,
                     Err(missing) => {
-                        crate::auth::organisation(store, &params, &self.headers, accept)?;
+                        // The key's error first, then the missing catalog's.
+                        crate::auth::organisation(store, &params, &headers, accept)?;
                         return Err(AppError::invalid(missing));
                     }
                 };
-                let (org, has) = crate::auth::organisation_in_catalog(store, &params, &self.headers, accept, name)?;
+                // The key and the catalog in one database call.
+                let (org, has) = crate::auth::organisation_in_catalog(store, &params, &headers, accept, name)?;
                 (org, params, has)
             }
         };
