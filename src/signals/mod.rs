@@ -13,6 +13,7 @@ mod binary;
 mod model;
 mod prepared;
 mod range_max;
+mod size;
 mod validate;
 
 use std::path::Path;
@@ -22,7 +23,9 @@ pub use model::*;
 pub use prepared::{FIXED_ONE, Prepared, REPORT_SCALE, fixed_mean, fixed_value, to_fixed};
 pub(crate) use prepared::{INDEX_SLACK, kind_slot, unit_vector};
 pub use range_max::RangeMax;
-pub use validate::{MAX_SAMPLES, SHOT_KINDS, VISUAL_GROUPS, sample_count};
+pub use validate::{
+    MAX_DURATION, MAX_FPS, MAX_FRAME_SIZE, MAX_SAMPLES, MIN_HOP, SHOT_KINDS, VISUAL_GROUPS, sample_count,
+};
 
 use crate::error::{Error, Result};
 

@@ -55,13 +55,13 @@ pub struct Signals {
     pub format: String,
     /// The customer's identifier of the item.
     pub inventory_id: String,
-    /// Seconds, > 0.
+    /// Seconds, > 0 and at most 172,800 (48 hours).
     pub duration: f64,
-    /// Frames per second, > 0; frame `f` starts at `f / fps`.
+    /// Frames per second, > 0 and at most 1000; frame `f` starts at `f / fps`.
     pub fps: f64,
-    /// Source frame width in pixels.
+    /// Source frame width in pixels, 1 to 16,384.
     pub frame_width: u32,
-    /// Source frame height in pixels.
+    /// Source frame height in pixels, 1 to 16,384.
     pub frame_height: u32,
     /// Seconds between timeline samples; sample `i` covers `[i*step, (i+1)*step)`.
     pub step: f64,
@@ -258,7 +258,7 @@ pub struct VisualCue {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct AudioFingerprint {
-    /// Seconds between hashes, in `(0, 10]`.
+    /// Seconds between hashes, in `[0.05, 10]` ([`crate::signals::MIN_HOP`]).
     pub hop: f64,
     /// The hashes, in time order; at most one per `hop` of the duration (plus one).
     pub hashes: Vec<u32>,
@@ -272,7 +272,7 @@ pub struct AudioFingerprint {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct PictureFingerprint {
-    /// Seconds between hashes, in `(0, 10]`.
+    /// Seconds between hashes, in `[0.05, 10]` ([`crate::signals::MIN_HOP`]).
     pub hop: f64,
     /// The hashes, in time order; at most one per `hop` of the duration (plus one).
     pub hashes: Vec<u32>,

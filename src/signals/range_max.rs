@@ -28,6 +28,13 @@ impl RangeMax {
         RangeMax { values, levels }
     }
 
+    /// The bytes of the values and the block maxima.
+    pub(crate) fn heap_size(&self) -> usize {
+        std::mem::size_of::<RangeMax>()
+            + std::mem::size_of_val(self.values.as_slice())
+            + self.levels.iter().map(|l| std::mem::size_of_val(l) + std::mem::size_of_val(l.as_slice())).sum::<usize>()
+    }
+
     /// The values the table was built over.
     pub fn values(&self) -> &[u32] {
         &self.values

@@ -19,6 +19,19 @@ pub fn sample_count(duration: f64, step: f64) -> usize {
     if n.is_finite() && n >= 0.0 { n as usize } else { 0 }
 }
 
+/// The samples of a series with `step` (named `field`) over `duration`: [`sample_count`], at most
+/// [`MAX_SAMPLES`].
+fn samples(field: &str, duration: f64, step: f64) -> Result<usize> {
+    let n = sample_count(duration, step);
+    if n > MAX_SAMPLES {
+        return Err(Error::signals(
+            field,
+            format!("gives {n} samples over the duration, more than the supported {MAX_SAMPLES}"),
+        ));
+    }
+    Ok(n)
+}
+
 fn positive_finite(field: &str, value: f64) -> Result<()> {
     if value.is_finite() && value > 0.0 {
         Ok(())
@@ -114,21 +127,23 @@ impl Signals {
             return Err(Error::signals("inventory_id", "must have length >= 1"));
         }
         positive_finite("duration", self.duration)?;
-        positive_finite("fps", self.fps)?;
-        positive_finite("step", self.step)?;
-        if self.frame_width == 0 {
-            return Err(Error::signals("frame_width", "must be > 0"));
-        }
-        if self.frame_height == 0 {
-            return Err(Error::signals("frame_height", "must be > 0"));
-        }
-        let n = sample_count(self.duration, self.step);
-        if n > MAX_SAMPLES {
+        if self.duration > MAX_DURATION {
             return Err(Error::signals(
-                "step",
-                format!("gives {n} samples per timeline, more than the supported {MAX_SAMPLES}"),
+                "duration",
+                format!("must be at most {MAX_DURATION} s (48 hours) (got {})", self.duration),
             ));
         }
+        positive_finite("fps", self.fps)?;
+        if self.fps > MAX_FPS {
+            return Err(Error::signals("fps", format!("must be at most {MAX_FPS} frames/s (got {})", self.fps)));
+        }
+        positive_finite("step", self.step)?;
+        for (field, pixels) in [("frame_width", self.frame_width), ("frame_height", self.frame_height)] {
+            if !(1..=MAX_FRAME_SIZE).contains(&pixels) {
+                return Err(Error::signals(field, format!("must be > 0 and at most {MAX_FRAME_SIZE} (got {pixels})")));
+            }
+        }
+        let n = samples("step", self.duration, self.step)?;
         let t = &self.timelines;
         timeline("timelines.relevance", &t.relevance, n)?;
         timeline("timelines.nudity", &t.nudity, n)?;
@@ -209,10 +224,14 @@ impl Signals {
         Ok(())
     }
 
-    /// A fingerprint's hop and length (`field`: its name).
+    /// A fingerprint's hop and length (`field`: its name): its hop no finer than [`MIN_HOP`], so
+    /// that its length, bounded by the duration, is bounded.
     fn validate_fingerprint(&self, field: &str, hop: f64, hashes: usize) -> Result<()> {
-        if !(hop.is_finite() && hop > 0.0 && hop <= 10.0) {
-            return Err(Error::signals(format!("{field}.hop"), "must be a number of seconds in (0, 10]"));
+        if !(hop.is_finite() && (MIN_HOP..=10.0).contains(&hop)) {
+            return Err(Error::signals(
+                format!("{field}.hop"),
+                format!("must be a number of seconds in [{MIN_HOP}, 10] (got {hop})"),
+            ));
         }
         let most = (self.duration / hop).floor() as usize + 1;
         if hashes > most {
@@ -340,7 +359,7 @@ impl Signals {
 
     fn validate_text(&self, t: &OnScreenText) -> Result<()> {
         positive_finite("text.step", t.step)?;
-        let limit = sample_count(self.duration, t.step);
+        let limit = samples("text.step", self.duration, t.step)?;
         if t.density.len() > limit {
             return Err(Error::signals(
                 "text.density",
@@ -469,7 +488,7 @@ impl Signals {
                 ));
             }
         }
-        let limit = sample_count(self.duration, e.step);
+        let limit = samples("emotions.step", self.duration, e.step)?;
         let m = e.probs.len();
         if m > limit {
             return Err(Error::signals(
@@ -496,7 +515,7 @@ impl Signals {
 
     fn validate_vertical(&self, v: &Vertical) -> Result<()> {
         positive_finite("vertical.step", v.step)?;
-        let limit = sample_count(self.duration, v.step);
+        let limit = samples("vertical.step", self.duration, v.step)?;
         if v.x_center.is_empty() || v.x_center.len() > limit {
             return Err(Error::signals(
                 "vertical.x_center",
@@ -562,6 +581,22 @@ fn validate_analysis(a: &Analysis) -> Result<()> {
 
 /// Largest timeline the core accepts: 24 hours at 120 samples per second.
 pub const MAX_SAMPLES: usize = 24 * 3600 * 120;
+
+/// Longest video the core accepts, seconds: 48 hours, longer than any title or recording a
+/// catalog holds. Every size derived from the duration (timelines, fingerprints, a page's time
+/// axis) is bounded through it.
+pub const MAX_DURATION: f64 = 48.0 * 3600.0;
+
+/// Highest frame rate the core accepts, frames per second (high-speed footage is recorded faster,
+/// but delivered at a playback rate far below this).
+pub const MAX_FPS: f64 = 1000.0;
+
+/// Largest frame width or height the core accepts, pixels (16K video).
+pub const MAX_FRAME_SIZE: u32 = 16_384;
+
+/// Finest fingerprint hop the core accepts, seconds: twice as fine as kino-media's 0.1 s. With
+/// [`MAX_DURATION`] it bounds a fingerprint to 3,456,001 hashes.
+pub const MIN_HOP: f64 = 0.05;
 
 /// The groups of [`VisualLabel::group`].
 pub const VISUAL_GROUPS: &[&str] = &["animal", "vehicle", "food", "place", "clothing", "object"];

@@ -33,6 +33,9 @@ fn every_rule_names_its_field() {
     rejects(|s| s.frame_width = 0, "frame_width", "> 0");
     rejects(|s| s.frame_height = 0, "frame_height", "> 0");
     rejects(|s| s.step = 1e-9, "step", "samples");
+    rejects(|s| s.fps = 1e9, "fps", "at most 1000");
+    rejects(|s| s.frame_width = 1 << 20, "frame_width", "at most 16384");
+    rejects(|s| s.frame_height = 1 << 20, "frame_height", "at most 16384");
     rejects(|s| s.timelines.relevance.pop().map(drop).unwrap_or(()), "timelines.relevance", "120 samples");
     rejects(|s| s.timelines.nudity[3] = 1.5, "timelines.nudity[3]", "[0, 1]");
     rejects(|s| s.timelines.blood_gore[0] = -0.1, "timelines.blood_gore[0]", "[0, 1]");
@@ -324,6 +327,64 @@ fn version_7_binary_files_still_open() {
 fn version_8_binary_files_still_open() {
     let from_old = old_layout_opens(8);
     assert!(from_old.visual.is_some() && from_old.picture_fingerprint.is_none());
+}
+
+/// A duration past what any title runs (48 hours) is refused, naming `duration`, even when every
+/// size derived from it is small: 1e15 s with 1000 timeline samples is a document whose time axis
+/// alone would be endless.
+#[test]
+fn a_duration_longer_than_any_title_is_refused() {
+    let s = spanning(1e15, 1e12);
+    assert_eq!(s.timelines.relevance.len(), 1000);
+    match s.validate() {
+        Err(Error::InvalidSignals { field, rule }) => {
+            assert_eq!(field, "duration", "{rule}");
+            assert!(rule.contains("at most 172800"), "{rule}");
+        }
+        other => panic!("expected the duration refused, got {other:?}"),
+    }
+    spanning(kino::signals::MAX_DURATION, 60.0).validate().unwrap();
+}
+
+/// A document of `duration` seconds with timelines of `step`: a short demo document stretched,
+/// its timelines padded with zeros and its scenes left out.
+fn spanning(duration: f64, step: f64) -> Signals {
+    let mut s = demo_signals("long", 60.0, 1.0, 5);
+    (s.duration, s.step) = (duration, step);
+    let n = kino::signals::sample_count(duration, step);
+    let t = &mut s.timelines;
+    for values in [&mut t.relevance, &mut t.nudity, &mut t.blood_gore, &mut t.profanity, &mut t.brightness] {
+        values.resize(n, 0.0);
+    }
+    t.clip_types.values_mut().for_each(|values| values.resize(n, 0.0));
+    s.scenes.clear();
+    s.scene_embeddings = None;
+    s
+}
+
+/// A fingerprint cannot be longer than its rate allows over the duration, and its rate cannot be
+/// finer than any fingerprinter's: 10,001 hashes over 10 s (a hop of 1 ms) are refused, so a
+/// fingerprint holds at most 3,456,001 hashes whatever the document declares.
+#[test]
+fn a_fingerprint_longer_than_the_duration_allows_is_refused() {
+    use kino::signals::{AudioFingerprint, MIN_HOP, PictureFingerprint};
+    let mut s = demo_signals("f", 10.0, 1.0, 5);
+    s.audio_fingerprint = Some(AudioFingerprint { hop: 0.001, hashes: vec![7; 10_001] });
+    match s.validate() {
+        Err(Error::InvalidSignals { field, rule }) => {
+            assert_eq!(field, "audio_fingerprint.hop", "{rule}");
+            assert!(rule.contains(&MIN_HOP.to_string()), "{rule}");
+        }
+        other => panic!("expected the hop refused, got {other:?}"),
+    }
+    s.audio_fingerprint = None;
+    s.picture_fingerprint = Some(PictureFingerprint { hop: MIN_HOP, hashes: vec![7; 202] });
+    match s.validate() {
+        Err(Error::InvalidSignals { field, .. }) => assert_eq!(field, "picture_fingerprint.hashes"),
+        other => panic!("expected the length refused, got {other:?}"),
+    }
+    s.picture_fingerprint = Some(PictureFingerprint { hop: MIN_HOP, hashes: vec![7; 201] });
+    s.validate().unwrap();
 }
 
 /// Both fingerprints: their rules name the field, and both forms keep them.
