@@ -53,8 +53,10 @@ use crate::report;
 use crate::signals::Signals;
 
 mod credits;
+mod reduced;
 
 pub use credits::{Credits, CreditsCue, MAX_MID_CREDITS, credits, wordy};
+pub use reduced::read_by_markers;
 
 /// Shortest intro, seconds.
 pub const MIN_INTRO: f64 = 15.0;

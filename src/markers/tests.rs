@@ -490,3 +490,41 @@ fn credits_and_their_parts_keep_to_what_was_seen() {
     let found = m(&subtitled);
     assert_eq!((found.credit_start, found.mid_credits_end), (Some(440.0), Some(499.5)), "{found:?}");
 }
+
+/// The markers of a season read from what the markers read of each episode
+/// ([`read_by_markers`]: what the service holds of each episode while it reads the next) are
+/// those of the whole documents: intros in sound and picture, a recap, credits from text, from
+/// pictures of text and from the season's shared end.
+#[test]
+fn the_markers_of_reduced_episodes_are_those_of_the_whole_documents() {
+    let (intro, titles) = (crate::synth::fingerprint_hashes(400, 99), pictures(300, 77));
+    let (music, roll) = (crate::synth::fingerprint_hashes(600, 55), pictures(600, 56));
+    let mut e1 = with_picture(episode(1200.0, 1, &[], &intro, 30.0), 1, &[], &titles, 30.0);
+    e1.visual = Some(visual(1.0, Vec::new(), vec![black(29.2, 29.9), black(600.0, 601.0)]));
+    e1.shots = vec![69.8, 300.0];
+    let e1 = with_end(e1, &music, &roll);
+    let e2 = with_end(with_picture(episode(1300.0, 2, &[], &intro, 95.5), 2, &[], &titles, 95.5), &music, &roll);
+    let recap = e2.audio_fingerprint.as_ref().unwrap().hashes[2000..2200].to_vec();
+    let mut e3 = with_picture(episode(1250.0, 3, &recap, &intro, 10.0), 3, &[], &titles, 30.0);
+    let line = |start: f64, text: &str| TextSpan { start, end: start + 4.0, text: text.into(), score: 0.9 };
+    e3.text = Some(crate::signals::OnScreenText {
+        step: 4.0,
+        density: vec![0.1; 313],
+        lines: (0..10).map(|k| line(1200.0 + 4.0 * f64::from(k), "A Name")).collect(),
+        credits_start: Some(1200.0),
+    });
+    let whole = [e1, e2, e3, pictured(cards)];
+    let reduced: Vec<Signals> = whole.iter().map(read_by_markers).collect();
+    let marks = |season: &[Signals]| {
+        let episodes: Vec<Episode<'_>> =
+            season.iter().enumerate().map(|(i, s)| Episode { number: Some(i as i64 + 1), signals: s }).collect();
+        season_markers(&episodes)
+    };
+    let expected = marks(&whole);
+    assert!(expected[..3].iter().all(|m| m.intro_start.is_some()), "{expected:?}");
+    assert!(expected[2].recap_start.is_some(), "{:?}", expected[2]);
+    let cues: Vec<Option<&str>> = expected.iter().map(|m| m.credits_cue.as_deref()).collect();
+    assert_eq!(cues, [Some("season"), Some("season"), Some("text"), Some("picture")]);
+    assert_eq!(marks(&reduced), expected);
+    assert!(reduced.iter().all(|s| s.timelines.relevance.is_empty() && s.scenes.is_empty() && s.tags.is_empty()));
+}
