@@ -126,10 +126,26 @@ fn lanes(s: &Signals, markers: &[Mark]) -> Vec<(String, Lane)> {
     out
 }
 
-/// A round step for the axis' ticks: about ten over `duration`.
+/// The most ticks the time axis draws, whatever the duration (a document's duration is bounded
+/// by the core, but the axis does not rely on it).
+const MAX_TICKS: usize = 50;
+
+/// A round step for the axis' ticks: about ten over `duration`; past the round steps, whole
+/// multiples of two hours, so that even a duration of 1e15 s has a dozen ticks.
 fn tick_step(duration: f64) -> f64 {
-    let steps = [1.0, 2.0, 5.0, 10.0, 15.0, 30.0, 60.0, 120.0, 300.0, 600.0, 900.0, 1800.0, 3600.0];
-    steps.into_iter().find(|s| duration / s <= 12.0).unwrap_or(7200.0)
+    let steps = [1.0, 2.0, 5.0, 10.0, 15.0, 30.0, 60.0, 120.0, 300.0, 600.0, 900.0, 1800.0, 3600.0, 7200.0];
+    steps.into_iter().find(|s| duration / s <= 12.0).unwrap_or_else(|| 7200.0 * (duration / 7200.0 / 12.0).ceil())
+}
+
+/// The times of the axis' ticks over `duration`: 0, then every [`tick_step`], at most
+/// [`MAX_TICKS`] of them (none past the duration, none for a duration that is not a finite
+/// positive number).
+fn axis_ticks(duration: f64) -> Vec<f64> {
+    if !(duration.is_finite() && duration > 0.0) {
+        return Vec::new();
+    }
+    let step = tick_step(duration);
+    (0..MAX_TICKS).map(|i| i as f64 * step).take_while(|t| *t <= duration).collect()
 }
 
 /// `h:mm:ss` or `m:ss`.
@@ -157,8 +173,7 @@ pub fn draw(s: &Signals, marks: &[Mark], markers: &[Mark]) -> Markup {
         names.join(", "),
         marks.len()
     );
-    let step = tick_step(duration);
-    let ticks: Vec<f64> = (0..).map(|i| i as f64 * step).take_while(|t| *t <= duration).collect();
+    let ticks = axis_ticks(duration);
     html! {
         svg.timeline xmlns="http://www.w3.org/2000/svg" viewBox=(format!("0 0 {WIDTH} {height}")) role="img"
             aria-labelledby="timeline-title timeline-desc" data-lanes=(lanes.len()) {
@@ -341,5 +356,16 @@ mod tests {
         assert_eq!(clock(3725.0), "1:02:05");
         assert_eq!(tick_step(4.0), 1.0);
         assert_eq!(tick_step(7080.0), 600.0);
+        assert_eq!(axis_ticks(7080.0).len(), 12, "0:00 to 1:50:00 every ten minutes");
+    }
+
+    #[test]
+    fn the_axis_has_a_bounded_number_of_ticks_whatever_the_duration() {
+        for duration in [1e-9, 1.0, 172_800.0, 1e7, 1e15, 1e300, f64::MAX] {
+            let ticks = axis_ticks(duration);
+            assert!(!ticks.is_empty() && ticks.len() <= MAX_TICKS, "{duration}: {} ticks", ticks.len());
+            assert!(ticks.iter().all(|t| *t <= duration), "{duration}");
+        }
+        assert!(axis_ticks(f64::INFINITY).is_empty() && axis_ticks(f64::NAN).is_empty());
     }
 }
