@@ -98,12 +98,14 @@ pub fn stored_markers(row: Option<&crate::store::ResultRow>) -> Option<kino::mar
         .and_then(|d| serde_json::from_value(d).ok())
 }
 
-/// An episode of a season: its id, its number, its signals.
-pub type SeasonEpisode = (String, Option<i64>, std::sync::Arc<Signals>);
+/// An episode of a season: its id, its number, and what the markers read of its signals
+/// ([`kino::markers::read_by_markers`]).
+pub type SeasonEpisode = (String, Option<i64>, Signals);
 
-/// The episodes of the season of `item` (itself included) with their signals and numbers, in
-/// episode order; just the item when it is not an episode of a season. Episodes without signals
-/// are left out.
+/// The episodes of the season of `item` (itself included) with their numbers and what the markers
+/// read of their signals, in episode order; just the item when it is not an episode of a season.
+/// Episodes without signals are left out. Episodes are read one at a time, each document dropped
+/// once its part is kept, and the others are not added to the signals cache.
 pub fn season_of(
     store: &crate::store::Store,
     cache: &crate::signals::SignalsCache,
@@ -111,14 +113,15 @@ pub fn season_of(
     item: &crate::store::ItemRow,
     own: &Signals,
 ) -> Result<Vec<SeasonEpisode>, crate::error::AppError> {
-    let mut out = vec![(item.id.clone(), item.episodic_number("episode_number"), std::sync::Arc::new(own.clone()))];
+    let read = kino::markers::read_by_markers;
+    let mut out = vec![(item.id.clone(), item.episodic_number("episode_number"), read(own))];
     if let Some(season) = season_id(item) {
         for e in store.children(org, &season)? {
             if e.deleted || e.id == item.id || season_id(&e).as_deref() != Some(&season) {
                 continue;
             }
-            if let Some(p) = crate::signals::prepared(store, cache, org, &e.id)? {
-                out.push((e.id.clone(), e.episodic_number("episode_number"), std::sync::Arc::new(p.signals().clone())));
+            if let Some(s) = crate::signals::read_with(store, cache, org, &e.id, read)? {
+                out.push((e.id.clone(), e.episodic_number("episode_number"), s));
             }
         }
     }
@@ -138,7 +141,7 @@ pub fn markers_of(
 ) -> Result<Value, String> {
     let season = season_of(store, cache, org, item, own).map_err(|e| e.to_string())?;
     let episodes: Vec<kino::markers::Episode<'_>> =
-        season.iter().map(|(_, n, s)| kino::markers::Episode { number: *n, signals: s.as_ref() }).collect();
+        season.iter().map(|(_, n, s)| kino::markers::Episode { number: *n, signals: s }).collect();
     let all = kino::markers::season_markers(&episodes);
     let i = season.iter().position(|(id, ..)| *id == item.id).ok_or("the item is not in its season")?;
     serde_json::to_value(&all[i]).map_err(|e| e.to_string())

@@ -15,6 +15,10 @@ use crate::store::{OrgId, Store, StoreError};
 pub mod cache;
 pub use cache::SignalsCache;
 
+/// The largest signals document read, uploaded or as a sidecar file (the default request limit
+/// of 2 MiB is below a two-hour title with scene embeddings; 64 MiB holds several hours).
+pub const MAX_SIGNALS_BYTES: usize = 64 * 1024 * 1024;
+
 /// Why signals could not be read or stored.
 #[derive(Debug, thiserror::Error)]
 pub enum SignalsError {
@@ -67,6 +71,28 @@ pub fn prepared_at(
     let prepared = Arc::new(Prepared::new(signals).map_err(|e| unreadable(e.to_string()))?);
     cache.insert(org, item_id, version, prepared.clone());
     Ok(Some(prepared))
+}
+
+/// `read` applied to an item's stored signals, when it has any: to the cached document while its
+/// stored version is cached, else to the stored one decoded for this call alone (neither prepared
+/// nor cached, and dropped on return). A season's markers read every episode this way, keeping
+/// only what `read` returns of each.
+pub fn read_with<T>(
+    store: &Store,
+    cache: &SignalsCache,
+    org: OrgId,
+    item_id: &str,
+    read: impl FnOnce(&Signals) -> T,
+) -> Result<Option<T>, SignalsError> {
+    let Some(version) = store.signals_version(org, item_id)? else { return Ok(None) };
+    if let Some(p) = cache.get(org, item_id, version) {
+        return Ok(Some(read(p.signals())));
+    }
+    let Some((bytes, _)) = store.signals(org, item_id)? else { return Ok(None) };
+    let signals = Signals::from_binary(&bytes)
+        .map_err(|e| SignalsError::Unreadable { id: item_id.to_string(), reason: e.to_string() })?;
+    drop(bytes);
+    Ok(Some(read(&signals)))
 }
 
 /// Stores an item's signals (an upload, or a finished analysis) and refreshes the cache, then
