@@ -42,16 +42,56 @@ pub const LARGE_WIDTH: u32 = 1280;
 /// Width of small thumbnails.
 pub const SMALL_WIDTH: u32 = 320;
 
+/// Why a render failed: the item itself (shown to the customer as it is), or the service's work,
+/// whose text (ffmpeg's output, server paths, the process's descriptors) is only logged.
+#[derive(Debug)]
+pub enum RenderError {
+    /// The item cannot be rendered as it is: no usable media file, no signals, deleted.
+    Item(String),
+    /// Rendering, storing or publishing failed.
+    Service(String),
+}
+
+impl From<String> for RenderError {
+    fn from(detail: String) -> Self {
+        RenderError::Service(detail)
+    }
+}
+
+impl RenderError {
+    /// What the customer is shown of the failed `what` (`clip generation`, `creative asset`) of
+    /// `job` (its id): the item's problem as it is; for the service's own failure a plain sentence
+    /// with a request id, the details logged under that id here.
+    pub fn shown(self, what: &str, job: &str) -> String {
+        match self {
+            RenderError::Item(message) => message,
+            RenderError::Service(detail) => {
+                let request_id = crate::auth::random_hex(8);
+                tracing::error!(request_id = %request_id, job, error = %detail, "{what} failed");
+                format!("the {what} could not be rendered; request id {request_id} (the service's log has the details)")
+            }
+        }
+    }
+}
+
 /// The item's video, opened beneath the media root: render from its [`MediaFile::tool_path`]
 /// while it is held, never by name.
-fn video_of(r: &Renderer, item: &ItemRow) -> Result<MediaFile, String> {
+fn video_of(r: &Renderer, item: &ItemRow) -> Result<MediaFile, RenderError> {
     match local_media(&r.config, &item.body) {
         LocalMedia::File(file) => Ok(file),
-        LocalMedia::NotLocal => {
-            Err(format!("item {:?} has no local media file under the media root (asset_info.file_uri)", item.id))
-        }
-        LocalMedia::Unusable { reason, .. } => Err(unusable_media(&item.id, &item.body, &reason)),
+        LocalMedia::NotLocal => Err(RenderError::Item(format!(
+            "item {:?} has no local media file under the media root (asset_info.file_uri)",
+            item.id
+        ))),
+        LocalMedia::Unusable { reason, .. } => Err(RenderError::Item(unusable_media(&item.id, &item.body, &reason))),
     }
+}
+
+/// The item's prepared signals; an item without any cannot be rendered.
+fn signals_of(r: &Renderer, org: OrgId, item: &ItemRow) -> Result<Arc<kino::Prepared>, RenderError> {
+    crate::signals::prepared(&r.store, &r.signals, org, &item.id)
+        .map_err(|e| e.to_string())?
+        .ok_or_else(|| RenderError::Item("the item has no signals".into()))
 }
 
 /// Where a bucket path lives on disk (its folder created).
@@ -151,12 +191,10 @@ fn frame_in(s: &Signals, start: f64, stop: f64) -> f64 {
 
 /// Renders the files of creative asset `a` (a clip or a thumbnail, horizontal or 9:16) and sets
 /// its URIs.
-pub fn creative_asset(r: &Renderer, org: OrgId, item: &ItemRow, a: &mut CreativeAssetRow) -> Result<(), String> {
+pub fn creative_asset(r: &Renderer, org: OrgId, item: &ItemRow, a: &mut CreativeAssetRow) -> Result<(), RenderError> {
     let opened = video_of(r, item)?;
     let video = opened.tool_path();
-    let prepared = crate::signals::prepared(&r.store, &r.signals, org, &item.id)
-        .map_err(|e| e.to_string())?
-        .ok_or("the item has no signals")?;
+    let prepared = signals_of(r, org, item)?;
     let s = prepared.signals();
     let base = format!("creative-assets/{}/{}", a.recipe_id, a.id);
     let vertical = a.kind.is_vertical();
@@ -178,21 +216,19 @@ pub fn creative_asset(r: &Renderer, org: OrgId, item: &ItemRow, a: &mut Creative
 }
 
 /// Renders a claimed generation and records the outcome: `SUCCESS` with the files' paths and
-/// image sizes, or `FAILED` with why.
+/// image sizes, or `FAILED` with why ([`RenderError::shown`]).
 pub fn render_generation(r: &Renderer, g: &ClaimedGeneration) {
-    let outcome = (|| -> Result<Value, String> {
+    let outcome = (|| -> Result<Value, RenderError> {
         let request: GenerationRequest = serde_json::from_value(g.request.clone())
             .map_err(|e| format!("the stored generation request is unreadable: {e}"))?;
         let item = r
             .store
             .item(g.org, &g.item_id)
             .map_err(|e| e.to_string())?
-            .ok_or_else(|| format!("item {:?} no longer exists", g.item_id))?;
+            .ok_or_else(|| RenderError::Item(format!("item {:?} no longer exists", g.item_id)))?;
         let opened = video_of(r, &item)?;
         let video = opened.tool_path();
-        let prepared = crate::signals::prepared(&r.store, &r.signals, g.org, &item.id)
-            .map_err(|e| e.to_string())?
-            .ok_or("the item has no signals")?;
+        let prepared = signals_of(r, g.org, &item)?;
         let s = prepared.signals();
         let mut out = Vec::new();
         let mut stills = None;
@@ -248,13 +284,13 @@ pub fn render_generation(r: &Renderer, g: &ClaimedGeneration) {
             jitpreview: out,
             jitthumbnail: stills,
         };
-        serde_json::to_value(data).map_err(|e| e.to_string())
+        Ok(serde_json::to_value(data).map_err(|e| e.to_string())?)
     })();
     let row = match outcome {
         Ok(data) => GenerationRow { state: RenderState::Success, error: String::new(), data: Some(data) },
         Err(e) => {
-            tracing::warn!(gen_id = %g.id, item = %g.item_id, error = %e, "clip generation failed");
-            GenerationRow { state: RenderState::Failed, error: e, data: None }
+            tracing::warn!(gen_id = %g.id, item = %g.item_id, "clip generation failed");
+            GenerationRow { state: RenderState::Failed, error: e.shown("clip generation", &g.id), data: None }
         }
     };
     if let Err(e) = r.store.finish_generation(g.org, &g.id, &row) {

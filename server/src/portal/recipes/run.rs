@@ -187,9 +187,10 @@ fn finish_asset(p: &Portal, org: OrgId, item: &ItemRow, a: &mut CreativeAssetRow
     match crate::jobs::render::creative_asset(&p.renderer, org, item, a) {
         Ok(()) => a.status = CreativeAssetStatus::Completed,
         Err(e) => {
+            let shown = e.shown("creative asset", &a.id);
             a.status = CreativeAssetStatus::Failed;
-            a.metadata["error"] = json!(e);
-            a.error = Some(e);
+            a.metadata["error"] = json!(shown);
+            a.error = Some(shown);
         }
     }
 }
