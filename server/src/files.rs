@@ -209,6 +209,23 @@ impl MediaFile {
         &self.shown
     }
 
+    /// Its contents as text, read from the open file, when it has at most `limit` bytes; `None`
+    /// when it has more (at most `limit + 1` bytes are read to find out).
+    pub fn read_to_string_within(&self, limit: u64) -> io::Result<Option<String>> {
+        use std::io::{Read, Seek};
+        let mut file = &self.file;
+        if file.metadata()?.len() > limit {
+            return Ok(None);
+        }
+        file.seek(io::SeekFrom::Start(0))?;
+        let mut bytes = Vec::new();
+        file.take(limit + 1).read_to_end(&mut bytes)?;
+        if bytes.len() as u64 > limit {
+            return Ok(None);
+        }
+        String::from_utf8(bytes).map(Some).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
+    }
+
     /// Its contents as text, read from the open file.
     pub fn read_to_string(&self) -> io::Result<String> {
         use std::io::{Read, Seek};

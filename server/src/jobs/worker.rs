@@ -15,6 +15,7 @@ use crate::config::Config;
 use crate::files::{LocalMedia, MediaFile};
 use crate::files::{local_media, local_sidecar, unusable_media};
 use crate::products::{NOT_AVAILABLE, PROCESSED, Product, compute};
+use crate::signals::MAX_SIGNALS_BYTES;
 use crate::signals::SignalsCache;
 use crate::state::Analysis;
 use crate::store::{ItemRow, Job, ResultStatus, Store, StoreError};
@@ -162,14 +163,22 @@ fn media_signals(w: &Worker, job: &Job, item: &ItemRow) -> Result<Option<Signals
     }
 }
 
-/// The item's sidecar signals, read from the file opened beneath the media root.
+/// The item's sidecar signals, read from the file opened beneath the media root: at most
+/// [`MAX_SIGNALS_BYTES`], as an uploaded document.
 fn sidecar_document(item: &ItemRow, file: &MediaFile) -> Result<kino_media::Sidecar, Outcome> {
     let uri = item.body["asset_info"]["file_uri"].as_str().unwrap_or_default();
-    let signals = file
-        .read_to_string()
-        .map_err(|e| e.to_string())
-        .and_then(|t| Signals::from_json(&t).map_err(|e| e.to_string()))
+    let text = file
+        .read_to_string_within(MAX_SIGNALS_BYTES as u64)
+        .map_err(|e| Outcome::Failed(format!("sidecar {uri}.signals.json is invalid: {e}")))?
+        .ok_or_else(|| {
+            Outcome::Failed(format!(
+                "sidecar {uri}.signals.json is larger than {MAX_SIGNALS_BYTES} bytes, the most a signals document \
+                 may have"
+            ))
+        })?;
+    let signals = Signals::from_json(&text)
         .map_err(|e| Outcome::Failed(format!("sidecar {uri}.signals.json is invalid: {e}")))?;
+    drop(text);
     Ok(kino_media::Sidecar::Document { signals: Box::new(signals), name: format!("{uri}.signals.json").into() })
 }
 

@@ -11,9 +11,7 @@ use super::{ApiCaller, blocking, live_item};
 use crate::error::{AppError, Detail};
 use crate::state::AppState;
 
-/// The largest signals document accepted (the default request limit of 2 MiB is below a
-/// two-hour title with scene embeddings; 64 MiB holds several hours).
-pub const MAX_SIGNALS_BYTES: usize = 64 * 1024 * 1024;
+pub use crate::signals::MAX_SIGNALS_BYTES;
 
 /// The answer to stored signals.
 #[derive(Debug, Clone, serde::Serialize, utoipa::ToSchema)]
