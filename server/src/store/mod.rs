@@ -58,4 +58,4 @@ pub use tasks::{ResultRow, ResultStatus, TaskRow};
 pub use types::{OrgId, Write, millis, now, now_ms};
 pub use users::{SessionRow, UserRow};
 pub use vectors::ResultStamp;
-pub use webhooks::{ClaimedDelivery, DeliveryOutcome, DeliveryRow, DeliveryState, Outgoing, WebhookRow};
+pub use webhooks::{ByHand, ClaimedDelivery, DeliveryOutcome, DeliveryRow, DeliveryState, Outgoing, WebhookRow};

@@ -20,6 +20,29 @@ pub struct Outgoing {
     pub body: Vec<u8>,
 }
 
+/// What queuing a delivery by hand (a test, a redelivery) came to.
+#[derive(Debug)]
+pub enum ByHand {
+    /// Queued.
+    Queued(DeliveryRow),
+    /// The organisation has no webhook (or delivery) of that id.
+    NotFound,
+    /// The organisation has as many deliveries queued by hand and not yet sent as it may.
+    Full,
+}
+
+/// How many deliveries the organisation queued by hand (tests and redeliveries) that are not yet
+/// sent.
+fn pending_by_hand(c: &mut Conn<'_>, org: OrgId) -> DbResult<usize> {
+    let n: i64 = c.query_row(
+        "SELECT COUNT(*) FROM webhook_deliveries WHERE org_id = ?1 AND state IN ('pending', 'sending') \
+         AND (event = 'test' OR redelivery_of IS NOT NULL)",
+        params![org.0],
+        |r| r.get(0),
+    )?;
+    Ok(usize::try_from(n).unwrap_or(0))
+}
+
 /// Queues `out` to every enabled webhook of its organisation subscribed to its event; how many.
 pub(super) fn queue_in(c: &mut Conn<'_>, out: &Outgoing) -> DbResult<usize> {
     let targets: Vec<WebhookRow> = {
@@ -273,8 +296,9 @@ impl Store {
         })
     }
 
-    /// Queues one delivery to one of the organisation's webhooks (enabled or not); `None` when
-    /// the organisation has no webhook of that id.
+    /// Queues a Test delivery (`event`, `body`) to one of the organisation's webhooks, unless the
+    /// organisation has `max_pending` deliveries queued by hand (tests and redeliveries) not yet
+    /// sent.
     pub fn queue_delivery(
         &self,
         org: OrgId,
@@ -282,36 +306,62 @@ impl Store {
         id: &str,
         event: &str,
         body: &[u8],
-    ) -> StoreResult<Option<DeliveryRow>> {
+        max_pending: usize,
+    ) -> StoreResult<ByHand> {
         self.with(|c| {
-            c.query_row(
-                &format!(
-                    "INSERT INTO webhook_deliveries (id, org_id, webhook_id, event, body, state, created_at) \
-                     SELECT ?1, org_id, id, ?3, ?4, 'pending', ?5 FROM webhooks WHERE org_id = ?6 AND id = ?2 \
-                     RETURNING {DELIVERY_COLUMNS}"
-                ),
-                params![id, webhook_id, event, body, now(), org.0],
-                delivery_row,
-            )
-            .optional()
+            if pending_by_hand(c, org)? >= max_pending {
+                let exists = c
+                    .query_row(
+                        "SELECT 1 FROM webhooks WHERE org_id = ?1 AND id = ?2",
+                        params![org.0, webhook_id],
+                        |_| Ok(()),
+                    )
+                    .optional()?;
+                return Ok(if exists.is_some() { ByHand::Full } else { ByHand::NotFound });
+            }
+            let row = c
+                .query_row(
+                    &format!(
+                        "INSERT INTO webhook_deliveries (id, org_id, webhook_id, event, body, state, created_at) \
+                         SELECT ?1, org_id, id, ?3, ?4, 'pending', ?5 FROM webhooks WHERE org_id = ?6 AND id = ?2 \
+                         RETURNING {DELIVERY_COLUMNS}"
+                    ),
+                    params![id, webhook_id, event, body, now(), org.0],
+                    delivery_row,
+                )
+                .optional()?;
+            Ok(row.map_or(ByHand::NotFound, ByHand::Queued))
         })
     }
 
     /// Queues a new delivery of the same body to the same webhook as one of the organisation's
-    /// deliveries; `None` when it has no delivery of that id.
-    pub fn queue_redelivery(&self, org: OrgId, delivery_id: &str, id: &str) -> StoreResult<Option<DeliveryRow>> {
+    /// deliveries, unless the organisation has `max_pending` deliveries queued by hand not yet
+    /// sent.
+    pub fn queue_redelivery(&self, org: OrgId, delivery_id: &str, id: &str, max_pending: usize) -> StoreResult<ByHand> {
         self.with(|c| {
-            c.query_row(
-                &format!(
-                    "INSERT INTO webhook_deliveries \
-                     (id, org_id, webhook_id, event, body, state, created_at, redelivery_of) \
-                     SELECT ?1, org_id, webhook_id, event, body, 'pending', ?2, id FROM webhook_deliveries \
-                     WHERE org_id = ?3 AND id = ?4 RETURNING {DELIVERY_COLUMNS}"
-                ),
-                params![id, now(), org.0, delivery_id],
-                delivery_row,
-            )
-            .optional()
+            if pending_by_hand(c, org)? >= max_pending {
+                let exists = c
+                    .query_row(
+                        "SELECT 1 FROM webhook_deliveries WHERE org_id = ?1 AND id = ?2",
+                        params![org.0, delivery_id],
+                        |_| Ok(()),
+                    )
+                    .optional()?;
+                return Ok(if exists.is_some() { ByHand::Full } else { ByHand::NotFound });
+            }
+            let row = c
+                .query_row(
+                    &format!(
+                        "INSERT INTO webhook_deliveries \
+                         (id, org_id, webhook_id, event, body, state, created_at, redelivery_of) \
+                         SELECT ?1, org_id, webhook_id, event, body, 'pending', ?2, id FROM webhook_deliveries \
+                         WHERE org_id = ?3 AND id = ?4 RETURNING {DELIVERY_COLUMNS}"
+                    ),
+                    params![id, now(), org.0, delivery_id],
+                    delivery_row,
+                )
+                .optional()?;
+            Ok(row.map_or(ByHand::NotFound, ByHand::Queued))
         })
     }
 

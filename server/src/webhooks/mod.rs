@@ -17,7 +17,7 @@ use serde::Serialize;
 use crate::auth::random_hex;
 use crate::changes::{Effects, Queued};
 use crate::secrets::SecretBox;
-use crate::store::{OrgId, Outgoing, Store, StoreError, WebhookRow};
+use crate::store::{ByHand, OrgId, Outgoing, Store, StoreError, WebhookRow};
 
 pub use address::{check_url, forbidden_reason};
 pub use dispatch::{DISPATCHER_LEASE, Dispatcher, INTERRUPTED, MAX_IN_FLIGHT, run_dispatcher};
@@ -46,6 +46,11 @@ pub const DEFAULT_LEASE: std::time::Duration = crate::config::DEFAULT_WEBHOOK_LE
 
 /// Most deliveries [`deliveries`] returns at once.
 pub const MAX_LIST: usize = 1000;
+
+/// Most deliveries an organisation may have queued by hand ([`test`], [`redeliver`]) and not yet
+/// sent; more are refused ([`WebhookError::TooManyPending`]): the delivery queue and its
+/// dispatcher are shared by every organisation.
+pub const MAX_PENDING_BY_HAND: usize = 10;
 
 /// A webhook as shown to its organisation (the signing secret is shown once, by [`create`]).
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
@@ -89,6 +94,15 @@ pub enum WebhookError {
         what: &'static str,
         /// The id asked for.
         id: String,
+    },
+    /// The organisation has [`MAX_PENDING_BY_HAND`] deliveries queued by hand not yet sent.
+    #[error(
+        "at most {limit} test deliveries and redeliveries may wait to be sent per organisation; try again when \
+         some have been sent"
+    )]
+    TooManyPending {
+        /// The limit.
+        limit: usize,
     },
     /// The database failed.
     #[error(transparent)]
@@ -222,13 +236,23 @@ pub fn outgoing(org: OrgId, event: &str, data: serde_json::Value) -> Result<Outg
 
 /// Queues a Test delivery (`{"event": "test", ..., "data": {"message": ...}}`, no event header)
 /// to one of the organisation's webhooks, enabled or not: it is a by-hand check, typically made
-/// before enabling.
+/// before enabling. At most [`MAX_PENDING_BY_HAND`] wait to be sent per organisation.
 pub fn test(store: &Store, fx: &Effects, org: OrgId, id: &str) -> Result<DeliveryView, WebhookError> {
     let body = envelope(TEST_EVENT, &serde_json::json!({ "message": TEST_MESSAGE }));
-    let row = store.queue_delivery(org, id, &uuid_v4(), TEST_EVENT, &body)?;
-    let row = row.ok_or_else(|| WebhookError::NotFound { what: "webhook", id: id.to_string() })?;
-    fx.queued(Queued::Deliveries);
-    Ok(row)
+    let queued = store.queue_delivery(org, id, &uuid_v4(), TEST_EVENT, &body, MAX_PENDING_BY_HAND)?;
+    by_hand(fx, queued, "webhook", id)
+}
+
+/// The delivery queued by hand, the dispatcher woken; or why none was.
+fn by_hand(fx: &Effects, queued: ByHand, what: &'static str, id: &str) -> Result<DeliveryView, WebhookError> {
+    match queued {
+        ByHand::Queued(row) => {
+            fx.queued(Queued::Deliveries);
+            Ok(row)
+        }
+        ByHand::NotFound => Err(WebhookError::NotFound { what, id: id.to_string() }),
+        ByHand::Full => Err(WebhookError::TooManyPending { limit: MAX_PENDING_BY_HAND }),
+    }
 }
 
 /// The latest `limit` (at most [`MAX_LIST`]) deliveries of one of the organisation's webhooks,
@@ -248,11 +272,10 @@ pub fn deliveries(
 
 /// Queues a new delivery with the same body bytes as one of the organisation's deliveries (and so
 /// the same signature), linked to it by `redelivery_of`; sent even if the webhook is disabled.
+/// At most [`MAX_PENDING_BY_HAND`] wait to be sent per organisation, tests included.
 pub fn redeliver(store: &Store, fx: &Effects, org: OrgId, delivery_id: &str) -> Result<DeliveryView, WebhookError> {
-    let row = store.queue_redelivery(org, delivery_id, &uuid_v4())?;
-    let row = row.ok_or_else(|| WebhookError::NotFound { what: "delivery", id: delivery_id.to_string() })?;
-    fx.queued(Queued::Deliveries);
-    Ok(row)
+    let queued = store.queue_redelivery(org, delivery_id, &uuid_v4(), MAX_PENDING_BY_HAND)?;
+    by_hand(fx, queued, "delivery", delivery_id)
 }
 
 #[cfg(test)]

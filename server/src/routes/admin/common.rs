@@ -36,6 +36,7 @@ impl From<WebhookError> for PortalError {
         match e {
             WebhookError::Invalid { .. } => PortalError::new(StatusCode::BAD_REQUEST, e.to_string()),
             WebhookError::NotFound { .. } => PortalError::new(StatusCode::NOT_FOUND, e.to_string()),
+            WebhookError::TooManyPending { .. } => PortalError::new(StatusCode::TOO_MANY_REQUESTS, e.to_string()),
             WebhookError::Store(inner) => inner.into(),
         }
     }

@@ -124,7 +124,11 @@ pub async fn disable_webhook(State(state): State<AppState>, s: Scope) -> Answer<
     tag = "admin",
     summary = "Queues a Test delivery",
     params(crate::openapi::OrgPath, crate::openapi::ResourceId),
-    responses((status = 202, description = "Queued", body = DeliveryRow), crate::openapi::AdminErrors),
+    responses(
+        (status = 202, description = "Queued", body = DeliveryRow),
+        (status = 429, description = "The organisation has 10 deliveries queued by hand not yet sent", body = crate::error::PortalErrorBody),
+        crate::openapi::AdminErrors
+    ),
     security(("admin_token" = [])),
 )]
 pub async fn test_webhook(State(state): State<AppState>, s: Scope) -> Answer<DeliveryRow> {
@@ -152,7 +156,11 @@ pub async fn webhook_deliveries(State(state): State<AppState>, s: Scope) -> Answ
     tag = "admin",
     summary = "Sends the same bytes of a delivery again",
     params(crate::openapi::OrgPath, crate::openapi::ResourceId),
-    responses((status = 202, description = "Queued", body = DeliveryRow), crate::openapi::AdminErrors),
+    responses(
+        (status = 202, description = "Queued", body = DeliveryRow),
+        (status = 429, description = "The organisation has 10 deliveries queued by hand not yet sent", body = crate::error::PortalErrorBody),
+        crate::openapi::AdminErrors
+    ),
     security(("admin_token" = [])),
 )]
 pub async fn redeliver(State(state): State<AppState>, s: Scope) -> Answer<DeliveryRow> {

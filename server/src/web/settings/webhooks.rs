@@ -16,6 +16,7 @@ fn webhook_error(e: WebhookError) -> Failure {
     match e {
         WebhookError::Invalid { .. } => fail(StatusCode::BAD_REQUEST, e.to_string()),
         WebhookError::NotFound { .. } => fail(StatusCode::NOT_FOUND, e.to_string()),
+        WebhookError::TooManyPending { .. } => fail(StatusCode::TOO_MANY_REQUESTS, e.to_string()),
         WebhookError::Store(e) => internal(e),
     }
 }
