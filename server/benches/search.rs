@@ -90,7 +90,10 @@ async fn main() {
             .store
             .upsert_item(org, &id, kino_server::catalog::ItemType::parse(kind).expect("a type"), &body, false)
             .unwrap();
-        state.store.upsert_task(org, &id, "semantic_scenes", "1.0.0", "{}").unwrap();
+        state
+            .store
+            .upsert_task(org, &id, "semantic_scenes", "1.0.0", "{}", kino_server::tasks::MAX_ACTIVE_VERSIONS)
+            .unwrap();
         let job = state.store.claim_job().unwrap().expect("the task's job");
         let scenes: Vec<serde_json::Value> = (0..a.per_item)
             .map(|s| {

@@ -88,7 +88,9 @@ pub fn bootstrap(
             .collect();
         crate::signals::put(store, signals_cache, fx, org, id, signals).map_err(|e| e.to_string())?;
         for product in wanted {
-            store.upsert_task(org, id, product.as_str(), DEMO_VERSION, "{}").map_err(|e| e.to_string())?;
+            store
+                .upsert_task(org, id, product.as_str(), DEMO_VERSION, "{}", crate::tasks::MAX_ACTIVE_VERSIONS)
+                .map_err(|e| e.to_string())?;
         }
     }
     tracing::info!(items = playable.len(), "demo catalog ingested; processing in the background");

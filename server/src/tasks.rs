@@ -6,6 +6,7 @@
 //! | no task, no result | [`Tasks::upsert`] | task created active, job queued: `pending` |
 //! | no task, a result | [`Tasks::upsert`] | task created, the result reused: `ready` / `failed` |
 //! | any | [`Tasks::upsert`] again | options, active flag and timestamp overwritten; reactivated |
+//! | no active task, [`MAX_ACTIVE_VERSIONS`] other versions active | [`Tasks::upsert`] | [`TaskError::TooManyVersions`] |
 //! | any | [`Tasks::deactivate`] | task deactivated; its queued job dropped; the state returned |
 //! | `failed` | [`Tasks::reset`] | result dropped, job queued again |
 //! | not `failed` | [`Tasks::reset`] | [`TaskError::NotFailed`] |
@@ -89,10 +90,24 @@ pub enum TaskError {
     /// Only a failed task can be reset.
     #[error("only a failed task can be reset; this one is {0}")]
     NotFailed(TaskState),
+    /// The item has [`MAX_ACTIVE_VERSIONS`] other versions of the product active.
+    #[error(
+        "at most {limit} versions of a product may be active for one item; deactivate one (DELETE its task) \
+         before adding another"
+    )]
+    TooManyVersions {
+        /// The limit.
+        limit: usize,
+    },
     /// The database failed.
     #[error(transparent)]
     Store(#[from] StoreError),
 }
+
+/// Most versions of one product that may be active for one item: each active task without a
+/// result queues a job on the workers every organisation shares, and a version is any text. A
+/// deactivated task frees its place.
+pub const MAX_ACTIVE_VERSIONS: usize = 8;
 
 fn not_found(id: &str, product: &str, version: &str) -> TaskError {
     TaskError::NotFound { id: id.into(), product: product.into(), version: version.into() }
@@ -117,7 +132,8 @@ impl Tasks<'_> {
     }
 
     /// Creates or updates the task of a live item with its options (a JSON object) and
-    /// reactivates it; a job is queued unless a result exists. Answers the task's status.
+    /// reactivates it; a job is queued unless a result exists. Answers the task's status. At most
+    /// [`MAX_ACTIVE_VERSIONS`] versions of a product are active for an item.
     pub fn upsert(
         &self,
         org: OrgId,
@@ -130,7 +146,9 @@ impl Tasks<'_> {
             Some(item) if !item.deleted => {}
             _ => return Err(TaskError::ItemNotFound(id.to_string())),
         }
-        self.store.upsert_task(org, id, product.as_str(), version, &options.to_string())?;
+        if !self.store.upsert_task(org, id, product.as_str(), version, &options.to_string(), MAX_ACTIVE_VERSIONS)? {
+            return Err(TaskError::TooManyVersions { limit: MAX_ACTIVE_VERSIONS });
+        }
         self.effects.queued(Queued::Tasks);
         self.status(org, id, product, version)
     }

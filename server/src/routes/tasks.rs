@@ -132,6 +132,9 @@ impl From<TaskError> for AppError {
             not_found @ TaskError::NotFound { .. } => AppError::NotFound(not_found.to_string()),
             TaskError::ItemNotFound(id) => AppError::item_not_found(&id),
             not_failed @ TaskError::NotFailed(_) => AppError::BadRequest(not_failed.to_string()),
+            too_many @ TaskError::TooManyVersions { .. } => {
+                AppError::TooManyRequests { detail: too_many.to_string(), retry_after: 60 }
+            }
             TaskError::Store(e) => e.into(),
         }
     }
@@ -169,7 +172,11 @@ pub async fn get(
     tag = "tasks",
     params(crate::openapi::InventoryId, crate::openapi::ProductPath, crate::openapi::ProductVersion),
     request_body(content = Option<TaskOptions>, description = "Options (an empty body is `{}`)"),
-    responses((status = 200, description = "The task's status", body = TaskStatus), TaskErrors),
+    responses(
+        (status = 200, description = "The task's status", body = TaskStatus),
+        (status = 429, description = "The item has 8 other versions of the product active; deactivate one first", body = crate::error::ErrorDetail),
+        TaskErrors
+    ),
     security(("api_key" = []), ("api_key_header" = [])),
 )]
 pub async fn post(

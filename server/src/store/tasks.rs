@@ -48,7 +48,9 @@ impl ResultRow {
 impl Store {
     // ---- tasks ----
 
-    /// Upserts a task (active, options, timestamp) and queues its job when no result exists.
+    /// Upserts a task (active, options, timestamp) and queues its job when no result exists;
+    /// `false` (nothing changed) when that would make more than `max_active` versions of the
+    /// product active for the item.
     pub fn upsert_task(
         &self,
         org: OrgId,
@@ -56,8 +58,18 @@ impl Store {
         product: &str,
         version: &str,
         options: &str,
-    ) -> StoreResult<()> {
+        max_active: usize,
+    ) -> StoreResult<bool> {
         self.with(|c| {
+            let others: i64 = c.query_row(
+                "SELECT COUNT(*) FROM tasks WHERE org_id = ?1 AND item_id = ?2 AND product = ?3 AND version <> ?4 \
+                 AND active = 1",
+                params![org.0, item_id, product, version],
+                |r| r.get(0),
+            )?;
+            if usize::try_from(others).unwrap_or(0) >= max_active {
+                return Ok(false);
+            }
             let now = now();
             c.execute(
                 "INSERT INTO tasks (org_id, item_id, product, version, active, options, created_at, updated_at)
@@ -77,7 +89,7 @@ impl Store {
             if !has_result {
                 enqueue(c, org, item_id, product, version)?;
             }
-            Ok(())
+            Ok(true)
         })
     }
 

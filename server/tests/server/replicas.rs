@@ -49,7 +49,10 @@ pub(crate) fn store_scenes(state: &AppState, org: OrgId, id: &str) {
             false,
         )
         .unwrap();
-    state.store.upsert_task(org, id, "semantic_scenes", "1.0.0", "{}").unwrap();
+    state
+        .store
+        .upsert_task(org, id, "semantic_scenes", "1.0.0", "{}", kino_server::tasks::MAX_ACTIVE_VERSIONS)
+        .unwrap();
     let job = state.store.claim_job().unwrap().expect("the task's job");
     let embedding: Vec<f32> = (0..1024).map(|d| ((d * 7 + id.len()) % 13) as f32 - 6.0).collect();
     let scenes = json!({"scene_embeddings": [{"start_ts": 0.0, "end_ts": 9.0, "embedding": embedding}]});
@@ -118,7 +121,7 @@ fn work_claimed_by_a_live_replica_stays_its_own_and_is_recovered_once_it_dies() 
             false,
         )
         .unwrap();
-    a.store.upsert_task(org, "m1", "similar", "1.0.0", "{}").unwrap();
+    a.store.upsert_task(org, "m1", "similar", "1.0.0", "{}", kino_server::tasks::MAX_ACTIVE_VERSIONS).unwrap();
     let recipe = RecipeRow {
         id: "r1".into(),
         org,
