@@ -4,6 +4,7 @@
 //! `cargo test -p kino-server --test server bucket::`.
 
 mod api;
+mod bounds;
 mod browser;
 mod bucket;
 mod failover;
