@@ -447,6 +447,7 @@ pub const SAID_WORDS: usize = 60;
 
 /// The sentence a scene is embedded from: light, pace, dialogue, loudness, sounds and mood, in
 /// plain words so that a query such as "a loud dark fight" or "quiet conversation" lands near it.
+/// Only what is there is said: an absent channel is left out rather than negated.
 pub fn describe_scene(f: &SceneFacts) -> String {
     let light = match f.brightness {
         b if b < 0.15 => "a very dark",
@@ -468,14 +469,19 @@ pub fn describe_scene(f: &SceneFacts) -> String {
         Some(Part::MidCredits) => "A scene during the end credits: ".to_string(),
         None => String::new(),
     };
-    sentence.push_str(&format!("{light} scene, {pace}"));
+    // The darkest scenes also in the word a query about night uses.
+    let dusk = if f.brightness < 0.15 { ", in near darkness" } else { "" };
+    sentence.push_str(&format!("{light} scene{dusk}, {pace}"));
     if !f.has_audio {
         sentence.push_str(", silent (no soundtrack)");
     } else {
+        // Speech is named in the words a query about it uses ("someone speaking"), and its absence
+        // is not named at all: the sentence model does not read negation, so "with no dialogue"
+        // lands nearly as close to "a conversation" as "with some dialogue" does.
         sentence.push_str(match f.speech {
-            s if s >= 0.5 => ", full of dialogue",
-            s if s >= 0.15 => ", with some dialogue",
-            _ => ", with no dialogue",
+            s if s >= 0.5 => ", full of dialogue, someone speaking",
+            s if s >= 0.15 => ", with some dialogue, someone speaking",
+            _ => "",
         });
         sentence.push_str(match f.loudness_db {
             l if l <= -60.0 => ", nearly silent",
@@ -495,8 +501,10 @@ pub fn describe_scene(f: &SceneFacts) -> String {
     if let Some(mood) = &f.mood {
         sentence.push_str(&format!(" The music is {mood}."));
     }
-    if !f.text.is_empty() {
-        let quoted: Vec<String> = f.text.iter().map(|t| format!("\"{t}\"")).collect();
+    // Lines without a word (a clock, a timecode, a score) say nothing a query can ask for.
+    let worded: Vec<&String> = f.text.iter().filter(|t| has_word(t)).collect();
+    if !worded.is_empty() {
+        let quoted: Vec<String> = worded.iter().map(|t| format!("\"{t}\"")).collect();
         sentence.push_str(&format!(" On screen: {}.", quoted.join(", ")));
     }
     if !f.said.is_empty() {
@@ -504,6 +512,11 @@ pub fn describe_scene(f: &SceneFacts) -> String {
     }
     let mut chars = sentence.chars();
     chars.next().map(|c| c.to_uppercase().chain(chars).collect()).unwrap_or_default()
+}
+
+/// Whether `line` holds a word: two letters in a row.
+fn has_word(line: &str) -> bool {
+    line.chars().zip(line.chars().skip(1)).any(|(a, b)| a.is_alphabetic() && b.is_alphabetic())
 }
 
 /// The catalog metadata of an item as one text (title, genres, keywords, description; empty

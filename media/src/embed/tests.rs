@@ -174,7 +174,7 @@ fn descriptions_say_what_was_measured() {
         has_audio: true,
         ..Default::default()
     });
-    assert_eq!(quiet, "A very dark scene, slow, with long takes, full of dialogue, quiet.");
+    assert_eq!(quiet, "A very dark scene, in near darkness, slow, with long takes, full of dialogue, someone speaking, quiet.");
     let loud = describe_scene(&SceneFacts {
         brightness: 0.7,
         cuts_per_minute: 40.0,
@@ -190,19 +190,25 @@ fn descriptions_say_what_was_measured() {
     });
     assert_eq!(
         loud,
-        "A bright scene, fast-paced, with rapid cuts, with no dialogue, loud. Sounds: explosion, gunshots. Seen: beach, sports car. The music is exciting."
+        "A bright scene, fast-paced, with rapid cuts, loud. Sounds: explosion, gunshots. Seen: beach, sports car. The music is exciting."
     );
+    let card = describe_scene(&SceneFacts {
+        brightness: 0.5,
+        text: vec!["00:00:02.960".into(), "HARBOR LIGHTS".into(), "174".into()],
+        ..Default::default()
+    });
+    assert!(card.ends_with("On screen: \"HARBOR LIGHTS\"."), "lines without a word are left out: {card}");
     let silent = describe_scene(&SceneFacts { brightness: 0.5, cuts_per_minute: 5.0, ..Default::default() });
     assert_eq!(silent, "A scene, steadily paced, silent (no soundtrack).");
     let dark = SceneFacts { brightness: 0.1, cuts_per_minute: 5.0, ..Default::default() };
     let credits = describe_scene(&SceneFacts { part: Some(Part::EndCredits), ..dark.clone() });
-    assert_eq!(credits, "The end credits: a very dark scene, steadily paced, silent (no soundtrack).");
+    assert_eq!(credits, "The end credits: a very dark scene, in near darkness, steadily paced, silent (no soundtrack).");
     let titles = describe_scene(&SceneFacts { part: Some(Part::OpeningTitles), ..dark.clone() });
-    assert!(titles.starts_with("The opening titles: a very dark scene"), "{titles}");
+    assert!(titles.starts_with("The opening titles: a very dark scene, in near darkness"), "{titles}");
     let after = describe_scene(&SceneFacts { part: Some(Part::AfterCredits), ..dark.clone() });
-    assert!(after.starts_with("A scene after the end credits: a very dark scene"), "{after}");
+    assert!(after.starts_with("A scene after the end credits: a very dark scene, in near darkness"), "{after}");
     let during = describe_scene(&SceneFacts { part: Some(Part::MidCredits), ..dark });
-    assert!(during.starts_with("A scene during the end credits: a very dark scene"), "{during}");
+    assert!(during.starts_with("A scene during the end credits: a very dark scene, in near darkness"), "{during}");
 }
 
 #[test]

@@ -125,7 +125,8 @@ fn models_measure_embeddings_and_say_so() {
     assert_eq!(encoder.dim(), 1024);
     let query = encoder.encode("a pitch black night scene").unwrap();
     let (first, last) = (dot(&query, &scenes[0]), dot(&query, scenes.last().unwrap()));
-    assert!(first > last, "dark query: dark scene {first}, bright scene {last}");
+    eprintln!("dark query: dark scene {first:.3}, bright scene {last:.3}, margin {:.3}", first - last);
+    assert!(first - last >= MEANING_MARGIN, "dark query: dark scene {first}, bright scene {last}");
     let binary = kino::Signals::from_binary(&doc.to_binary()).unwrap();
     assert_eq!(binary, doc);
 }
@@ -202,6 +203,10 @@ fn sound_events_become_tags_clip_types_and_descriptions() {
     assert!(analysis.reasons["emotions"].contains("no sound"), "{analysis:?}");
 }
 
+/// The least lead of the right scene in [`scenes_are_found_by_meaning_not_by_shared_words`]: ten
+/// times what ONNX Runtime's kernels move a score between CPUs.
+const MEANING_MARGIN: f32 = 0.05;
+
 /// Scenes found by meaning: the descriptions of a dark silent scene and a lit scene with dialogue,
 /// queried in words that share none of theirs. The sentence model ranks them right; the lexical
 /// encoder (the fallback) finds nothing. The printed table is the one in `docs/media.md`.
@@ -259,8 +264,8 @@ fn scenes_are_found_by_meaning_not_by_shared_words() {
     // The lexical column embeds sentences of the same form (`describe_scene`) with the lexical
     // encoder: no query word appears in them, so it scores near 0 (hash collisions of character
     // trigrams) whatever the scene.
-    let facts_dark = "A very dark scene, slow, with long takes, with no dialogue, nearly silent.";
-    let facts_talk = "A scene, slow, with long takes, with some dialogue.";
+    let facts_dark = "A very dark scene, in near darkness, slow, with long takes, nearly silent.";
+    let facts_talk = "A scene, slow, with long takes, with some dialogue, someone speaking.";
     let lexical_scenes = [lexical.encode(facts_dark).unwrap(), lexical.encode(facts_talk).unwrap()];
     eprintln!("| query | semantic: dark / dialogue scene | lexical: dark / dialogue scene |");
     for (query, want) in
@@ -270,9 +275,10 @@ fn scenes_are_found_by_meaning_not_by_shared_words() {
         let (s_dark, s_talk) = (dot(&q, &scenes[dark]), dot(&q, &scenes[talk]));
         let l = lexical.encode(query).unwrap();
         let (l_dark, l_talk) = (dot(&l, &lexical_scenes[0]), dot(&l, &lexical_scenes[1]));
-        eprintln!("| {query} | {s_dark:.3} / {s_talk:.3} | {l_dark:.3} / {l_talk:.3} |");
-        let best = if s_talk > s_dark { talk } else { dark };
-        assert_eq!(best, want, "{query}: dark {s_dark}, dialogue {s_talk}");
+        let margin = if want == talk { s_talk - s_dark } else { s_dark - s_talk };
+        eprintln!("| {query} | {s_dark:.3} / {s_talk:.3} | {l_dark:.3} / {l_talk:.3} | margin {margin:.3} |");
+        // A margin, not an order: scores move by about 0.005 between CPUs (ONNX Runtime's kernels).
+        assert!(margin >= MEANING_MARGIN, "{query}: dark {s_dark}, dialogue {s_talk}, margin {margin} < {MEANING_MARGIN}");
     }
 }
 
@@ -319,8 +325,12 @@ fn on_screen_text_is_read_found_and_searchable() {
     // The words on screen are in the last scene's description: a query for them finds it.
     let scenes = doc.scene_embeddings.as_ref().unwrap();
     let query = models.scene_text_encoder().encode("directed by Ada Stone").unwrap();
-    let best = (0..scenes.len()).max_by(|&a, &b| dot(&query, &scenes[a]).total_cmp(&dot(&query, &scenes[b]))).unwrap();
-    assert!(doc.scenes[best].end > 80.0, "best scene {:?} of {:?}", doc.scenes[best], doc.scenes);
+    // The credits' scene leads every other scene by a margin, not merely ranks first.
+    let score = |i: usize| dot(&query, &scenes[i]);
+    let credits_scene = (0..scenes.len()).filter(|&i| doc.scenes[i].end > 80.0).map(score).fold(f32::MIN, f32::max);
+    let others = (0..scenes.len()).filter(|&i| doc.scenes[i].end <= 80.0).map(score).fold(f32::MIN, f32::max);
+    eprintln!("credits query: credits scene {credits_scene:.3}, best other {others:.3}");
+    assert!(credits_scene - others >= MEANING_MARGIN, "credits {credits_scene}, others {others}: {:?}", doc.scenes);
 }
 
 /// Characters and the subject track on a real face: the astronaut photograph of scikit-image's
