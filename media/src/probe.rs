@@ -43,7 +43,8 @@ pub fn probe(path: impl AsRef<Path>) -> Result<MediaInfo> {
     let path = path.as_ref();
     tool::require_media(path)?;
     let mut cmd = tool::command("ffprobe");
-    cmd.args(["-print_format", "json", "-show_format", "-show_streams"]).arg(path);
+    cmd.args(["-print_format", "json", "-show_format", "-show_streams"]);
+    tool::input(&mut cmd, path, tool::MEDIA_FORMATS);
     let out = tool::output("ffprobe", cmd, path)?;
     parse(path, &out)
 }
@@ -85,8 +86,8 @@ pub fn keyframes(path: impl AsRef<Path>, from: f64, to: f64) -> Result<Vec<f64>>
     tool::require_media(path)?;
     let mut cmd = tool::command("ffprobe");
     cmd.args(["-select_streams", "v:0", "-show_entries", "packet=pts_time,flags", "-of", "csv=p=0"])
-        .args(["-read_intervals", &format!("{:.6}%{:.6}", (from - 1.0).max(0.0), to + 1.0)])
-        .arg(path);
+        .args(["-read_intervals", &format!("{:.6}%{:.6}", (from - 1.0).max(0.0), to + 1.0)]);
+    tool::input(&mut cmd, path, tool::MEDIA_FORMATS);
     let out = tool::output("ffprobe", cmd, path)?;
     let mut times: Vec<f64> = String::from_utf8_lossy(&out)
         .lines()

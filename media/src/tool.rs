@@ -16,6 +16,25 @@ pub(crate) fn require_media(path: &Path) -> Result<()> {
     if path.is_file() { Ok(()) } else { Err(Error::MissingMedia { path: path.to_path_buf() }) }
 }
 
+/// The container formats kino reads media from, as ffmpeg's demuxer names: MP4/MOV (and M4A, 3GP),
+/// Matroska/WebM, AVI, MPEG transport and program streams, FLV, ASF/WMV, Ogg, MXF, DV, and the
+/// audio files WAV, Wave64, MP3, AAC (ADTS) and FLAC. Formats that open other files by name
+/// (HLS playlists, ffconcat lists, image sequences, ...) are not among them: a file of that kind
+/// saved under a media name would make ffmpeg read outside the media root.
+pub const MEDIA_FORMATS: &str = "mov,matroska,avi,mpegts,mpeg,flv,asf,ogg,mxf,dv,wav,w64,mp3,aac,flac";
+
+/// The formats of the still images kino writes and reads back (thumbnails): one JPEG or PNG file.
+pub(crate) const IMAGE_FORMATS: &str = "image2,jpeg_pipe,png_pipe";
+
+/// Adds `path` as the input of a [`command`], opened only through the local-file protocol and
+/// only when its container is one of `formats` (a comma-separated list of demuxer names, e.g.
+/// [`MEDIA_FORMATS`]): ffmpeg refuses anything else ("Format not on whitelist") instead of
+/// following a playlist or a concat list to another file. The lists apply to every file the
+/// input opens in turn, so nothing reached through it escapes them.
+pub(crate) fn input<'c>(cmd: &'c mut Command, path: &Path, formats: &str) -> &'c mut Command {
+    cmd.args(["-protocol_whitelist", "file", "-format_whitelist", formats, "-i"]).arg(path)
+}
+
 /// A `Command` for `tool` with quiet logging and no stdin.
 pub(crate) fn command(tool: &'static str) -> Command {
     let mut cmd = Command::new(tool);
@@ -58,11 +77,30 @@ fn interruption(tool: &'static str, status: ExitStatus) -> Option<Option<i32>> {
     (tool == "ffmpeg" && status.code() == Some(FFMPEG_SIGNALLED)).then_some(None)
 }
 
+/// The demuxer ffmpeg refused because it is not on the input's format whitelist ([`input`]),
+/// from its message `[hls @ 0x55...] Format not on whitelist 'mov,...'`.
+fn refused_format(stderr: &str) -> Option<&str> {
+    let line = stderr.lines().find(|l| l.contains("Format not on whitelist"))?;
+    let name = line.strip_prefix('[')?.split(" @ ").next()?;
+    Some(name).filter(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
+}
+
 fn failed(tool: &'static str, path: &Path, status: ExitStatus, stderr: &[u8]) -> Error {
+    let text = tail(stderr);
+    if let Some(format) = refused_format(&text) {
+        return Error::Probe {
+            path: path.to_path_buf(),
+            field: "format_name".into(),
+            rule: format!(
+                "must be a container kino reads ({MEDIA_FORMATS}); this file is `{format}`, a format kino refuses \
+                 because it can open other files"
+            ),
+        };
+    }
     match interruption(tool, status) {
         Some(signal) => Error::Interrupted { path: path.to_path_buf(), signal },
         None => {
-            Error::ToolFailed { tool, path: path.to_path_buf(), status: status.to_string(), stderr_tail: tail(stderr) }
+            Error::ToolFailed { tool, path: path.to_path_buf(), status: status.to_string(), stderr_tail: text }
         }
     }
 }
@@ -203,5 +241,15 @@ mod tests {
         let ffprobe = failed("ffprobe", path, ExitStatus::from_raw(255 << 8), b"");
         assert!(matches!(ffprobe, Error::ToolFailed { .. }), "255 is ffmpeg's convention only");
         assert_eq!(by_signal(2).to_string(), "interrupted while processing v.mp4 (signal 2)");
+    }
+
+    #[test]
+    fn a_container_off_the_whitelist_is_a_probe_error_naming_it() {
+        let stderr = b"[hls @ 0x556057236540] Format not on whitelist 'mov,matroska'\nx.mp4: Invalid argument";
+        let e = failed("ffprobe", Path::new("x.mp4"), ExitStatus::from_raw(1 << 8), stderr);
+        assert!(matches!(&e, Error::Probe { field, .. } if field == "format_name"), "{e:?}");
+        assert!(e.to_string().contains("`hls`"), "{e}");
+        assert_eq!(refused_format("[concat @ 0x1] Format not on whitelist 'mov'"), Some("concat"));
+        assert_eq!(refused_format("x.mp4: Invalid data found when processing input"), None);
     }
 }

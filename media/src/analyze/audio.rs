@@ -256,8 +256,7 @@ pub(crate) struct AudioJob<S: AudioSink> {
 /// Starts decoding the first audio stream of `path` into `sink`.
 pub(crate) fn spawn<S: AudioSink>(path: &Path, mut sink: S) -> Result<AudioJob<S>> {
     let mut cmd = tool::command("ffmpeg");
-    cmd.arg("-i")
-        .arg(path)
+    tool::input(&mut cmd, path, tool::MEDIA_FORMATS)
         .args(["-map", "0:a:0", "-vn", "-sn", "-dn", "-ac", "1", "-ar", &SAMPLE_RATE.to_string()])
         .args(["-f", "s16le", "-acodec", "pcm_s16le", "pipe:1"]);
     let (stream, mut stdout) = Stream::spawn("ffmpeg", cmd, path)?;

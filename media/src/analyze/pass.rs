@@ -297,7 +297,8 @@ pub(super) fn video_command(
     sampled: bool,
 ) -> (std::process::Command, Option<(usize, usize)>) {
     let mut cmd = tool::command("ffmpeg");
-    cmd.args(["-threads", &options.threads.to_string(), "-flags2", "+fast", "-i"]).arg(path);
+    cmd.args(["-threads", &options.threads.to_string(), "-flags2", "+fast"]);
+    tool::input(&mut cmd, path, tool::MEDIA_FORMATS);
     let small = format!("fps={rate:.6},scale={w}:{h}:flags=area,format=rgb24");
     if !sampled || !cfg!(unix) {
         cmd.args(["-map", "0:v:0", "-an", "-sn", "-dn", "-vf"])

@@ -68,7 +68,8 @@ fn encode_args(cmd: &mut std::process::Command, o: &RenderOptions) {
 /// when it has one.
 fn span_input(video: &Path, start: f64, stop: f64, o: &RenderOptions) -> std::process::Command {
     let mut cmd = tool::command("ffmpeg");
-    cmd.args(["-threads", &o.threads.to_string(), "-ss", &format!("{start:.6}"), "-i"]).arg(video).args([
+    cmd.args(["-threads", &o.threads.to_string(), "-ss", &format!("{start:.6}")]);
+    tool::input(&mut cmd, video, tool::MEDIA_FORMATS).args([
         "-t",
         &format!("{:.6}", stop - start),
         "-map",
@@ -221,8 +222,8 @@ pub fn thumbnail(video: impl AsRef<Path>, time: f64, out: impl AsRef<Path>, widt
     // Seeking at or past the end yields no frame: stay a frame inside.
     let time = time.min((info.duration - 1.0 / info.fps).max(0.0));
     let mut cmd = tool::command("ffmpeg");
-    cmd.args(["-ss", &format!("{time:.6}"), "-i"])
-        .arg(video)
+    cmd.args(["-ss", &format!("{time:.6}")]);
+    tool::input(&mut cmd, video, tool::MEDIA_FORMATS)
         .args([
             "-frames:v",
             "1",
@@ -245,7 +246,8 @@ pub fn thumbnail(video: impl AsRef<Path>, time: f64, out: impl AsRef<Path>, widt
 
 fn probe_image(path: &Path) -> Result<(u32, u32)> {
     let mut cmd = tool::command("ffprobe");
-    cmd.args(["-select_streams", "v:0", "-show_entries", "stream=width,height", "-of", "csv=p=0:s=x"]).arg(path);
+    cmd.args(["-select_streams", "v:0", "-show_entries", "stream=width,height", "-of", "csv=p=0:s=x"]);
+    tool::input(&mut cmd, path, tool::IMAGE_FORMATS);
     let text = String::from_utf8_lossy(&tool::output("ffprobe", cmd, path)?).trim().to_string();
     let parsed = text.split_once('x').and_then(|(w, h)| Some((w.parse().ok()?, h.parse().ok()?)));
     parsed.ok_or_else(|| Error::Probe {

@@ -3,6 +3,7 @@
 //! set (as in CI and `scripts/test.sh`), in which case a missing tool is a failure.
 
 mod analyze;
+mod containers;
 mod markers;
 mod models;
 mod render;
