@@ -2,15 +2,20 @@
 //! a deadline for a request's headers, an idle timeout on every connection and a deadline for
 //! each request, then a graceful shutdown that lets requests in flight finish.
 //!
-//! A slow or silent client holds a connection slot for at most the header-read timeout (the
-//! first byte of a request must arrive within it, as must the rest of the headers) or, between
-//! bytes of a request under way, the idle timeout; one peer address (an IPv6 peer by its /64)
-//! holds at most its share of the slots, and a connection past that share is closed at once.
-//! Past the cap new connections wait in the kernel's accept queue until a slot frees.
+//! A slow or silent client holds a connection slot for at most the header-read timeout while no
+//! request of it is under way: the first bytes of a connection (the protocol's detection, an
+//! HTTP/2 preface sent one byte at a time), an HTTP/1 request's headers, and an HTTP/2
+//! connection with no stream open (kept alive by pings or not) all count against it; past it the
+//! connection is shut down gracefully, and dropped when it has not finished closing after one
+//! more header-read timeout. Between bytes of a request under way the idle timeout applies. One
+//! peer address (an IPv6 peer by its /64) holds at most its share of the slots, and a connection
+//! past that share is closed at once. Past the cap new connections wait in the kernel's accept
+//! queue until a slot frees.
 
+use std::convert::Infallible;
 use std::future::Future;
 use std::io;
-use std::net::{IpAddr, Ipv6Addr};
+use std::net::{IpAddr, Ipv6Addr, SocketAddr};
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
@@ -18,19 +23,26 @@ use std::time::Duration;
 
 use axum::Router;
 use axum::body::Body;
+use axum::extract::ConnectInfo;
 use axum::http::{Request, StatusCode};
-use hyper::body::Incoming;
+use hyper::body::{Frame, Incoming, SizeHint};
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use hyper_util::server::conn::auto::Builder;
-use hyper_util::server::graceful::GracefulShutdown;
-use hyper_util::service::TowerToHyperService;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpListener;
-use tokio::sync::Semaphore;
+use tokio::sync::{Semaphore, watch};
 use tower::ServiceExt as _;
 
+/// Streams one HTTP/2 connection may have open at once.
+pub const MAX_HTTP2_STREAMS: u32 = 64;
+/// How often the server pings an HTTP/2 peer while a request of it is under way, and how long it
+/// waits for the answer before it closes the connection (a peer that vanished).
+pub const HTTP2_PING: (Duration, Duration) = (Duration::from_secs(30), Duration::from_secs(20));
+/// The largest header block of an HTTP/2 request (hyper's own default is 16 MiB).
+pub const MAX_HTTP2_HEADER_LIST: u32 = 64 * 1024;
+
 /// Connection and request limits (the service's flags `--max-connections`,
-/// `--header-read-timeout`, `--idle-timeout`, `--request-timeout`).
+/// `--max-connections-per-peer`, `--header-read-timeout`, `--idle-timeout`, `--request-timeout`).
 #[derive(Debug, Clone, Copy)]
 pub struct HttpLimits {
     /// Connections open at once; more wait to be accepted.
@@ -39,10 +51,10 @@ pub struct HttpLimits {
     /// are closed as they arrive. Behind a reverse proxy every connection comes from the
     /// proxy: set it to `max_connections` there.
     pub max_connections_per_peer: usize,
-    /// Time allowed for a request's headers to arrive: for the first byte of a new connection,
-    /// counted from the accept; for the rest, from the first byte or, on a kept-alive
-    /// connection, from the end of the previous response (so it also closes idle kept-alive
-    /// connections).
+    /// Time a connection may hold its slot with no request under way: from the accept to the
+    /// end of the first request's headers (the protocol's detection included), from the end of
+    /// one response to the next request's headers, and while an HTTP/2 connection has no stream
+    /// open.
     pub header_read_timeout: Duration,
     /// A connection on which nothing is read or written for this long is closed (longer than
     /// the request timeout, so a slow request gets its 408 first).
@@ -57,7 +69,7 @@ impl Default for HttpLimits {
     fn default() -> Self {
         HttpLimits {
             max_connections: 512,
-            max_connections_per_peer: 128,
+            max_connections_per_peer: 64,
             header_read_timeout: Duration::from_secs(30),
             idle_timeout: Duration::from_secs(180),
             request_timeout: Duration::from_secs(120),
@@ -67,7 +79,8 @@ impl Default for HttpLimits {
 }
 
 /// Serves `router` on `listener` until `shutdown` completes, then waits (up to the grace period)
-/// for the connections in flight.
+/// for the connections in flight. Each request carries its peer's address as
+/// [`ConnectInfo<SocketAddr>`].
 pub async fn serve(
     listener: TcpListener,
     router: Router,
@@ -78,12 +91,20 @@ pub async fn serve(
         StatusCode::REQUEST_TIMEOUT,
         limits.request_timeout,
     ));
-    let slots = Arc::new(Semaphore::new(limits.max_connections.max(1)));
+    let max_connections = u32::try_from(limits.max_connections.max(1)).unwrap_or(u32::MAX);
+    let slots = Arc::new(Semaphore::new(max_connections as usize));
     let peers = Arc::new(PeerCounts::default());
-    let graceful = GracefulShutdown::new();
+    let (stop, stopping) = watch::channel(false);
     let mut builder = Builder::new(TokioExecutor::new());
     builder.http1().timer(TokioTimer::new()).header_read_timeout(limits.header_read_timeout);
-    builder.http2().timer(TokioTimer::new());
+    builder
+        .http2()
+        .timer(TokioTimer::new())
+        .max_concurrent_streams(MAX_HTTP2_STREAMS)
+        .max_header_list_size(MAX_HTTP2_HEADER_LIST)
+        .keep_alive_interval(HTTP2_PING.0)
+        .keep_alive_timeout(HTTP2_PING.1);
+    let builder = Arc::new(builder);
     let mut shutdown = std::pin::pin!(shutdown);
     loop {
         let slot = tokio::select! {
@@ -109,20 +130,131 @@ pub async fn serve(
         };
         let _ = stream.set_nodelay(true);
         let io = TokioIo::new(IdleTimeout::new(stream, limits.header_read_timeout, limits.idle_timeout));
-        let service = TowerToHyperService::new(router.clone().map_request(|req: Request<Incoming>| req.map(Body::new)));
-        let connection = graceful.watch(builder.serve_connection_with_upgrades(io, service).into_owned());
+        let (builder, router, stopping) = (builder.clone(), router.clone(), stopping.clone());
         tokio::spawn(async move {
-            if let Err(e) = connection.await {
-                tracing::debug!(error = %e, "connection ended with an error");
-            }
+            serve_connection(&builder, io, router, peer, limits.header_read_timeout, stopping).await;
             drop((slot, share));
         });
     }
     drop(listener);
-    if tokio::time::timeout(limits.shutdown_grace, graceful.shutdown()).await.is_err() {
+    let _ = stop.send(true);
+    // Every connection gives its slot back when it ends.
+    if tokio::time::timeout(limits.shutdown_grace, slots.acquire_many(max_connections)).await.is_err() {
         tracing::warn!("requests still in flight after the shutdown grace period were cut");
     }
     Ok(())
+}
+
+/// Serves one connection until it ends. With no request under way for `header_timeout` (see
+/// [`HttpLimits::header_read_timeout`]), or once the service stops, it is shut down gracefully
+/// (an HTTP/2 GOAWAY; the protocol's detection cancelled); a connection that has not finished
+/// closing after a further `header_timeout` with no request under way is dropped.
+async fn serve_connection<I>(
+    builder: &Builder<TokioExecutor>,
+    io: TokioIo<I>,
+    router: Router,
+    peer: SocketAddr,
+    header_timeout: Duration,
+    mut stopping: watch::Receiver<bool>,
+) where
+    I: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+{
+    let activity = Arc::new(Activity::default());
+    let counted = activity.clone();
+    let service = hyper::service::service_fn(move |mut req: Request<Incoming>| {
+        req.extensions_mut().insert(ConnectInfo(peer));
+        let under_way = counted.begin();
+        let answer = router.clone().oneshot(req.map(Body::new));
+        async move {
+            let res = answer.await?;
+            Ok::<_, Infallible>(res.map(|body| Counted { body, _under_way: under_way }))
+        }
+    });
+    let mut connection = std::pin::pin!(builder.serve_connection_with_upgrades(io, service));
+    let mut idle = Box::pin(activity.clone().idle_for(header_timeout));
+    let mut closing = false;
+    loop {
+        tokio::select! {
+            ended = connection.as_mut() => {
+                if let Err(e) = ended {
+                    tracing::debug!(error = %e, "connection ended with an error");
+                }
+                return;
+            }
+            _ = stopping.changed(), if !closing => {
+                connection.as_mut().graceful_shutdown();
+                closing = true;
+            }
+            () = &mut idle => {
+                if closing {
+                    tracing::debug!(%peer, "connection dropped: it did not finish closing");
+                    return;
+                }
+                tracing::debug!(%peer, "connection closed: no request under way for the header-read timeout");
+                connection.as_mut().graceful_shutdown();
+                closing = true;
+                idle = Box::pin(activity.clone().idle_for(header_timeout));
+            }
+        }
+    }
+}
+
+/// The requests under way on one connection: from the call of the service to the end (or drop)
+/// of the response's body.
+#[derive(Debug, Default)]
+struct Activity(watch::Sender<usize>);
+
+/// One request under way, until dropped.
+#[derive(Debug)]
+struct UnderWay(Arc<Activity>);
+
+impl Activity {
+    fn begin(self: &Arc<Self>) -> UnderWay {
+        self.0.send_modify(|n| *n += 1);
+        UnderWay(self.clone())
+    }
+
+    /// Completes once no request has been under way for `time`.
+    async fn idle_for(self: Arc<Self>, time: Duration) {
+        let mut under_way = self.0.subscribe();
+        loop {
+            // The sender lives in `self`: neither wait can fail.
+            let _ = under_way.wait_for(|n| *n == 0).await;
+            if tokio::time::timeout(time, under_way.changed()).await.is_err() {
+                return;
+            }
+        }
+    }
+}
+
+impl Drop for UnderWay {
+    fn drop(&mut self) {
+        self.0.0.send_modify(|n| *n -= 1);
+    }
+}
+
+/// A response body that counts its request as under way until it is sent or dropped.
+#[derive(Debug)]
+struct Counted {
+    body: Body,
+    _under_way: UnderWay,
+}
+
+impl hyper::body::Body for Counted {
+    type Data = <Body as hyper::body::Body>::Data;
+    type Error = <Body as hyper::body::Body>::Error;
+
+    fn poll_frame(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<Self::Data>, Self::Error>>> {
+        Pin::new(&mut self.get_mut().body).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.body.size_hint()
+    }
 }
 
 /// Connections held by each peer: an IPv4 address, or an IPv6 address's /64 prefix (one host
@@ -137,20 +269,22 @@ struct PeerShare {
     peer: IpAddr,
 }
 
-impl PeerCounts {
-    fn key(ip: IpAddr) -> IpAddr {
-        match ip {
-            IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
-                Some(v4) => IpAddr::V4(v4),
-                None => IpAddr::V6(Ipv6Addr::from(u128::from(v6) & !((1u128 << 64) - 1))),
-            },
-            v4 => v4,
-        }
+/// The peer an address counts as: an IPv4 address (an IPv4-mapped IPv6 address as that IPv4
+/// address), or an IPv6 address's /64 prefix (one host usually holds a whole /64).
+pub fn peer_of(ip: IpAddr) -> IpAddr {
+    match ip {
+        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => IpAddr::V4(v4),
+            None => IpAddr::V6(Ipv6Addr::from(u128::from(v6) & !((1u128 << 64) - 1))),
+        },
+        v4 => v4,
     }
+}
 
+impl PeerCounts {
     /// A share for one more connection of `ip`, or `None` when it holds `max` already.
     fn enter(self: Arc<Self>, ip: IpAddr, max: usize) -> Option<PeerShare> {
-        let peer = Self::key(ip);
+        let peer = peer_of(ip);
         let mut counts = self.0.lock().unwrap_or_else(|e| e.into_inner());
         let held = counts.entry(peer).or_insert(0);
         if *held >= max {
@@ -275,6 +409,6 @@ mod tests {
         let _c = counts.clone().enter(v6("2001:db8:1:2::1"), 1).unwrap();
         assert!(counts.clone().enter(v6("2001:db8:1:2::ffff"), 1).is_none(), "one /64 is one peer");
         assert!(counts.clone().enter(v6("2001:db8:1:3::1"), 1).is_some());
-        assert_eq!(PeerCounts::key(v6("::ffff:10.1.2.3")), ip, "a mapped IPv4 peer is that peer");
+        assert_eq!(peer_of(v6("::ffff:10.1.2.3")), ip, "a mapped IPv4 peer is that peer");
     }
 }
