@@ -3,8 +3,8 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-/// Settings the handlers and workers need.
-#[derive(Debug, Clone)]
+/// Settings the handlers and workers need. Its `Debug` shows every field but the admin token.
+#[derive(Clone)]
 pub struct Config {
     /// Where `asset_info.file_uri` paths are resolved (sidecar `<video>.signals.json` files).
     pub media_root: PathBuf,
@@ -48,6 +48,11 @@ pub struct Config {
     pub max_queued_generations: usize,
     /// Signals uploads read at once; more are refused (503).
     pub max_uploads: usize,
+    /// Password hashes and checks (argon2id, 19 MiB each) run at once; more wait for a slot.
+    pub password_slots: usize,
+    /// Failed sign-ins from one source (an IPv4 address, an IPv6 /64) within the 15-minute
+    /// window after which it is refused until the window has passed; 0: no per-source limit.
+    pub sign_in_failures_per_source: u32,
     /// The service's own files and directories (database, keys, indexes, the data directory when
     /// it lies under the media root): never read as media, whatever `file_uri` says.
     pub private_paths: Vec<PathBuf>,
@@ -80,6 +85,8 @@ impl Config {
             render_workers: default_render_workers(),
             max_queued_generations: DEFAULT_MAX_QUEUED_GENERATIONS,
             max_uploads: DEFAULT_MAX_UPLOADS,
+            password_slots: crate::web::account::default_password_slots(),
+            sign_in_failures_per_source: crate::throttle::DEFAULT_MAX_SOURCE_FAILURES,
             private_paths: [
                 "kino.sqlite3",
                 "kino.sqlite3-wal",
@@ -93,6 +100,61 @@ impl Config {
             .collect(),
             models_dir: None,
         }
+    }
+}
+
+impl std::fmt::Debug for Config {
+    /// Every field, the admin token redacted. The pattern names every field, so that a new one
+    /// is a compile error here until it is shown or redacted.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let Config {
+            media_root,
+            index_dir,
+            token_key,
+            secrets_key,
+            rate_limit_per_hour,
+            bucket_root,
+            object_store,
+            admin_token,
+            media_base_url,
+            webhook_allow_loopback,
+            webhook_ca_pem,
+            webhook_log_days,
+            webhook_timeout,
+            webhook_lease,
+            process_lease,
+            render_workers,
+            max_queued_generations,
+            max_uploads,
+            password_slots,
+            sign_in_failures_per_source,
+            private_paths,
+            models_dir,
+        } = self;
+        f.debug_struct("Config")
+            .field("media_root", media_root)
+            .field("index_dir", index_dir)
+            .field("token_key", token_key)
+            .field("secrets_key", secrets_key)
+            .field("rate_limit_per_hour", rate_limit_per_hour)
+            .field("bucket_root", bucket_root)
+            .field("object_store", object_store)
+            .field("admin_token", &admin_token.as_ref().map(|_| crate::secrets::Redacted))
+            .field("media_base_url", media_base_url)
+            .field("webhook_allow_loopback", webhook_allow_loopback)
+            .field("webhook_ca_pem", &webhook_ca_pem.as_ref().map(Vec::len))
+            .field("webhook_log_days", webhook_log_days)
+            .field("webhook_timeout", webhook_timeout)
+            .field("webhook_lease", webhook_lease)
+            .field("process_lease", process_lease)
+            .field("render_workers", render_workers)
+            .field("max_queued_generations", max_queued_generations)
+            .field("max_uploads", max_uploads)
+            .field("password_slots", password_slots)
+            .field("sign_in_failures_per_source", sign_in_failures_per_source)
+            .field("private_paths", private_paths)
+            .field("models_dir", models_dir)
+            .finish()
     }
 }
 

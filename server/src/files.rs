@@ -463,6 +463,92 @@ pub fn unusable_media(item_id: &str, body: &serde_json::Value, reason: &str) -> 
     format!("file_uri {uri:?} is not a readable media file under the service's media root")
 }
 
+/// Refuses a directory served at `/media` (`flag`: `--bucket-root`, or the directory of a
+/// `file://` object store) that would serve the service's own files: one that is the data
+/// directory, contains it, or lies inside it elsewhere than its `bucket` directory (the
+/// default), or one that contains any of `private` (the database wherever `--database` puts
+/// it). Paths are compared canonicalized, so `.`, `..` and links do not hide an overlap; a
+/// directory that does not exist yet is compared by its nearest existing parent.
+pub fn check_served_dir(flag: &str, served: &Path, data_dir: &Path, private: &[PathBuf]) -> Result<(), String> {
+    let canonical = |p: &Path| resolve_existing(p).map_err(|e| format!("{flag} {}: {e}", p.display()));
+    let dir = canonical(served)?;
+    let data = canonical(data_dir)?;
+    let refuse = |rule: &str| {
+        Err(format!(
+            "{flag} {} {rule}: /media would serve the service's keys and database. Give it a directory of its own \
+             outside the data directory {} (or leave it out: the default is <data-dir>/bucket)",
+            served.display(),
+            data_dir.display()
+        ))
+    };
+    if dir == data {
+        return refuse("is the data directory");
+    }
+    if data.starts_with(&dir) {
+        return refuse("contains the data directory");
+    }
+    if dir.starts_with(&data) && !dir.starts_with(data.join("bucket")) {
+        return refuse("lies inside the data directory");
+    }
+    for file in private {
+        if resolve_existing(file).is_ok_and(|f| f.starts_with(&dir)) {
+            return refuse(&format!("contains the service's file {}", file.display()));
+        }
+    }
+    Ok(())
+}
+
+/// `path` canonicalized; when it does not exist, its nearest existing ancestor canonicalized with
+/// the rest appended (`..` in the rest taking a component off).
+fn resolve_existing(path: &Path) -> io::Result<PathBuf> {
+    let absolute = std::path::absolute(path)?;
+    let mut existing = absolute.as_path();
+    let mut rest = Vec::new();
+    loop {
+        match existing.canonicalize() {
+            Ok(mut resolved) => {
+                for part in rest.iter().rev() {
+                    match part {
+                        std::path::Component::ParentDir => {
+                            resolved.pop();
+                        }
+                        std::path::Component::Normal(name) => resolved.push(name),
+                        _ => {}
+                    }
+                }
+                return Ok(resolved);
+            }
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                let Some(parent) = existing.parent() else { return Err(e) };
+                rest.extend(existing.components().next_back());
+                existing = parent;
+            }
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// Whether media files are opened with the protection [`LocalMedia`] describes (once, beneath
+/// the media root with `openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS)`, and handed to ffmpeg by
+/// descriptor): on Linux only. Elsewhere a path is walked without following links, but ffmpeg
+/// reopens it by name, so a directory swapped for a link in between is followed.
+pub const MEDIA_ROOT_PROTECTED: bool = cfg!(target_os = "linux");
+
+/// Refuses to serve without the media root's protection ([`MEDIA_ROOT_PROTECTED`]) unless
+/// `--allow-unprotected-media-root` (`allowed`) says to.
+pub fn check_media_root_protection(protected: bool, allowed: bool) -> Result<(), String> {
+    if protected || allowed {
+        return Ok(());
+    }
+    Err(format!(
+        "--media-root: media files are opened beneath the media root with openat2 and handed to ffmpeg by descriptor \
+         only on Linux; on {} a file_uri whose directories are swapped for links while it is read can reach files \
+         outside the media root. Pass --allow-unprotected-media-root (KINO_ALLOW_UNPROTECTED_MEDIA_ROOT) to serve \
+         anyway, with a media root no untrusted user can write to",
+        std::env::consts::OS
+    ))
+}
+
 /// How many POSIX record locks this process holds on the inode `ino` (/proc/locks).
 #[cfg(all(test, target_os = "linux"))]
 pub(crate) fn posix_locks_held(ino: u64) -> usize {
@@ -480,6 +566,52 @@ pub(crate) fn posix_locks_held(ino: u64) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_served_directory_never_holds_the_services_files() {
+        let root = tempfile::tempdir().unwrap();
+        let data = root.path().join("kino-data");
+        std::fs::create_dir_all(data.join("indexes")).unwrap();
+        let db = root.path().join("db").join("kino.sqlite3");
+        std::fs::create_dir_all(db.parent().unwrap()).unwrap();
+        std::fs::write(&db, b"").unwrap();
+        let private = [data.clone(), db.clone()];
+        let check = |dir: &Path| check_served_dir("--bucket-root", dir, &data, &private);
+        // the default, a directory beside the data, one not made yet
+        for ok in
+            [data.join("bucket"), data.join("bucket/renders"), root.path().join("media-out"), root.path().join("new/x")]
+        {
+            assert_eq!(check(&ok), Ok(()), "{}", ok.display());
+        }
+        let refused = [
+            (data.clone(), "is the data directory"),
+            (data.join("."), "is the data directory"),
+            (data.join("indexes/.."), "is the data directory"),
+            (root.path().to_path_buf(), "contains the data directory"),
+            (data.join("indexes"), "lies inside the data directory"),
+            (data.join("not-yet"), "lies inside the data directory"),
+            (db.parent().unwrap().to_path_buf(), "contains the service's file"),
+        ];
+        for (dir, rule) in refused {
+            let e = check(&dir).unwrap_err();
+            assert!(e.starts_with("--bucket-root ") && e.contains(rule), "{}: {e}", dir.display());
+        }
+        #[cfg(unix)]
+        {
+            let link = root.path().join("link");
+            std::os::unix::fs::symlink(&data, &link).unwrap();
+            assert!(check(&link).unwrap_err().contains("is the data directory"), "a link does not hide it");
+        }
+    }
+
+    #[test]
+    fn serving_without_the_media_roots_protection_needs_the_flag() {
+        assert_eq!(check_media_root_protection(true, false), Ok(()));
+        assert_eq!(check_media_root_protection(false, true), Ok(()));
+        let e = check_media_root_protection(false, false).unwrap_err();
+        assert!(e.contains("only on Linux") && e.contains("--allow-unprotected-media-root"), "{e}");
+        assert_eq!(MEDIA_ROOT_PROTECTED, cfg!(target_os = "linux"));
+    }
 
     /// A `file_uri` naming one of the service's files, by its name or by a hard link, is refused
     /// without releasing the POSIX locks this process holds on it (SQLite's locking rests on

@@ -9,7 +9,9 @@ use kino_server::serve::HttpLimits;
 use kino_server::store::Store;
 use kino_server::{AppState, Config, Services, app, demo, render, webhooks, worker};
 
-#[derive(Debug, Parser)]
+/// The command line. No `Debug`: it holds the admin token and the PostgreSQL URL's password, and
+/// nothing should be able to print them.
+#[derive(Parser)]
 #[command(
     name = "kino-server",
     version,
@@ -122,13 +124,29 @@ struct Cli {
     /// --max-connections.
     #[arg(long, env = "KINO_MAX_CONNECTIONS_PER_PEER", default_value_t = HttpLimits::default().max_connections_per_peer as u64, value_parser = clap::value_parser!(u64).range(1..), global = true)]
     max_connections_per_peer: u64,
-    /// Seconds allowed for a request's headers, and for the first byte of a new connection (also
-    /// closes idle kept-alive connections).
+    /// Seconds a connection may hold its slot with no request under way: the first bytes and the
+    /// headers of a request, the wait between kept-alive requests, an HTTP/2 connection with no
+    /// stream open (pings or not). Past it the connection is shut down gracefully.
     #[arg(long, env = "KINO_HEADER_READ_TIMEOUT", default_value_t = HttpLimits::default().header_read_timeout.as_secs(), value_parser = clap::value_parser!(u64).range(1..), global = true)]
     header_read_timeout: u64,
     /// Seconds after which a connection with nothing read or written is closed.
     #[arg(long, env = "KINO_IDLE_TIMEOUT", default_value_t = HttpLimits::default().idle_timeout.as_secs(), value_parser = clap::value_parser!(u64).range(1..), global = true)]
     idle_timeout: u64,
+    /// Password hashes and checks (argon2id, 19 MiB each: sign-in, the first user, new users) run
+    /// at once; more wait for a slot without holding a thread (default: the number of cores).
+    #[arg(long, env = "KINO_PASSWORD_SLOTS", value_parser = clap::value_parser!(u64).range(1..), global = true)]
+    password_slots: Option<u64>,
+    /// Failed sign-ins from one client address (an IPv6 client by its /64) within 15 minutes after
+    /// which its sign-ins are refused (429) until the 15 minutes have passed, whatever the e-mail
+    /// address; 0: no such limit. Behind a reverse proxy every sign-in comes from the proxy:
+    /// set 0 there and limit sign-ins at the proxy.
+    #[arg(long, env = "KINO_SIGN_IN_FAILURES_PER_SOURCE", default_value_t = kino_server::throttle::DEFAULT_MAX_SOURCE_FAILURES, global = true)]
+    sign_in_failures_per_source: u32,
+    /// Serve on a system where media files cannot be opened beneath the media root with openat2
+    /// (anything but Linux): a file_uri whose directories are swapped for links while it is read
+    /// could reach files outside the media root. Without it the service refuses to start there.
+    #[arg(long, env = "KINO_ALLOW_UNPROTECTED_MEDIA_ROOT", action = clap::ArgAction::SetTrue, global = true)]
+    allow_unprotected_media_root: bool,
     /// Seconds allowed for one request, body included (408 after).
     #[arg(long, env = "KINO_REQUEST_TIMEOUT", default_value_t = HttpLimits::default().request_timeout.as_secs(), value_parser = clap::value_parser!(u64).range(1..), global = true)]
     request_timeout: u64,
@@ -148,7 +166,7 @@ enum LogFormat {
     Json,
 }
 
-#[derive(Debug, Subcommand)]
+#[derive(Subcommand)]
 enum Command {
     /// Run the service (the default).
     Serve,
@@ -157,7 +175,8 @@ enum Command {
     Admin(Admin),
 }
 
-#[derive(Debug, Subcommand)]
+/// No `Debug`: `revoke-key` may be given a whole key.
+#[derive(Subcommand)]
 enum Admin {
     /// Create an organisation (with a catalog of the same name).
     CreateOrg { name: String },
@@ -351,7 +370,11 @@ fn state(cli: &Cli, store: Store) -> Result<AppState, String> {
             render_workers: cli.render_workers.unwrap_or_else(render::default_render_workers).max(1),
             max_queued_generations: cli.max_queued_generations,
             max_uploads: cli.max_uploads.max(1),
-            private_paths: private_paths(cli)?,
+            password_slots: cli.password_slots.map_or_else(kino_server::web::account::default_password_slots, |n| {
+                usize::try_from(n).unwrap_or(usize::MAX)
+            }),
+            sign_in_failures_per_source: cli.sign_in_failures_per_source,
+            private_paths: served_dirs_checked(cli, private_paths(cli)?)?,
             models_dir: if cli.no_models {
                 None
             } else {
@@ -379,6 +402,16 @@ fn state(cli: &Cli, store: Store) -> Result<AppState, String> {
 }
 
 fn serve(cli: &Cli, store: Store) -> Result<(), String> {
+    kino_server::files::check_media_root_protection(
+        kino_server::files::MEDIA_ROOT_PROTECTED,
+        cli.allow_unprotected_media_root,
+    )?;
+    if !kino_server::files::MEDIA_ROOT_PROTECTED {
+        tracing::warn!(
+            "media files are not opened beneath the media root with openat2 on this system \
+             (--allow-unprotected-media-root): keep the media root writable by trusted users only"
+        );
+    }
     if cli.webhook_allow_loopback {
         tracing::warn!("webhooks may point to loopback addresses (--webhook-allow-loopback): not for production");
     }
@@ -564,6 +597,17 @@ fn private_paths(cli: &Cli) -> Result<Vec<PathBuf>, String> {
         }
     }
     Ok(paths)
+}
+
+/// The service's private paths, once the directories served at `/media` (the bucket root, a
+/// `file://` object store) are known not to hold any of them.
+fn served_dirs_checked(cli: &Cli, private: Vec<PathBuf>) -> Result<Vec<PathBuf>, String> {
+    let bucket_root = cli.bucket_root.clone().unwrap_or_else(|| cli.data_dir.join("bucket"));
+    kino_server::files::check_served_dir("--bucket-root", &bucket_root, &cli.data_dir, &private)?;
+    if let Some(dir) = cli.object_store.as_deref().and_then(|url| url.trim().strip_prefix("file://")) {
+        kino_server::files::check_served_dir("--object-store", std::path::Path::new(dir), &cli.data_dir, &private)?;
+    }
+    Ok(private)
 }
 
 /// `--database-url`: a PostgreSQL URL (the password it may hold is not echoed back).

@@ -6,9 +6,28 @@ use serde_json::{Value, json};
 
 use crate::error::{AppError, Detail};
 
-/// The decoded query string, in order; for a repeated key the last value wins.
-#[derive(Debug, Clone, Default)]
+/// The decoded query string, in order; for a repeated key the last value wins. Its `Debug`
+/// redacts the values of the parameters that carry a credential ([`SECRET_PARAMS`]).
+#[derive(Clone, Default)]
 pub struct Params(pub Vec<(String, String)>);
+
+/// Query parameters whose values are credentials: the API key (`?key=`) and what a client might
+/// send by mistake (a token, a secret, a password).
+pub const SECRET_PARAMS: &[&str] = &["key", "api_key", "access_token", "token", "client_secret", "password"];
+
+impl std::fmt::Debug for Params {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut list = f.debug_list();
+        for (name, value) in &self.0 {
+            if SECRET_PARAMS.iter().any(|s| name.eq_ignore_ascii_case(s)) {
+                list.entry(&(name, crate::secrets::Redacted));
+            } else {
+                list.entry(&(name, value));
+            }
+        }
+        list.finish()
+    }
+}
 
 impl Params {
     /// Decodes a raw query string; a malformed one is a 422.

@@ -88,8 +88,11 @@ pub struct Guards {
     pub limiter: crate::ratelimit::RateLimiter,
     /// Slots for signals uploads being read ([`Config::max_uploads`]).
     pub uploads: Arc<tokio::sync::Semaphore>,
-    /// Failed sign-ins to the web application by address ([`crate::throttle`]).
+    /// Failed sign-ins to the web application by address and by source ([`crate::throttle`]).
     pub sign_ins: crate::throttle::Throttle,
+    /// Slots for password hashes and checks ([`Config::password_slots`],
+    /// [`crate::web::account::with_password_slot`]).
+    pub passwords: Arc<tokio::sync::Semaphore>,
 }
 
 impl Services {
@@ -122,7 +125,8 @@ impl Services {
             guards: Arc::new(Guards {
                 limiter: crate::ratelimit::RateLimiter::new(config.rate_limit_per_hour, 3600),
                 uploads: Arc::new(tokio::sync::Semaphore::new(config.max_uploads.max(1))),
-                sign_ins: Default::default(),
+                sign_ins: crate::throttle::Throttle::new(config.sign_in_failures_per_source),
+                passwords: Arc::new(tokio::sync::Semaphore::new(config.password_slots.max(1))),
             }),
             store: Arc::new(store),
             signals: Arc::default(),

@@ -72,7 +72,7 @@ pub struct Empty {}
 // ---- the OAuth 2.0 token endpoint ----
 
 /// A token request (RFC 6749 4.4.2), as JSON or `application/x-www-form-urlencoded`.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Clone, Serialize, Deserialize, ToSchema)]
 pub struct TokenRequest {
     /// The client id (`kc_...`); may be left out when the client authenticates with HTTP Basic.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -88,6 +88,18 @@ pub struct TokenRequest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(examples("read:smartlist:published read:recipe:published"))]
     pub scope: Option<String>,
+}
+
+impl std::fmt::Debug for TokenRequest {
+    /// Every field, the secret ones redacted.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TokenRequest")
+            .field("client_id", &self.client_id)
+            .field("client_secret", &self.client_secret.as_ref().map(|_| crate::secrets::Redacted))
+            .field("grant_type", &self.grant_type)
+            .field("scope", &self.scope)
+            .finish()
+    }
 }
 
 /// The grant types of the token endpoint.

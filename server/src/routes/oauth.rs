@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use crate::identity::*;
 use crate::state::AppState;
 
-#[derive(Debug, Deserialize)]
+#[derive(Deserialize)]
 struct TokenRequest {
     client_id: Option<String>,
     client_secret: Option<String>,
@@ -20,8 +20,20 @@ struct TokenRequest {
     scope: Option<String>,
 }
 
+impl std::fmt::Debug for TokenRequest {
+    /// Every field, the secret ones redacted.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TokenRequest")
+            .field("client_id", &self.client_id)
+            .field("client_secret", &self.client_secret.as_ref().map(|_| crate::secrets::Redacted))
+            .field("grant_type", &self.grant_type)
+            .field("scope", &self.scope)
+            .finish()
+    }
+}
+
 /// An access token (RFC 6749 5.1).
-#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Clone, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Token {
     /// A JWT (HS256, `typ: at+jwt`).
     pub access_token: String,
@@ -31,6 +43,18 @@ pub struct Token {
     pub token_type: String,
     /// The granted scopes, space-separated.
     pub scope: String,
+}
+
+impl std::fmt::Debug for Token {
+    /// Every field, the secret ones redacted.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Token")
+            .field("access_token", &crate::secrets::Redacted)
+            .field("expires_in", &self.expires_in)
+            .field("token_type", &self.token_type)
+            .field("scope", &self.scope)
+            .finish()
+    }
 }
 
 /// A token endpoint error (RFC 6749 5.2).
@@ -274,6 +298,18 @@ pub struct Api;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_client_secret_never_shows_in_debug_output() {
+        let request = TokenRequest {
+            client_id: Some("kc_1".into()),
+            client_secret: Some("kcs_the-secret".into()),
+            grant_type: Some("client_credentials".into()),
+            scope: None,
+        };
+        let shown = format!("{request:?}");
+        assert!(!shown.contains("kcs_the-secret") && shown.contains("<redacted>") && shown.contains("kc_1"), "{shown}");
+    }
 
     fn basic(raw: &str) -> Result<(String, String), &'static str> {
         use base64::Engine;

@@ -10,7 +10,7 @@ use super::items::item_row;
 use super::types::{OrgId, now};
 
 /// A user as the sign-in reads it.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct UserRow {
     /// The user's id.
     pub id: i64,
@@ -22,8 +22,20 @@ pub struct UserRow {
     pub password_hash: String,
 }
 
+impl std::fmt::Debug for UserRow {
+    /// Every field, the secret ones redacted.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("UserRow")
+            .field("id", &self.id)
+            .field("org", &self.org)
+            .field("email", &self.email)
+            .field("password_hash", &crate::secrets::Redacted)
+            .finish()
+    }
+}
+
 /// A live session: who is signed in, and the CSRF token of their forms.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct SessionRow {
     /// The user's id.
     pub user_id: i64,
@@ -37,6 +49,20 @@ pub struct SessionRow {
     pub csrf: String,
     /// When it expires (ms since the epoch).
     pub expires_ms: i64,
+}
+
+impl std::fmt::Debug for SessionRow {
+    /// Every field, the secret ones redacted.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SessionRow")
+            .field("user_id", &self.user_id)
+            .field("org", &self.org)
+            .field("org_name", &self.org_name)
+            .field("email", &self.email)
+            .field("csrf", &crate::secrets::Redacted)
+            .field("expires_ms", &self.expires_ms)
+            .finish()
+    }
 }
 
 impl Store {

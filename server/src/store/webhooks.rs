@@ -135,7 +135,7 @@ text_enum! {
 }
 
 /// A delivery claimed for sending: everything needed to send it.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct ClaimedDelivery {
     /// Delivery id.
     pub id: String,
@@ -147,6 +147,19 @@ pub struct ClaimedDelivery {
     pub event: String,
     /// The exact body bytes.
     pub body: Vec<u8>,
+}
+
+impl std::fmt::Debug for ClaimedDelivery {
+    /// Every field, the secret ones redacted.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClaimedDelivery")
+            .field("id", &self.id)
+            .field("url", &self.url)
+            .field("secret", &crate::secrets::Redacted)
+            .field("event", &self.event)
+            .field("body", &self.body)
+            .finish()
+    }
 }
 
 /// The outcome of one attempt.

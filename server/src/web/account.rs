@@ -1,7 +1,10 @@
 //! The web application's accounts, as a domain: users with argon2id password hashes, sign-in
 //! sessions (a random token in a cookie, stored only as its SHA-256, with a CSRF token of its own),
-//! and a cap on failed sign-ins per address. Nothing here speaks HTTP.
+//! and a cap on failed sign-ins per address and per source. Every password hash and check runs in
+//! one of a few password slots ([`with_password_slot`]). Nothing here speaks HTTP.
 
+use std::net::IpAddr;
+use std::sync::Arc;
 use std::time::Duration;
 
 use argon2::Argon2;
@@ -18,7 +21,9 @@ pub const SESSION_LIFETIME: Duration = Duration::from_secs(12 * 3600);
 pub const MIN_PASSWORD: usize = 10;
 /// Longest password accepted (argon2 would take any length; a bound keeps requests cheap).
 pub const MAX_PASSWORD: usize = 256;
-pub use crate::throttle::{FAILURE_WINDOW, MAX_FAILURES, Throttle};
+/// Longest e-mail address accepted, in bytes (RFC 5321's path limit less its angle brackets).
+pub const MAX_EMAIL: usize = 254;
+pub use crate::throttle::{FAILURE_WINDOW, MAX_FAILURES, Refusal, Throttle};
 
 /// What went wrong with an account operation; the message names the field and the rule.
 #[derive(Debug, thiserror::Error)]
@@ -37,6 +42,12 @@ pub enum AccountError {
     /// Too many failed sign-ins of this address lately.
     #[error("too many failed sign-ins for this address: try again in {0} minutes")]
     Throttled(u64),
+    /// Too many failed sign-ins from this network address lately, whatever the e-mail address.
+    #[error("too many failed sign-ins from your network address: try again in {0} minutes")]
+    SourceThrottled(u64),
+    /// The password work stopped before its end (a panic in it).
+    #[error("the password check did not finish: {0}")]
+    Interrupted(#[from] tokio::task::JoinError),
     /// The database failed.
     #[error(transparent)]
     Store(#[from] StoreError),
@@ -46,13 +57,45 @@ fn invalid(field: &'static str, rule: impl Into<String>) -> AccountError {
     AccountError::Invalid { field, rule: rule.into() }
 }
 
-/// A sign-in address, trimmed and in lower case, or the rule it breaks.
+/// A sign-in address, trimmed and in lower case, or the rule it breaks: at most [`MAX_EMAIL`]
+/// bytes (checked first, before anything else is done with it), one `@` between a non-empty
+/// name and a domain of two labels or more, no space or control character.
 pub fn email(raw: &str) -> Result<String, AccountError> {
-    let email = raw.trim().to_lowercase();
+    let trimmed = raw.trim();
+    if trimmed.len() > MAX_EMAIL {
+        return Err(invalid("email", format!("must be at most {MAX_EMAIL} bytes (it has {})", trimmed.len())));
+    }
+    let email = trimmed.to_lowercase();
     if !crate::portal::is_email(&email) {
-        return Err(invalid("email", "must be an e-mail address (name@domain.tld, at most 254 characters)"));
+        return Err(invalid(
+            "email",
+            "must be an e-mail address: one @ between a name and a domain (name@domain.tld), without spaces or \
+             control characters",
+        ));
     }
     Ok(email)
+}
+
+/// Password slots: how many password hashes and checks run at once by default (the number of
+/// cores). Each argon2id run holds 19 MiB and a core for some tens of milliseconds.
+pub fn default_password_slots() -> usize {
+    std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+}
+
+/// Runs `work`, which hashes or checks a password, on the blocking pool once one of `slots` is
+/// free. Waiting for a slot holds no thread (it is an asynchronous wait), and at most that many
+/// run at once however many sign-ins arrive, so they cannot fill the blocking pool that every
+/// request shares nor hold more than slots x 19 MiB.
+pub async fn with_password_slot<T: Send + 'static>(
+    slots: &Arc<tokio::sync::Semaphore>,
+    work: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, AccountError> {
+    let slot = slots.clone().acquire_owned().await.expect("the password slots are never closed");
+    Ok(tokio::task::spawn_blocking(move || {
+        let _slot = slot;
+        work()
+    })
+    .await?)
 }
 
 /// Checks a new password's length.
@@ -89,7 +132,7 @@ pub fn add_user(state: &AppState, org: OrgId, raw_email: &str, password: &str) -
 }
 
 /// A session just opened: the cookie's token (shown to the browser only) and the CSRF token.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct NewSession {
     /// The cookie's value.
     pub token: String,
@@ -97,24 +140,51 @@ pub struct NewSession {
     pub expires_ms: i64,
 }
 
-/// Checks an address and password and opens a session. A wrong address costs the same argon2
-/// verification as a wrong password, and after [`MAX_FAILURES`] failures within
-/// [`FAILURE_WINDOW`] the address is refused until the window has passed.
-pub fn sign_in(state: &AppState, raw_email: &str, password: &str) -> Result<NewSession, AccountError> {
-    let email = raw_email.trim().to_lowercase();
-    let now = now_ms();
-    if let Some(minutes) = state.guards.sign_ins.refused(&email, now) {
-        return Err(AccountError::Throttled(minutes));
+impl std::fmt::Debug for NewSession {
+    /// Every field, the secret ones redacted.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NewSession")
+            .field("token", &crate::secrets::Redacted)
+            .field("expires_ms", &self.expires_ms)
+            .finish()
     }
-    let user = state.store.user_by_email(&email)?;
-    let hash = user.as_ref().map_or(DUMMY_HASH.as_str(), |u| u.password_hash.as_str());
-    let matches = verify_password(password, hash);
-    let Some(user) = user.filter(|_| matches) else {
-        state.guards.sign_ins.failed(&email, now);
-        return Err(AccountError::WrongCredentials);
-    };
-    state.guards.sign_ins.succeeded(&email);
-    open_session(state, user.id)
+}
+
+/// Checks an address and password from `source` (the client's peer, [`crate::serve::peer_of`])
+/// and opens a session. The address is validated first ([`email`]) and the password's length
+/// bounded, before the throttle, the database or argon2 see them; then a wrong address costs the
+/// same argon2 verification as a wrong password, run in a password slot. After
+/// [`MAX_FAILURES`] failures of an address, or the source's limit of failures, within
+/// [`FAILURE_WINDOW`] it is refused until the window has passed.
+pub async fn sign_in(
+    state: &AppState,
+    raw_email: &str,
+    password: &str,
+    source: Option<IpAddr>,
+) -> Result<NewSession, AccountError> {
+    let email = email(raw_email)?;
+    let n = password.chars().count();
+    if n > MAX_PASSWORD {
+        return Err(invalid("password", format!("must have at most {MAX_PASSWORD} characters (it has {n})")));
+    }
+    match state.guards.sign_ins.refused(&email, source, now_ms()) {
+        Some(Refusal::Address(minutes)) => return Err(AccountError::Throttled(minutes)),
+        Some(Refusal::Source(minutes)) => return Err(AccountError::SourceThrottled(minutes)),
+        None => {}
+    }
+    let (state, password) = (state.clone(), password.to_string());
+    with_password_slot(&state.guards.passwords.clone(), move || {
+        let user = state.store.user_by_email(&email)?;
+        let hash = user.as_ref().map_or(DUMMY_HASH.as_str(), |u| u.password_hash.as_str());
+        let matches = verify_password(&password, hash);
+        let Some(user) = user.filter(|_| matches) else {
+            state.guards.sign_ins.failed(&email, source, now_ms());
+            return Err(AccountError::WrongCredentials);
+        };
+        state.guards.sign_ins.succeeded(&email);
+        open_session(&state, user.id)
+    })
+    .await?
 }
 
 /// Opens a session for the user (after a sign-in, or when the first user is created).
@@ -165,6 +235,17 @@ mod tests {
     fn addresses_and_passwords_are_checked() {
         assert_eq!(email("  Ada@Example.COM ").unwrap(), "ada@example.com");
         assert!(email("ada").unwrap_err().to_string().starts_with("email: "));
+        for bad in
+            ["a@b@example.com", "@example.com", "ada@", "a da@example.com", "ada@exa\u{7}mple.com", "ada@localhost"]
+        {
+            assert!(email(bad).unwrap_err().to_string().starts_with("email: must be an e-mail address"), "{bad}");
+        }
+        let at_most = format!("{}@{}.{}.{}", "a".repeat(64), "b".repeat(63), "c".repeat(63), "d".repeat(61));
+        assert_eq!(at_most.len(), 254);
+        assert_eq!(email(&at_most).unwrap(), at_most);
+        let long = format!("a{at_most}");
+        assert_eq!(email(&long).unwrap_err().to_string(), "email: must be at most 254 bytes (it has 255)");
+        assert!(email(&"x".repeat(2_000_000)).unwrap_err().to_string().contains("it has 2000000"));
         assert!(check_password("short").unwrap_err().to_string().contains("10 to 256"));
         assert!(check_password("long enough!").is_ok());
     }

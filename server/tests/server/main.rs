@@ -18,6 +18,7 @@ mod openapi;
 mod portal;
 mod process;
 mod replicas;
+mod sign_in_and_connections;
 mod support;
 mod web;
 mod webhooks;

@@ -60,7 +60,7 @@ pub struct CatalogSettingsChanged {
 }
 
 /// A new API key: shown in this answer only.
-#[derive(Debug, Clone, Serialize, ToSchema)]
+#[derive(Clone, Serialize, ToSchema)]
 pub struct ApiKeyCreated {
     /// The key (`kino_` and 64 hex digits).
     pub key: String,
@@ -70,8 +70,19 @@ pub struct ApiKeyCreated {
     pub note: &'static str,
 }
 
+impl std::fmt::Debug for ApiKeyCreated {
+    /// Every field, the secret ones redacted.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ApiKeyCreated")
+            .field("key", &crate::secrets::Redacted)
+            .field("prefix", &self.prefix)
+            .field("note", &self.note)
+            .finish()
+    }
+}
+
 /// New OAuth client credentials: the secret is shown in this answer only.
-#[derive(Debug, Clone, Serialize, ToSchema)]
+#[derive(Clone, Serialize, ToSchema)]
 pub struct ClientCreated {
     /// Client id (`kc_...`).
     pub client_id: String,
@@ -79,6 +90,17 @@ pub struct ClientCreated {
     pub client_secret: String,
     /// A reminder that the secret is shown once.
     pub note: &'static str,
+}
+
+impl std::fmt::Debug for ClientCreated {
+    /// Every field, the secret ones redacted.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClientCreated")
+            .field("client_id", &self.client_id)
+            .field("client_secret", &crate::secrets::Redacted)
+            .field("note", &self.note)
+            .finish()
+    }
 }
 
 /// What a revocation revoked: the key prefix or the client id.
@@ -114,7 +136,7 @@ pub struct RunStarted {
 }
 
 /// A webhook created: its signing secret is shown in this answer only.
-#[derive(Debug, Clone, Serialize, ToSchema)]
+#[derive(Clone, Serialize, ToSchema)]
 pub struct WebhookCreated {
     /// The webhook.
     #[serde(flatten)]
@@ -123,4 +145,41 @@ pub struct WebhookCreated {
     pub signing_secret: String,
     /// A reminder that the secret is shown once.
     pub note: &'static str,
+}
+
+impl std::fmt::Debug for WebhookCreated {
+    /// Every field, the secret ones redacted.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WebhookCreated")
+            .field("webhook", &self.webhook)
+            .field("signing_secret", &crate::secrets::Redacted)
+            .field("note", &self.note)
+            .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn created_keys_and_secrets_never_show_in_debug_output() {
+        const SECRET: &str = "kino_0123456789abcdef";
+        let webhook = crate::webhooks::WebhookView {
+            id: "w".into(),
+            url: "https://example.com/hook".into(),
+            events: vec![],
+            enabled: false,
+            created_at: String::new(),
+            updated_at: String::new(),
+        };
+        let shown = [
+            format!("{:?}", ApiKeyCreated { key: SECRET.into(), prefix: "kino_0123".into(), note: "" }),
+            format!("{:?}", ClientCreated { client_id: "kc_1".into(), client_secret: SECRET.into(), note: "" }),
+            format!("{:?}", WebhookCreated { webhook, signing_secret: SECRET.into(), note: "" }),
+        ];
+        for text in shown {
+            assert!(!text.contains(SECRET) && text.contains("<redacted>"), "{text}");
+        }
+    }
 }

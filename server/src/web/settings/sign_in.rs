@@ -1,7 +1,10 @@
 //! Sign-in, the first user (made with the admin token), sign-out.
 
-use axum::body::Bytes;
-use axum::extract::State;
+use std::net::SocketAddr;
+
+use axum::Extension;
+use axum::body::Body;
+use axum::extract::{ConnectInfo, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Redirect, Response};
 use maud::{Markup, html};
@@ -17,6 +20,34 @@ use crate::web::{
 
 /// The longest `next` followed after sign-in.
 const MAX_NEXT: usize = 2048;
+
+/// The largest form before sign-in (sign-in, the first user): a few short fields. Every form
+/// after sign-in may have 64 KiB, and the API's bodies 2 MiB.
+pub const MAX_FORM: usize = 16 * 1024;
+
+/// Reads a form before sign-in: at most [`MAX_FORM`] bytes, else a 413 whose message says the
+/// rules of the fields that could make it so large.
+async fn small_form(body: Body) -> Result<Form, (StatusCode, String)> {
+    let bytes = axum::body::to_bytes(body, MAX_FORM).await.map_err(|_| {
+        let rule = format!(
+            "this form is larger than {} KiB: email must have at most {} bytes, password at most {} characters",
+            MAX_FORM / 1024,
+            account::MAX_EMAIL,
+            account::MAX_PASSWORD
+        );
+        (StatusCode::PAYLOAD_TOO_LARGE, rule)
+    })?;
+    Form::parse(&bytes).map_err(|f| (f.status, f.message))
+}
+
+/// An address as the form shows it again: at most [`account::MAX_EMAIL`] bytes of what was sent.
+fn shown_email(raw: &str) -> &str {
+    let mut end = raw.len().min(account::MAX_EMAIL);
+    while !raw.is_char_boundary(end) {
+        end -= 1;
+    }
+    &raw[..end]
+}
 
 /// Where to go after signing in: a same-origin path of the application (printable ASCII only,
 /// so it is always a valid `Location` header: no control character, space or non-ASCII byte),
@@ -91,31 +122,43 @@ fn signed_in(session: &account::NewSession, next: &str) -> Response {
     res
 }
 
-/// `POST /app/sign-in` `email, password, csrf, next`.
-pub async fn sign_in(State(state): State<AppState>, headers: HeaderMap, body: Bytes) -> Response {
-    let form = match Form::parse(&body) {
-        Ok(f) => f,
-        Err(f) => return f.into_response(),
-    };
+/// `POST /app/sign-in` `email, password, csrf, next`: a form of at most [`MAX_FORM`] bytes whose
+/// address is checked ([`account::email`]) before the throttle, the database or argon2 see it.
+pub async fn sign_in(
+    State(state): State<AppState>,
+    peer: Option<Extension<ConnectInfo<SocketAddr>>>,
+    headers: HeaderMap,
+    body: Body,
+) -> Response {
     let (token, new) = form_token(&headers);
+    let form = match small_form(body).await {
+        Ok(f) => f,
+        Err((status, error)) => {
+            return with_form_cookie(status, &token, new, sign_in_form(&token, "/app/catalog", "", Some(&error)));
+        }
+    };
     let next = next_path(form.get("next")).to_string();
-    let email = form.get("email").to_string();
+    let email = shown_email(form.get("email"));
     if !form_token_ok(&headers, &form) {
         let error = "this form has expired: sign in again";
-        return with_form_cookie(StatusCode::FORBIDDEN, &token, new, sign_in_form(&token, &next, &email, Some(error)));
+        return with_form_cookie(StatusCode::FORBIDDEN, &token, new, sign_in_form(&token, &next, email, Some(error)));
     }
-    let password = form.get("password").to_string();
-    let (e, p) = (email.clone(), password);
-    match tokio::task::spawn_blocking(move || account::sign_in(&state, &e, &p)).await {
-        Ok(Ok(session)) => signed_in(&session, &next),
-        Ok(Err(e @ (AccountError::WrongCredentials | AccountError::Throttled(_) | AccountError::Invalid { .. }))) => {
+    let source = peer.map(|Extension(ConnectInfo(addr))| crate::serve::peer_of(addr.ip()));
+    match account::sign_in(&state, form.get("email"), form.get("password"), source).await {
+        Ok(session) => signed_in(&session, &next),
+        Err(
+            e @ (AccountError::WrongCredentials
+            | AccountError::Throttled(_)
+            | AccountError::SourceThrottled(_)
+            | AccountError::Invalid { .. }),
+        ) => {
             let status = match e {
-                AccountError::Throttled(_) => StatusCode::TOO_MANY_REQUESTS,
+                AccountError::Throttled(_) | AccountError::SourceThrottled(_) => StatusCode::TOO_MANY_REQUESTS,
+                AccountError::Invalid { .. } => StatusCode::BAD_REQUEST,
                 _ => StatusCode::UNAUTHORIZED,
             };
-            with_form_cookie(status, &token, new, sign_in_form(&token, &next, &email, Some(&e.to_string())))
+            with_form_cookie(status, &token, new, sign_in_form(&token, &next, email, Some(&e.to_string())))
         }
-        Ok(Err(e)) => internal(e).into_response(),
         Err(e) => internal(e).into_response(),
     }
 }
@@ -155,15 +198,18 @@ pub async fn setup_page(headers: HeaderMap) -> Response {
 }
 
 /// `POST /app/setup` `admin_token, org, email, password, csrf`: a user made with the admin
-/// token, signed in at once.
-pub async fn setup(State(state): State<AppState>, headers: HeaderMap, body: Bytes) -> Response {
-    let form = match Form::parse(&body) {
-        Ok(f) => f,
-        Err(f) => return f.into_response(),
-    };
+/// token, signed in at once. A form of at most [`MAX_FORM`] bytes; the password is hashed in a
+/// password slot.
+pub async fn setup(State(state): State<AppState>, headers: HeaderMap, body: Body) -> Response {
     let (token, new) = form_token(&headers);
+    let form = match small_form(body).await {
+        Ok(f) => f,
+        Err((status, error)) => {
+            return with_form_cookie(status, &token, new, setup_form(&token, "", "", Some(&error)));
+        }
+    };
     let org_name = form.get("org").trim().to_string();
-    let email = form.get("email").to_string();
+    let email = shown_email(form.get("email")).to_string();
     let fail = |status: StatusCode, error: &str| {
         with_form_cookie(status, &token, new, setup_form(&token, &org_name, &email, Some(error)))
     };
@@ -179,24 +225,24 @@ pub async fn setup(State(state): State<AppState>, headers: HeaderMap, body: Byte
     if org_name.is_empty() || org_name.chars().count() > 100 || org_name.chars().any(char::is_control) {
         return fail(StatusCode::BAD_REQUEST, "org: must be a name of 1 to 100 characters");
     }
-    let password = form.get("password").to_string();
-    let (s, o, e) = (state.clone(), org_name.clone(), email.clone());
-    let made = tokio::task::spawn_blocking(move || -> Result<account::NewSession, AccountError> {
-        // nothing is made unless the user can be
-        account::email(&e)?;
-        account::check_password(&password)?;
+    // nothing is made unless the user can be: the fields are checked before a slot is taken
+    let (raw_email, password) = (form.get("email").to_string(), form.get("password").to_string());
+    if let Err(e) = account::email(&raw_email).and_then(|_| account::check_password(&password)) {
+        return fail(StatusCode::BAD_REQUEST, &e.to_string());
+    }
+    let (s, o) = (state.clone(), org_name.clone());
+    let made = account::with_password_slot(&state.guards.passwords, move || -> Result<_, AccountError> {
         let (org, created) = s.store.ensure_org(&o)?;
         if created {
             s.store.ensure_catalog(org, &o)?;
         }
-        let (user, _) = account::add_user(&s, org, &e, &password)?;
+        let (user, _) = account::add_user(&s, org, &raw_email, &password)?;
         account::open_session(&s, user)
     })
     .await;
-    match made {
-        Ok(Ok(session)) => signed_in(&session, "/app/catalog"),
-        Ok(Err(e @ AccountError::Invalid { .. })) => fail(StatusCode::BAD_REQUEST, &e.to_string()),
-        Ok(Err(e)) => internal(e).into_response(),
+    match made.and_then(|made| made) {
+        Ok(session) => signed_in(&session, "/app/catalog"),
+        Err(e @ AccountError::Invalid { .. }) => fail(StatusCode::BAD_REQUEST, &e.to_string()),
         Err(e) => internal(e).into_response(),
     }
 }

@@ -64,11 +64,16 @@ pub async fn users(State(state): State<AppState>, signed: Signed, q: Query) -> R
 pub async fn add_user(State(state): State<AppState>, f: SignedForm) -> Response {
     let (org, email, password) =
         (f.signed.session.org, f.form.get("email").to_string(), f.form.get("password").to_string());
+    // the fields are checked before a password slot is taken; the hash is made in one
+    if let Err(e) = account::email(&email).and_then(|_| account::check_password(&password)) {
+        return users_page(state, f.signed, Some(e.to_string()), None).await;
+    }
     let s = state.clone();
-    match tokio::task::spawn_blocking(move || account::add_user(&s, org, &email, &password)).await {
-        Ok(Ok(_)) => Redirect::to("/app/users?notice=added").into_response(),
-        Ok(Err(e @ AccountError::Invalid { .. })) => users_page(state, f.signed, Some(e.to_string()), None).await,
-        Ok(Err(e)) => internal(e).into_response(),
+    let added =
+        account::with_password_slot(&state.guards.passwords, move || account::add_user(&s, org, &email, &password));
+    match added.await.and_then(|added| added) {
+        Ok(_) => Redirect::to("/app/users?notice=added").into_response(),
+        Err(e @ AccountError::Invalid { .. }) => users_page(state, f.signed, Some(e.to_string()), None).await,
         Err(e) => internal(e).into_response(),
     }
 }
