@@ -86,9 +86,16 @@ fn photographs_are_labelled_as_the_reference_labels_them() {
         let names: Vec<&str> = g.top.iter().map(|&(i, _)| labeler.names()[usize::from(i)].as_str()).collect();
         eprintln!("{test}: {}: {:?} {names:?}", e.photo, g.top);
         assert_eq!(g.feature.len(), FEATURE_LEN);
-        for ((gi, gp), (ei, ep)) in g.top.iter().zip(e.top) {
-            assert_eq!(*gi, ei, "{}: {:?} against {:?}", e.photo, g.top, e.top);
-            worst = worst.max((gp - ep).abs());
+        // Classes are matched by index, not by rank: two reference probabilities closer than the
+        // tolerance (coffee's 0.013136 and 0.012422) may swap places on another CPU, and the
+        // fifth may swap with the sixth. Each reference class must be found with its probability,
+        // or have fallen off the end by no more than the tolerance.
+        let last = g.top.last().map_or(0.0, |&(_, p)| p);
+        for (ei, ep) in e.top {
+            match g.top.iter().find(|&&(gi, _)| gi == ei) {
+                Some(&(_, gp)) => worst = worst.max((gp - ep).abs()),
+                None => assert!(ep <= last + TOLERANCE, "{}: class {ei} ({ep}) missing from {:?}", e.photo, g.top),
+            }
         }
         for (gv, ev) in g.feature.iter().zip(e.feature) {
             worst = worst.max((gv - ev).abs());
