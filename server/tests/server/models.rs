@@ -83,6 +83,21 @@ fn dot(a: &Value, b: &Value) -> f64 {
     a.iter().zip(b).map(|(x, y)| x.as_f64().unwrap() * y.as_f64().unwrap()).sum()
 }
 
+/// The least lead of the scene a query means over every other: ten times what ONNX Runtime's
+/// kernels move a score between CPUs, so the test never rests on an order of two close scores.
+const MARGIN: f64 = 0.05;
+
+/// The best score of `query` among the scenes whose start `wanted` picks, and among the others.
+fn lead(scenes: &[Value], query: &Value, wanted: impl Fn(f64) -> bool) -> (f64, f64) {
+    let (mut hit, mut other) = (f64::MIN, f64::MIN);
+    for scene in scenes {
+        let score = dot(query, &scene["embedding"]);
+        let best = if wanted(scene["start_ts"].as_f64().unwrap()) { &mut hit } else { &mut other };
+        *best = best.max(score);
+    }
+    (hit, other)
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_service_runs_its_models_and_names_them() {
     let Some(models_dir) = ready() else { return };
@@ -143,11 +158,9 @@ async fn the_service_runs_its_models_and_names_them() {
             .await;
     assert_eq!(s, StatusCode::OK, "{q}");
     assert_eq!(q["version_id"], "all-minilm-l6-v2 1.0.0 (lift-1024)");
-    let best = scenes
-        .iter()
-        .max_by(|a, b| dot(&q["embedding"], &a["embedding"]).total_cmp(&dot(&q["embedding"], &b["embedding"])))
-        .unwrap();
-    assert!(best["start_ts"].as_f64().unwrap() >= 9.0, "the dialogue scene ranks first: {best}");
+    let (talk, other) = lead(scenes, &q["embedding"], |start| start >= 9.0);
+    eprintln!("people talking: dialogue scene {talk:.3}, best other {other:.3}");
+    assert!(talk - other >= MARGIN, "the dialogue scene leads by {MARGIN}: {talk} against {other}");
     // A line of dialogue finds the scene in which it is said (the description quotes the speech).
     let (s, q) = call(
         &state,
@@ -157,10 +170,9 @@ async fn the_service_runs_its_models_and_names_them() {
     )
     .await;
     assert_eq!(s, StatusCode::OK, "{q}");
-    let scored: Vec<(f64, f64)> =
-        scenes.iter().map(|sc| (sc["start_ts"].as_f64().unwrap(), dot(&q["embedding"], &sc["embedding"]))).collect();
-    let best = scored.iter().max_by(|a, b| a.1.total_cmp(&b.1)).unwrap();
-    assert!(best.0 >= 9.0, "the line of dialogue finds its scene: {scored:?}");
+    let (said, other) = lead(scenes, &q["embedding"], |start| start >= 9.0);
+    eprintln!("a line of dialogue: its scene {said:.3}, best other {other:.3}");
+    assert!(said - other >= MARGIN, "the line of dialogue finds its scene by {MARGIN}: {said} against {other}");
 
     // What is said: profanity from the transcript, with its time, named after the recogniser.
     let (s, prof) = call(&state, "GET", &format!("/results/profanity/v2/segments/talk?key={key}"), None).await;
