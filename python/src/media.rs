@@ -20,8 +20,12 @@ use pyo3::types::{PyDict, PyList};
 use crate::errors::{media_err, model_err};
 use crate::signals::PySignals;
 
-/// Least time between two calls of the progress callback (and two checks for Ctrl-C).
+/// Least time between two calls of the progress callback.
 const PROGRESS_INTERVAL: Duration = Duration::from_millis(250);
+
+/// Least time between two checks for Ctrl-C (each takes the GIL for a moment), so that an
+/// analysis stops within a twentieth of a second of it.
+const SIGNAL_INTERVAL: Duration = Duration::from_millis(50);
 
 /// A loaded set of models and which models' files were present when it was loaded.
 struct Loaded {
@@ -107,21 +111,27 @@ pub fn analyze(
     let interrupted = AtomicBool::new(false);
     let mut raised: Option<PyErr> = None;
     let mut last_call: Option<Instant> = None;
+    let mut last_check: Option<Instant> = None;
     let result = py.detach(|| {
         let on_progress = |done: f64, total: f64| {
             if raised.is_some() {
                 return;
             }
             let finished = done >= total;
-            if !finished && last_call.is_some_and(|t| t.elapsed() < PROGRESS_INTERVAL) {
+            let due = |last: Option<Instant>, every| finished || last.is_none_or(|t: Instant| t.elapsed() >= every);
+            let (call, check) = (progress.is_some() && due(last_call, PROGRESS_INTERVAL), due(last_check, SIGNAL_INTERVAL));
+            if !call && !check {
                 return;
             }
-            last_call = Some(Instant::now());
+            last_check = Some(Instant::now());
+            if call {
+                last_call = last_check;
+            }
             let outcome = Python::attach(|py| {
                 py.check_signals()?;
                 match &progress {
-                    Some(callback) => callback.call1(py, (done, total)).map(drop),
-                    None => Ok(()),
+                    Some(callback) if call => callback.call1(py, (done, total)).map(drop),
+                    _ => Ok(()),
                 }
             });
             if let Err(err) = outcome {

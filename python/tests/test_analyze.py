@@ -64,22 +64,73 @@ def test_an_exception_raised_in_progress_stops_the_analysis_and_is_raised(video)
     assert len(calls) == 1 and calls[0] < 12.0, "the analysis went on after the callback raised"
 
 
-def test_keyboard_interrupt_stops_the_analysis_without_a_callback(long_video):
-    started = time.monotonic()
-    kino.analyze(long_video, models=False)
-    full = time.monotonic() - started
-    # SIGINT to this process only (not to ffmpeg), a fifth of the way in: Python's handler sets a
-    # flag that the analysis checks from its progress path while this thread is in Rust without
-    # the GIL.
-    timer = threading.Timer(full / 5, os.kill, (os.getpid(), signal.SIGINT))
-    started = time.monotonic()
-    timer.start()
+def _ffmpeg_children():
+    """PIDs of this process's ffmpeg children (ffprobe and others left out)."""
+    me, found = os.getpid(), []
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/stat") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        comm, rest = stat[stat.index("(") + 1 : stat.rindex(")")], stat[stat.rindex(")") + 2 :].split()
+        if comm == "ffmpeg" and int(rest[1]) == me:
+            found.append(int(entry.name))
+    return found
+
+
+def _written(pid):
+    """Bytes `pid` has written so far (its decoded frames, on the pipe kino reads), or None once it is gone."""
     try:
-        with pytest.raises(KeyboardInterrupt):
-            kino.analyze(long_video, models=False)
-    finally:
-        timer.cancel()
-    assert time.monotonic() - started < full * 0.8, "the analysis ran to its end"
+        with open(f"/proc/{pid}/io") as f:
+            return next(int(line.split()[1]) for line in f if line.startswith("wchar:"))
+    except (OSError, StopIteration):
+        return None
+
+
+class DecodeWatch(threading.Thread):
+    """Follows the analysis's ffmpeg child, sampling the bytes of frames it wrote until it is gone.
+    With `interrupt`, sends SIGINT to this process (not to ffmpeg) once the first frames are out."""
+
+    def __init__(self, interrupt):
+        super().__init__(daemon=True)
+        self.interrupt, self.written, self.signalled_at = interrupt, 0, None
+
+    def run(self):
+        deadline = time.monotonic() + 120
+        pid = None
+        while pid is None and time.monotonic() < deadline:
+            pid = next(iter(_ffmpeg_children()), None)
+            time.sleep(0.001)
+        while pid is not None and (written := _written(pid)) is not None:
+            self.written = max(self.written, written)
+            if self.interrupt and self.signalled_at is None and written > 0:
+                self.signalled_at = written
+                os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.001)
+
+
+def test_keyboard_interrupt_stops_the_analysis_without_a_callback(long_video):
+    # Measured in work, not time: the bytes of frames ffmpeg decoded for a whole analysis, then
+    # for one interrupted as soon as its first frames were out. Python's SIGINT handler sets a flag
+    # that the analysis checks from its progress path while this thread is in Rust without the GIL.
+    whole = DecodeWatch(interrupt=False)
+    whole.start()
+    kino.analyze(long_video, models=False)
+    whole.join(timeout=60)
+    assert whole.written > 0, "the analysis's ffmpeg child was not seen"
+    watch = DecodeWatch(interrupt=True)
+    watch.start()
+    with pytest.raises(KeyboardInterrupt):
+        kino.analyze(long_video, models=False)
+    watch.join(timeout=60)
+    assert watch.signalled_at is not None, "the interrupted analysis's ffmpeg child was not seen"
+    assert watch.signalled_at < whole.written / 10, "the signal came late: the test proves nothing"
+    assert watch.written < whole.written / 2, (
+        f"the analysis went on after Ctrl-C: ffmpeg wrote {watch.written} of {whole.written} bytes"
+    )
 
 
 def test_the_gil_is_released_while_analysing(video):
