@@ -48,6 +48,9 @@ pub struct Config {
     pub max_queued_generations: usize,
     /// Signals uploads read at once; more are refused (503).
     pub max_uploads: usize,
+    /// Bytes of prepared signals kept in memory; past them the least recently used are evicted
+    /// ([`crate::signals::cache`]).
+    pub signals_cache_bytes: usize,
     /// Password hashes and checks (argon2id, 19 MiB each) run at once; more wait for a slot.
     pub password_slots: usize,
     /// Failed sign-ins from one source (an IPv4 address, an IPv6 /64) within the 15-minute
@@ -85,6 +88,7 @@ impl Config {
             render_workers: default_render_workers(),
             max_queued_generations: DEFAULT_MAX_QUEUED_GENERATIONS,
             max_uploads: DEFAULT_MAX_UPLOADS,
+            signals_cache_bytes: crate::signals::cache::DEFAULT_SIGNALS_CACHE_BYTES,
             password_slots: crate::web::account::default_password_slots(),
             sign_in_failures_per_source: crate::throttle::DEFAULT_MAX_SOURCE_FAILURES,
             private_paths: [
@@ -126,6 +130,7 @@ impl std::fmt::Debug for Config {
             render_workers,
             max_queued_generations,
             max_uploads,
+            signals_cache_bytes,
             password_slots,
             sign_in_failures_per_source,
             private_paths,
@@ -150,6 +155,7 @@ impl std::fmt::Debug for Config {
             .field("render_workers", render_workers)
             .field("max_queued_generations", max_queued_generations)
             .field("max_uploads", max_uploads)
+            .field("signals_cache_bytes", signals_cache_bytes)
             .field("password_slots", password_slots)
             .field("sign_in_failures_per_source", sign_in_failures_per_source)
             .field("private_paths", private_paths)

@@ -116,6 +116,9 @@ struct Cli {
     /// Signals uploads (`PUT /analysis/...`) read at once; more are refused with 503.
     #[arg(long, env = "KINO_MAX_UPLOADS", default_value_t = kino_server::state::DEFAULT_MAX_UPLOADS, global = true)]
     max_uploads: usize,
+    /// MiB of prepared signals kept in memory; past them the least recently used are evicted.
+    #[arg(long, env = "KINO_SIGNALS_CACHE_MIB", default_value_t = 512, global = true)]
+    signals_cache_mib: usize,
     /// Connections open at once; more wait to be accepted.
     #[arg(long, env = "KINO_MAX_CONNECTIONS", default_value_t = HttpLimits::default().max_connections, global = true)]
     max_connections: usize,
@@ -370,6 +373,7 @@ fn state(cli: &Cli, store: Store) -> Result<AppState, String> {
             render_workers: cli.render_workers.unwrap_or_else(render::default_render_workers).max(1),
             max_queued_generations: cli.max_queued_generations,
             max_uploads: cli.max_uploads.max(1),
+            signals_cache_bytes: cli.signals_cache_mib.saturating_mul(1 << 20),
             password_slots: cli.password_slots.map_or_else(kino_server::web::account::default_password_slots, |n| {
                 usize::try_from(n).unwrap_or(usize::MAX)
             }),
