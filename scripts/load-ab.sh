@@ -17,7 +17,7 @@ results="$(mktemp)"
 one() {  # binary label
     local dir pid key base p t c s creds id secret token
     dir="$(mktemp -d)"
-    "$1" --data-dir "$dir" --bind "127.0.0.1:$port" --log-format json --rate-limit 100000000 >"$dir/out.log" 2>"$dir/err.log" &
+    "$1" --data-dir "$dir" --bind "127.0.0.1:$port" --log-format json --rate-limit 100000000 --max-connections-per-peer 512 >"$dir/out.log" 2>"$dir/err.log" &
     pid=$!
     for _ in $(seq 100); do grep -q "API key" "$dir/out.log" 2>/dev/null && break; sleep 0.2; done
     key="$(grep -oE 'kino_[0-9a-f]{64}' "$dir/out.log" | head -1 || true)"

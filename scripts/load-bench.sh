@@ -12,7 +12,7 @@ fi
 cargo build --release -q -p kino-server
 dir="$(mktemp -d)"
 port="${PORT:-18181}"
-"${CARGO_TARGET_DIR:-target}"/release/kino-server --data-dir "$dir" --bind "127.0.0.1:$port" --log-format json --rate-limit 100000000 >"$dir/out.log" 2>"$dir/err.log" &
+"${CARGO_TARGET_DIR:-target}"/release/kino-server --data-dir "$dir" --bind "127.0.0.1:$port" --log-format json --rate-limit 100000000 --max-connections-per-peer 512 >"$dir/out.log" 2>"$dir/err.log" &
 pid=$!
 trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null; rm -rf "$dir"' EXIT
 for _ in $(seq 50); do grep -q "API key" "$dir/out.log" 2>/dev/null && break; sleep 0.2; done
