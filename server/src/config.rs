@@ -3,6 +3,21 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+/// The default of [`Config::signals_cache_bytes`]: 512 MiB, a few thousand feature-length titles
+/// ([`crate::signals::cache`]).
+pub const DEFAULT_SIGNALS_CACHE_BYTES: usize = 512 << 20;
+
+/// The default of [`Config::sign_in_failures_per_source`]: failed sign-ins from one source (an
+/// IPv4 address, an IPv6 /64) within [`crate::throttle::FAILURE_WINDOW`] after which it is
+/// refused until the window has passed.
+pub const DEFAULT_MAX_SOURCE_FAILURES: u32 = 50;
+
+/// The default of [`Config::password_slots`]: how many password hashes and checks run at once
+/// (the number of cores). Each argon2id run holds 19 MiB and a core for some tens of milliseconds.
+pub fn default_password_slots() -> usize {
+    std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+}
+
 /// Settings the handlers and workers need. Its `Debug` shows every field but the admin token.
 #[derive(Clone)]
 pub struct Config {
@@ -88,9 +103,9 @@ impl Config {
             render_workers: default_render_workers(),
             max_queued_generations: DEFAULT_MAX_QUEUED_GENERATIONS,
             max_uploads: DEFAULT_MAX_UPLOADS,
-            signals_cache_bytes: crate::signals::cache::DEFAULT_SIGNALS_CACHE_BYTES,
-            password_slots: crate::web::account::default_password_slots(),
-            sign_in_failures_per_source: crate::throttle::DEFAULT_MAX_SOURCE_FAILURES,
+            signals_cache_bytes: DEFAULT_SIGNALS_CACHE_BYTES,
+            password_slots: default_password_slots(),
+            sign_in_failures_per_source: DEFAULT_MAX_SOURCE_FAILURES,
             private_paths: [
                 "kino.sqlite3",
                 "kino.sqlite3-wal",
@@ -144,7 +159,7 @@ impl std::fmt::Debug for Config {
             .field("rate_limit_per_hour", rate_limit_per_hour)
             .field("bucket_root", bucket_root)
             .field("object_store", object_store)
-            .field("admin_token", &admin_token.as_ref().map(|_| crate::secrets::Redacted))
+            .field("admin_token", &admin_token.as_ref().map(|_| crate::redacted::Redacted))
             .field("media_base_url", media_base_url)
             .field("webhook_allow_loopback", webhook_allow_loopback)
             .field("webhook_ca_pem", &webhook_ca_pem.as_ref().map(Vec::len))

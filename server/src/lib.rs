@@ -26,6 +26,7 @@ pub mod previews;
 pub mod products;
 pub mod query;
 pub mod ratelimit;
+pub mod redacted;
 pub mod routes;
 pub mod secrets;
 pub mod serve;

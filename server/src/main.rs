@@ -210,7 +210,7 @@ enum Admin {
 }
 
 fn main() -> std::process::ExitCode {
-    return_large_allocations();
+    kino_server::serve::return_large_allocations();
     let matches = Cli::command().get_matches();
     let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     init_logs(cli.log_format);
@@ -256,24 +256,6 @@ fn main() -> std::process::ExitCode {
             eprintln!("error: {e}");
             std::process::ExitCode::FAILURE
         }
-    }
-}
-
-/// The largest allocation glibc's malloc may serve from (and keep in) a thread's arena:
-/// anything larger is its own mapping, returned to the system when freed.
-#[cfg(all(target_os = "linux", target_env = "gnu"))]
-const MMAP_THRESHOLD: libc::c_int = 4 << 20;
-
-/// Makes glibc give large freed blocks back to the system. By default its mmap threshold grows
-/// to the size of the largest block freed, after which such blocks come from the per-thread
-/// arenas and stay there: every blocking thread that ran an argon2id check (19 MiB) kept that
-/// much, and 3,000 failed sign-ins left the process at 622 MiB resident instead of 51
-/// (`scripts/signin-flood.py`, docs/operations.md). A fixed threshold keeps them mappings.
-fn return_large_allocations() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: mallopt only changes malloc's tuning; it is called before any other thread exists.
-    unsafe {
-        libc::mallopt(libc::M_MMAP_THRESHOLD, MMAP_THRESHOLD);
     }
 }
 
@@ -473,7 +455,7 @@ fn serve(cli: &Cli, store: Store) -> Result<(), String> {
                 demo::DEMO_CATALOG
             );
         }
-        let shutdown = shutdown_signal();
+        let shutdown = kino_server::serve::shutdown_signal();
         println!("listening on {}", url(address));
         use std::io::Write as _;
         let _ = std::io::stdout().flush();
@@ -689,29 +671,4 @@ fn parse_time_of_day(s: &str) -> Result<chrono::NaiveTime, String> {
 
 fn url(bind: SocketAddr) -> String {
     format!("http://{bind}")
-}
-
-/// Completes on SIGINT or SIGTERM. The handlers are installed when this is called, not when the
-/// future is first polled, so a signal that arrives right after "listening on" is not lost.
-fn shutdown_signal() -> impl std::future::Future<Output = ()> {
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{SignalKind, signal};
-        let interrupt = signal(SignalKind::interrupt());
-        let terminate = signal(SignalKind::terminate());
-        async move {
-            match (interrupt, terminate) {
-                (Ok(mut i), Ok(mut t)) => {
-                    tokio::select! { _ = i.recv() => {}, _ = t.recv() => {} }
-                }
-                _ => {
-                    let _ = tokio::signal::ctrl_c().await;
-                }
-            }
-        }
-    }
-    #[cfg(not(unix))]
-    async {
-        let _ = tokio::signal::ctrl_c().await;
-    }
 }

@@ -20,7 +20,7 @@ impl std::fmt::Debug for Params {
         let mut list = f.debug_list();
         for (name, value) in &self.0 {
             if SECRET_PARAMS.iter().any(|s| name.eq_ignore_ascii_case(s)) {
-                list.entry(&(name, crate::secrets::Redacted));
+                list.entry(&(name, crate::redacted::Redacted));
             } else {
                 list.entry(&(name, value));
             }

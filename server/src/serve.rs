@@ -391,6 +391,49 @@ impl<T: AsyncWrite + Unpin> AsyncWrite for IdleTimeout<T> {
     }
 }
 
+/// The largest allocation glibc's malloc may serve from (and keep in) a thread's arena:
+/// anything larger is its own mapping, returned to the system when freed.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+const MMAP_THRESHOLD: libc::c_int = 4 << 20;
+
+/// Makes glibc give large freed blocks back to the system. By default its mmap threshold grows
+/// to the size of the largest block freed, after which such blocks come from the per-thread
+/// arenas and stay there: every blocking thread that ran an argon2id check (19 MiB) kept that
+/// much, and 3,000 failed sign-ins left the process at 622 MiB resident instead of 51
+/// (`scripts/signin-flood.py`, docs/operations.md). A fixed threshold keeps them mappings.
+pub fn return_large_allocations() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only changes malloc's tuning; it is called before any other thread exists.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, MMAP_THRESHOLD);
+    }
+}
+
+/// Completes on SIGINT or SIGTERM. The handlers are installed when this is called, not when the
+/// future is first polled, so a signal that arrives right after "listening on" is not lost.
+pub fn shutdown_signal() -> impl std::future::Future<Output = ()> {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let interrupt = signal(SignalKind::interrupt());
+        let terminate = signal(SignalKind::terminate());
+        async move {
+            match (interrupt, terminate) {
+                (Ok(mut i), Ok(mut t)) => {
+                    tokio::select! { _ = i.recv() => {}, _ = t.recv() => {} }
+                }
+                _ => {
+                    let _ = tokio::signal::ctrl_c().await;
+                }
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    async {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -129,7 +129,7 @@ impl Services {
                 passwords: Arc::new(tokio::sync::Semaphore::new(config.password_slots.max(1))),
             }),
             store: Arc::new(store),
-            signals: Arc::new(crate::signals::SignalsCache::with_budget(config.signals_cache_bytes)),
+            signals: Arc::new(crate::signals::cache::SignalsCache::with_budget(config.signals_cache_bytes)),
             effects: Arc::new(crate::changes::Effects {
                 indexes: Arc::new(
                     crate::indexes::Indexes::new(config.index_dir.clone()).shared_through(bucket.clone()),

@@ -17,9 +17,7 @@ use std::time::Duration;
 pub const MAX_FAILURES: u32 = 5;
 /// The window of [`MAX_FAILURES`] and of the per-source limit.
 pub const FAILURE_WINDOW: Duration = Duration::from_secs(15 * 60);
-/// The default per-source limit: failed sign-ins from one source (an IPv4 address, an IPv6 /64)
-/// within [`FAILURE_WINDOW`] after which it is refused until the window has passed.
-pub const DEFAULT_MAX_SOURCE_FAILURES: u32 = 50;
+pub use crate::config::DEFAULT_MAX_SOURCE_FAILURES;
 /// Addresses whose failures are remembered at once; past it the oldest window is forgotten.
 pub const MAX_ADDRESSES: usize = 100_000;
 /// Sources whose failures are remembered at once; past it the oldest window is forgotten.

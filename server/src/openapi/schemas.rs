@@ -95,7 +95,7 @@ impl std::fmt::Debug for TokenRequest {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("TokenRequest")
             .field("client_id", &self.client_id)
-            .field("client_secret", &self.client_secret.as_ref().map(|_| crate::secrets::Redacted))
+            .field("client_secret", &self.client_secret.as_ref().map(|_| crate::redacted::Redacted))
             .field("grant_type", &self.grant_type)
             .field("scope", &self.scope)
             .finish()

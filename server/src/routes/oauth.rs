@@ -25,7 +25,7 @@ impl std::fmt::Debug for TokenRequest {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("TokenRequest")
             .field("client_id", &self.client_id)
-            .field("client_secret", &self.client_secret.as_ref().map(|_| crate::secrets::Redacted))
+            .field("client_secret", &self.client_secret.as_ref().map(|_| crate::redacted::Redacted))
             .field("grant_type", &self.grant_type)
             .field("scope", &self.scope)
             .finish()
@@ -49,7 +49,7 @@ impl std::fmt::Debug for Token {
     /// Every field, the secret ones redacted.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Token")
-            .field("access_token", &crate::secrets::Redacted)
+            .field("access_token", &crate::redacted::Redacted)
             .field("expires_in", &self.expires_in)
             .field("token_type", &self.token_type)
             .field("scope", &self.scope)

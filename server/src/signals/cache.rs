@@ -16,9 +16,7 @@ use kino::Prepared;
 
 use crate::store::OrgId;
 
-/// The default of [`crate::config::Config::signals_cache_bytes`]: 512 MiB, a few thousand
-/// feature-length titles.
-pub const DEFAULT_SIGNALS_CACHE_BYTES: usize = 512 << 20;
+pub use crate::config::DEFAULT_SIGNALS_CACHE_BYTES;
 
 /// An item's prepared signals, the version they were stored as, their size and when they were
 /// last read.

@@ -29,7 +29,7 @@ impl std::fmt::Debug for UserRow {
             .field("id", &self.id)
             .field("org", &self.org)
             .field("email", &self.email)
-            .field("password_hash", &crate::secrets::Redacted)
+            .field("password_hash", &crate::redacted::Redacted)
             .finish()
     }
 }
@@ -59,7 +59,7 @@ impl std::fmt::Debug for SessionRow {
             .field("org", &self.org)
             .field("org_name", &self.org_name)
             .field("email", &self.email)
-            .field("csrf", &crate::secrets::Redacted)
+            .field("csrf", &crate::redacted::Redacted)
             .field("expires_ms", &self.expires_ms)
             .finish()
     }

@@ -155,7 +155,7 @@ impl std::fmt::Debug for ClaimedDelivery {
         f.debug_struct("ClaimedDelivery")
             .field("id", &self.id)
             .field("url", &self.url)
-            .field("secret", &crate::secrets::Redacted)
+            .field("secret", &crate::redacted::Redacted)
             .field("event", &self.event)
             .field("body", &self.body)
             .finish()

@@ -76,11 +76,7 @@ pub fn email(raw: &str) -> Result<String, AccountError> {
     Ok(email)
 }
 
-/// Password slots: how many password hashes and checks run at once by default (the number of
-/// cores). Each argon2id run holds 19 MiB and a core for some tens of milliseconds.
-pub fn default_password_slots() -> usize {
-    std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
-}
+pub use crate::config::default_password_slots;
 
 /// Runs `work`, which hashes or checks a password, on the blocking pool once one of `slots` is
 /// free. Waiting for a slot holds no thread (it is an asynchronous wait), and at most that many
@@ -144,7 +140,7 @@ impl std::fmt::Debug for NewSession {
     /// Every field, the secret ones redacted.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("NewSession")
-            .field("token", &crate::secrets::Redacted)
+            .field("token", &crate::redacted::Redacted)
             .field("expires_ms", &self.expires_ms)
             .finish()
     }

@@ -74,7 +74,7 @@ impl std::fmt::Debug for ApiKeyCreated {
     /// Every field, the secret ones redacted.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ApiKeyCreated")
-            .field("key", &crate::secrets::Redacted)
+            .field("key", &crate::redacted::Redacted)
             .field("prefix", &self.prefix)
             .field("note", &self.note)
             .finish()
@@ -97,7 +97,7 @@ impl std::fmt::Debug for ClientCreated {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ClientCreated")
             .field("client_id", &self.client_id)
-            .field("client_secret", &crate::secrets::Redacted)
+            .field("client_secret", &crate::redacted::Redacted)
             .field("note", &self.note)
             .finish()
     }
@@ -152,7 +152,7 @@ impl std::fmt::Debug for WebhookCreated {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("WebhookCreated")
             .field("webhook", &self.webhook)
-            .field("signing_secret", &crate::secrets::Redacted)
+            .field("signing_secret", &crate::redacted::Redacted)
             .field("note", &self.note)
             .finish()
     }
