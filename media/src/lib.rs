@@ -50,5 +50,5 @@ pub use error::{Error, Result};
 pub use models::{AnalysisModels, ModelState};
 pub use output::OutputFile;
 pub use probe::{MediaInfo, keyframes, probe};
-pub use tool::MEDIA_FORMATS;
 pub use sidecar::learned_channels;
+pub use tool::MEDIA_FORMATS;

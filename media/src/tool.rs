@@ -99,9 +99,7 @@ fn failed(tool: &'static str, path: &Path, status: ExitStatus, stderr: &[u8]) ->
     }
     match interruption(tool, status) {
         Some(signal) => Error::Interrupted { path: path.to_path_buf(), signal },
-        None => {
-            Error::ToolFailed { tool, path: path.to_path_buf(), status: status.to_string(), stderr_tail: text }
-        }
+        None => Error::ToolFailed { tool, path: path.to_path_buf(), status: status.to_string(), stderr_tail: text },
     }
 }
 

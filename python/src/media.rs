@@ -119,7 +119,8 @@ pub fn analyze(
             }
             let finished = done >= total;
             let due = |last: Option<Instant>, every| finished || last.is_none_or(|t: Instant| t.elapsed() >= every);
-            let (call, check) = (progress.is_some() && due(last_call, PROGRESS_INTERVAL), due(last_check, SIGNAL_INTERVAL));
+            let (call, check) =
+                (progress.is_some() && due(last_call, PROGRESS_INTERVAL), due(last_check, SIGNAL_INTERVAL));
             if !call && !check {
                 return;
             }

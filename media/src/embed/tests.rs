@@ -174,7 +174,10 @@ fn descriptions_say_what_was_measured() {
         has_audio: true,
         ..Default::default()
     });
-    assert_eq!(quiet, "A very dark scene, in near darkness, slow, with long takes, full of dialogue, someone speaking, quiet.");
+    assert_eq!(
+        quiet,
+        "A very dark scene, in near darkness, slow, with long takes, full of dialogue, someone speaking, quiet."
+    );
     let loud = describe_scene(&SceneFacts {
         brightness: 0.7,
         cuts_per_minute: 40.0,
@@ -202,7 +205,10 @@ fn descriptions_say_what_was_measured() {
     assert_eq!(silent, "A scene, steadily paced, silent (no soundtrack).");
     let dark = SceneFacts { brightness: 0.1, cuts_per_minute: 5.0, ..Default::default() };
     let credits = describe_scene(&SceneFacts { part: Some(Part::EndCredits), ..dark.clone() });
-    assert_eq!(credits, "The end credits: a very dark scene, in near darkness, steadily paced, silent (no soundtrack).");
+    assert_eq!(
+        credits,
+        "The end credits: a very dark scene, in near darkness, steadily paced, silent (no soundtrack)."
+    );
     let titles = describe_scene(&SceneFacts { part: Some(Part::OpeningTitles), ..dark.clone() });
     assert!(titles.starts_with("The opening titles: a very dark scene, in near darkness"), "{titles}");
     let after = describe_scene(&SceneFacts { part: Some(Part::AfterCredits), ..dark.clone() });

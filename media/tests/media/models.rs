@@ -278,7 +278,10 @@ fn scenes_are_found_by_meaning_not_by_shared_words() {
         let margin = if want == talk { s_talk - s_dark } else { s_dark - s_talk };
         eprintln!("| {query} | {s_dark:.3} / {s_talk:.3} | {l_dark:.3} / {l_talk:.3} | margin {margin:.3} |");
         // A margin, not an order: scores move by about 0.005 between CPUs (ONNX Runtime's kernels).
-        assert!(margin >= MEANING_MARGIN, "{query}: dark {s_dark}, dialogue {s_talk}, margin {margin} < {MEANING_MARGIN}");
+        assert!(
+            margin >= MEANING_MARGIN,
+            "{query}: dark {s_dark}, dialogue {s_talk}, margin {margin} < {MEANING_MARGIN}"
+        );
     }
 }
 
