@@ -43,6 +43,14 @@ fn pending_by_hand(c: &mut Conn<'_>, org: OrgId) -> DbResult<usize> {
     Ok(usize::try_from(n).unwrap_or(0))
 }
 
+/// The answer at the organisation's limit: [`ByHand::Full`] when `exists` (a query for one row of
+/// the organisation's, `?1` its id and `?2` the row's) finds the row the request names, else
+/// [`ByHand::NotFound`] (a missing webhook or delivery is reported as such, full or not).
+fn full_unless_missing(c: &mut Conn<'_>, exists: &str, org: OrgId, id: &str) -> DbResult<ByHand> {
+    let found = c.query_row(exists, params![org.0, id], |_| Ok(())).optional()?;
+    Ok(if found.is_some() { ByHand::Full } else { ByHand::NotFound })
+}
+
 /// Queues `out` to every enabled webhook of its organisation subscribed to its event; how many.
 pub(super) fn queue_in(c: &mut Conn<'_>, out: &Outgoing) -> DbResult<usize> {
     let targets: Vec<WebhookRow> = {
@@ -323,14 +331,7 @@ impl Store {
     ) -> StoreResult<ByHand> {
         self.with(|c| {
             if pending_by_hand(c, org)? >= max_pending {
-                let exists = c
-                    .query_row(
-                        "SELECT 1 FROM webhooks WHERE org_id = ?1 AND id = ?2",
-                        params![org.0, webhook_id],
-                        |_| Ok(()),
-                    )
-                    .optional()?;
-                return Ok(if exists.is_some() { ByHand::Full } else { ByHand::NotFound });
+                return full_unless_missing(c, "SELECT 1 FROM webhooks WHERE org_id = ?1 AND id = ?2", org, webhook_id);
             }
             let row = c
                 .query_row(
@@ -353,14 +354,8 @@ impl Store {
     pub fn queue_redelivery(&self, org: OrgId, delivery_id: &str, id: &str, max_pending: usize) -> StoreResult<ByHand> {
         self.with(|c| {
             if pending_by_hand(c, org)? >= max_pending {
-                let exists = c
-                    .query_row(
-                        "SELECT 1 FROM webhook_deliveries WHERE org_id = ?1 AND id = ?2",
-                        params![org.0, delivery_id],
-                        |_| Ok(()),
-                    )
-                    .optional()?;
-                return Ok(if exists.is_some() { ByHand::Full } else { ByHand::NotFound });
+                let sql = "SELECT 1 FROM webhook_deliveries WHERE org_id = ?1 AND id = ?2";
+                return full_unless_missing(c, sql, org, delivery_id);
             }
             let row = c
                 .query_row(
