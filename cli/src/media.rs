@@ -49,6 +49,18 @@ pub struct AnalyzeArgs {
     /// and description join the content in the item embedding.
     #[arg(long)]
     metadata: Option<PathBuf>,
+    /// How the best moments (`timelines.relevance`) are found: `affect` (from every channel's
+    /// affect, the default) or `activity` (the earlier rule: loudness, motion and cut rate),
+    /// kept to compare the two.
+    #[arg(long, value_enum, default_value_t = RelevanceArg::Affect)]
+    relevance: RelevanceArg,
+}
+
+/// `--relevance` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum RelevanceArg {
+    Affect,
+    Activity,
 }
 
 /// `kino render` subcommands.
@@ -134,6 +146,10 @@ pub fn run_analyze(args: AnalyzeArgs) -> CliResult {
         sidecar: args.sidecar.map_or(kino_media::Sidecar::Discover, kino_media::Sidecar::File),
         threads: args.threads,
         item_text,
+        relevance: match args.relevance {
+            RelevanceArg::Affect => kino_media::Relevance::Affect,
+            RelevanceArg::Activity => kino_media::Relevance::Activity,
+        },
         ..AnalyzeOptions::default()
     };
     let models = if args.no_models {

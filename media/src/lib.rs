@@ -17,6 +17,7 @@
 //!
 //! How each detector works, its parameters and what is measured: `docs/media.md`.
 
+pub mod affect;
 mod analyze;
 pub mod embed;
 mod error;
@@ -43,7 +44,8 @@ mod tool;
 mod vision;
 
 pub use analyze::{
-    AnalyzeOptions, MEASURED_CHANNELS, PENDING_TRANSCRIPTION, SPEECH_STAGE_CHANNELS, Sidecar, analyze,
+    ACTION_CLASSES, AnalyzeOptions, MEASURED_CHANNELS, PENDING_TRANSCRIPTION, Relevance, SCENERY_CLASSES,
+    SPEECH_STAGE_CHANNELS, Sidecar, analyze,
     analyze_interruptible, analyze_staged, transcribe,
 };
 pub use error::{Error, Result};

@@ -1,7 +1,8 @@
 //! Sound events into kino's channels: per-frame AudioSet scores (YAMNet's 521 classes every
 //! 0.48 s, from `kino-models`' `SoundTagger`, or any tagger with AudioSet display names) become
-//! clip-type timelines, per-scene keyword and mood tags, an emotion track and the strongest sounds
-//! of each scene. Pure functions over plain data; the tables and the reasons behind them are in
+//! clip-type timelines, per-scene keyword and mood tags, each sound group's score on the timeline
+//! (the affect model's sound-event reading, `crate::affect`) and the strongest sounds of each
+//! scene. Pure functions over plain data; the tables and the reasons behind them are in
 //! `docs/media.md` ("Sound events").
 //!
 //! ```
@@ -20,7 +21,7 @@
 
 use std::collections::BTreeMap;
 
-use kino::signals::{Emotions, MAX_SAMPLES, Scene, Tag, TagKind, sample_count};
+use kino::signals::{MAX_SAMPLES, Scene, Tag, TagKind, sample_count};
 
 /// A group of AudioSet classes that counts as one kind of evidence: its score in a frame is the
 /// largest score of its classes there.
@@ -34,7 +35,8 @@ pub struct SoundGroup {
     pub classes: &'static [&'static str],
     /// Clip types it is evidence for, each with a weight in (0, 1].
     pub clip_types: &'static [(&'static str, f32)],
-    /// Emotions it is evidence for, each with a weight in (0, 1].
+    /// Emotions it is evidence for (names of `crate::affect::EMOTIONS`), each with a weight in
+    /// (0, 1].
     pub emotions: &'static [(&'static str, f32)],
 }
 
@@ -123,22 +125,8 @@ pub const SOUND_GROUPS: [SoundGroup; 15] = [
     mood("scary", &["Scary music"], &[("Scary", 1.0), ("Creepy and scary", 1.0)], &[("fear", 1.0)]),
 ];
 
-/// The emotions of the track, with their valence, arousal and dominance: the NRC VAD Lexicon
-/// (Mohammad 2018, v1) scores of the word, rescaled from [0, 1] to [-1, 1] (`2x - 1`).
-pub const EMOTIONS: [(&str, [f32; 3]); 8] = [
-    ("joy", [0.960, 0.648, 0.588]),          // 0.980 0.824 0.794
-    ("amusement", [0.858, 0.674, 0.606]),    // 0.929 0.837 0.803
-    ("excitement", [0.792, 0.368, 0.462]),   // 0.896 0.684 0.731
-    ("tenderness", [0.898, -0.448, -0.266]), // 0.949 0.276 0.367
-    ("surprise", [0.750, 0.750, 0.124]),     // 0.875 0.875 0.562
-    ("sadness", [-0.896, -0.424, -0.672]),   // 0.052 0.288 0.164
-    ("fear", [-0.854, 0.680, -0.414]),       // 0.073 0.840 0.293
-    ("anger", [-0.666, 0.730, 0.314]),       // 0.167 0.865 0.657
-];
-
 /// A score that counts as evidence: a clip type is reported when its timeline reaches it
-/// somewhere, a tag when its group reaches it in the scene, the emotion track when one emotion
-/// reaches it. YAMNet's 8-bit output moves in logit steps of 0.757, so near here the possible
+/// somewhere, a tag when its group reaches it in the scene. YAMNet's 8-bit output moves in logit steps of 0.757, so near here the possible
 /// scores are 0.18, 0.32 and 0.50: this keeps a logit of -0.76 and above.
 pub const EVIDENCE: f32 = 0.3;
 
@@ -154,9 +142,9 @@ pub struct SoundChannels {
     /// Per scene (in scene order), a keyword tag per sound group and a mood tag per music mood
     /// with evidence there; start and end are the scene's.
     pub tags: Vec<Tag>,
-    /// Named emotions with valence, arousal and dominance on the timeline grid; `None` without
-    /// evidence.
-    pub emotions: Option<Emotions>,
+    /// Each group's score per timeline sample, in [`SOUND_GROUPS`] order (what the affect model
+    /// reads as evidence of emotions).
+    pub groups: Vec<Vec<f32>>,
     /// Per scene, up to [`SCENE_SOUNDS`] AudioSet labels with evidence, strongest first.
     pub scene_sounds: Vec<Vec<(String, f32)>>,
 }
@@ -229,45 +217,7 @@ pub fn sound_channels(
         scene_sounds.push(sounds);
     }
 
-    SoundChannels { clip_types, tags, emotions: emotions(&group_grid, n, step), scene_sounds }
-}
-
-/// The emotion track: each emotion's probability is the largest weighted score of the groups that
-/// are evidence for it; valence, arousal and dominance are the probability-weighted mean of the
-/// emotions' coordinates and of a neutral remainder at the origin weighing `1 - max probability`
-/// (so a sample without evidence is neutral, not the mean of noise).
-fn emotions(group_grid: &[Vec<f32>], n: usize, step: f64) -> Option<Emotions> {
-    let mut probs = vec![vec![0f32; EMOTIONS.len()]; n];
-    for (g, group) in SOUND_GROUPS.iter().enumerate() {
-        for &(emotion, weight) in group.emotions {
-            let e =
-                EMOTIONS.iter().position(|(name, _)| *name == emotion).expect("every emotion of the table is named");
-            for (row, &s) in probs.iter_mut().zip(&group_grid[g]) {
-                row[e] = row[e].max(weight * s);
-            }
-        }
-    }
-    if !probs.iter().flatten().any(|&p| p >= EVIDENCE) {
-        return None;
-    }
-    let mut vad = [Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n)];
-    for row in &probs {
-        let neutral = 1.0 - row.iter().fold(0.0, |a: f32, &b| a.max(b));
-        let total = neutral + row.iter().sum::<f32>();
-        for (d, values) in vad.iter_mut().enumerate() {
-            let sum: f32 = row.iter().zip(&EMOTIONS).map(|(p, (_, c))| p * c[d]).sum();
-            values.push(if total > 0.0 { (sum / total).clamp(-1.0, 1.0) } else { 0.0 });
-        }
-    }
-    let [valence, arousal, dominance] = vad;
-    Some(Emotions {
-        step,
-        names: EMOTIONS.iter().map(|(name, _)| name.to_string()).collect(),
-        probs,
-        valence,
-        arousal,
-        dominance,
-    })
+    SoundChannels { clip_types, tags, groups: group_grid, scene_sounds }
 }
 
 /// Column `c` of a row, in [0, 1] (NaN and a missing column count as 0).

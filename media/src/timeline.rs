@@ -14,6 +14,8 @@ const MIN_MOTION: f64 = 0.5;
 struct Sample {
     frames: u32,
     luma: f64,
+    chroma: f64,
+    warm: f64,
     motion: f64,
     motion_weight: f64,
     motion_x: f64,
@@ -35,6 +37,10 @@ pub struct TimelineValues {
     pub brightness: Vec<f32>,
     /// Mean absolute luma change between consecutive frames, 0..=255, cuts excluded.
     pub motion: Vec<f64>,
+    /// Mean chroma (the largest minus the smallest of R, G, B) per sample, `[0, 1]`.
+    pub saturation: Vec<f32>,
+    /// The share of the chroma in warm hues (red through yellow, and magenta-red), `[0, 1]`.
+    pub warmth: Vec<f32>,
     /// Horizontal centre of motion (else of edges) per sample, smoothed, `[0, 1]`.
     pub x_center: Vec<f32>,
 }
@@ -52,6 +58,9 @@ impl Timelines {
         let s = &mut self.samples[i];
         s.frames += 1;
         s.luma += frame.mean_luma();
+        let (chroma, warm) = colour(frame);
+        s.chroma += chroma;
+        s.warm += warm;
         let w = frame.width;
         if w == 0 {
             return;
@@ -94,10 +103,13 @@ impl Timelines {
         let n = self.samples.len();
         let (mut brightness, mut motion, mut raw_x) =
             (Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n));
-        let (mut last_b, mut last_x) = (0.0, 0.5);
+        let (mut saturation, mut warmth) = (Vec::with_capacity(n), Vec::with_capacity(n));
+        let (mut last_b, mut last_x, mut last_s, mut last_w) = (0.0, 0.5, 0.0, 0.0);
         for s in &self.samples {
             if s.frames > 0 {
                 last_b = s.luma / f64::from(s.frames);
+                last_s = s.chroma / f64::from(s.frames);
+                last_w = s.warm / f64::from(s.frames);
                 last_x = if s.motion_weight > 0.0 {
                     s.motion_x / s.motion_weight / width
                 } else if s.edge_weight > 0.0 {
@@ -110,11 +122,30 @@ impl Timelines {
                 motion.push(motion.last().copied().unwrap_or(0.0));
             }
             brightness.push(round4(last_b));
+            saturation.push(round4(last_s));
+            warmth.push(round4(last_w));
             raw_x.push(last_x);
         }
         let x_center = smooth(&raw_x, 2).into_iter().map(round4).collect();
-        TimelineValues { brightness, motion, x_center }
+        TimelineValues { brightness, motion, saturation, warmth, x_center }
     }
+}
+
+/// A frame's mean chroma in `[0, 1]`, and the share of its chroma in warm hues: hue below 60
+/// degrees (reds, oranges, yellows) or above 330 (magenta-reds), the warm half of the colour
+/// wheel as lighting is described.
+fn colour(frame: &Frame) -> (f64, f64) {
+    let (mut chroma, mut warm) = (0u64, 0u64);
+    for (&c, &h) in frame.chroma.iter().zip(&frame.hue) {
+        chroma += u64::from(c);
+        // Hue is in 256ths of the circle: 60 degrees is 42.7, 330 is 234.7.
+        if h < 43 || h >= 235 {
+            warm += u64::from(c);
+        }
+    }
+    let pixels = frame.chroma.len().max(1) as f64;
+    let share = if chroma > 0 { warm as f64 / chroma as f64 } else { 0.0 };
+    (chroma as f64 / 255.0 / pixels, share)
 }
 
 /// Centred moving average with `radius` samples on each side (fewer at the ends).

@@ -9,6 +9,7 @@
 //! or absent and why.
 
 mod audio;
+mod feel;
 mod pass;
 mod provenance;
 mod stages;
@@ -93,7 +94,12 @@ pub struct AnalyzeOptions {
     /// the sentence space, [`crate::picture::conse`]) against its description (what is heard, said
     /// and written, and the labels named): in `[0, 1]`, default [`SEEN_WEIGHT`].
     pub seen_weight: f32,
+    /// How the best moments (`timelines.relevance`) are found: from the affect (the default) or
+    /// by the activity rule that preceded it, kept to compare the two.
+    pub relevance: Relevance,
 }
+
+pub use feel::{ACTION_CLASSES, Relevance, SCENERY_CLASSES};
 
 /// The default [`AnalyzeOptions::seen_weight`], measured on real footage judged by eye
 /// (`docs/media.md`, "What the picture shows").
@@ -116,6 +122,7 @@ impl Default for AnalyzeOptions {
             item_text: None,
             vision_interval: 2.0,
             seen_weight: SEEN_WEIGHT,
+            relevance: Relevance::Affect,
         }
     }
 }
@@ -244,12 +251,22 @@ pub fn analyze_staged(
     // The speech recogniser only for a video with audio; the pass keeps the audio for it.
     let whisper = models.whisper().filter(|_| cx.info.has_audio).cloned();
 
-    let pass::Passed { mut doc, mut ledger, loudness, sounds, kept, sight, cues } =
+    let mut clock = Timings::start();
+    let pass::Passed { mut doc, mut ledger, loudness, sounds, kept, sight, cues, picture } =
         pass::run(&cx, whisper.is_some(), &mut progress, interrupted)?;
+    clock.lap("pass");
     stages::nudity_and_text(&cx, &mut doc, &mut ledger, sight.as_ref());
     stages::faces(&cx, &mut doc, &mut ledger, sight.as_ref());
-    let scene_sounds = stages::sounds(&cx, &mut doc, &mut ledger, sounds.as_ref());
+    let (scene_sounds, heard) = stages::sounds(&cx, &mut doc, &mut ledger, sounds.as_ref());
     let seen_tags = stages::picture(&cx, &mut doc, &mut ledger, sight.as_ref(), cues);
+    clock.lap("vision and sound stages");
+    // The affect of what was seen and heard; again below once what is said is known.
+    let mut placed = feel::Placed::default();
+    let feel = |doc: &mut Signals, ledger: &mut provenance::Ledger, placed: &mut feel::Placed| {
+        feel::feel(&cx, doc, ledger, sight.as_ref(), &loudness, &picture, heard.as_ref(), placed)
+    };
+    feel(&mut doc, &mut ledger, &mut placed)?;
+    clock.lap("affect");
 
     // Speech recognition, last (the slowest stage): the transcript, and profanity from it. The
     // fast channels are handed over first.
@@ -268,8 +285,16 @@ pub fn analyze_staged(
         fast(&early);
     }
     let recognised = whisper.as_deref().zip(kept);
+    clock.lap("fast document");
     let work = stages::transcript(&cx, &mut doc, &mut ledger, recognised, &mut progress, interrupted)?;
+    clock.lap("transcript");
+    if doc.transcript.is_some() {
+        feel(&mut doc, &mut ledger, &mut placed)?;
+        clock.lap("affect");
+    }
     stages::embeddings(&cx, &mut doc, &mut ledger, sight.as_ref(), &loudness, &scene_sounds, &seen_tags)?;
+    clock.lap("embeddings");
+    clock.report(path);
 
     ledger.seal(&mut doc, path, sidecar)?;
     // The vision models keep nothing of this video: another analysis may use them.
@@ -278,6 +303,41 @@ pub fn analyze_staged(
     }
     progress(work, work);
     Ok(doc)
+}
+
+/// The environment variable that makes an analysis print the wall time of each of its stages to
+/// standard error (a diagnostic, e.g. to measure what the affect stage costs: `docs/media.md`).
+pub const TIMINGS_ENV: &str = "KINO_ANALYZE_TIMINGS";
+
+/// Wall time per stage, printed when [`TIMINGS_ENV`] is set.
+struct Timings {
+    last: std::time::Instant,
+    laps: Vec<(&'static str, f64)>,
+}
+
+impl Timings {
+    fn start() -> Timings {
+        Timings { last: std::time::Instant::now(), laps: Vec::new() }
+    }
+
+    fn lap(&mut self, stage: &'static str) {
+        let now = std::time::Instant::now();
+        let seconds = (now - self.last).as_secs_f64();
+        match self.laps.iter_mut().find(|(s, _)| *s == stage) {
+            Some((_, total)) => *total += seconds,
+            None => self.laps.push((stage, seconds)),
+        }
+        self.last = now;
+    }
+
+    fn report(&self, path: &Path) {
+        if std::env::var_os(TIMINGS_ENV).is_none_or(|v| v.is_empty()) {
+            return;
+        }
+        let total: f64 = self.laps.iter().map(|(_, s)| s).sum();
+        let laps: Vec<String> = self.laps.iter().map(|(stage, s)| format!("{stage} {s:.3} s")).collect();
+        eprintln!("timings of {}: {}; total {total:.3} s", path.display(), laps.join(", "));
+    }
 }
 
 /// What the pass and every stage of one analysis read.

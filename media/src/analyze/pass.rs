@@ -50,6 +50,17 @@ pub(super) struct Passed {
     /// The technical cues of the analysis frames, for the picture stage (`None` without the image
     /// classifier, whose channel would carry them).
     pub cues: Option<CueDetector>,
+    /// Motion, saturation and warmth per timeline sample, for the affect stage.
+    pub picture: PictureValues,
+}
+
+/// What the affect stage reads of the analysis frames, per timeline sample (see
+/// [`crate::timeline::TimelineValues`]).
+#[derive(Debug, Clone, Default)]
+pub(super) struct PictureValues {
+    pub motion: Vec<f64>,
+    pub saturation: Vec<f32>,
+    pub warmth: Vec<f32>,
 }
 
 /// Runs the pass over the video (`progress` gets processed and total seconds). The audio is kept
@@ -154,8 +165,9 @@ pub(super) fn run(
     if let Some(label) = vad_label {
         ledger.measured("speech", label);
     }
-    let (doc, cues) = detectors.document(cx, heard.speech, heard.fingerprint, &heard.loudness);
+    let (doc, cues, picture) = detectors.document(cx, heard.speech, heard.fingerprint, &heard.loudness);
     Ok(Passed {
+        picture,
         doc,
         ledger,
         loudness: heard.loudness,
@@ -227,7 +239,7 @@ impl Detectors {
         speech: Vec<[f64; 2]>,
         fingerprint: AudioFingerprint,
         loudness: &[f64],
-    ) -> (Signals, Option<CueDetector>) {
+    ) -> (Signals, Option<CueDetector>, PictureValues) {
         let Context { path, options, ref info, n, .. } = *cx;
         let duration = info.duration;
         // Times on the millisecond grid every result is reported on (`kino::report`), so clips that
@@ -238,6 +250,8 @@ impl Detectors {
         let shots: Vec<f64> = boundaries.iter().map(|&f| to_time(f)).filter(|&t| t > 0.0 && t < duration).collect();
         let fade_times: Vec<f64> = runs.iter().map(|r| to_time(r.darkest)).collect();
         let values = self.timelines.finish(self.size.0);
+        let picture =
+            PictureValues { motion: values.motion.clone(), saturation: values.saturation, warmth: values.warmth };
         let doc = Signals {
             format: FORMAT.into(),
             inventory_id: options.inventory_id.clone().unwrap_or_else(|| {
@@ -281,7 +295,7 @@ impl Detectors {
             visual: None,
             picture_fingerprint: Some(self.pictures.finish(duration)),
         };
-        (doc, self.cues)
+        (doc, self.cues, picture)
     }
 }
 

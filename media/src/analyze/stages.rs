@@ -11,6 +11,7 @@ use kino::{Signals, TextEncoder};
 use kino_models::{SoundEvents, TranscribeOptions, Whisper};
 
 use super::Context;
+use super::feel::SoundHeard;
 use super::provenance::Ledger;
 use crate::embed::{Part, SceneFacts, describe_scene, item_embedding, normalise};
 use crate::error::{Error, Result};
@@ -101,24 +102,23 @@ pub(super) fn faces(cx: &Context<'_>, doc: &mut Signals, ledger: &mut Ledger, si
     }
 }
 
-/// Sound events: clip types, tags and emotions where the evidence is real. Gives the strongest
-/// sounds of each scene, for its description.
+/// Sound events: tags where the evidence is real, and what the affect stage reads (each sound
+/// group's score, the clip types sound is evidence of). Gives the strongest sounds of each scene,
+/// for its description.
 pub(super) fn sounds(
     cx: &Context<'_>,
     doc: &mut Signals,
     ledger: &mut Ledger,
     sounds: Option<&(SoundEvents, String)>,
-) -> Vec<Vec<(String, f32)>> {
+) -> (Vec<Vec<(String, f32)>>, Option<SoundHeard>) {
     let Some((events, label)) = sounds else {
         let reason = match cx.missing.get("yamnet") {
             Some(reason) => reason.to_string(),
             None if !cx.info.has_audio => "the video has no audio stream".to_string(),
             None => "the sound-event model is not loaded".to_string(),
         };
-        for channel in ["timelines.clip_types", "tags", "emotions"] {
-            ledger.absent(channel, reason.clone());
-        }
-        return Vec::new();
+        ledger.absent("tags", reason);
+        return (Vec::new(), None);
     };
     let channels = crate::sound::sound_channels(
         &events.names,
@@ -128,20 +128,10 @@ pub(super) fn sounds(
         cx.options.step,
         &doc.scenes,
     );
-    doc.timelines.clip_types = channels.clip_types;
     doc.tags = channels.tags;
-    for channel in ["timelines.clip_types", "tags"] {
-        ledger.measured(channel, format!("{label} (AudioSet sound events)"));
-    }
-    match channels.emotions {
-        Some(emotions) => {
-            doc.emotions = Some(emotions);
-            ledger.measured("emotions", format!("{label} (sound and music-mood classes)"));
-        }
-        None => ledger
-            .absent("emotions", format!("{label} heard no sound or music-mood class that is evidence of an emotion")),
-    }
-    channels.scene_sounds
+    ledger.measured("tags", format!("{label} (AudioSet sound events)"));
+    let heard = SoundHeard { groups: channels.groups, clip_types: channels.clip_types, label: label.clone() };
+    (channels.scene_sounds, Some(heard))
 }
 
 /// What the picture shows: labels, shot types, visual features, technical cues (from the
