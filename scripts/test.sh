@@ -12,7 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/apt-install.sh
 
-phases=(setup links shape build fresh models rust speech profanity python postgres s3 fingerprints fuzz client readme)
+phases=(setup links shape build fresh models rust speech profanity affect python postgres s3 fingerprints fuzz client readme)
 from="" only=""
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -132,6 +132,11 @@ phase_profanity() {
     python3 scripts/profanity-accuracy.py "$debug_bin/kino"
 }
 
+phase_affect() {
+    bins
+    KINO_BIN="$debug_bin/kino" scripts/affect-eval.sh
+}
+
 phase_python() {
     scripts/test-python.sh
 }
@@ -172,6 +177,7 @@ describe() {
         rust) echo "Rust tests: unit, integration and doc tests of every crate, models required" ;;
         speech) echo "speech accuracy on real media (pinned PyPI packages, hand-checked ground truth)" ;;
         profanity) echo "profanity from speech (Whisper transcript, kino's lexicon) on synthetic speech" ;;
+        affect) echo "emotions and the best moments on real footage judged by eye, held-out floor (scripts/affect-eval.sh)" ;;
         python) echo "the Python package: .venv, maturin release build, pytest" ;;
         postgres) echo "the service's integration tests again, on PostgreSQL (a throwaway cluster)" ;;
         s3) echo "rendered media in object storage (moto, an S3-compatible server, pinned from PyPI)" ;;

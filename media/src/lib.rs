@@ -44,7 +44,7 @@ mod tool;
 mod vision;
 
 pub use analyze::{
-    ACTION_CLASSES, AnalyzeOptions, MEASURED_CHANNELS, PENDING_TRANSCRIPTION, Relevance, SCENERY_CLASSES,
+    ACTION_CLASSES, AFFECT_CHANNELS, AnalyzeOptions, MEASURED_CHANNELS, PENDING_TRANSCRIPTION, Relevance, SCENERY_CLASSES,
     SPEECH_STAGE_CHANNELS, Sidecar, analyze,
     analyze_interruptible, analyze_staged, transcribe,
 };

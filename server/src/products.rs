@@ -432,31 +432,21 @@ pub fn compute(product: Product, s: &Signals, sentences: &dyn kino::TextEncoder)
     payload.map_err(|e| e.to_string())
 }
 
-/// Why an item has no emotions, and how to supply them: kino measures emotions only from sound
-/// events and music mood (YAMNet, an optional model); it has no model of emotion in voices or
-/// faces that can be had here.
+/// Why an item has no emotions, and how to supply them: kino's analysis measures emotions for
+/// every title with a picture (`docs/media.md`, "How kino feels a film"), so a document without
+/// them was analysed by an earlier kino, or supplied from elsewhere without them.
 fn missing_emotions(s: &Signals) -> String {
     let supply = "send a signals document with `emotions` (PUT /analysis/v1/item/{type}/{id}, docs/signals.md)";
     let reason = s.analysis.as_ref().and_then(|a| a.reasons.get("emotions"));
-    match reason {
-        Some(r)
-            if ["kino models fetch", "not in the models directory", "--no-models", "not loaded"]
-                .iter()
-                .any(|cue| r.contains(cue)) =>
-        {
-            format!(
-                "the item's signals have no emotions: kino measures them from sound events and music mood with the \
-             optional sound-event model, which was not loaded ({r}); fetch it with `kino models fetch yamnet` into \
-             the service's --models-dir, restart, and reprocess the item (operations.force_asset_reprocess), or {supply}"
-            )
-        }
-        Some(r) => format!(
-            "the item's signals have no emotions: {r}; kino measures emotions only from sound events and music \
-             mood (it has no model of emotion in voices or faces), so this title's emotions must come from \
-             elsewhere: {supply}"
-        ),
-        None => format!("the item's signals have no emotions: {supply}"),
-    }
+    let why = match reason {
+        Some(r) => format!(" ({r})"),
+        None => String::new(),
+    };
+    format!(
+        "the item's signals have no emotions{why}: they were analysed by an earlier kino or supplied without \
+         them; kino now measures emotions for every title with a picture, so reprocess the item \
+         (operations.force_asset_reprocess), or {supply}"
+    )
 }
 
 fn to_value(payload: impl Serialize) -> serde_json::Result<Value> {
@@ -496,7 +486,7 @@ mod tests {
         );
         s.analysis = Some(analysis);
         let no_evidence = compute(Product::Emotions, &s, &words).unwrap_err();
-        assert!(no_evidence.contains("heard no sound") && no_evidence.contains("voices or faces"), "{no_evidence}");
+        assert!(no_evidence.contains("heard no sound") && no_evidence.contains("earlier kino"), "{no_evidence}");
         assert!(no_evidence.contains("PUT /analysis/v1/item"), "{no_evidence}");
     }
 }

@@ -152,3 +152,36 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn a_text_counts_for_an_emotion_only_when_clearly_closer_than_neutral() {
+    // Nine emotion and neutral directions in a 10-dimensional space: unit vectors.
+    let axis = |k: usize| (0..10).map(|j| if j == k { 1.0 } else { 0.0 }).collect::<Vec<f32>>();
+    let anchors: Vec<Vec<f32>> = (0..EMOTION_COUNT + 2).map(axis).collect();
+    // Near fear, far from both neutral descriptions.
+    let mut v = vec![0.05f32; 10];
+    v[FEAR] = 1.0;
+    let p = anchors::place(&anchors, &v);
+    assert!(p[FEAR] > 0.9 && p.iter().enumerate().all(|(e, &x)| e == FEAR || x == 0.0), "{p:?}");
+    // As close to a neutral description as to fear: no emotion.
+    v[EMOTION_COUNT + 1] = 1.0;
+    assert_eq!(anchors::place(&anchors, &v), [0.0; EMOTION_COUNT]);
+    // Too few anchors, or a zero vector: nothing, no panic.
+    assert_eq!(anchors::place(&anchors[..EMOTION_COUNT], &v), [0.0; EMOTION_COUNT]);
+    assert_eq!(anchors::place(&anchors, &[0.0; 10]), [0.0; EMOTION_COUNT]);
+}
+
+#[test]
+fn fast_speech_is_aroused_and_seen_weapons_are_fear() {
+    let r = readings::prosody(&[(0.0, 4.0, 18), (4.0, 8.0, 4), (8.0, 8.2, 3)], 10, 1.0);
+    assert!(r.vad[1][1] > 0.9 && r.vad[1][5] < -0.9, "{:?}", r.vad[1]);
+    assert_eq!(r.weight[1][8], 0.0, "a segment shorter than half a second says nothing");
+    // An assault rifle at 0.8, a desk (not in the table) at 0.9.
+    let p = seen::frame_probs(&[(413, 0.8), (526, 0.9)]);
+    assert!((p[FEAR] - 0.56).abs() < 1e-6 && (p[ANGER] - 0.4).abs() < 1e-6 && p[JOY] == 0.0, "{p:?}");
+    assert_eq!(seen::frame_probs(&[(526, 0.9)]), [0.0; EMOTION_COUNT]);
+    for (class, emotions) in seen::SEEN_AFFECT {
+        assert!(*class < 1000 && !emotions.is_empty());
+        assert!(emotions.iter().all(|&(e, w)| e < EMOTION_COUNT && w > 0.0 && w <= 1.0));
+    }
+}

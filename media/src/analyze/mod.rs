@@ -47,6 +47,10 @@ pub const MEASURED_CHANNELS: &[&str] = &[
     "picture_fingerprint",
 ];
 
+/// The learned channels `analyze` measures itself from the title's affect, with or without
+/// models ([`feel`]): a sidecar's replace them.
+pub const AFFECT_CHANNELS: &[&str] = &["emotions", "timelines.clip_types"];
+
 /// The channels the speech recogniser changes: the transcript, profanity from it, and the scene
 /// and item embeddings (scene descriptions quote the dialogue). [`analyze_staged`] hands over a
 /// document without them before transcription starts.

@@ -1,7 +1,7 @@
 //! Whole documents: valid signals with provenance, progress, black bars, and the sidecar merge.
 
 use kino::Signals;
-use kino_media::{AnalyzeOptions, MEASURED_CHANNELS, analyze, learned_channels};
+use kino_media::{AFFECT_CHANNELS, AnalyzeOptions, MEASURED_CHANNELS, analyze, learned_channels};
 
 use crate::support::*;
 
@@ -26,8 +26,13 @@ fn documents_are_valid_and_say_what_was_measured() {
     let bars = doc.vertical.as_ref().unwrap().blackbars;
     assert!(bars.iter().all(|&b| (52..=60).contains(&b)), "{bars:?}");
     let analysis = doc.analysis.as_ref().unwrap();
-    assert_eq!(analysis.measured, MEASURED_CHANNELS);
-    assert_eq!(analysis.absent, learned_channels());
+    // Without any model the affect still comes from the picture and the sound's loudness.
+    let measured: Vec<&str> = MEASURED_CHANNELS.iter().chain(AFFECT_CHANNELS).copied().collect();
+    assert_eq!(analysis.measured, measured);
+    let absent: Vec<&str> = learned_channels().into_iter().filter(|c| !AFFECT_CHANNELS.contains(c)).collect();
+    assert_eq!(analysis.absent, absent);
+    assert_eq!(doc.emotions.as_ref().map(|e| e.probs.len()), Some(12));
+    assert!(analysis.models["emotions"].contains("colour 100%"), "{analysis:?}");
     assert!(doc.timelines.nudity.iter().all(|&v| v == 0.0));
     assert!(seen.windows(2).all(|w| w[0].0 <= w[1].0), "progress only moves forward");
     assert_eq!(seen.last().copied(), Some((doc.duration, doc.duration)));
