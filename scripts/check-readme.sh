@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs the command blocks of README.md in order, as a new user on a fresh clone would, and fails
-# when any command fails. Part of scripts/test.sh; run it alone with `scripts/check-readme.sh`.
+# Runs the command blocks of README.md and then of docs/tour.md (the walkthrough the README's
+# "Try it" continues into) in order, as a new user on a fresh clone would, and fails when any
+# command fails. Part of scripts/test.sh; run it alone with `scripts/check-readme.sh`.
 #
 # How:
 # - The fenced blocks without a language (or marked sh/bash/shell) are the command blocks; other
@@ -11,12 +12,12 @@
 #   its output (first start) and checks that the key works, and stops the whole group at the end,
 #   whatever happens. A panic in the service's log fails the check.
 # - The `./scripts/test.sh` block is skipped (it is what runs this script).
-# - Every other block runs, in README order, in one bash process from the repository root, under
+# - Every other block runs, in page order, in one bash process from the repository root, under
 #   `set -euo pipefail`, so variables set by one block (KEY, ADMIN, TOKEN, ...) serve the next, as
 #   in a user's terminal. `curl` gets `--fail-with-body` unless the command already handles HTTP
 #   errors with -f/--fail, so an HTTP error fails the check; it also gets `--silent` (no progress
 #   meter in the log) and, where the README does not ask for -f, `--show-error`. A failure names
-#   the README line. The blocks must finish within README_TIMEOUT seconds (default 1200).
+#   the file and line. The blocks must finish within README_TIMEOUT seconds (default 1200).
 # - Rewritten before running, always: `localhost:8080` to the service's real address,
 #   `kino-data/` to the temporary data directory, `/tmp/` to a temporary directory.
 #   CARGO_INSTALL_ROOT points `cargo install` into the temporary directory (its bin/ is put first
@@ -31,11 +32,16 @@
 # - Files the blocks leave in the repository (videos/trailer.mp4, clip.mp4; both git-ignored) are
 #   removed afterwards unless they were there before.
 #
+# `scripts/check-readme.sh --list` prints the blocks as they would run (after the rewrites) and
+# runs nothing.
+#
 # Needs curl, jq and ffmpeg; jq is installed with apt-get when missing (as root), like the other
 # tools of scripts/test.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# The pages whose command blocks run, in this order (the first block of the first starts the service).
+pages=(README.md docs/tour.md)
 fast="${README_FAST:-1}"
 limit="${README_TIMEOUT:-1200}"
 start_limit="${README_START_TIMEOUT:-900}"
@@ -81,14 +87,14 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# The command blocks: block-NN.sh files and an index of "number first-line" pairs.
+# The command blocks: block-NN.sh files and an index of "number file first-line" triples.
 awk -v dir="$work" '
     /^```/ {
         if (!inside) {
             inside = 1
             lang = substr($0, 4); gsub(/[ \t]/, "", lang)
             runnable = (lang == "" || lang == "sh" || lang == "bash" || lang == "shell")
-            if (runnable) { n++; file = sprintf("%s/block-%02d.sh", dir, n); print n, NR + 1 > (dir "/index") }
+            if (runnable) { n++; file = sprintf("%s/block-%02d.sh", dir, n); print n, FILENAME, FNR + 1 > (dir "/index") }
         } else {
             inside = 0
             if (runnable) close(file)
@@ -96,8 +102,8 @@ awk -v dir="$work" '
         next
     }
     inside && runnable { print > file }
-' README.md
-[ -s "$work/index" ] || { echo "error: no command blocks found in README.md" >&2; exit 1; }
+' "${pages[@]}"
+[ -s "$work/index" ] || { echo "error: no command blocks found in ${pages[*]}" >&2; exit 1; }
 
 adapt() {
     local port="$1" file="$2"
@@ -112,12 +118,20 @@ adapt() {
     sed "${rules[@]}" "$file"
 }
 
+if [ "${1:-}" = --list ]; then
+    while read -r n page line; do
+        echo "== block $n ($page line $line)"
+        adapt 8080 "$work/block-$(printf %02d "$n").sh"
+    done <"$work/index"
+    exit 0
+fi
+
 # Block 1: the service.
-read -r first first_line < <(head -1 "$work/index")
+read -r first first_file first_line < <(head -1 "$work/index")
 grep -q "kino-server" "$work/block-$(printf %02d "$first").sh" ||
-    { echo "error: README.md line $first_line: the first command block should start kino-server" >&2; exit 1; }
+    { echo "error: $first_file line $first_line: the first command block should start kino-server" >&2; exit 1; }
 adapt 0 "$work/block-$(printf %02d "$first").sh" >"$work/start.sh"
-echo "== README block 1 (README.md line $first_line), in the background: $(tr '\n' ' ' <"$work/start.sh")"
+echo "== block 1 ($first_file line $first_line), in the background: $(tr '\n' ' ' <"$work/start.sh")"
 setsid bash "$work/start.sh" >"$work/server.out" 2>"$work/server.err" </dev/null &
 server_pid=$!
 # setsid makes the background shell the leader of a new process group (its pid is the group's id),
@@ -165,16 +179,16 @@ curl() {
     done
     command curl --silent --show-error --fail-with-body "$@" || return
 }
-trap 'rc=$?; echo; echo "check-readme: the command at README.md line $((readme_line + LINENO - block_start)) failed (exit $rc)" >&2' ERR
+trap 'rc=$?; echo; echo "check-readme: the command at $readme_file line $((readme_line + LINENO - block_start)) failed (exit $rc)" >&2' ERR
 HEADER
-    tail -n +2 "$work/index" | while read -r n line; do
+    tail -n +2 "$work/index" | while read -r n page line; do
         file="$work/block-$(printf %02d "$n").sh"
         if grep -qxE '[[:space:]]*\./scripts/test\.sh[[:space:]]*' "$file"; then
-            printf 'echo "== README block %s (README.md line %s): skipped, it runs this check"\n' "$n" "$line"
+            printf 'echo "== block %s (%s line %s): skipped, it runs this check"\n' "$n" "$page" "$line"
             continue
         fi
-        printf 'echo; echo "== README block %s (README.md line %s)"\n' "$n" "$line"
-        printf 'readme_line=%s; block_start=$((LINENO + 1))\n' "$line"
+        printf 'echo; echo "== block %s (%s line %s)"\n' "$n" "$page" "$line"
+        printf 'readme_file=%s; readme_line=%s; block_start=$((LINENO + 1))\n' "$page" "$line"
         adapt "$port" "$file"
     done
 } >"$work/blocks.sh"
@@ -189,4 +203,4 @@ if grep -q "panicked" "$work/server.err"; then
     exit 1
 fi
 echo
-echo "== README command blocks passed in $(($(date +%s) - started))s (fast mode: $fast)"
+echo "== the command blocks of ${pages[*]} passed in $(($(date +%s) - started))s (fast mode: $fast)"

