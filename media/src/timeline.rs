@@ -139,7 +139,7 @@ fn colour(frame: &Frame) -> (f64, f64) {
     for (&c, &h) in frame.chroma.iter().zip(&frame.hue) {
         chroma += u64::from(c);
         // Hue is in 256ths of the circle: 60 degrees is 42.7, 330 is 234.7.
-        if h < 43 || h >= 235 {
+        if !(43..235).contains(&h) {
             warm += u64::from(c);
         }
     }

@@ -47,7 +47,11 @@ impl Anchors {
     }
 
     /// The probabilities of each text (see the module documentation).
-    pub fn texts(&self, encoder: &SentenceEncoder, texts: &[String]) -> Result<Vec<[f32; EMOTION_COUNT]>, kino_models::Error> {
+    pub fn texts(
+        &self,
+        encoder: &SentenceEncoder,
+        texts: &[String],
+    ) -> Result<Vec<[f32; EMOTION_COUNT]>, kino_models::Error> {
         let mut out = Vec::with_capacity(texts.len());
         for batch in texts.chunks(BATCH) {
             let refs: Vec<&str> = batch.iter().map(String::as_str).collect();

@@ -67,7 +67,10 @@ pub fn clip_types(x: &ClipTypeInputs<'_>) -> BTreeMap<String, Vec<f32>> {
         let music = if has_music { at(x.music, i) } else { at(x.loudness, i) };
         let landscape = at(x.scenery_seen, i).max(0.6 * at(x.wide, i) * at(x.scenery_seen, i).max(0.5));
         let rules: [(&str, f32); 11] = [
-            ("High-octane action", sound("High-octane action").max(aroused * (0.5 * m + 0.5 * c).max(at(x.action_seen, i)))),
+            (
+                "High-octane action",
+                sound("High-octane action").max(aroused * (0.5 * m + 0.5 * c).max(at(x.action_seen, i))),
+            ),
             ("Exciting", sound("Exciting").max(p[EXCITEMENT]).max(aroused * music.max(m))),
             ("Emotional", sound("Emotional").max(p[SADNESS]).max(0.8 * p[TENDERNESS])),
             ("Dark & gritty", sound("Dark & gritty").max(dark * (0.5 + 0.5 * grey) * (0.5 + 0.5 * negative))),

@@ -151,7 +151,8 @@ impl Reading {
             return;
         }
         let strongest = probs.iter().fold(0f32, |a, &b| a.max(b));
-        let position = [0, 1, 2].map(|d| Some(probs.iter().zip(&EMOTIONS).map(|(p, (_, c))| p * c[d]).sum::<f32>() / total));
+        let position =
+            [0, 1, 2].map(|d| Some(probs.iter().zip(&EMOTIONS).map(|(p, (_, c))| p * c[d]).sum::<f32>() / total));
         self.set_vad(i, position, weight * strongest);
     }
 

@@ -25,7 +25,11 @@ pub fn colour(brightness: &[f32], saturation: &[f32], n: usize) -> Reading {
         let y = (f64::from(y) - BRIGHTNESS_CENTRE) / BRIGHTNESS_SPREAD;
         let s = (f64::from(s) - SATURATION_CENTRE) / SATURATION_SPREAD;
         let squash = |x: f64| Some((x / 2.0).tanh() as f32);
-        r.set_vad(i, [squash(0.69 * y + 0.22 * s), squash(-0.31 * y + 0.60 * s), squash(-0.76 * y + 0.32 * s)], COLOUR_WEIGHT);
+        r.set_vad(
+            i,
+            [squash(0.69 * y + 0.22 * s), squash(-0.31 * y + 0.60 * s), squash(-0.76 * y + 0.32 * s)],
+            COLOUR_WEIGHT,
+        );
     }
     r
 }
@@ -192,7 +196,14 @@ pub fn faces(frames: &[FacesSeen], source: &str, interval: f64, step: f64, n: us
 /// What is seen or said, placed among the emotions by the sentence model
 /// ([`super::anchors::Anchors`]): `spans` are `(start, end, probabilities)`; `weight` is
 /// [`SEEN_WEIGHT`] or [`SPEECH_WEIGHT`].
-pub fn placed(channel: &'static str, source: &str, spans: &[(f64, f64, [f32; EMOTION_COUNT])], weight: f32, step: f64, n: usize) -> Reading {
+pub fn placed(
+    channel: &'static str,
+    source: &str,
+    spans: &[(f64, f64, [f32; EMOTION_COUNT])],
+    weight: f32,
+    step: f64,
+    n: usize,
+) -> Reading {
     let mut r = Reading::new(channel, source, n);
     for &(start, end, probs) in spans {
         for i in samples_of(start, end, step, n) {
@@ -217,7 +228,7 @@ pub fn prosody(segments: &[(f64, f64, usize)], n: usize, step: f64) -> Reading {
     let mut r = Reading::new("prosody", "rule: speaking rate (words per second of each transcript segment)", n);
     for &(start, end, words) in segments {
         let length = end - start;
-        if !(length > 0.5) || words == 0 {
+        if length.is_nan() || length <= 0.5 || words == 0 {
             continue;
         }
         let rate = unit(words as f64 / length, SPEAKING_RATE.0, SPEAKING_RATE.1);

@@ -45,6 +45,9 @@ pub(super) struct Placed {
     said: Option<Vec<(f64, f64, [f32; EMOTION_COUNT])>>,
 }
 
+/// Channels absent from the affect, each with the reason.
+type Absent = Vec<(&'static str, String)>;
+
 /// The readings of every channel with evidence, and why each absent one is absent.
 fn readings_of(
     cx: &Context<'_>,
@@ -54,7 +57,7 @@ fn readings_of(
     picture: &PictureValues,
     heard: Option<&SoundHeard>,
     placed: &mut Placed,
-) -> Result<(Vec<Reading>, Vec<(&'static str, String)>)> {
+) -> Result<(Vec<Reading>, Absent)> {
     let n = doc.timelines.brightness.len();
     let step = doc.step;
     let interval = cx.options.vision_interval;
@@ -68,7 +71,9 @@ fn readings_of(
         None => absent.push(("loudness", "the video has no audio stream".to_string())),
     }
     match heard {
-        Some(h) => out.push(readings::sound_events(&h.groups, &format!("{} (sound and music-mood classes)", h.label), n)),
+        Some(h) => {
+            out.push(readings::sound_events(&h.groups, &format!("{} (sound and music-mood classes)", h.label), n))
+        }
         None if !cx.info.has_audio => absent.push(("sound events", "the video has no audio stream".to_string())),
         None => absent.push(("sound events", cx.absent_reason("yamnet", "sound-event"))),
     }
@@ -103,16 +108,29 @@ fn readings_of(
                 placed.said = Some(transcript.segments.iter().zip(probs).map(|(s, p)| (s.start, s.end, p)).collect());
             }
             let source = format!("the transcript placed by {sentence}");
-            out.push(readings::placed("speech", &source, placed.said.as_deref().unwrap_or(&[]), readings::SPEECH_WEIGHT, step, n));
+            out.push(readings::placed(
+                "speech",
+                &source,
+                placed.said.as_deref().unwrap_or(&[]),
+                readings::SPEECH_WEIGHT,
+                step,
+                n,
+            ));
             let segments: Vec<(f64, f64, usize)> = transcript
                 .segments
                 .iter()
-                .map(|s| (s.start, s.end, if s.words.is_empty() { s.text.split_whitespace().count() } else { s.words.len() }))
+                .map(|s| {
+                    (s.start, s.end, if s.words.is_empty() { s.text.split_whitespace().count() } else { s.words.len() })
+                })
                 .collect();
             out.push(readings::prosody(&segments, n, step));
         }
         (_, _, None) => {
-            let reason = if cx.info.has_audio { cx.absent_reason("whisper-base", "speech recognition") } else { "the video has no audio stream".to_string() };
+            let reason = if cx.info.has_audio {
+                cx.absent_reason("whisper-base", "speech recognition")
+            } else {
+                "the video has no audio stream".to_string()
+            };
             absent.push(("speech", reason.clone()));
             absent.push(("prosody", reason));
         }
