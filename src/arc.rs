@@ -214,18 +214,18 @@ fn bins(values: &[f64], step: f64, end: f64) -> Vec<f64> {
         }
         let first = ((a / width).floor() as usize).min(BINS - 1);
         let last = ((b / width).ceil() as usize).clamp(first + 1, BINS);
-        for k in first..last {
+        for (k, (s, w)) in sum.iter_mut().zip(weight.iter_mut()).enumerate().take(last).skip(first) {
             let overlap = b.min((k + 1) as f64 * width) - a.max(k as f64 * width);
             if overlap > 0.0 {
-                sum[k] += v * overlap;
-                weight[k] += overlap;
+                *s += v * overlap;
+                *w += overlap;
             }
         }
     }
     // A bin no sample reached (only through rounding at its edge) takes its left neighbour's mean.
-    let mut out = Vec::with_capacity(BINS);
-    for k in 0..BINS {
-        let mean = if weight[k] > 0.0 { sum[k] / weight[k] } else { out.last().copied().unwrap_or(0.0) };
+    let mut out: Vec<f64> = Vec::with_capacity(BINS);
+    for (s, w) in sum.iter().zip(&weight) {
+        let mean = if *w > 0.0 { s / w } else { out.last().copied().unwrap_or(0.0) };
         out.push(mean);
     }
     out
