@@ -299,6 +299,9 @@ async fn a_new_user_signs_in_makes_a_key_and_a_webhook_and_watches_a_title() {
     let shape = arc.expect("the emotional arc is drawn").attr("data-shape").await.unwrap().unwrap_or_default();
     assert!(kino::ArcShape::parse(&shape).is_some(), "a story shape: {shape:?}");
     screenshot(&c, "title-timeline").await;
+    let lane = "document.querySelector(\"g.lane[data-lane='emotional arc']\").scrollIntoView({block: 'center'})";
+    c.execute(lane, vec![]).await.unwrap();
+    screenshot(&c, "title-arc").await;
 
     // the test film: its clips rendered by ffmpeg, then played by the browser
     c.goto(&format!("{base}/app/catalog/web-film?params={}", urlencode(PARAMS))).await.unwrap();
