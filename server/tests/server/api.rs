@@ -1451,20 +1451,20 @@ async fn the_catalog_wide_scene_search_follows_the_catalog() {
 #[tokio::test]
 async fn the_emotional_arc_in_summaries_and_similar_titles() {
     let t = test_app();
-    let hole = |x: f64| (0.8 * (2.0 * std::f64::consts::PI * x).cos()) as f32;
-    let icarus = |x: f64| -hole(x);
-    let rows: [(&str, &dyn Fn(f64) -> f32, [f32; 2]); 4] = [
-        ("a", &hole, [1.0, 0.0]),
-        ("opposite", &icarus, [0.6, 0.8]),
-        ("same", &hole, [0.6, 0.8]),
-        ("far", &hole, [0.0, 1.0]),
+    use kino::ArcShape::{Icarus, ManInAHole};
+    let rows = [
+        ("a", ManInAHole, [1.0, 0.0]),
+        ("opposite", Icarus, [0.6, 0.8]),
+        ("same", ManInAHole, [0.6, 0.8]),
+        ("far", ManInAHole, [0.0, 1.0]),
     ];
-    for (id, valence, embedding) in rows {
+    for (id, shape, embedding) in rows {
         t.movie(id).await;
         let mut s = kino::synth::generate(&kino::synth::SynthOptions::new(id, 1200.0, 1.0, 9));
         s.transcript = None;
         let e = s.emotions.as_mut().expect("generated signals carry emotions");
-        e.valence = (0..e.valence.len()).map(|i| valence((i as f64 + 0.5) / e.valence.len() as f64)).collect();
+        let n = e.valence.len() as f64;
+        e.valence = (0..e.valence.len()).map(|i| (0.8 * shape.template((i as f64 + 0.5) / n)) as f32).collect();
         let mut v = vec![0.0_f32; 256];
         v[..2].copy_from_slice(&embedding);
         s.item_embedding = Some(v);
