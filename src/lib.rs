@@ -9,6 +9,7 @@
 //! - [`clips`]: preview clip selection ([`select`], [`ClipQuery`]), as `clip-selection.md` says.
 //! - [`text`]: text encoders for search queries ([`TextEncoder`], [`LexicalEncoder`]).
 //! - [`emotions`]: the emotion result's consecutive windows ([`emotion_windows`]).
+//! - [`arc`]: the title's emotional arc, the nearest of six story shapes ([`emotional_arc`]).
 //! - [`profanity`](mod@profanity): the profanity label and merged segments ([`profanity()`]).
 //! - [`webhook`]: signing and verifying webhook deliveries ([`webhook::sign`], [`webhook::verify`]).
 //! - [`vectors`]: vector search: exact and memory-mapped HNSW indexes, filters, scene search,
@@ -32,6 +33,7 @@
 #![warn(missing_docs)]
 
 pub mod adbreaks;
+pub mod arc;
 pub mod characters;
 pub mod clips;
 pub mod emotions;
@@ -50,6 +52,7 @@ pub mod vectors;
 pub mod visual;
 pub mod webhook;
 
+pub use arc::{ArcShape, EmotionalArc, emotional_arc};
 pub use clips::{Clip, ClipQuery, ClipType, TracedClip, clip_types_info, select, select_many, select_traced};
 pub use emotions::{EmotionScore, EmotionWindow, emotion_windows, emotion_windows_many};
 pub use error::{Error, IssueKind, QueryIssue, Result};

@@ -15,6 +15,11 @@
 //! skipping a candidate whose similarity to one already chosen is above [`REDUNDANCY`]. The chosen
 //! sentences are returned in time order; `text` joins them.
 //!
+//! **The emotional arc.** [`content_summary`] summarises a whole document: the transcript as
+//! above, and the title's emotional arc ([`crate::arc`]), the story shape its valence follows. A
+//! title without a transcript but with an arc (a film without dialogue) gets the arc and an empty
+//! summary (empty `language` and `text`, no sentences); one with neither has no summary.
+//!
 //! ```
 //! use kino::signals::{Transcript, TranscriptSegment};
 //! use kino::summary::{summarize, SummaryOptions};
@@ -37,9 +42,10 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::arc::{EmotionalArc, emotional_arc};
 use crate::error::{Error, Result};
 use crate::report;
-use crate::signals::Transcript;
+use crate::signals::{Signals, Transcript};
 use crate::text::TextEncoder;
 
 /// Sentences shorter than this many words are chosen only when no sentence is this long.
@@ -88,6 +94,10 @@ pub struct ContentSummary {
     pub sentence_count: usize,
     /// The encoder the centrality was measured with (its `version`).
     pub encoder: String,
+    /// The title's emotional arc, when it has one ([`content_summary`]; absent from
+    /// [`summarize`], which sees the transcript alone).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub emotional_arc: Option<EmotionalArc>,
 }
 
 /// One sentence of the transcript with its times.
@@ -139,6 +149,7 @@ pub fn summarize(
         sentences: Vec::new(),
         sentence_count: all.len(),
         encoder: encoder.version().to_string(),
+        emotional_arc: None,
     };
     if all.is_empty() {
         return Ok(summary);
@@ -185,6 +196,34 @@ pub fn summarize(
         })
         .collect();
     summary.text = summary.sentences.iter().map(|s| s.text.as_str()).collect::<Vec<_>>().join(" ");
+    Ok(summary)
+}
+
+/// The content summary of a document: [`summarize`] of its transcript (an empty summary without
+/// one) with its emotional arc.
+///
+/// Errors: [`Error::MissingSignal`] when the document has neither a transcript nor an emotional
+/// arc; those of [`summarize`].
+pub fn content_summary(
+    signals: &Signals,
+    encoder: &dyn TextEncoder,
+    options: &SummaryOptions,
+) -> Result<ContentSummary> {
+    let arc = emotional_arc(signals);
+    let mut summary = match (&signals.transcript, &arc) {
+        (Some(t), _) => summarize(t, encoder, options)?,
+        (None, Some(_)) => {
+            let empty = Transcript { language: String::new(), segments: Vec::new() };
+            summarize(&empty, encoder, options)?
+        }
+        (None, None) => {
+            return Err(Error::MissingSignal {
+                field: "transcript",
+                needed_by: "content summary (or an emotional arc)",
+            });
+        }
+    };
+    summary.emotional_arc = arc;
     Ok(summary)
 }
 
@@ -241,5 +280,32 @@ mod tests {
         let none = summarize(&empty, &LexicalEncoder::default(), &SummaryOptions::default()).unwrap();
         assert!(none.sentences.is_empty() && none.text.is_empty());
         assert!(summarize(&t, &LexicalEncoder::default(), &SummaryOptions { max_sentences: 0 }).is_err());
+    }
+
+    #[test]
+    fn a_document_gets_its_arc_with_or_without_a_transcript() {
+        let encoder = LexicalEncoder::default();
+        let options = SummaryOptions::default();
+        let mut s = crate::synth::demo_signals("tt-summary", 1800.0, 1.0, 4);
+        s.transcript =
+            Some(Transcript { language: "en".into(), segments: vec![words(3.0, "The storm came at dawn.")] });
+        let with = content_summary(&s, &encoder, &options).unwrap();
+        assert_eq!(with.sentences.len(), 1);
+        let arc = with.emotional_arc.clone().expect("demo documents carry emotions");
+        assert_eq!(arc, emotional_arc(&s).unwrap());
+        let json = serde_json::to_value(&with).unwrap();
+        assert_eq!(json["emotional_arc"]["shape"], arc.shape.as_str());
+        assert_eq!(json["emotional_arc"]["name"], arc.shape.name());
+
+        s.transcript = None;
+        let without = content_summary(&s, &encoder, &options).unwrap();
+        assert!(without.sentences.is_empty() && without.text.is_empty() && without.language.is_empty());
+        assert_eq!(without.emotional_arc, Some(arc));
+
+        s.emotions = None;
+        let e = content_summary(&s, &encoder, &options).unwrap_err();
+        assert!(matches!(e, Error::MissingSignal { field: "transcript", .. }), "{e}");
+        let plain = summarize(&Transcript { language: "en".into(), segments: vec![] }, &encoder, &options).unwrap();
+        assert!(serde_json::to_value(&plain).unwrap().get("emotional_arc").is_none(), "absent, not null");
     }
 }

@@ -70,8 +70,9 @@ pub fn bootstrap(
         let signals = Signals::load(&path).map_err(|e| e.to_string())?;
         // The demo asks only for what its data can give: generated signals have no audio
         // fingerprint and no transcript (only an analysis of real media has them), so the
-        // products that need those (fingerprints, the content summary) are not requested, and
-        // the demo's task list shows no failure on first contact.
+        // products that cannot be computed without them (the fingerprints) are not requested,
+        // and the demo's task list shows no failure on first contact. The content summary is:
+        // without a transcript it still has the title's emotional arc.
         let fingerprinted = signals.audio_fingerprint.is_some();
         let words = kino::LexicalEncoder::default();
         // A product computed elsewhere than `compute` (the season's markers) answers

@@ -215,7 +215,7 @@ pub struct ProfanitySegmentsOnly {
 /// The product fields of a `content_summary` result.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema)]
 pub struct ContentSummaryPayload {
-    /// The extractive summary of what is said.
+    /// The extractive summary of what is said, and the title's emotional arc.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub content_summary: Option<kino::summary::ContentSummary>,
 }
@@ -307,7 +307,7 @@ fn channels_of(product: Product) -> &'static [&'static str] {
         Product::Profanity => &["profanity", "timelines.profanity"],
         Product::Emotions => &["emotions"],
         Product::VerticalConversion => &["vertical"],
-        Product::ContentSummary => &["transcript"],
+        Product::ContentSummary => &["transcript", "emotions"],
         Product::Nudity => &["timelines.nudity"],
         Product::Adbreaks => &["shots", "scenes", "speech", "timelines.brightness"],
         Product::ContextualAdbreak => {
@@ -396,20 +396,20 @@ pub fn compute(product: Product, s: &Signals, sentences: &dyn kino::TextEncoder)
             }),
             None => return Err("the item's signals have no vertical track".into()),
         },
-        Product::ContentSummary => match &s.transcript {
-            Some(t) => {
-                let summary = kino::summary::summarize(t, sentences, &kino::summary::SummaryOptions::default())
-                    .map_err(|e| e.to_string())?;
-                to_value(ContentSummaryPayload { content_summary: Some(summary) })
+        Product::ContentSummary => {
+            let options = kino::summary::SummaryOptions::default();
+            match kino::summary::content_summary(s, sentences, &options) {
+                Ok(summary) => to_value(ContentSummaryPayload { content_summary: Some(summary) }),
+                Err(kino::Error::MissingSignal { .. }) => {
+                    let why = s.analysis.as_ref().and_then(|a| a.reasons.get("transcript")).cloned();
+                    return Err(format!(
+                        "the item's signals have no transcript{} and no emotional arc",
+                        why.map(|w| format!(" ({w})")).unwrap_or_default()
+                    ));
+                }
+                Err(e) => return Err(e.to_string()),
             }
-            None => {
-                let why = s.analysis.as_ref().and_then(|a| a.reasons.get("transcript")).cloned();
-                return Err(format!(
-                    "the item's signals have no transcript{}",
-                    why.map(|w| format!(" ({w})")).unwrap_or_default()
-                ));
-            }
-        },
+        }
         Product::Adbreaks => {
             let r = kino::adbreaks::adbreaks(s, &Default::default()).map_err(|e| e.to_string())?;
             to_value(AdbreaksPayload { adbreak: Some(r) })

@@ -1,6 +1,12 @@
 //! Similar titles (the deprecated `similar` product): an item's nearest items by item
 //! embedding, with the interface's `skip`, `count` and `max_score`, an optional type
 //! restriction, scores in `[0, 1]`, and the item itself excluded (during the search).
+//!
+//! **Ties.** Titles of equal reported score are ordered by a tie-breaker when one is given
+//! ([`similar_in_by`]): the service passes the distance between the two titles' emotional arcs
+//! ([`crate::arc::EmotionalArc::distance_to`]), so among titles the embedding cannot tell apart
+//! the one that tells the same story shape comes first. The score itself, the contract's
+//! `(cos + 1) / 2`, is not changed.
 
 use crate::error::{Error, Result};
 use crate::signals::Signals;
@@ -105,6 +111,19 @@ pub fn similar(index: &dyn VectorIndex, inventory_id: &str, query: &SimilarQuery
 
 /// [`similar`] over a [`SegmentedIndex`] of items (the service's changing item index).
 pub fn similar_in(index: &SegmentedIndex, inventory_id: &str, query: &SimilarQuery) -> Result<Vec<SimilarItem>> {
+    similar_in_by(index, inventory_id, query, &|_| None)
+}
+
+/// [`similar_in`] with titles of equal score ordered by `tie_break` of their id (smaller first;
+/// titles it gives no value come after those it does, then in the index's order). `tie_break` is
+/// asked only of titles that tie with another, and a tie at the edge of the page is resolved over
+/// every title of that score.
+pub fn similar_in_by(
+    index: &SegmentedIndex,
+    inventory_id: &str,
+    query: &SimilarQuery,
+    tie_break: &dyn Fn(&str) -> Option<f64>,
+) -> Result<Vec<SimilarItem>> {
     if let Some(max) = query.max_score
         && !(0.0..=1.0).contains(&max)
     {
@@ -140,15 +159,40 @@ pub fn similar_in(index: &SegmentedIndex, inventory_id: &str, query: &SimilarQue
             .map(|h| (h, score(index.config().metric, h.distance)))
             .filter(|(_, s)| query.max_score.is_none_or(|max| *s <= max))
             .collect();
-        if kept.len() >= need || hits.len() < want || want >= total {
-            return Ok(kept
+        // Enough, and the last title needed does not tie with one not yet seen.
+        let settled = kept.len() > need && kept[need].1 < kept[need - 1].1;
+        if settled || hits.len() < want || want >= total {
+            let mut items: Vec<SimilarItem> = kept
                 .into_iter()
-                .skip(query.skip)
-                .take(query.count)
                 .map(|(h, s)| SimilarItem { inventory_id: h.id.clone(), kind: h.kind, score: s })
-                .collect());
+                .collect();
+            break_ties(&mut items, tie_break);
+            return Ok(items.into_iter().skip(query.skip).take(query.count).collect());
         }
         want = want.saturating_mul(2).min(total);
+    }
+}
+
+/// Orders each run of equal scores in `items` (sorted by decreasing score) by `tie_break`.
+fn break_ties(items: &mut [SimilarItem], tie_break: &dyn Fn(&str) -> Option<f64>) {
+    let mut start = 0;
+    while start < items.len() {
+        let end = start + items[start..].iter().take_while(|i| i.score == items[start].score).count();
+        if end - start > 1 {
+            let mut run: Vec<(Option<f64>, SimilarItem)> =
+                items[start..end].iter().map(|i| (tie_break(&i.inventory_id), i.clone())).collect();
+            // Stable: titles without a value, or of equal value, keep the index's order.
+            run.sort_by(|a, b| match (a.0, b.0) {
+                (Some(x), Some(y)) => x.total_cmp(&y),
+                (Some(_), None) => std::cmp::Ordering::Less,
+                (None, Some(_)) => std::cmp::Ordering::Greater,
+                (None, None) => std::cmp::Ordering::Equal,
+            });
+            for (slot, (_, item)) in items[start..end].iter_mut().zip(run) {
+                *slot = item;
+            }
+        }
+        start = end;
     }
 }
 
@@ -208,5 +252,67 @@ mod tests {
         }
         assert!(matches!(similar(&exact, "zz", &SimilarQuery::default()), Err(Error::UnknownId { .. })));
         assert!(similar(&exact, "m1", &SimilarQuery { max_score: Some(2.0), ..Default::default() }).is_err());
+    }
+
+    #[test]
+    fn among_equal_embeddings_the_same_story_shape_ranks_first() {
+        use crate::arc::{ArcShape, emotional_arc};
+        use crate::vectors::segments::{ItemVectors, SegmentConfig, SegmentedIndex};
+        let arc = |shape: ArcShape| {
+            let mut s = crate::synth::demo_signals("tt", 600.0, 1.0, 1);
+            let e = s.emotions.as_mut().unwrap();
+            e.step = 1.0;
+            e.valence = (0..600).map(|i| (0.8 * shape.template((f64::from(i) + 0.5) / 600.0)) as f32).collect();
+            emotional_arc(&s).unwrap()
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let config = SegmentConfig::new(3, Metric::Cosine, false);
+        let (index, _) = SegmentedIndex::open(dir.path(), config.clone()).unwrap();
+        // `a` is the query; the others share one embedding, listed opposite shape first.
+        let rows = [
+            ("a", [1.0, 0.0, 0.0]),
+            ("opposite", [0.6, 0.8, 0.0]),
+            ("same", [0.6, 0.8, 0.0]),
+            ("far", [0.0, 0.0, 1.0]),
+        ];
+        for (id, v) in rows {
+            let mut item = ItemVectors::new(&config, id, ItemKind::Movie, 1).unwrap();
+            item.push([0.0, 0.0], &v).unwrap();
+            index.upsert(item).unwrap();
+        }
+        let mine = arc(ArcShape::ManInAHole);
+        let arcs: std::collections::HashMap<&str, _> = [
+            ("opposite", arc(ArcShape::Icarus)),
+            ("same", arc(ArcShape::ManInAHole)),
+            ("far", arc(ArcShape::ManInAHole)),
+        ]
+        .into_iter()
+        .collect();
+        let asked = std::cell::RefCell::new(Vec::new());
+        let by_arc = |id: &str| {
+            asked.borrow_mut().push(id.to_string());
+            arcs.get(id).map(|other| mine.distance_to(other))
+        };
+        let ids = |found: Vec<SimilarItem>| found.into_iter().map(|f| f.inventory_id).collect::<Vec<_>>();
+        let plain = similar_in(&index, "a", &SimilarQuery::default()).unwrap();
+        assert_eq!(plain[0].score, plain[1].score, "equal embeddings, equal scores");
+        let ranked = similar_in_by(&index, "a", &SimilarQuery::default(), &by_arc).unwrap();
+        assert_eq!(ids(ranked.clone()), ["same", "opposite", "far"]);
+        assert_eq!(
+            ranked.iter().map(|r| r.score).collect::<Vec<_>>(),
+            plain.iter().map(|r| r.score).collect::<Vec<_>>()
+        );
+        assert!(!asked.borrow().contains(&"far".to_string()), "only tied titles are asked: {:?}", asked.borrow());
+        // A page that ends inside the tie still sees the whole tie.
+        let first = similar_in_by(&index, "a", &SimilarQuery { count: 1, ..Default::default() }, &by_arc).unwrap();
+        assert_eq!(ids(first), ["same"]);
+        let second =
+            similar_in_by(&index, "a", &SimilarQuery { skip: 1, count: 1, ..Default::default() }, &by_arc).unwrap();
+        assert_eq!(ids(second), ["opposite"]);
+        // Titles without an arc come after those with one.
+        let missing =
+            similar_in_by(&index, "a", &SimilarQuery::default(), &|id: &str| (id == "opposite").then_some(1.0))
+                .unwrap();
+        assert_eq!(ids(missing)[..2], ["opposite", "same"]);
     }
 }

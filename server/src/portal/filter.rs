@@ -14,6 +14,7 @@
 //! | `ratings` | list of strings | one of its ratings is listed, as `rating` or `scheme:rating` |
 //! | `type` | list of item types | its `type` is listed |
 //! | `release_year` | `{"gte": n, "lte": n}` (either bound optional) | its `release_year` lies within |
+//! | `emotional_arc` | list of story shapes ([`ArcShape::as_str`]) | its emotional arc is nearest one listed |
 //!
 //! Only live, non-virtual items are members, and only while now lies in their `window_info`
 //! (an absent bound is open). Members are ordered by title (case-insensitive), then id; `position`
@@ -22,11 +23,14 @@
 use std::collections::BTreeSet;
 
 use chrono::{DateTime, Utc};
+use kino::ArcShape;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::ToSchema;
 
 const LIST_KEYS: [&str; 7] = ["genres", "keywords", "moods", "cast", "tag", "ratings", "type"];
+/// The key of the story-shape filter; its values are checked against [`ArcShape::ALL`].
+const ARC_KEY: &str = "emotional_arc";
 
 /// A validated filter.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -95,6 +99,16 @@ impl Candidate {
             excluded: deleted || body["virtual"].as_bool().unwrap_or(false),
         }
     }
+
+    /// With the story shape of the item's emotional arc (none: no `emotional_arc` filter admits it).
+    pub fn with_arc(mut self, shape: Option<ArcShape>) -> Candidate {
+        self.values.push((ARC_KEY, shape.map(|s| s.as_str().to_string()).into_iter().collect()));
+        self
+    }
+}
+
+fn shape_names() -> String {
+    ArcShape::ALL.map(ArcShape::as_str).join(", ")
 }
 
 impl Filter {
@@ -117,8 +131,25 @@ impl Filter {
                 }
                 continue;
             }
+            if key == ARC_KEY {
+                let list = value.as_array().filter(|a| !a.is_empty()).ok_or_else(|| {
+                    format!("filter.{ARC_KEY} must be a non-empty list of story shapes: {}", shape_names())
+                })?;
+                let mut set = BTreeSet::new();
+                for item in list {
+                    let shape = item.as_str().and_then(ArcShape::parse).ok_or_else(|| {
+                        format!("filter.{ARC_KEY} holds {item}, not a story shape: use {}", shape_names())
+                    })?;
+                    set.insert(shape.as_str().to_string());
+                }
+                f.lists.push((ARC_KEY, set));
+                continue;
+            }
             let Some(&name) = LIST_KEYS.iter().find(|k| **k == key) else {
-                return Err(format!("filter.{key} is not a filter key: use {}, release_year", LIST_KEYS.join(", ")));
+                return Err(format!(
+                    "filter.{key} is not a filter key: use {}, release_year, {ARC_KEY}",
+                    LIST_KEYS.join(", ")
+                ));
             };
             let list = value
                 .as_array()
@@ -195,6 +226,10 @@ pub struct SmartlistFilter {
     /// The item's `release_year` lies within (either bound optional).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub release_year: Option<YearRange>,
+    /// The story shape of the item's emotional arc (the nearest of the six; items without an arc
+    /// never match).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub emotional_arc: Option<Vec<ArcShape>>,
 }
 
 /// An inclusive range of years.
@@ -305,9 +340,39 @@ mod tests {
             (json!({"genres": [""]}), "non-empty strings"),
             (json!({"release_year": 1990}), "release_year"),
             (json!({"release_year": {"after": 1990}}), "gte and lte"),
+            (json!({"emotional_arc": []}), "filter.emotional_arc must be a non-empty list of story shapes"),
+            (
+                json!({"emotional_arc": "tragedy"}),
+                "rags_to_riches, tragedy, man_in_a_hole, icarus, cinderella, oedipus",
+            ),
+            (
+                json!({"emotional_arc": ["man in a hole"]}),
+                "filter.emotional_arc holds \"man in a hole\", not a story shape",
+            ),
+            (json!({"emotional_arc": [3]}), "filter.emotional_arc holds 3"),
         ] {
             let e = Filter::parse(&bad).unwrap_err();
             assert!(e.contains(needle), "{bad}: {e}");
         }
+    }
+
+    #[test]
+    fn the_story_shape_of_the_emotional_arc() {
+        let candidate = |id: &str, shape: Option<ArcShape>| {
+            Candidate::from_item(&item(id, id, json!({})), false, &[], &[]).with_arc(shape)
+        };
+        let items = [
+            candidate("hole", Some(ArcShape::ManInAHole)),
+            candidate("icarus", Some(ArcShape::Icarus)),
+            candidate("riches", Some(ArcShape::RagsToRiches)),
+            candidate("none", None),
+        ];
+        let f = Filter::parse(&json!({"emotional_arc": ["man_in_a_hole", "rags_to_riches"]})).unwrap();
+        assert_eq!(members(&f, &items, now()), ["hole", "riches"]);
+        let f = Filter::parse(&json!({"emotional_arc": ["icarus"], "type": ["standalone"]})).unwrap();
+        assert_eq!(members(&f, &items, now()), ["icarus"]);
+        assert_eq!(members(&Filter::default(), &items, now()).len(), 4, "no arc filter: the arc does not matter");
+        let schema: SmartlistFilter = serde_json::from_value(json!({"emotional_arc": ["oedipus"]})).unwrap();
+        assert_eq!(schema.emotional_arc, Some(vec![ArcShape::Oedipus]));
     }
 }

@@ -222,7 +222,8 @@ fn candidates(
         offset += page.len() as i64;
         for item in page {
             let (keywords, moods) = crate::signals::tags(store, cache, org, &item.id);
-            out.push(Candidate::from_item(&item.body, item.deleted, &keywords, &moods));
+            let arc = crate::signals::arc_shape(store, cache, org, &item.id);
+            out.push(Candidate::from_item(&item.body, item.deleted, &keywords, &moods).with_arc(arc));
             service_ids.insert(item.id, item.service_id);
         }
     }

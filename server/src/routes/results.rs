@@ -467,7 +467,8 @@ pub struct SimilarTitle {
     pub score: f64,
 }
 
-/// `GET /results/similar/similar/v2/{movies|series|}/{id}`: nearest titles by item embedding.
+/// `GET /results/similar/similar/v2/{movies|series|}/{id}`: nearest titles by item embedding;
+/// titles of equal score in the order of their emotional arcs' distance to the item's.
 pub fn similar(
     state: &AppState,
     org: OrgId,
@@ -495,7 +496,14 @@ pub fn similar(
     }
     let kind = only.map(|t| if t == ItemType::Series { ItemKind::Series } else { ItemKind::Movie });
     let query = SimilarQuery { skip, count, max_score, kind };
-    let found = kino::vectors::similar::similar_in(&index, id, &query)?;
+    // Titles the embedding cannot tell apart (equal scores) are ordered by how closely their
+    // emotional arcs follow this title's: the same story shape first.
+    let arc_of = |item: &str| {
+        crate::signals::read_with(&state.store, &state.signals, org, item, kino::emotional_arc).ok().flatten().flatten()
+    };
+    let own_arc = std::cell::OnceCell::new();
+    let tie_break = |other: &str| Some(own_arc.get_or_init(|| arc_of(id)).as_ref()?.distance_to(&arc_of(other)?));
+    let found = kino::vectors::similar::similar_in_by(&index, id, &query, &tie_break)?;
     // One query for the page's items; one deleted since the index saw it is left out.
     let ids: Vec<&str> = found.iter().map(|f| f.inventory_id.as_str()).collect();
     let items: std::collections::HashMap<String, crate::store::ItemRow> =

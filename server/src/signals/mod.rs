@@ -153,3 +153,10 @@ pub fn tags(store: &Store, cache: &SignalsCache, org: OrgId, item_id: &str) -> (
     };
     (of(kino::signals::TagKind::Keyword), of(kino::signals::TagKind::Mood))
 }
+
+/// The story shape of the emotional arc of an item's signals ([`kino::emotional_arc`]; `None`
+/// without signals or an arc).
+pub fn arc_shape(store: &Store, cache: &SignalsCache, org: OrgId, item_id: &str) -> Option<kino::ArcShape> {
+    let Ok(Some(p)) = prepared(store, cache, org, item_id) else { return None };
+    kino::emotional_arc(p.signals()).map(|a| a.shape)
+}

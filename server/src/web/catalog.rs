@@ -290,6 +290,10 @@ fn clips_section(
             figcaption {
                 "Duration " (clock(s.duration)) "; the clips of these parameters are marked and numbered across every lane."
                 @if !markers.is_empty() { " The first lane shows the item's binge markers (its " code { "markers" } " result)." }
+                @if let Some(arc) = kino::emotional_arc(s) {
+                    " The emotional arc lane is the valence smoothed over a tenth of the runtime; its story shape is "
+                    strong { (arc.name) } " (distance " (format!("{:.2}", arc.distance)) " of 2, 0 being the shape itself)."
+                }
             }
         }
         @if let Some(Ok(c)) = clips {

@@ -1,5 +1,6 @@
 //! An item's signals drawn as lanes of one SVG on a shared time axis: shots, speech, the score
-//! timelines, clip types, emotions, characters, tags (sound events among them), shot types, what
+//! timelines, clip types, emotions and the emotional arc (the smoothed valence with the nearest
+//! story shape), characters, tags (sound events among them), shot types, what
 //! is seen and the technical cues, each lane only
 //! when the item has it, with chosen clips marked across every lane. Drawn on the server (no
 //! script), with presentation attributes only (the pages' content security policy forbids inline
@@ -8,7 +9,7 @@
 
 use maud::{Markup, html};
 
-use kino::Signals;
+use kino::{EmotionalArc, Signals};
 
 /// Width of the drawing area, in user units (the SVG scales to its container).
 const WIDTH: f64 = 1000.0;
@@ -40,6 +41,15 @@ enum Lane {
     Spans(Vec<(f64, f64, Option<String>)>),
     /// Instants (shot boundaries).
     Ticks(Vec<f64>),
+    /// The emotional arc: its smoothed valence as a line, its shape and distance as a caption.
+    Arc(EmotionalArc),
+}
+
+impl Lane {
+    /// The lane's height: the arc gets two lanes' worth, so its rises and falls can be read.
+    fn height(&self) -> f64 {
+        if matches!(self, Lane::Arc(_)) { 2.0 * LANE } else { LANE }
+    }
 }
 
 /// The lanes of an item's signals, in the order drawn, without empty ones: first its binge
@@ -82,6 +92,9 @@ fn lanes(s: &Signals, markers: &[Mark]) -> Vec<(String, Lane)> {
                 out.push((format!("emotion: {name}"), Lane::Curve { step: e.step, values }));
             }
         }
+    }
+    if let Some(arc) = kino::emotional_arc(s) {
+        out.push(("emotional arc".into(), Lane::Arc(arc)));
     }
     for c in s.characters.iter().take(8) {
         out.push((
@@ -164,14 +177,22 @@ pub fn draw(s: &Signals, marks: &[Mark], markers: &[Mark]) -> Markup {
     let lanes = lanes(s, markers);
     let duration = s.duration.max(f64::EPSILON);
     let x = |t: f64| LABEL + (t.clamp(0.0, duration) / duration) * (WIDTH - LABEL);
-    let height = AXIS + lanes.len() as f64 * (LANE + GAP) + GAP;
+    let mut tops = Vec::with_capacity(lanes.len());
+    let mut height = AXIS;
+    for (_, lane) in &lanes {
+        tops.push(height);
+        height += lane.height() + GAP;
+    }
+    height += GAP;
     let names: Vec<&str> = lanes.iter().map(|(n, _)| n.as_str()).collect();
+    let arc = lanes.iter().find_map(|(_, l)| if let Lane::Arc(a) = l { Some(caption(a)) } else { None });
     let description = format!(
-        "{} lanes over {} ({}); {} clips marked.",
+        "{} lanes over {} ({}); {} clips marked.{}",
         lanes.len(),
         clock(s.duration),
         names.join(", "),
-        marks.len()
+        marks.len(),
+        arc.map(|a| format!(" The emotional arc is {a}.")).unwrap_or_default()
     );
     let ticks = axis_ticks(duration);
     html! {
@@ -184,12 +205,21 @@ pub fn draw(s: &Signals, marks: &[Mark], markers: &[Mark]) -> Markup {
                 line x1=(x(*t)) x2=(x(*t)) y1="14" y2=(height) stroke="#d0d4da" stroke-width="1" {}
                 text x=(x(*t) + 2.0) y="11" font-size="10" fill="#3a3f47" { (clock(*t)) }
             }
-            @for (i, (name, lane)) in lanes.iter().enumerate() {
-                @let top = AXIS + i as f64 * (LANE + GAP);
+            @for ((name, lane), top) in lanes.iter().zip(&tops) {
+                @let top = *top;
                 g.lane data-lane=(name) {
                     text x="0" y=(top + LANE * 0.65) font-size="11" fill="#1f2328" { (name) }
-                    rect x=(LABEL) y=(top) width=(WIDTH - LABEL) height=(LANE) fill="#f3f5f8" {}
+                    rect x=(LABEL) y=(top) width=(WIDTH - LABEL) height=(lane.height()) fill="#f3f5f8" {}
                     @match lane {
+                        Lane::Arc(arc) => {
+                            @let points = arc_points(arc, top, &x);
+                            polyline.arc points=(points) fill="none" stroke="#b3261e" stroke-width="2" stroke-linejoin="round" {
+                                title { "Smoothed valence: " (caption(arc)) }
+                            }
+                            text.arc-shape x="0" y=(top + LANE * 1.5) font-size="10" fill="#6b1a14" data-shape=(arc.shape.as_str()) {
+                                (arc.name) " · " (format!("{:.2}", arc.distance))
+                            }
+                        }
                         Lane::Curve { step, values } => {
                             path d=(curve(values, *step, top, &x)) fill="#2f6fbd" fill-opacity="0.35" stroke="#1d4f91" stroke-width="1" {}
                         }
@@ -219,6 +249,30 @@ pub fn draw(s: &Signals, marks: &[Mark], markers: &[Mark]) -> Markup {
             }
         }
     }
+}
+
+/// The arc's shape and distance in words: `man in a hole (distance 0.12 of 2)`.
+fn caption(arc: &EmotionalArc) -> String {
+    format!("{} (distance {:.2} of 2)", arc.name, arc.distance)
+}
+
+/// The polyline points of the arc's smoothed valence in its lane at `top`: each point at the
+/// middle of the span it averages, the valence scaled to the arc's own range: the lane shows the
+/// shape, as the story shapes are compared, not the level.
+fn arc_points(arc: &EmotionalArc, top: f64, x: &impl Fn(f64) -> f64) -> String {
+    let (lo, hi) = arc.valence.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| (lo.min(*v), hi.max(*v)));
+    let range = (hi - lo).max(f64::EPSILON);
+    let height = 2.0 * LANE - 6.0;
+    let n = arc.valence.len() as f64;
+    arc.valence
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            let t = (i as f64 + 0.5) / n * arc.end;
+            format!("{:.1},{:.1}", x(t), top + 3.0 + (hi - v) / range * height)
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// Most steps a curve is drawn with: about one per unit of width (finer detail cannot be seen,
@@ -324,6 +378,30 @@ mod tests {
             assert!(svg.contains(&format!("data-lane=\"{lane}\"")), "{lane} missing");
         }
         assert!(svg.contains("close up") && svg.contains("beach") && svg.contains("color bars"));
+    }
+
+    #[test]
+    fn the_emotional_arc_is_drawn_with_its_shape_and_distance() {
+        let mut s = kino::synth::demo_signals("tt-arc", 1200.0, 1.0, 3);
+        let e = s.emotions.as_mut().unwrap();
+        let n = e.valence.len() as f64;
+        e.valence = (0..e.valence.len())
+            .map(|i| (0.8 * kino::ArcShape::Icarus.template((i as f64 + 0.5) / n)) as f32)
+            .collect();
+        let svg = draw(&s, &[], &[]).into_string();
+        assert!(svg.contains("data-lane=\"emotional arc\""), "{svg}");
+        assert!(svg.contains("data-shape=\"icarus\""), "{svg}");
+        assert!(svg.contains("Icarus · 0.0"), "the shape's name and its distance: {svg}");
+        assert!(svg.contains("The emotional arc is Icarus (distance 0.0"), "said in the description: {svg}");
+        let points = svg.split("<polyline class=\"arc\" points=\"").nth(1).unwrap().split('"').next().unwrap();
+        let ys: Vec<f64> = points.split(' ').map(|p| p.split(',').nth(1).unwrap().parse().unwrap()).collect();
+        assert_eq!(ys.len(), kino::arc::POINTS);
+        let top = ys.iter().copied().fold(f64::INFINITY, f64::min);
+        let peak = ys.iter().position(|y| *y == top).unwrap();
+        assert!((7..=12).contains(&peak), "Icarus peaks mid-way (SVG y grows downwards): {ys:?}");
+        assert!(!svg.contains("style="));
+        s.emotions = None;
+        assert!(!draw(&s, &[], &[]).into_string().contains("emotional arc"), "no lane without emotions");
     }
 
     #[test]

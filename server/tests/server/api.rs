@@ -1445,3 +1445,57 @@ async fn the_catalog_wide_scene_search_follows_the_catalog() {
     let (_, after) = t.call("GET", "/search/v1/scenes?text=car%20chase&count=20", None).await;
     assert_eq!(scene_hits(&after), answer);
 }
+
+/// The emotional arc (issue 45): in the content summary of a title without a transcript, and as
+/// the order of similar titles the item embedding cannot tell apart.
+#[tokio::test]
+async fn the_emotional_arc_in_summaries_and_similar_titles() {
+    let t = test_app();
+    use kino::ArcShape::{Icarus, ManInAHole};
+    let rows = [
+        ("a", ManInAHole, [1.0, 0.0]),
+        ("opposite", Icarus, [0.6, 0.8]),
+        ("same", ManInAHole, [0.6, 0.8]),
+        ("far", ManInAHole, [0.0, 1.0]),
+    ];
+    for (id, shape, embedding) in rows {
+        t.movie(id).await;
+        let mut s = kino::synth::generate(&kino::synth::SynthOptions::new(id, 1200.0, 1.0, 9));
+        s.transcript = None;
+        let e = s.emotions.as_mut().expect("generated signals carry emotions");
+        let n = e.valence.len() as f64;
+        e.valence = (0..e.valence.len()).map(|i| (0.8 * shape.template((i as f64 + 0.5) / n)) as f32).collect();
+        let mut v = vec![0.0_f32; 256];
+        v[..2].copy_from_slice(&embedding);
+        s.item_embedding = Some(v);
+        let (st, body) =
+            t.raw("PUT", &format!("/analysis/v1/item/standalone/{id}?key={}", t.key), Some(s.to_json()), &[]).await;
+        assert_eq!(st, StatusCode::OK, "{body}");
+        for product in ["similar", "content_summary"] {
+            assert_eq!(t.call("POST", &task(id, product), None).await.0, StatusCode::OK);
+        }
+    }
+    t.process();
+    let (s, summary) = t.call("GET", "/results/content_summary/v1/a", None).await;
+    assert_eq!(s, StatusCode::OK, "{summary}");
+    let cs = &summary["data"]["content_summary"];
+    assert_eq!(cs["sentences"], json!([]), "no transcript: {cs}");
+    assert_eq!(cs["emotional_arc"]["shape"], "man_in_a_hole", "{cs}");
+    assert_eq!(cs["emotional_arc"]["name"], "man in a hole", "{cs}");
+    assert_eq!(cs["emotional_arc"]["valence"].as_array().unwrap().len(), kino::arc::POINTS);
+    assert!(cs["emotional_arc"]["distance"].as_f64().unwrap() < 0.1, "{cs}");
+    let (s, icarus_summary) = t.call("GET", "/results/content_summary/v1/opposite", None).await;
+    assert_eq!(
+        (s, icarus_summary["data"]["content_summary"]["emotional_arc"]["shape"].clone()),
+        (StatusCode::OK, json!("icarus"))
+    );
+
+    let (s, sim) = t.call("GET", "/results/similar/similar/v2/a", None).await;
+    assert_eq!(s, StatusCode::OK, "{sim}");
+    let similar = sim["similar"].as_array().unwrap();
+    let ids: Vec<&str> = similar.iter().map(|x| x["inventory_id"].as_str().unwrap()).collect();
+    assert_eq!(ids, ["same", "opposite", "far"], "{sim}");
+    assert_eq!(similar[0]["score"], similar[1]["score"], "equal embeddings, equal scores: {sim}");
+    let (_, page) = t.call("GET", "/results/similar/similar/v2/a?count=1", None).await;
+    assert_eq!(page["similar"][0]["inventory_id"], "same", "{page}");
+}

@@ -2,8 +2,8 @@
 //! chromedriver (WebDriver, the `fantoccini` client) against a real `kino-server` process started
 //! as the README starts it (the demo catalog, an admin token). A new user signs in with the admin
 //! token, creates an API key and sees it once, creates a webhook and sees a Test delivery arrive
-//! at a local receiver and in the delivery log, opens an item page whose timeline and clip players
-//! render (the clips rendered from a real video by ffmpeg and played by the browser), and opens
+//! at a local receiver and in the delivery log, opens an item page whose timeline (with its
+//! emotional arc) and clip players render (the clips rendered from a real video by ffmpeg and played by the browser), and opens
 //! the OpenAPI viewer.
 //!
 //! Needs `chromium`, `chromium-driver` and `ffmpeg` (`scripts/test.sh` installs them); skips when
@@ -295,7 +295,13 @@ async fn a_new_user_signs_in_makes_a_key_and_a_webhook_and_watches_a_title() {
     let lanes: usize = svg.attr("data-lanes").await.unwrap().unwrap().parse().unwrap();
     assert!(lanes >= 5, "{lanes} lanes");
     assert!(c.find(Locator::Css("svg.timeline g.clip")).await.is_ok(), "the clips are marked");
+    let arc = c.find(Locator::Css("svg.timeline g.lane[data-lane='emotional arc'] text.arc-shape")).await;
+    let shape = arc.expect("the emotional arc is drawn").attr("data-shape").await.unwrap().unwrap_or_default();
+    assert!(kino::ArcShape::parse(&shape).is_some(), "a story shape: {shape:?}");
     screenshot(&c, "title-timeline").await;
+    let lane = "document.querySelector(\"g.lane[data-lane='emotional arc']\").scrollIntoView({block: 'center'})";
+    c.execute(lane, vec![]).await.unwrap();
+    screenshot(&c, "title-arc").await;
 
     // the test film: its clips rendered by ffmpeg, then played by the browser
     c.goto(&format!("{base}/app/catalog/web-film?params={}", urlencode(PARAMS))).await.unwrap();
