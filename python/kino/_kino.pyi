@@ -240,7 +240,9 @@ def content_summary(
     signals: Signals, max_sentences: Optional[int] = None, encoder: Optional[TextEncoder] = None
 ) -> Dict[str, Any]:
     """The sentences of the transcript most central to what is said, in time order
-    (``None``: ``DEFAULTS["content_summary"]``)."""
+    (``None``: ``DEFAULTS["content_summary"]``), and the title's emotional arc
+    (``emotional_arc``: the nearest of six story shapes, its distance and the smoothed valence;
+    absent without emotions)."""
 
 def transcribe(
     path: Union[str, os.PathLike[str]],

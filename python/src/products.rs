@@ -283,9 +283,11 @@ impl PyTextEncoder {
 
 /// The content summary of an analysed document (`data.content_summary` of the service):
 /// `{"language", "text", "sentences": [{"start", "end", "text", "score"}], "sentence_count",
-/// "encoder"}`, the `max_sentences` (1 to 50) sentences of the transcript most central to what is
-/// said, in time order. `encoder` is a `TextEncoder` (the semantic one, as the service uses, or the
-/// lexical default). Raises `MissingSignalError` when the document has no transcript.
+/// "encoder", "emotional_arc"}`, the `max_sentences` (1 to 50) sentences of the transcript most
+/// central to what is said, in time order, and the title's emotional arc (`kino::arc`; absent
+/// without emotions). `encoder` is a `TextEncoder` (the semantic one, as the service uses, or the
+/// lexical default). A title without a transcript but with an arc gets the arc and no sentences.
+/// Raises `MissingSignalError` when the document has neither.
 #[pyfunction]
 #[pyo3(signature = (signals, max_sentences=None, encoder=None))]
 pub fn content_summary<'py>(
@@ -295,11 +297,12 @@ pub fn content_summary<'py>(
     encoder: Option<PyRef<'py, PyTextEncoder>>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let doc = signals.signals();
-    let Some(transcript) = &doc.transcript else {
+    if doc.transcript.is_none() && kino::emotional_arc(doc).is_none() {
         return Err(crate::errors::MissingSignalError::new_err(
-            "the document has no transcript: analyse the video with the speech recognition model (`kino models fetch`)",
+            "the document has no transcript and no emotional arc: analyse the video with the speech recognition \
+             model (`kino models fetch`)",
         ));
-    };
+    }
     let encoder: Arc<dyn TextEncoder> = match encoder {
         Some(e) => e.inner.clone(),
         None => Arc::new(LexicalEncoder::default()),
@@ -307,7 +310,7 @@ pub fn content_summary<'py>(
     let options = kino::summary::SummaryOptions {
         max_sentences: max_sentences.unwrap_or(kino::summary::SummaryOptions::default().max_sentences),
     };
-    let summary = py.detach(|| kino::summary::summarize(transcript, encoder.as_ref(), &options)).py_err(py)?;
+    let summary = py.detach(|| kino::summary::content_summary(doc, encoder.as_ref(), &options)).py_err(py)?;
     to_py(py, &summary)
 }
 
