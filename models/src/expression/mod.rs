@@ -31,7 +31,7 @@ pub const EXPRESSION_MAX_BATCH: usize = 32;
 /// The least top probability for which [`expression_label`] names an expression.
 pub const EXPRESSION_MIN_PROBABILITY: f32 = 0.5;
 /// The least detector score for which [`expression_label`] names an expression.
-pub const EXPRESSION_MIN_FACE_SCORE: f32 = 0.3;
+pub const EXPRESSION_MIN_FACE_SCORE: f32 = 0.5;
 
 const WEIGHTS_FILE: &str = "emotion_model.hdf5";
 const PIXELS: usize = EXPRESSION_INPUT_SIDE * EXPRESSION_INPUT_SIDE;
