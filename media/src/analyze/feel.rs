@@ -165,17 +165,30 @@ fn faces_seen(seen: &[Seen]) -> Vec<FacesSeen> {
         .collect()
 }
 
-/// The expression of each face of a frame, where the model gave one.
-fn expressions_of(_seen: &Seen) -> Vec<Option<[f32; 7]>> {
-    Vec::new()
+/// The expression of each face of a frame, where the model gave one it stands by (it abstains
+/// on unsure faces and weak detections: [`kino_models::expression_label`]).
+fn expressions_of(seen: &Seen) -> Vec<Option<[f32; 7]>> {
+    let (Some(faces), Some(rows)) = (&seen.faces, &seen.expressions) else { return Vec::new() };
+    faces.iter().zip(rows).map(|(face, row)| kino_models::expression_label(row, face).map(|_| *row)).collect()
 }
 
-fn expression_label(_sight: &Sight) -> String {
-    String::new()
+fn expression_label(sight: &Sight) -> String {
+    format!(
+        "{} (facial expressions of the faces found; abstains on unsure faces and weak detections)",
+        sight.labels.expression.clone().unwrap_or_default()
+    )
 }
 
-fn expression_absent(_cx: &Context<'_>, _sight: &Sight) -> String {
-    "the facial expression model is not loaded".to_string()
+/// Why no face's expression counts: the model is missing, or it abstained on every face.
+fn expression_absent(cx: &Context<'_>, sight: &Sight) -> String {
+    if sight.labels.expression.is_none() {
+        return cx.absent_reason("fer-expression", "facial expression");
+    }
+    if sight.seen.iter().any(|s| s.faces.as_ref().is_some_and(|f| !f.is_empty())) {
+        "the facial expression model abstained on every face (unsure, or a weak detection)".to_string()
+    } else {
+        "no face was found".to_string()
+    }
 }
 
 /// The affect of the document: its emotion track, clip types and best moments, each recorded in
@@ -314,7 +327,7 @@ impl Cues {
                 span(shot.start, shot.end).for_each(|i| c.wide[i] = 1.0);
             }
         }
-        if let Some(main) = doc.characters.iter().find(|ch| ch.rank == 1) {
+        if let Some(main) = doc.characters.iter().find(|ch| ch.rank == 0) {
             for &[a, b] in &main.spans {
                 span(a, b).for_each(|i| c.people[i] = 1.0);
             }

@@ -564,6 +564,14 @@ fn two_real_people_become_two_characters_and_the_crop_keeps_the_main_one() {
     for other in doc.characters.iter().filter(|c| c.rank > 1) {
         assert!(screen(other) <= 3.0, "a third identity of note: {other:?}");
     }
+    // The astronaut smiles: the expression model reads joy on her face, and the emotion track and
+    // its provenance say the faces spoke.
+    let feel = &doc.analysis.as_ref().unwrap().models["emotions"];
+    assert!(feel.contains("faces ") && !feel.contains("faces absent"), "{feel}");
+    let e = doc.emotions.as_ref().unwrap();
+    let joy = e.names.iter().position(|n| n == "joy").unwrap();
+    let most = e.probs.iter().map(|r| r[joy]).fold(0f32, f32::max);
+    assert!(most > 0.8, "the astronaut's smile: joy at most {most}");
     let vertical = doc.vertical.as_ref().unwrap();
     let both: Vec<f64> = vertical
         .x_center
