@@ -349,3 +349,49 @@ async fn real_video_to_snapped_clips_and_rendered_files() {
     let _ = stop_tx.send(true);
     renderers.await.unwrap();
 }
+
+/// Issue 45: a silent film (no audio stream at all) gets its emotions from its picture: the
+/// emotions task succeeds, the result has windows over the whole title, and the signals say the
+/// picture's colour and motion spoke.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_silent_video_gets_emotions_from_its_picture() {
+    if !tools_present() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let video = dir.path().join("silent.mp4");
+    run(Command::new("ffmpeg")
+        .args(["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=12"])
+        .args(["-an", "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p"])
+        .arg(&video));
+    let state = Services::open(crate::support::store(dir.path()), Config::in_dir(dir.path())).unwrap();
+    let (org, _) = state.store.ensure_org("acme").unwrap();
+    state.store.ensure_catalog(org, "acme").unwrap();
+    let key = generate_key();
+    state.store.add_key(org, &hash_key(&key), &key_prefix(&key)).unwrap();
+    let item = json!({"id": "film", "type": "standalone", "title": "Silent", "asset_info": {"file_uri": "silent.mp4"}});
+    for (method, uri, body) in [
+        ("PUT", format!("/catalog/v1/item?key={key}"), item.to_string()),
+        ("POST", format!("/tasks/catalog-item/film/product/emotions/version/1.0.0?key={key}"), "{}".to_string()),
+    ] {
+        let req = Request::builder()
+            .method(method)
+            .uri(&uri)
+            .header("content-type", "application/json")
+            .body(Body::from(body))
+            .unwrap();
+        assert_eq!(support::send(app(state.clone()), req).await.status(), StatusCode::OK, "{method} {uri}");
+    }
+    let s = state.clone();
+    tokio::task::spawn_blocking(move || while worker::run_one(&s.worker()) {}).await.unwrap();
+    let (_, status) = get(&state, &format!("/tasks/catalog-item/film/product/emotions/version/1.0.0?key={key}")).await;
+    assert_eq!(status["status"], "ready", "{status}");
+    let (code, result) = get(&state, &format!("/results/emotions/v2/film?key={key}")).await;
+    assert_eq!(code, StatusCode::OK, "{result}");
+    let windows = result["data"]["emotion"].as_array().expect("emotion windows");
+    assert!(!windows.is_empty(), "{result}");
+    assert_eq!(windows.last().unwrap()["end_time"].as_f64(), Some(12.0), "{result}");
+    let p = kino_server::signals::prepared(&state.store, &state.signals, org, "film").unwrap().unwrap();
+    let feel = &p.signals().analysis.as_ref().unwrap().models["emotions"];
+    assert!(feel.contains("colour 100%") && feel.contains("the video has no audio stream"), "{feel}");
+}
