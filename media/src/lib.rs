@@ -44,8 +44,8 @@ mod tool;
 mod vision;
 
 pub use analyze::{
-    ACTION_CLASSES, AFFECT_CHANNELS, AnalyzeOptions, MEASURED_CHANNELS, PENDING_TRANSCRIPTION, Relevance,
-    SCENERY_CLASSES, SPEECH_STAGE_CHANNELS, Sidecar, analyze, analyze_interruptible, analyze_staged, transcribe,
+    AFFECT_CHANNELS, AnalyzeOptions, MEASURED_CHANNELS, PENDING_TRANSCRIPTION, Relevance, SPEECH_STAGE_CHANNELS,
+    Sidecar, analyze, analyze_interruptible, analyze_staged, transcribe,
 };
 pub use error::{Error, Result};
 pub use models::{AnalysisModels, ModelState};

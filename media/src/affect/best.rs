@@ -4,6 +4,16 @@
 
 use super::{Fused, unit};
 
+/// How the best moments are found: from the affect (the default), or by the activity rule that
+/// preceded it (`0.4 loudness + 0.4 motion + 0.2 cut rate`, [`crate::relevance::relevance`]),
+/// kept to compare the two.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Relevance {
+    #[default]
+    Affect,
+    Activity,
+}
+
 /// The weights of the parts (they sum to 1).
 pub const AROUSAL_WEIGHT: f64 = 0.30;
 pub const PEAK_WEIGHT: f64 = 0.15;

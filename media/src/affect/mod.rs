@@ -1,7 +1,7 @@
 //! The affect of a title, sample by sample: what each channel kino measured says about how the
 //! moment feels (a [`Reading`]: valence, arousal and dominance with a weight, and direct evidence
 //! of named emotions), fused into the document's emotion track ([`fuse`]), the clip-type
-//! timelines ([`clip_types`]) and the best moments ([`best_moments`]).
+//! timelines ([`clip_types::clip_types`]) and the best moments ([`best::best_moments`]).
 //!
 //! Every number here is a rule, stated with its source; nothing is learned except what the
 //! models behind the readings measure (the image classifier, the sentence model, the facial
@@ -24,15 +24,12 @@
 //! ```
 
 pub mod anchors;
-mod best;
-mod clip_types;
+pub mod best;
+pub mod clip_types;
 pub mod readings;
 pub mod seen;
 #[cfg(test)]
 mod tests;
-
-pub use best::{BestMomentInputs, best_moments};
-pub use clip_types::{ClipTypeInputs, clip_types};
 
 use kino::signals::Emotions;
 

@@ -80,3 +80,12 @@ pub fn frame_probs(labels: &[(u16, f32)]) -> [f32; EMOTION_COUNT] {
     }
     probs
 }
+
+/// ImageNet-1k classes (standard order) seen as action, for the clip types: assault rifle,
+/// revolver, rifle, cannon, missile, tank, military aircraft, race car, sports car, go-kart, fire
+/// truck, police van, holster, fireboat, bulletproof vest, chain mail, breastplate, crash helmet.
+pub const ACTION_CLASSES: &[u16] =
+    &[413, 763, 764, 471, 657, 847, 895, 751, 817, 573, 555, 734, 597, 554, 465, 490, 461, 518];
+/// Classes seen as scenery: mountain, cliff, coral reef, geyser, lakeshore, promontory, sandbar,
+/// beach, valley, volcano.
+pub const SCENERY_CLASSES: &[u16] = &[970, 972, 973, 974, 975, 976, 977, 978, 979, 980];

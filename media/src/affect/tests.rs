@@ -2,6 +2,8 @@ use std::collections::BTreeMap;
 
 use proptest::prelude::*;
 
+use super::best::{BestMomentInputs, best_moments};
+use super::clip_types::{ClipTypeInputs, clip_types};
 use super::readings::{self, FacesSeen};
 use super::*;
 

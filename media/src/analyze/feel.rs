@@ -12,20 +12,14 @@ use super::Context;
 use super::pass::PictureValues;
 use super::provenance::Ledger;
 use crate::affect::anchors::Anchors;
+use crate::affect::best::{BestMomentInputs, Relevance, best_moments};
+use crate::affect::clip_types::{ClipTypeInputs, clip_types};
 use crate::affect::readings::{self, FacesSeen};
-use crate::affect::{BestMomentInputs, ClipTypeInputs, EMOTION_COUNT, Reading, best_moments, clip_types, fuse};
+use crate::affect::seen::{ACTION_CLASSES, SCENERY_CLASSES};
+use crate::affect::{EMOTION_COUNT, Reading, fuse};
 use crate::error::Result;
 use crate::see::{Seen, Sight};
 use crate::sound::SOUND_GROUPS;
-
-/// ImageNet-1k classes (standard order) seen as action: assault rifle, revolver, rifle, cannon,
-/// missile, tank, military aircraft, race car, sports car, go-kart, fire truck, police van,
-/// holster, fireboat, bulletproof vest, chain mail, breastplate, crash helmet.
-pub const ACTION_CLASSES: &[u16] =
-    &[413, 763, 764, 471, 657, 847, 895, 751, 817, 573, 555, 734, 597, 554, 465, 490, 461, 518];
-/// Classes seen as scenery: mountain, cliff, coral reef, geyser, lakeshore, promontory, sandbar,
-/// beach, valley, volcano.
-pub const SCENERY_CLASSES: &[u16] = &[970, 972, 973, 974, 975, 976, 977, 978, 979, 980];
 
 /// What the sound stage heard, for the affect.
 #[derive(Debug, Clone, Default)]
@@ -258,16 +252,6 @@ pub(super) fn feel(
         );
     }
     Ok(())
-}
-
-/// How the best moments are found: from the affect (the default), or by the activity rule that
-/// preceded it (`0.4 loudness + 0.4 motion + 0.2 cut rate`, [`crate::relevance::relevance`]),
-/// kept to compare the two.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum Relevance {
-    #[default]
-    Affect,
-    Activity,
 }
 
 /// The channels that spoke, each with its share of the timeline and what measured it; then the

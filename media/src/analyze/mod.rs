@@ -103,7 +103,7 @@ pub struct AnalyzeOptions {
     pub relevance: Relevance,
 }
 
-pub use feel::{ACTION_CLASSES, Relevance, SCENERY_CLASSES};
+pub use crate::affect::best::Relevance;
 
 /// The default [`AnalyzeOptions::seen_weight`], measured on real footage judged by eye
 /// (`docs/media.md`, "What the picture shows").
@@ -266,10 +266,7 @@ pub fn analyze_staged(
     clock.lap("vision and sound stages");
     // The affect of what was seen and heard; again below once what is said is known.
     let mut placed = feel::Placed::default();
-    let feel = |doc: &mut Signals, ledger: &mut provenance::Ledger, placed: &mut feel::Placed| {
-        feel::feel(&cx, doc, ledger, sight.as_ref(), &loudness, &picture, heard.as_ref(), placed)
-    };
-    feel(&mut doc, &mut ledger, &mut placed)?;
+    feel::feel(&cx, &mut doc, &mut ledger, sight.as_ref(), &loudness, &picture, heard.as_ref(), &mut placed)?;
     clock.lap("affect");
 
     // Speech recognition, last (the slowest stage): the transcript, and profanity from it. The
@@ -293,7 +290,7 @@ pub fn analyze_staged(
     let work = stages::transcript(&cx, &mut doc, &mut ledger, recognised, &mut progress, interrupted)?;
     clock.lap("transcript");
     if doc.transcript.is_some() {
-        feel(&mut doc, &mut ledger, &mut placed)?;
+        feel::feel(&cx, &mut doc, &mut ledger, sight.as_ref(), &loudness, &picture, heard.as_ref(), &mut placed)?;
         clock.lap("affect");
     }
     stages::embeddings(&cx, &mut doc, &mut ledger, sight.as_ref(), &loudness, &scene_sounds, &seen_tags)?;
