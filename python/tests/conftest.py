@@ -83,7 +83,8 @@ def video(ffmpeg, tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def long_video(ffmpeg, tmp_path_factory):
-    """300 s of grey at 10 fps, no audio: cheap to make, long enough to interrupt mid-way."""
+    """600 s of grey at 20 fps, no audio: cheap to make (about a second), and about 3 s to analyse
+    without models, so a busy machine still schedules the watching thread well before the end."""
     path = tmp_path_factory.mktemp("media") / "long.mp4"
-    make_video(ffmpeg, path, "color=c=gray:r=10:s=160x90:d=300,format=yuv420p,setsar=1[v]", audio=False)
+    make_video(ffmpeg, path, "color=c=gray:r=20:s=160x90:d=600,format=yuv420p,setsar=1[v]", audio=False)
     return path

@@ -12,7 +12,7 @@ import pytest
 
 import kino
 
-LEARNED = "timelines.clip_types"
+LEARNED = "tags"
 
 
 def test_analysis_without_models_measures_shots_and_says_what_is_absent(video):
@@ -29,6 +29,9 @@ def test_analysis_without_models_measures_shots_and_says_what_is_absent(video):
     assert "speech" not in analysis.get("models", {}), "models=False must not use the VAD"
     assert LEARNED in analysis["absent"]
     assert "disabled" in analysis["reasons"][LEARNED]
+    # Emotions and clip types come from the picture without any model, and say so.
+    assert "emotions" in analysis["measured"] and "timelines.clip_types" in analysis["measured"]
+    assert "colour 100%" in analysis["models"]["emotions"]
     assert len(signals.timeline("brightness")) == 12
 
 

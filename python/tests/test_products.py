@@ -2,6 +2,7 @@
 
 import hashlib
 import hmac
+import json
 
 import numpy as np
 import pytest
@@ -138,8 +139,16 @@ def test_content_summary_picks_the_central_sentences_of_the_transcript():
     assert summary["sentences"][0]["start"] in (0.0, 10.0, 20.0)
     with pytest.raises(ValueError, match="max_sentences"):
         kino.content_summary(signals, max_sentences=0)
+    # No transcript: a title with emotions still gets its emotional arc, and no sentences...
+    silent = kino.synth_signals("tt-none", duration=60.0)
+    arc_only = kino.content_summary(silent)
+    assert arc_only["sentences"] == [] and arc_only["emotional_arc"]["shape"] in (
+        "rags_to_riches", "tragedy", "man_in_a_hole", "icarus", "cinderella", "oedipus")
+    # ...and one with neither is refused.
+    doc = json.loads(silent.to_json())
+    doc.pop("emotions", None)
     with pytest.raises(kino.MissingSignalError, match="transcript"):
-        kino.content_summary(kino.synth_signals("tt-none", duration=60.0))
+        kino.content_summary(kino.Signals.from_json(json.dumps(doc)))
 
 
 def test_nudity_and_scene_tags_products():
