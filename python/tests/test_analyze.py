@@ -68,7 +68,7 @@ def test_an_exception_raised_in_progress_stops_the_analysis_and_is_raised(video)
 
 
 def _ffmpeg_children():
-    """PIDs of this process's ffmpeg children (ffprobe and others left out)."""
+    """PIDs of this process's live ffmpeg children (ffprobe, others and zombies left out)."""
     me, found = os.getpid(), []
     for entry in os.scandir("/proc"):
         if not entry.name.isdigit():
@@ -79,7 +79,7 @@ def _ffmpeg_children():
         except OSError:
             continue
         comm, rest = stat[stat.index("(") + 1 : stat.rindex(")")], stat[stat.rindex(")") + 2 :].split()
-        if comm == "ffmpeg" and int(rest[1]) == me:
+        if comm == "ffmpeg" and int(rest[1]) == me and rest[0] != "Z":
             found.append(int(entry.name))
     return found
 
@@ -100,12 +100,14 @@ class DecodeWatch(threading.Thread):
     def __init__(self, interrupt):
         super().__init__(daemon=True)
         self.interrupt, self.written, self.signalled_at = interrupt, 0, None
+        # An ffmpeg child another test left running is not this analysis's.
+        self.before = set(_ffmpeg_children())
 
     def run(self):
         deadline = time.monotonic() + 120
         pid = None
         while pid is None and time.monotonic() < deadline:
-            pid = next(iter(_ffmpeg_children()), None)
+            pid = next((p for p in _ffmpeg_children() if p not in self.before), None)
             time.sleep(0.001)
         while pid is not None and (written := _written(pid)) is not None:
             self.written = max(self.written, written)
