@@ -117,7 +117,16 @@ class DecodeWatch(threading.Thread):
             time.sleep(0.001)
 
 
-def test_keyboard_interrupt_stops_the_analysis_without_a_callback(long_video):
+@pytest.fixture
+def sigint_raises():
+    """Python's own SIGINT handler for the test: a shell that starts the suite in the background
+    hands it SIGINT ignored, and Python then keeps ignoring it."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
+def test_keyboard_interrupt_stops_the_analysis_without_a_callback(long_video, sigint_raises):
     # Measured in work, not time: the bytes of frames ffmpeg decoded for a whole analysis, then
     # for one interrupted as soon as its first frames were out. Python's SIGINT handler sets a flag
     # that the analysis checks from its progress path while this thread is in Rust without the GIL.
