@@ -33,15 +33,7 @@ pub fn relevance(loudness_db: &[f64], motion: &[f64], shots: &[f64], step: f64) 
                 + SHOT_RATE_WEIGHT * cutting[i]
         })
         .collect();
-    let smoothed = crate::timeline::smooth(&raw, 1);
-    let (min, max) = smoothed.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| (a.min(v), b.max(v)));
-    smoothed
-        .iter()
-        .map(|&v| {
-            let x = if max - min > 1e-9 { (v - min) / (max - min) } else { 0.5 };
-            ((x.clamp(0.0, 1.0) * 10_000.0).round() / 10_000.0) as f32
-        })
-        .collect()
+    crate::affect::best::stretch(&crate::timeline::smooth(&raw, 1))
 }
 
 /// Maps values to `[0, 1]` between their 5th and 95th percentile (all 0 when those are equal).
