@@ -14,7 +14,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-FLOOR="${KINO_AFFECT_FLOOR:-valence=0.6,arousal=0.8,preview=0.8}"
+FLOOR="${KINO_AFFECT_FLOOR:-valence=0.3,arousal=0.8,preview=0.8}"
 fail() { echo "affect-eval: error: $*" >&2; exit 2; }
 
 if [ -n "${KINO_BIN:-}" ]; then
