@@ -394,6 +394,8 @@ pub fn generate(o: &SynthOptions) -> Signals {
         character_descriptors: None,
         visual: None,
         picture_fingerprint: None,
+        objects: None,
+        speakers: None,
     }
 }
 

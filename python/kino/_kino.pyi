@@ -145,8 +145,14 @@ class Signals:
     def visual(self) -> Optional[Dict[str, Any]]:
         """What the picture shows (frame labels, shot types, visual features, cues), or ``None``."""
     @property
+    def objects(self) -> Optional[Dict[str, Any]]:
+        """People and objects on screen (``interval``, ``frames`` with boxes, ``tracks``), or ``None``."""
+    @property
+    def speakers(self) -> Optional[Dict[str, Any]]:
+        """Who speaks when (``turns``, ``voices``, ``characters``), or ``None``."""
+    @property
     def shot_types(self) -> List[Tuple[float, float, str]]:
-        """``(start, end, kind)`` of each shot: ``extreme_close_up``, ``close_up``, ``medium``, ``wide``, ``no_people``."""
+        """``(start, end, kind)`` of each shot: ``extreme_close_up``, ``close_up``, ``medium``, ``wide``, ``extreme_wide``, ``no_people``."""
 
 @final
 class TextEncoder:

@@ -226,8 +226,25 @@ impl PySignals {
         self.signals().visual.as_ref().map(|v| crate::convert::to_py(py, v)).transpose()
     }
 
+    /// People and objects on screen, when an object detector ran: `{"interval", "frames":
+    /// [{"time", "boxes": [{"class", "confidence", "x", "y", "w", "h", "track"}]}], "tracks":
+    /// [{"class", "start", "end", "frames", "confidence", "largest"}]}` (boxes in fractions of the
+    /// frame), or `None`.
+    #[getter]
+    fn objects<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        self.signals().objects.as_ref().map(|o| crate::convert::to_py(py, o)).transpose()
+    }
+
+    /// Who speaks when, when the voices were measured: `{"turns": [{"start", "end", "speaker",
+    /// "embedding"}], "voices": [[...]], "characters": [index or None]}`, or `None`.
+    #[getter]
+    fn speakers<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        self.signals().speakers.as_ref().map(|s| crate::convert::to_py(py, s)).transpose()
+    }
+
     /// The editorial shot type of each shot (`[(start, end, kind)]`, kind one of
-    /// `extreme_close_up`, `close_up`, `medium`, `wide`, `no_people`), empty without the picture.
+    /// `extreme_close_up`, `close_up`, `medium`, `wide`, `extreme_wide`, `no_people`), empty
+    /// without the picture.
     #[getter]
     fn shot_types(&self) -> Vec<(f64, f64, String)> {
         self.signals()

@@ -197,6 +197,17 @@ def test_fingerprints_compare_group_and_profile():
     doc["picture_fingerprint"] = {"hop": 0.1, "hashes": [0, 7, 3221487615]}
     pictured = kino.Signals.from_json(json.dumps(doc))
     assert pictured.picture_fingerprint == {"hop": 0.1, "hashes": [0, 7, 3221487615]}
+    assert pictured.objects is None and pictured.speakers is None
+    doc["objects"] = {"interval": 2.0, "frames": [{"time": 2.0, "boxes": [
+        {"class": "person", "confidence": 0.9, "x": 0.1, "y": 0.2, "w": 0.3, "h": 0.6, "track": 0}]}],
+        "tracks": [{"class": "person", "start": 2.0, "end": 2.0, "frames": 1, "confidence": 0.9, "largest": 0.18}]}
+    doc["speakers"] = {"turns": [{"start": 1.0, "end": 3.5, "speaker": 0}], "voices": [[0.6, 0.8]], "characters": [None]}
+    seen = kino.Signals.from_json(json.dumps(doc))
+    assert seen.objects["frames"][0]["boxes"][0]["class"] == "person" and seen.objects["tracks"][0]["frames"] == 1
+    assert seen.speakers["turns"][0]["speaker"] == 0 and seen.speakers["characters"] == [None]
+    doc["objects"]["frames"][0]["boxes"][0]["w"] = 0.95
+    with pytest.raises(ValueError, match=r"objects\.frames\[0\]\.boxes\[0\]\.w"):
+        kino.Signals.from_json(json.dumps(doc))
     m = kino.compare_fingerprints(b, a)
     assert m["same_title"] and m["offset"] == 15.0 and m["bit_error_rate"] < 0.05
     assert kino.compare_fingerprints(other, a) is None or not kino.compare_fingerprints(other, a)["same_title"]

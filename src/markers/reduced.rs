@@ -59,5 +59,7 @@ pub fn read_by_markers(s: &Signals) -> Signals {
             tags: Vec::new(),
         }),
         picture_fingerprint: s.picture_fingerprint.clone(),
+        objects: None,
+        speakers: None,
     }
 }

@@ -129,6 +129,118 @@ pub struct Signals {
     /// (intros, recaps) where the sound is silent or changes. A kino addition (binary layout 9).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub picture_fingerprint: Option<PictureFingerprint>,
+    /// People and objects on screen, measured by an object detector on sampled frames: boxes per
+    /// frame, followed across each shot. A kino addition (binary layout 10).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub objects: Option<Objects>,
+    /// Who speaks when: speaker turns, each turn's voice descriptor and each speaker's, and the
+    /// character a speaker was seen as. A kino addition (binary layout 10).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub speakers: Option<Speakers>,
+}
+
+/// People and objects on screen (see [`Signals::objects`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Encode, Decode)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct Objects {
+    /// Seconds between the sampled frames the detector saw, > 0.
+    pub interval: f64,
+    /// Every sampled frame, in time order, with what was found in it (possibly nothing).
+    #[serde(default)]
+    pub frames: Vec<ObjectFrame>,
+    /// Boxes of one class followed across consecutive frames of one shot, sorted by start.
+    #[serde(default)]
+    pub tracks: Vec<ObjectTrack>,
+}
+
+/// The boxes found in one sampled frame.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Encode, Decode)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct ObjectFrame {
+    /// Seconds into the video, in `[0, duration]`.
+    pub time: f64,
+    /// The boxes, most confident first.
+    #[serde(default)]
+    pub boxes: Vec<ObjectBox>,
+}
+
+/// One object found in a frame. The box is given in fractions of the frame (origin top left),
+/// so it holds at any resolution.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Encode, Decode)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct ObjectBox {
+    /// The class's name, non-empty (COCO's: `person`, `car`, `dog`, ...).
+    pub class: String,
+    /// The detector's confidence in `[0, 1]`.
+    pub confidence: f64,
+    /// Left edge, fraction of the frame's width in `[0, 1]`.
+    pub x: f64,
+    /// Top edge, fraction of the frame's height in `[0, 1]`.
+    pub y: f64,
+    /// Width, fraction of the frame's width, > 0 with `x + w <= 1`.
+    pub w: f64,
+    /// Height, fraction of the frame's height, > 0 with `y + h <= 1`.
+    pub h: f64,
+    /// The index in `tracks` of the track the box belongs to, when it was followed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub track: Option<u32>,
+}
+
+/// One object followed across consecutive sampled frames of one shot.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Encode, Decode)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct ObjectTrack {
+    /// The class's name, non-empty.
+    pub class: String,
+    /// The time of the first frame it was found in.
+    pub start: f64,
+    /// The time of the last frame it was found in, >= `start`.
+    pub end: f64,
+    /// The frames it was found in, >= 1.
+    pub frames: u32,
+    /// Its boxes' mean confidence in `[0, 1]`.
+    pub confidence: f64,
+    /// Its largest box's area, a fraction of the frame in `[0, 1]`.
+    pub largest: f64,
+}
+
+/// Who speaks when (see [`Signals::speakers`]). Speaker `i` is `voices[i]` and `characters[i]`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Encode, Decode)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct Speakers {
+    /// The turns, sorted by start.
+    #[serde(default)]
+    pub turns: Vec<SpeakerTurn>,
+    /// One voice descriptor per speaker (the mean of its turns' descriptors, unit length, all of
+    /// one length), for recognising the same voice in other titles (the episodes of a series).
+    #[serde(default)]
+    pub voices: Vec<Vec<f32>>,
+    /// Per speaker, the index in `characters` of the character on screen while it spoke, when
+    /// one face dominated; `null` otherwise. Empty, or as long as `voices`.
+    #[serde(default)]
+    pub characters: Vec<Option<u32>>,
+}
+
+/// One speaker's turn.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Encode, Decode)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct SpeakerTurn {
+    /// Start in seconds.
+    pub start: f64,
+    /// End in seconds, > `start`.
+    pub end: f64,
+    /// The speaker, an index in `voices`.
+    pub speaker: u32,
+    /// The turn's voice descriptor (unit length, the length of `voices`' ones), or empty when the
+    /// turn was too short to describe on its own.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub embedding: Vec<f32>,
 }
 
 /// What the picture shows (see [`Signals::visual`]).
@@ -229,9 +341,10 @@ pub struct ShotType {
     pub start: f64,
     /// End in seconds.
     pub end: f64,
-    /// `extreme_close_up`, `close_up`, `medium`, `wide` or `no_people`.
+    /// `extreme_close_up`, `close_up`, `medium`, `wide`, `extreme_wide` or `no_people`.
     pub kind: String,
-    /// The most faces seen at once in the shot's frames (2: a two-shot; 3 or more: a group).
+    /// The most people seen at once in the shot's frames, as faces or as person boxes (2: a
+    /// two-shot; 3 or more: a group).
     pub people: u32,
     /// `indoor` or `outdoor` where the labels tell, else absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -500,6 +613,8 @@ pub const ANALYSIS_CHANNELS: &[&str] = &[
     "character_descriptors",
     "visual",
     "picture_fingerprint",
+    "objects",
+    "speakers",
 ];
 
 /// Provenance of a document: who produced it, what was measured, what is absent (zero or empty

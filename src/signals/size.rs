@@ -78,6 +78,22 @@ impl Signals {
                 + v.cues.iter().map(|c| c.kind.len()).sum::<usize>()
                 + tags(&v.tags)
         });
+        let objects = self.objects.as_ref().map_or(0, |o| {
+            items(&o.frames)
+                + o.frames
+                    .iter()
+                    .map(|f| items(&f.boxes) + f.boxes.iter().map(|b| b.class.len()).sum::<usize>())
+                    .sum::<usize>()
+                + items(&o.tracks)
+                + o.tracks.iter().map(|t| t.class.len()).sum::<usize>()
+        });
+        let speakers = self.speakers.as_ref().map_or(0, |s| {
+            items(&s.turns)
+                + s.turns.iter().map(|t| items(&t.embedding)).sum::<usize>()
+                + items(&s.voices)
+                + s.voices.iter().map(|v| items(v)).sum::<usize>()
+                + items(&s.characters)
+        });
         size_of::<Signals>()
             + self.format.len()
             + self.inventory_id.len()
@@ -99,6 +115,8 @@ impl Signals {
             + vectors(&self.character_descriptors)
             + visual
             + self.picture_fingerprint.as_ref().map_or(0, |f| items(&f.hashes))
+            + objects
+            + speakers
     }
 }
 

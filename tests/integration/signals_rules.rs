@@ -1,7 +1,10 @@
 //! signals.md: every validation rule names its field, JSON and binary round-trip losslessly, and
 //! no input (malformed JSON, corrupted binary) makes the parser panic.
 
-use kino::signals::{Analysis, BINARY_FORMAT_VERSION, Emotions, ProfanityEvent, Scene, Signals, Vertical};
+use kino::signals::{
+    Analysis, BINARY_FORMAT_VERSION, Character, Emotions, ObjectBox, ObjectFrame, ObjectTrack, Objects, ProfanityEvent,
+    Scene, Signals, SpeakerTurn, Speakers, Vertical,
+};
 use kino::synth::{SynthOptions, demo_signals, generate};
 use kino::{Error, Prepared};
 use proptest::prelude::*;
@@ -245,11 +248,11 @@ fn version_2_binary_files_still_open() {
     assert!(analysis.measured.iter().any(|c| c == "speech"));
     // The same layout without `analysis`: the document ends with its one-byte `None` (today's
     // encoding less the `None`s of `text`, `transcript`, `audio_fingerprint`,
-    // `character_descriptors`, `visual` and `picture_fingerprint`).
+    // `character_descriptors`, `visual`, `picture_fingerprint`, `objects` and `speakers`).
     let mut bare = twin.clone();
     bare.analysis = None;
     let now = bare.to_binary();
-    let v2 = with_layout(&now[..24], &now[24..now.len() - 6], 2);
+    let v2 = with_layout(&now[..24], &now[24..now.len() - 8], 2);
     assert_eq!(Signals::from_binary(&v2).unwrap(), bare);
     // Trailing garbage is still refused in an old layout (as trailing, or as undecodable maps).
     let mut padded = old[24..].to_vec();
@@ -327,6 +330,82 @@ fn version_7_binary_files_still_open() {
 fn version_8_binary_files_still_open() {
     let from_old = old_layout_opens(8);
     assert!(from_old.visual.is_some() && from_old.picture_fingerprint.is_none());
+}
+
+/// Files written by the binary layout version 9 (with `picture_fingerprint`, before `objects`
+/// and `speakers`) keep opening: the pair was written by the version-9 build (`kino analyze` of
+/// 8 s of the dialogue test video from 9 s, every model of that build).
+#[test]
+fn version_9_binary_files_still_open() {
+    let from_old = old_layout_opens(9);
+    assert!(from_old.picture_fingerprint.is_some() && from_old.objects.is_none() && from_old.speakers.is_none());
+}
+
+/// People, objects and speakers: a valid pair passes, survives the binary form, and each broken
+/// rule is refused naming its field.
+#[test]
+fn objects_and_speakers_are_validated_naming_the_field() {
+    let mut s = spanning(60.0, 1.0);
+    s.characters = vec![Character { rank: 0, spans: vec![[1.0, 5.0]] }];
+    let person = |track| ObjectBox { class: "person".into(), confidence: 0.9, x: 0.1, y: 0.2, w: 0.3, h: 0.6, track };
+    s.objects = Some(Objects {
+        interval: 2.0,
+        frames: vec![
+            ObjectFrame { time: 2.0, boxes: vec![person(Some(0))] },
+            ObjectFrame { time: 4.0, boxes: vec![person(Some(0)), person(None)] },
+            ObjectFrame { time: 6.0, boxes: vec![] },
+        ],
+        tracks: vec![ObjectTrack {
+            class: "person".into(),
+            start: 2.0,
+            end: 4.0,
+            frames: 2,
+            confidence: 0.9,
+            largest: 0.18,
+        }],
+    });
+    let voice = |x: f32| vec![x, (1.0 - x * x).sqrt()];
+    s.speakers = Some(Speakers {
+        turns: vec![
+            SpeakerTurn { start: 1.0, end: 3.0, speaker: 0, embedding: voice(0.6) },
+            SpeakerTurn { start: 3.5, end: 4.0, speaker: 1, embedding: vec![] },
+        ],
+        voices: vec![voice(0.6), voice(0.8)],
+        characters: vec![Some(0), None],
+    });
+    s.validate().unwrap();
+    assert_eq!(Signals::from_binary(&s.to_binary()).unwrap(), s);
+    fn objects(s: &mut Signals) -> &mut Objects {
+        s.objects.as_mut().unwrap()
+    }
+    fn speakers(s: &mut Signals) -> &mut Speakers {
+        s.speakers.as_mut().unwrap()
+    }
+    let refused = |change: &dyn Fn(&mut Signals)| {
+        let mut t = s.clone();
+        change(&mut t);
+        match t.validate() {
+            Err(Error::InvalidSignals { field, .. }) => field,
+            other => panic!("expected a refusal, got {other:?}"),
+        }
+    };
+    assert_eq!(refused(&|s| objects(s).interval = 0.0), "objects.interval");
+    assert_eq!(refused(&|s| objects(s).frames[1].time = 2.0), "objects.frames[1].time");
+    assert_eq!(refused(&|s| objects(s).frames[0].boxes[0].w = 0.95), "objects.frames[0].boxes[0].w");
+    assert_eq!(refused(&|s| objects(s).frames[0].boxes[0].confidence = 1.5), "objects.frames[0].boxes[0].confidence");
+    assert_eq!(refused(&|s| objects(s).frames[0].boxes[0].class = " ".into()), "objects.frames[0].boxes[0].class");
+    assert_eq!(refused(&|s| objects(s).frames[1].boxes[1].track = Some(3)), "objects.frames[1].boxes[1].track");
+    assert_eq!(refused(&|s| objects(s).tracks[0].class = "car".into()), "objects.frames[0].boxes[0].track");
+    assert_eq!(refused(&|s| objects(s).tracks[0].end = 1.0), "objects.tracks[0].start");
+    assert_eq!(refused(&|s| objects(s).tracks[0].frames = 0), "objects.tracks[0].frames");
+    assert_eq!(refused(&|s| speakers(s).voices[1] = vec![1.0, 1.0]), "speakers.voices[1]");
+    assert_eq!(refused(&|s| speakers(s).voices[1] = vec![1.0]), "speakers.voices[1]");
+    assert_eq!(refused(&|s| speakers(s).characters = vec![None]), "speakers.characters");
+    assert_eq!(refused(&|s| speakers(s).characters[1] = Some(1)), "speakers.characters[1]");
+    assert_eq!(refused(&|s| speakers(s).turns[1].speaker = 2), "speakers.turns[1].speaker");
+    assert_eq!(refused(&|s| speakers(s).turns[1].start = 0.5), "speakers.turns[1].start");
+    assert_eq!(refused(&|s| speakers(s).turns[0].end = 61.0), "speakers.turns[0]");
+    assert_eq!(refused(&|s| speakers(s).turns[0].embedding = vec![0.6, 0.6]), "speakers.turns[0].embedding");
 }
 
 /// A duration past what any title runs (48 hours) is refused, naming `duration`, even when every

@@ -39,6 +39,8 @@ pub fn flat_signals(relevance: &[f32]) -> Signals {
         character_descriptors: None,
         visual: None,
         picture_fingerprint: None,
+        objects: None,
+        speakers: None,
     }
 }
 

@@ -294,6 +294,8 @@ impl Detectors {
             character_descriptors: None,
             visual: None,
             picture_fingerprint: Some(self.pictures.finish(duration)),
+            objects: None,
+            speakers: None,
         };
         (doc, self.cues, picture)
     }
