@@ -37,9 +37,10 @@ pub enum Error {
     /// A file the manifest names is not inside the package.
     #[error("package {package}: {member} is not in {archive}")]
     MissingMember { package: String, member: String, archive: String },
-    /// The wheel (or an archive inside it) cannot be read as a zip file.
-    #[error("package {package}: cannot read {archive} as a zip archive: {reason}")]
-    Archive { package: String, archive: String, reason: String },
+    /// The wheel or source archive (or an archive inside it) cannot be read as the archive its
+    /// name says it is (`format`: zip, or gzipped tar).
+    #[error("package {package}: cannot read {archive} as a {format} archive: {reason}")]
+    Archive { package: String, archive: String, format: &'static str, reason: String },
     /// A file system operation failed.
     #[error("{path}: {source}", path = path.display())]
     Io { path: PathBuf, source: std::io::Error },

