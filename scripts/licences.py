@@ -31,6 +31,9 @@ ALLOWED = {
     "MIT", "MIT-0", "Apache-2.0", "Apache-2.0 WITH LLVM-exception", "BSD-1-Clause", "BSD-2-Clause",
     "BSD-3-Clause", "ISC", "Zlib", "0BSD", "Unlicense", "CC0-1.0", "BSL-1.0", "Unicode-3.0",
     "Unicode-DFS-2016", "CDLA-Permissive-2.0", "MPL-2.0",
+    # SPDX has no identifier for a dedication to the public domain (darknet's YOLO weights); its
+    # `LicenseRef-` convention names it. No licence is more permissive.
+    "LicenseRef-Public-Domain",
 }
 
 HEADER = """# Licences

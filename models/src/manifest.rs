@@ -629,7 +629,7 @@ pub static YOLOV3_TINY: Model = Model {
     id: "yolov3-tiny",
     version: "0.0.5",
     summary: "objects with boxes, COCO's 80 classes (person, car, dog, ...; darknet YOLOv3-tiny)",
-    license: "public domain (darknet's YOLO licence); package metadata MIT",
+    license: "LicenseRef-Public-Domain (darknet's YOLO licence); package metadata MIT",
     default: true,
     files: &[
         ModelFile {
