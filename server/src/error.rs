@@ -122,6 +122,9 @@ pub enum AppError {
     /// 413.
     #[error("{0}")]
     PayloadTooLarge(String),
+    /// 415: a body of a media type the endpoint does not take.
+    #[error("{0}")]
+    UnsupportedMediaType(String),
     /// 429 with `Retry-After`: the caller has too much work queued.
     #[error("{detail}")]
     TooManyRequests {
@@ -229,6 +232,7 @@ impl IntoResponse for AppError {
             AppError::BadRequest(m) => (StatusCode::BAD_REQUEST, detail(m)),
             AppError::Unauthorized(m) => (StatusCode::UNAUTHORIZED, detail(m)),
             AppError::PayloadTooLarge(m) => (StatusCode::PAYLOAD_TOO_LARGE, detail(m)),
+            AppError::UnsupportedMediaType(m) => (StatusCode::UNSUPPORTED_MEDIA_TYPE, detail(m)),
             AppError::TooManyRequests { detail, retry_after } | AppError::Unavailable { detail, retry_after } => {
                 let status = if matches!(self, AppError::TooManyRequests { .. }) {
                     StatusCode::TOO_MANY_REQUESTS

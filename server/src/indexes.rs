@@ -488,6 +488,9 @@ pub enum SceneQuery {
     },
     /// Scenes like an item as a whole (the mean of its scenes).
     Item(String),
+    /// Scenes that look like a picture: its scene-space query
+    /// ([`kino_media::example::picture_query`]).
+    Picture(Vec<f32>),
 }
 
 /// A catalog-wide scene search.
@@ -557,6 +560,19 @@ pub fn search_scenes(
                 return Err(SearchError::NotFound(format!("item {item_id:?} has no scene starting at {start_ts} s")));
             }
             (vector, Some(item_id.as_str()))
+        }
+        SceneQuery::Picture(vector) => {
+            if vector.len() != index.config().dim {
+                return Err(SearchError::Invalid {
+                    field: "body",
+                    rule: format!(
+                        "a picture's query has {} floats, the scene index {}",
+                        vector.len(),
+                        index.config().dim
+                    ),
+                });
+            }
+            (vector.clone(), None)
         }
         SceneQuery::Item(item_id) => {
             let scenes = own_scenes(&index, item_id)?;

@@ -47,12 +47,21 @@ pub struct Analysis {
     pub encoder: Arc<dyn TextEncoder>,
     /// Media analyses in progress: fraction done by (organisation, item).
     pub progress: RwLock<HashMap<(OrgId, String), f64>>,
+    /// Admission of picture searches (each runs the image classifier): twice the cores at once,
+    /// so their models and bodies stay bounded whatever the callers send.
+    pub pictures: Arc<tokio::sync::Semaphore>,
 }
 
 impl Analysis {
     /// The analysis context of `models`: their query encoder, nothing in progress.
     pub fn new(models: Arc<kino_media::AnalysisModels>) -> Analysis {
-        Analysis { encoder: models.scene_text_encoder(), models, progress: RwLock::default() }
+        let cores = std::thread::available_parallelism().map_or(2, std::num::NonZeroUsize::get);
+        Analysis {
+            encoder: models.scene_text_encoder(),
+            models,
+            progress: RwLock::default(),
+            pictures: Arc::new(tokio::sync::Semaphore::new(2 * cores)),
+        }
     }
 
     /// How far the media analysis of an item has come (0 to 1), while one runs.

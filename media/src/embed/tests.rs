@@ -233,3 +233,28 @@ fn item_text_leaves_out_empty_parts() {
     );
     assert_eq!(item_text_from_catalog(&serde_json::json!({"id": "x"})), None);
 }
+
+/// A picture's query meets the scene whose feature it shares at `sqrt(VISUAL_SHARE)`, whatever the
+/// scene's words, and a scene that looks otherwise clearly lower; text plays no part.
+#[test]
+fn a_picture_query_ranks_scenes_by_what_they_look_like_alone() {
+    let feature = |seed: usize| -> Vec<f32> {
+        let mut f: Vec<f32> = (0..VISUAL_FEATURE_DIM).map(|i| ((i * seed + 3) % 17) as f32 / 17.0).collect();
+        normalise(&mut f);
+        f
+    };
+    let mut words: Vec<f32> = (0..SENTENCE_DIM).map(|i| ((i * 7 % 13) as f32 - 6.0) / 10.0).collect();
+    normalise(&mut words);
+    let (same, other) = (scene_embedding(&words, Some(&feature(5))), scene_embedding(&words, Some(&feature(11))));
+    let query = picture_query(&feature(5)).unwrap();
+    assert_eq!(query.len(), SCENE_EMBEDDING_DIM);
+    assert!(query[..SENTENCE_DIM].iter().all(|x| *x == 0.0));
+    assert!((dot(&query, &query) - 1.0).abs() < 1e-5);
+    assert!((dot(&query, &same) - f64::from(VISUAL_SHARE).sqrt()).abs() < 1e-4);
+    assert!(dot(&query, &same) - dot(&query, &other) > 0.05);
+    // The scene's words change nothing: the query has no part in their dimensions.
+    let lifted = lift(&words);
+    assert!(dot(&query, &lifted).abs() < 1e-9);
+    assert_eq!(picture_query(&[0.0; VISUAL_FEATURE_DIM]), None);
+    assert_eq!(picture_query(&[1.0; 7]), None);
+}

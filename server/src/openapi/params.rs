@@ -220,6 +220,38 @@ pub struct SceneSearchQuery {
     pub count: Option<i64>,
 }
 
+/// Search by example (`POST /search/v1/scenes`): the filters and paging of the scene search; the
+/// example itself is the body.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct SceneExampleQuery {
+    /// Only members of the smartlists of this catalog.
+    pub catalog_id: Option<i64>,
+    /// Only items of these types, comma-separated (`standalone`, `episode`).
+    #[param(rename = "type")]
+    pub item_type: Option<String>,
+    /// Only the episodes of this series.
+    pub series_id: Option<String>,
+    /// Only items released in this year or later.
+    #[param(minimum = 1901, maximum = 2049)]
+    pub release_year_gte: Option<i64>,
+    /// Only items released in this year or earlier.
+    #[param(minimum = 1901, maximum = 2049)]
+    pub release_year_lte: Option<i64>,
+    /// Only scenes starting at or after this time of their title, seconds.
+    #[param(minimum = 0.0)]
+    pub from_ts: Option<f64>,
+    /// Only scenes ending at or before this time of their title, seconds (at least `from_ts`).
+    #[param(minimum = 0.0)]
+    pub to_ts: Option<f64>,
+    /// Scenes skipped from the start of the list (`skip + count` at most 1000).
+    #[param(minimum = 0, default = 0)]
+    pub skip: Option<i64>,
+    /// Scenes returned.
+    #[param(minimum = 1, maximum = 100, default = 10)]
+    pub count: Option<i64>,
+}
+
 /// The catalog item list.
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]

@@ -2,8 +2,11 @@
 //! [`crate::indexes::search_scenes`] (parameters, the answer's shape, errors).
 
 use axum::Json;
+use axum::body::Bytes;
 use axum::extract::State;
-use serde::Serialize;
+use axum::http::{HeaderMap, header};
+use kino_media::example::ExampleError;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use utoipa::ToSchema;
 
@@ -11,7 +14,7 @@ use super::ApiCaller;
 use crate::catalog::ItemType;
 use crate::error::{AppError, Detail};
 use crate::indexes::{ItemCriteria, MAX_SEARCH_DEPTH, SceneQuery, SceneSearch, SearchError, search_scenes};
-use crate::openapi::params::SceneSearchQuery;
+use crate::openapi::params::{SceneExampleQuery, SceneSearchQuery};
 use crate::query::{Collect, Params};
 use crate::state::AppState;
 
@@ -35,7 +38,8 @@ impl From<SearchError> for AppError {
 /// The scenes found, best first.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct SceneSearchAnswer {
-    /// The text encoder's version (text queries only).
+    /// The encoder of the query: the text encoder's version for a text, the image classifier's
+    /// for a picture; absent for a scene or an item.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub encoder: Option<String>,
     /// Results skipped.
@@ -68,13 +72,20 @@ pub struct SceneFound {
     pub score: f64,
 }
 
-/// Reads and checks every parameter (all problems in one 422).
-fn search_of(params: &Params) -> Result<SceneSearch, AppError> {
+/// Reads and checks every parameter (all problems in one 422). `example` is the query a POST's
+/// body gave; the query string must then hold none.
+fn search_of(params: &Params, example: Option<SceneQuery>) -> Result<SceneSearch, AppError> {
     let mut c = Collect::default();
     let text = params.get("text").map(str::to_string);
     let item_id = params.get("item_id").map(str::to_string);
     let start_ts = c.take(params.float("start_ts", Some(0.0), None), None);
     let query = match (text, item_id, start_ts) {
+        _ if example.is_some() => {
+            for name in ["text", "item_id", "start_ts"].into_iter().filter(|n| params.get(n).is_some()) {
+                c.0.push(value_error(name, "the example is the request body; give the query string filters only"));
+            }
+            example
+        }
         (Some(text), None, None) => Some(SceneQuery::Text(text)),
         (None, Some(item_id), Some(start_ts)) => Some(SceneQuery::Scene { item_id, start_ts }),
         (None, Some(item_id), None) => Some(SceneQuery::Item(item_id)),
@@ -185,8 +196,18 @@ pub async fn scenes(
     State(state): State<AppState>,
     ApiCaller { org, params }: ApiCaller,
 ) -> Result<Json<SceneSearchAnswer>, AppError> {
-    let search = search_of(&params)?;
+    let search = search_of(&params, None)?;
     let encoder = matches!(search.query, SceneQuery::Text(_)).then(|| state.analysis.encoder.version().to_string());
+    answer(state, org, search, encoder).await
+}
+
+/// Runs a checked search and shapes its answer.
+async fn answer(
+    state: AppState,
+    org: crate::store::OrgId,
+    search: SceneSearch,
+    encoder: Option<String>,
+) -> Result<Json<SceneSearchAnswer>, AppError> {
     let (skip, count) = (search.skip, search.count);
     // Opening an index, encoding a text and reading the store block: off the async workers. The
     // key is checked by its own hand-off first (`ApiCaller`), not inside this one
@@ -213,13 +234,139 @@ pub async fn scenes(
     Ok(Json(SceneSearchAnswer { encoder, skip, count, scenes }))
 }
 
+/// Bytes a picture given as an example may have.
+pub const MAX_EXAMPLE_BYTES: usize = 16 << 20;
+
+/// One scene of an item as the example (`application/json`).
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(examples(json!({"item_id": "tt0001", "start_ts": 84.0})))]
+pub struct SceneExample {
+    /// The item (left out of the results).
+    pub item_id: String,
+    /// The start of the scene in the item, seconds (the scene starting nearest, within 1 s).
+    pub start_ts: f64,
+}
+
+/// The scenes that look like a picture, or like one scene, across the organisation's catalog.
+///
+/// The example is the body: a picture (`image/jpeg` or `image/png`, at most 16 MiB, 16,384 pixels
+/// a side and 50 million pixels), such as a frame grabbed from a video, read by the image
+/// classifier media analysis uses; or one scene of an item (`application/json`,
+/// `{"item_id", "start_ts"}`, as `GET` takes it in the query string). A picture ranks scenes by
+/// what they look like alone (their visual part); a scene, by all of its embedding. The filters and
+/// paging are `GET`'s, in the query string. A picture needs the image classifier
+/// (`efficientnet-lite0`): without it the answer is 503. Picture searches run a model, so at most
+/// twice as many as the machine has cores run at once; past that the answer is 503 with
+/// `Retry-After`.
+#[utoipa::path(
+    post,
+    path = "/search/v1/scenes",
+    tag = "retrieval",
+    params(SceneExampleQuery),
+    request_body(
+        description = "A picture (JPEG or PNG), or one scene of an item",
+        content(
+            (Vec<u8> = "image/jpeg"),
+            (Vec<u8> = "image/png"),
+            (SceneExample = "application/json"),
+        ),
+    ),
+    responses(
+        (status = 200, description = "The scenes found", body = SceneSearchAnswer),
+        (status = 413, description = "The picture is larger than 16 MiB", body = crate::error::ErrorDetail),
+        (status = 415, description = "A body neither JPEG, PNG nor JSON", body = crate::error::ErrorDetail),
+        (status = 503, description = "No image classifier, or too many picture searches at once", body = crate::error::ErrorDetail),
+        super::results::ItemErrors,
+    ),
+    security(("api_key" = []), ("api_key_header" = [])),
+)]
+pub async fn scenes_by_example(
+    State(state): State<AppState>,
+    ApiCaller { org, params }: ApiCaller,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<Json<SceneSearchAnswer>, AppError> {
+    let media_type = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .map(|v| v.split(';').next().unwrap_or_default().trim().to_ascii_lowercase())
+        .unwrap_or_default();
+    match media_type.as_str() {
+        "application/json" => {
+            let example: SceneExample = serde_json::from_slice(&body).map_err(|e| {
+                AppError::invalid(Detail {
+                    kind: "json_invalid".into(),
+                    loc: vec!["body".into()],
+                    msg: format!("the body must be {{\"item_id\": string, \"start_ts\": number}}: {e}"),
+                    input: Value::Null,
+                    ctx: Value::Null,
+                })
+            })?;
+            if !(example.start_ts.is_finite() && example.start_ts >= 0.0) {
+                return Err(AppError::invalid(Detail {
+                    kind: "greater_than_equal".into(),
+                    loc: vec!["body".into(), "start_ts".into()],
+                    msg: "Input should be greater than or equal to 0".into(),
+                    input: json!(example.start_ts),
+                    ctx: json!({"ge": 0}),
+                }));
+            }
+            let query = SceneQuery::Scene { item_id: example.item_id, start_ts: example.start_ts };
+            let search = search_of(&params, Some(query))?;
+            answer(state, org, search, None).await
+        }
+        "image/jpeg" | "image/png" => {
+            // The filters first: a bad page is refused before a model runs.
+            search_of(&params, Some(SceneQuery::Picture(Vec::new())))?;
+            let Ok(_permit) = state.analysis.pictures.clone().try_acquire_owned() else {
+                return Err(AppError::Unavailable {
+                    detail: "too many picture searches are running; try again shortly".into(),
+                    retry_after: 1,
+                });
+            };
+            let models = state.analysis.models.clone();
+            let vector =
+                super::blocking(move || kino_media::example::picture_query(&models, &body).map_err(AppError::from))
+                    .await?;
+            let search = search_of(&params, Some(SceneQuery::Picture(vector)))?;
+            let encoder = state.analysis.models.loaded().into_iter().find(|m| m.starts_with("efficientnet-lite0"));
+            answer(state, org, search, encoder).await
+        }
+        "" => Err(AppError::UnsupportedMediaType(
+            "give the example's Content-Type: image/jpeg, image/png or application/json".into(),
+        )),
+        other => Err(AppError::UnsupportedMediaType(format!(
+            "a {other} body is not an example; give image/jpeg, image/png or application/json"
+        ))),
+    }
+}
+
+impl From<ExampleError> for AppError {
+    fn from(e: ExampleError) -> Self {
+        match e {
+            ExampleError::Unreadable(_) | ExampleError::TooLarge { .. } => AppError::invalid(Detail {
+                kind: "value_error".into(),
+                loc: vec!["body".into()],
+                msg: format!("Value error, {e}"),
+                input: Value::Null,
+                ctx: Value::Null,
+            }),
+            ExampleError::NoModel(_) => AppError::Unavailable { detail: e.to_string(), retry_after: 60 },
+            ExampleError::Model(e) => AppError::Internal(format!("the image classifier failed: {e}")),
+        }
+    }
+}
+
 /// This module's routes (merged in `app.rs`).
 pub fn router() -> axum::Router<AppState> {
+    use axum::extract::DefaultBodyLimit;
     use axum::routing::get;
-    axum::Router::new().route("/search/v1/scenes", get(scenes))
+    axum::Router::new()
+        .route("/search/v1/scenes", get(scenes).post(scenes_by_example).layer(DefaultBodyLimit::max(MAX_EXAMPLE_BYTES)))
 }
 
 /// This module's operations in the OpenAPI document (merged in `openapi/api.rs`).
 #[derive(Debug, utoipa::OpenApi)]
-#[openapi(paths(scenes))]
+#[openapi(paths(scenes, scenes_by_example), components(schemas(SceneExample)))]
 pub struct Api;

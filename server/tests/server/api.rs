@@ -76,6 +76,19 @@ impl TestApp {
         (status, value)
     }
 
+    /// A request whose body has its own media type (`content_type`; none when empty), with the key.
+    async fn typed(&self, method: &str, uri: &str, content_type: &str, body: Vec<u8>) -> (StatusCode, Value) {
+        let sep = if uri.contains('?') { '&' } else { '?' };
+        let mut req = Request::builder().method(method).uri(format!("{uri}{sep}key={}", self.key));
+        if !content_type.is_empty() {
+            req = req.header("content-type", content_type);
+        }
+        let res = support::send(app(self.state.clone()), req.body(Body::from(body)).unwrap()).await;
+        let status = res.status();
+        let bytes = res.into_body().collect().await.unwrap().to_bytes();
+        (status, serde_json::from_slice(&bytes).unwrap_or(Value::Null))
+    }
+
     fn process(&self) {
         while worker::run_one(&self.state.worker()) {}
     }
@@ -1417,6 +1430,50 @@ async fn the_catalog_wide_scene_search_follows_the_catalog() {
         let (s, e) = t.call("GET", &format!("/search/v1/scenes?{query}"), None).await;
         assert_eq!(s, StatusCode::NOT_FOUND, "{query}: {e}");
     }
+
+    // Search by example: one scene in a JSON body answers as the same query string does.
+    let example = json!({"item_id": top_id, "start_ts": top_start}).to_string().into_bytes();
+    let (s, posted) = t.typed("POST", "/search/v1/scenes?count=5", "application/json", example.clone()).await;
+    assert_eq!(s, StatusCode::OK, "{posted}");
+    let (_, got) =
+        t.call("GET", &format!("/search/v1/scenes?item_id={top_id}&start_ts={top_start}&count=5"), None).await;
+    assert_eq!(scene_hits(&posted), scene_hits(&got));
+    let (_, episodes) = t.typed("POST", "/search/v1/scenes?type=episode", "application/json", example.clone()).await;
+    assert!(!scene_hits(&episodes).is_empty() && only(&episodes, &["e1", "e2"]), "{episodes}");
+    // Each wrong body or parameter is named; a picture without the image classifier is a 503.
+    let png = b"\x89PNG\r\n\x1a\n".to_vec();
+    for (query, content_type, body, status, names) in [
+        ("text=a", "application/json", example.clone(), StatusCode::UNPROCESSABLE_ENTITY, "text"),
+        ("count=0", "application/json", example.clone(), StatusCode::UNPROCESSABLE_ENTITY, "count"),
+        ("", "application/json", b"{\"item_id\": 3}".to_vec(), StatusCode::UNPROCESSABLE_ENTITY, "body"),
+        (
+            "",
+            "application/json",
+            b"{\"item_id\": \"m1\", \"start_ts\": -1}".to_vec(),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "start_ts",
+        ),
+        ("", "text/plain", b"car chase".to_vec(), StatusCode::UNSUPPORTED_MEDIA_TYPE, "image/jpeg"),
+        ("", "", png.clone(), StatusCode::UNSUPPORTED_MEDIA_TYPE, "Content-Type"),
+        ("type=film", "image/png", png.clone(), StatusCode::UNPROCESSABLE_ENTITY, "type"),
+        ("", "image/png", png.clone(), StatusCode::UNPROCESSABLE_ENTITY, "body"),
+    ] {
+        let (s, e) = t.typed("POST", &format!("/search/v1/scenes?{query}"), content_type, body).await;
+        assert_eq!(s, status, "{query} {content_type}: {e}");
+        assert!(e.to_string().contains(names), "{query} {content_type} names {names}: {e}");
+    }
+    let frame = {
+        let mut out = std::io::Cursor::new(Vec::new());
+        image::RgbImage::from_pixel(32, 24, image::Rgb([200, 40, 40]))
+            .write_to(&mut out, image::ImageFormat::Png)
+            .unwrap();
+        out.into_inner()
+    };
+    let (s, e) = t.typed("POST", "/search/v1/scenes", "image/png", frame).await;
+    assert_eq!(s, StatusCode::SERVICE_UNAVAILABLE, "{e}");
+    assert!(e["detail"].as_str().unwrap().contains("efficientnet-lite0"), "{e}");
+    let big = vec![0u8; (16 << 20) + 1];
+    assert_eq!(t.typed("POST", "/search/v1/scenes", "image/jpeg", big).await.0, StatusCode::PAYLOAD_TOO_LARGE);
 
     // A deleted title is never found; upserted again, it is back.
     t.call("PUT", "/catalog/v1/delete/standalone/m1", None).await;

@@ -6,6 +6,7 @@
 mod api;
 mod bounds;
 mod browser;
+mod by_example;
 mod bucket;
 mod failover;
 mod first_start;

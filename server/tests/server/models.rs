@@ -16,7 +16,7 @@ use kino_server::auth::{generate_key, hash_key, key_prefix};
 use kino_server::{AppState, Config, Services, app, worker};
 use serde_json::{Value, json};
 
-fn ready() -> Option<std::path::PathBuf> {
+pub(crate) fn ready() -> Option<std::path::PathBuf> {
     let ok = |t: &str, a: &str| Command::new(t).arg(a).output().is_ok_and(|o| o.status.success());
     if !(ok("ffmpeg", "-version") && ok("espeak-ng", "--version")) {
         assert!(
@@ -40,7 +40,7 @@ fn ready() -> Option<std::path::PathBuf> {
     Some(dir.path().to_path_buf())
 }
 
-fn run(cmd: &mut Command) {
+pub(crate) fn run(cmd: &mut Command) {
     let out = cmd.output().unwrap();
     assert!(out.status.success(), "{cmd:?}: {}", String::from_utf8_lossy(&out.stderr));
 }
@@ -66,7 +66,7 @@ fn make_video(dir: &Path) -> std::path::PathBuf {
     video
 }
 
-async fn call(state: &AppState, method: &str, uri: &str, body: Option<Value>) -> (StatusCode, Value) {
+pub(crate) async fn call(state: &AppState, method: &str, uri: &str, body: Option<Value>) -> (StatusCode, Value) {
     let mut req = Request::builder().method(method).uri(uri);
     if body.is_some() {
         req = req.header("content-type", "application/json");
