@@ -439,8 +439,14 @@ pub struct SceneFacts {
     pub text: Vec<String>,
     /// What is said in it (transcript segments, at most [`SAID_WORDS`] words in all).
     pub said: Vec<String>,
-    /// What is seen in it: the image classifier's confident labels.
+    /// What is seen in it: the image classifier's confident labels and the objects found.
     pub seen: Vec<String>,
+    /// The most people seen at once in it (faces or person boxes), when the picture was read.
+    pub people: Option<u32>,
+    /// The shot type covering most of it (`close_up`, `medium`, `wide`, ...), when measured.
+    pub shot: Option<String>,
+    /// How many different voices speak in it, when the speakers were told apart.
+    pub voices: Option<u32>,
     /// The part of the title it belongs to, when known.
     pub part: Option<Part>,
 }
@@ -508,6 +514,14 @@ pub fn describe_scene(f: &SceneFacts) -> String {
         });
     }
     sentence.push('.');
+    if let Some(people) = people_phrase(f.people, f.shot.as_deref()) {
+        sentence.push_str(&format!(" {people}."));
+    }
+    match f.voices {
+        Some(2) => sentence.push_str(" Two people talk, a conversation."),
+        Some(n) if n >= 3 => sentence.push_str(" Several people talk, a group conversation."),
+        _ => {}
+    }
     if !f.sounds.is_empty() {
         let names: Vec<&str> = f.sounds.iter().map(|(n, _)| n.as_str()).collect();
         sentence.push_str(&format!(" Sounds: {}.", names.join(", ")));
@@ -529,6 +543,92 @@ pub fn describe_scene(f: &SceneFacts) -> String {
     }
     let mut chars = sentence.chars();
     chars.next().map(|c| c.to_uppercase().chain(chars).collect()).unwrap_or_default()
+}
+
+/// Who is on screen in `[start, end)` of `doc`, how it is framed and how many voices speak there,
+/// from what was measured (each `None` when its channel was not).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Framing {
+    /// The most people seen at once: the shot types' counts (faces or person boxes) and the
+    /// person boxes of one frame.
+    pub people: Option<u32>,
+    /// The shot type covering most of the span.
+    pub shot: Option<String>,
+    /// The speakers with at least half a second of speech in the span.
+    pub voices: Option<u32>,
+}
+
+/// [`Framing`] of the span `[start, end)` of `doc`.
+pub fn scene_framing(doc: &kino::Signals, start: f64, end: f64) -> Framing {
+    let overlap = |a: f64, b: f64| (b.min(end) - a.max(start)).max(0.0);
+    let shots = doc.visual.as_ref().map(|v| &v.shot_types).filter(|t| !t.is_empty());
+    let mut people =
+        shots.map(|t| t.iter().filter(|s| overlap(s.start, s.end) > 0.0).map(|s| s.people).max().unwrap_or(0));
+    if let Some(objects) = &doc.objects {
+        let boxed = objects
+            .frames
+            .iter()
+            .filter(|f| f.time >= start && f.time < end)
+            .map(|f| f.boxes.iter().filter(|b| b.class == "person").count() as u32)
+            .max()
+            .unwrap_or(0);
+        people = Some(people.unwrap_or(0).max(boxed));
+    }
+    let shot = shots.and_then(|t| {
+        let mut time: Vec<(&str, f64)> = Vec::new();
+        for s in t.iter().filter(|s| overlap(s.start, s.end) > 0.0) {
+            match time.iter_mut().find(|(k, _)| *k == s.kind) {
+                Some((_, d)) => *d += overlap(s.start, s.end),
+                None => time.push((s.kind.as_str(), overlap(s.start, s.end))),
+            }
+        }
+        time.into_iter().max_by(|a, b| a.1.total_cmp(&b.1)).map(|(k, _)| k.to_string())
+    });
+    let voices = doc.speakers.as_ref().map(|s| {
+        let mut spoken: Vec<(u32, f64)> = Vec::new();
+        for t in &s.turns {
+            match spoken.iter_mut().find(|(k, _)| *k == t.speaker) {
+                Some((_, d)) => *d += overlap(t.start, t.end),
+                None => spoken.push((t.speaker, overlap(t.start, t.end))),
+            }
+        }
+        spoken.iter().filter(|(_, d)| *d >= 0.5).count() as u32
+    });
+    Framing { people, shot, voices }
+}
+
+/// Who is on screen and how they are framed, in the words a query uses ("a close-up of a
+/// face", "two people", "a crowd", "a wide shot of a landscape"); `None` when neither was measured
+/// or nothing is worth saying.
+fn people_phrase(people: Option<u32>, shot: Option<&str>) -> Option<String> {
+    let framing = match shot {
+        Some("extreme_close_up") => Some("an extreme close-up"),
+        Some("close_up") => Some("a close-up"),
+        Some("medium") => Some("a medium shot"),
+        Some("wide") => Some("a wide shot"),
+        Some("extreme_wide") => Some("an extreme wide shot, a vast view"),
+        _ => None,
+    };
+    let who = match people {
+        Some(0) => Some("no people"),
+        Some(1) => Some("one person"),
+        Some(2) => Some("two people"),
+        Some(3..=5) => Some("a small group of people"),
+        Some(_) => Some("a crowd of people"),
+        None => None,
+    };
+    match (framing, who) {
+        (Some(framing), Some("no people")) => Some(format!("{framing}, no people in view")),
+        (Some(framing), Some(who)) => Some(format!("{framing} of {who}")),
+        (Some(framing), None) => Some(framing.to_string()),
+        (None, Some("no people")) => None,
+        (None, Some(who)) => Some(who.to_string()),
+        (None, None) => None,
+    }
+    .map(|p| {
+        let mut c = p.chars();
+        c.next().map(|first| first.to_uppercase().chain(c).collect()).unwrap_or_default()
+    })
 }
 
 /// Whether `line` holds a word: two letters in a row.

@@ -189,12 +189,43 @@ fn descriptions_say_what_was_measured() {
         text: Vec::new(),
         said: Vec::new(),
         seen: vec!["beach".into(), "sports car".into()],
+        people: None,
+        shot: None,
+        voices: None,
         part: None,
     });
     assert_eq!(
         loud,
         "A bright scene, fast-paced, with rapid cuts, loud. Sounds: explosion, gunshots. Seen: beach, sports car. The music is exciting."
     );
+    // Who is on screen, how they are framed and how many voices speak, when measured.
+    let talk = SceneFacts {
+        brightness: 0.5,
+        cuts_per_minute: 5.0,
+        loudness_db: -25.0,
+        has_audio: true,
+        people: Some(2),
+        shot: Some("medium".into()),
+        voices: Some(2),
+        ..Default::default()
+    };
+    assert_eq!(
+        describe_scene(&talk),
+        "A scene, steadily paced. A medium shot of two people. Two people talk, a conversation."
+    );
+    let vista = SceneFacts { people: Some(0), shot: Some("extreme_wide".into()), voices: Some(0), ..talk.clone() };
+    assert_eq!(
+        describe_scene(&vista),
+        "A scene, steadily paced. An extreme wide shot, a vast view, no people in view."
+    );
+    let crowd = SceneFacts { people: Some(12), shot: None, voices: Some(4), ..talk.clone() };
+    assert_eq!(
+        describe_scene(&crowd),
+        "A scene, steadily paced. A crowd of people. Several people talk, a group conversation."
+    );
+    // Nothing measured, nothing said; no people without a framing says nothing either.
+    let unseen = SceneFacts { people: Some(0), shot: None, voices: None, ..talk };
+    assert_eq!(describe_scene(&unseen), "A scene, steadily paced.");
     let card = describe_scene(&SceneFacts {
         brightness: 0.5,
         text: vec!["00:00:02.960".into(), "HARBOR LIGHTS".into(), "174".into()],
@@ -257,4 +288,48 @@ fn a_picture_query_ranks_scenes_by_what_they_look_like_alone() {
     assert!(dot(&query, &lifted).abs() < 1e-9);
     assert_eq!(picture_query(&[0.0; VISUAL_FEATURE_DIM]), None);
     assert_eq!(picture_query(&[1.0; 7]), None);
+}
+
+/// The framing of a scene comes from the shot types, the person boxes and the speaker turns it
+/// overlaps, and stays unknown where they were not measured.
+#[test]
+fn a_scene_framing_reads_shots_people_and_voices() {
+    use kino::signals::{ObjectBox, ObjectFrame, Objects, ShotType, SpeakerTurn, Speakers, Visual};
+    let mut doc = kino::synth::demo_signals("film", 60.0, 1.0, 2);
+    doc.visual = None;
+    doc.objects = None;
+    doc.speakers = None;
+    assert_eq!(scene_framing(&doc, 0.0, 30.0), Framing::default());
+    let shot = |start: f64, end: f64, kind: &str, people: u32| ShotType {
+        start,
+        end,
+        kind: kind.into(),
+        people,
+        setting: None,
+    };
+    doc.visual = Some(Visual {
+        interval: 2.0,
+        frames: Vec::new(),
+        shot_types: vec![shot(0.0, 4.0, "close_up", 1), shot(4.0, 20.0, "medium", 2), shot(20.0, 60.0, "wide", 0)],
+        scene_features: None,
+        item_feature: None,
+        cues: Vec::new(),
+        tags: Vec::new(),
+    });
+    let person = || ObjectBox { class: "person".into(), confidence: 0.9, x: 0.0, y: 0.0, w: 0.1, h: 0.3, track: None };
+    doc.objects = Some(Objects {
+        interval: 2.0,
+        frames: vec![ObjectFrame { time: 10.0, boxes: vec![person(), person(), person()] }],
+        tracks: Vec::new(),
+    });
+    let turn = |start: f64, end: f64, speaker: u32| SpeakerTurn { start, end, speaker, embedding: Vec::new() };
+    doc.speakers = Some(Speakers {
+        turns: vec![turn(1.0, 5.0, 0), turn(5.0, 9.0, 1), turn(29.8, 40.0, 2)],
+        voices: vec![vec![1.0], vec![1.0], vec![1.0]],
+        characters: Vec::new(),
+    });
+    let first = scene_framing(&doc, 0.0, 30.0);
+    assert_eq!(first, Framing { people: Some(3), shot: Some("medium".into()), voices: Some(2) });
+    let second = scene_framing(&doc, 30.0, 60.0);
+    assert_eq!(second, Framing { people: Some(0), shot: Some("wide".into()), voices: Some(1) });
 }
