@@ -128,6 +128,36 @@ fn lanes(s: &Signals, markers: &[Mark]) -> Vec<(String, Lane)> {
             ));
         }
     }
+    if let Some(o) = &s.objects
+        && !o.tracks.is_empty()
+    {
+        // A track spans from its first frame to one interval after its last: what it was seen for.
+        let seen = |t: &kino::signals::ObjectTrack| (t.start, (t.end + o.interval).min(s.duration));
+        out.push((
+            "objects".into(),
+            Lane::Spans(
+                o.tracks
+                    .iter()
+                    .map(|t| {
+                        let (a, b) = seen(t);
+                        (a, b, Some(format!("{} ({:.2})", t.class, t.confidence)))
+                    })
+                    .collect(),
+            ),
+        ));
+    }
+    if let Some(sp) = &s.speakers
+        && !sp.turns.is_empty()
+    {
+        let who = |speaker: u32| match sp.characters.get(speaker as usize).copied().flatten() {
+            Some(c) => format!("speaker {} (character #{})", speaker + 1, c + 1),
+            None => format!("speaker {}", speaker + 1),
+        };
+        out.push((
+            "speakers".into(),
+            Lane::Spans(sp.turns.iter().map(|t| (t.start, t.end, Some(who(t.speaker)))).collect()),
+        ));
+    }
     if let Some(tr) = &s.transcript
         && !tr.segments.is_empty()
     {
@@ -378,6 +408,42 @@ mod tests {
             assert!(svg.contains(&format!("data-lane=\"{lane}\"")), "{lane} missing");
         }
         assert!(svg.contains("close up") && svg.contains("beach") && svg.contains("color bars"));
+    }
+
+    #[test]
+    fn objects_and_speakers_get_their_lanes() {
+        let mut s = signals();
+        assert!(!draw(&s, &[], &[]).into_string().contains("data-lane=\"objects\""), "no lane without objects");
+        s.objects = Some(kino::signals::Objects {
+            interval: 2.0,
+            frames: Vec::new(),
+            tracks: vec![kino::signals::ObjectTrack {
+                class: "bicycle".into(),
+                start: 0.0,
+                end: 2.0,
+                frames: 2,
+                confidence: 0.81,
+                largest: 0.2,
+            }],
+        });
+        let turn = |start: f64, end: f64, speaker: u32| kino::signals::SpeakerTurn {
+            start,
+            end,
+            speaker,
+            embedding: Vec::new(),
+        };
+        s.speakers = Some(kino::signals::Speakers {
+            turns: vec![turn(0.5, 1.5, 0), turn(2.0, 3.5, 1)],
+            voices: vec![vec![1.0], vec![1.0]],
+            characters: vec![Some(0), None],
+        });
+        let svg = draw(&s, &[], &[]).into_string();
+        for lane in ["objects", "speakers"] {
+            assert!(svg.contains(&format!("data-lane=\"{lane}\"")), "{lane} missing: {svg}");
+        }
+        assert!(
+            svg.contains("bicycle (0.81)") && svg.contains("speaker 1 (character #1)") && svg.contains("speaker 2 (")
+        );
     }
 
     #[test]
