@@ -26,6 +26,8 @@
 //!   Keras HDF5 weights read at offsets fixed by the file's pin).
 //! - [`ObjectDetector`]: objects with boxes, COCO's 80 classes (darknet's YOLOv3-tiny, its
 //!   configuration and weights read without darknet and run as an ONNX graph built in memory).
+//! - [`SpeakerEmbedder`]: whose voice is speaking, as 256-float d-vectors (VoiceFilter's speaker
+//!   encoder) of 16 kHz audio, one per 0.8 s window every 0.4 s.
 //!
 //! No runtime type appears in this crate's API, so its users (and the `kino` core) stay free of
 //! them, and a missing model is an ordinary error ([`Error::ModelMissing`]) that says how to fetch
@@ -62,6 +64,7 @@ pub mod testdata;
 mod text;
 mod vad;
 mod vision;
+mod voice;
 mod whisper;
 
 pub use dir::{DirSource, MODELS_ENV, ModelStatus, ModelsDir, cache_root, wheel_cache};
@@ -88,6 +91,10 @@ pub use sound::{SOUND_CLASSES, SOUND_HOP, SOUND_WINDOW, SoundEvents, SoundTagger
 pub use text::{Arithmetic, MAX_TOKENS, SENTENCE_DIM, SentenceEncoder};
 pub use vad::{CHUNK, SAMPLE_RATE, SileroVad, Speech, VadParams, speech_segments};
 pub use vision::{CLASSES, FEATURE_LEN, FrameLabels, ImageLabeler, LABELER_INPUT_SIDE, LABELER_MAX_BATCH};
+pub use voice::{
+    SpeakerEmbedder, VOICE_DIM, VOICE_MAX_BATCH, VOICE_SAMPLE_RATE, VOICE_STRIDE_FRAMES, VOICE_STRIDE_SAMPLES,
+    VOICE_WINDOW_FRAMES, VOICE_WINDOW_SAMPLES, mean_direction,
+};
 pub use whisper::{
     MAX_PIECE, REGION_PAD, Samples, TranscribeOptions, Transcript, TranscriptSegment, WHISPER_SAMPLE_RATE, Whisper,
     Word,

