@@ -15,12 +15,12 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use kino::TextEncoder;
 use kino_models::manifest::{
-    DLIB_FACES, EFFICIENTNET_LITE0, FER_EXPRESSION, MINILM, ONNXRUNTIME, OPEN_NSFW, PPOCR, SILERO_VAD, WHISPER_BASE,
-    YAMNET,
+    DLIB_FACES, EFFICIENTNET_LITE0, FER_EXPRESSION, MINILM, ONNXRUNTIME, OPEN_NSFW, PPOCR, SILERO_VAD, VOICE_DVECTOR,
+    WHISPER_BASE, YAMNET,
 };
 use kino_models::{
     ExpressionModel, FaceAnalyzer, ImageLabeler, Model, ModelsDir, NsfwClassifier, Runtime, SentenceEncoder, SileroVad,
-    SoundTagger, TextReader, VadParams, Whisper,
+    SoundTagger, SpeakerEmbedder, TextReader, VadParams, Whisper,
 };
 
 /// One model as the analysis sees it: loaded (with its `id version` label) or missing (with why).
@@ -73,6 +73,7 @@ pub(crate) struct Spares {
     ocr: Mutex<Vec<TextReader>>,
     faces: Mutex<Vec<FaceAnalyzer>>,
     labeler: Mutex<Vec<ImageLabeler>>,
+    voices: Mutex<Vec<SpeakerEmbedder>>,
 }
 
 impl Spares {
@@ -89,6 +90,7 @@ impl Spares {
         drop_all::<TextReader>(self, id);
         drop_all::<FaceAnalyzer>(self, id);
         drop_all::<ImageLabeler>(self, id);
+        drop_all::<SpeakerEmbedder>(self, id);
     }
 }
 
@@ -122,9 +124,10 @@ lent!(NsfwClassifier, OPEN_NSFW, nsfw, |r, d| NsfwClassifier::load(r, d, 1));
 lent!(TextReader, PPOCR, ocr, |r, d| TextReader::load(r, d, 1));
 lent!(FaceAnalyzer, DLIB_FACES, faces, |r, d| FaceAnalyzer::load(r, d, 1));
 lent!(ImageLabeler, EFFICIENTNET_LITE0, labeler, |r, d| ImageLabeler::load(r, d, 1));
+lent!(SpeakerEmbedder, VOICE_DVECTOR, voices, |r, d| SpeakerEmbedder::load(r, d, 1));
 
 /// The models analysis knows of, in the order they are reported.
-const KNOWN: [&Model; 10] = [
+const KNOWN: [&Model; 11] = [
     &ONNXRUNTIME,
     &SILERO_VAD,
     &YAMNET,
@@ -135,6 +138,7 @@ const KNOWN: [&Model; 10] = [
     &EFFICIENTNET_LITE0,
     &WHISPER_BASE,
     &FER_EXPRESSION,
+    &VOICE_DVECTOR,
 ];
 
 fn state(model: &'static Model, reason: Option<String>) -> ModelState {
@@ -197,7 +201,9 @@ impl AnalysisModels {
         };
         let mut text = None;
         let spares = Spares::default();
-        for model in [&SILERO_VAD, &YAMNET, &MINILM, &OPEN_NSFW, &PPOCR, &DLIB_FACES, &EFFICIENTNET_LITE0] {
+        for model in
+            [&SILERO_VAD, &YAMNET, &MINILM, &OPEN_NSFW, &PPOCR, &DLIB_FACES, &EFFICIENTNET_LITE0, &VOICE_DVECTOR]
+        {
             let reason = match (&runtime, missing(model)) {
                 (_, Some(reason)) => Some(reason),
                 (None, None) => Some(format!("the ONNX runtime is not available, so {} cannot run", model.label())),
@@ -214,6 +220,8 @@ impl AnalysisModels {
                         spare::<FaceAnalyzer>(runtime, dir, &spares)
                     } else if model.id == EFFICIENTNET_LITE0.id {
                         spare::<ImageLabeler>(runtime, dir, &spares)
+                    } else if model.id == VOICE_DVECTOR.id {
+                        spare::<SpeakerEmbedder>(runtime, dir, &spares)
                     } else {
                         spare::<SoundTagger>(runtime, dir, &spares)
                     };
@@ -365,6 +373,11 @@ impl AnalysisModels {
 
     /// An image labeler for one analysis, when the model is usable.
     pub(crate) fn labeler(&self) -> Option<Result<ImageLabeler, kino_models::Error>> {
+        self.lend()
+    }
+
+    /// A speaker embedder for one analysis, when the model is usable.
+    pub(crate) fn voices(&self) -> Option<Result<SpeakerEmbedder, kino_models::Error>> {
         self.lend()
     }
 

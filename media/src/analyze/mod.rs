@@ -254,16 +254,20 @@ pub fn analyze_staged(
     let cx = Context { path, options, info, n, models, missing: models.missing() };
     // The speech recogniser only for a video with audio; the pass keeps the audio for it.
     let whisper = models.whisper().filter(|_| cx.info.has_audio).cloned();
+    // Who speaks when reads the speech intervals of the audio again, like the recogniser.
+    let voices = cx.info.has_audio && models.state("voicefilter-dvector").is_some_and(|s| s.loaded);
 
     let mut clock = Timings::start();
     let pass::Passed { mut doc, mut ledger, loudness, sounds, kept, sight, cues, picture } =
-        pass::run(&cx, whisper.is_some(), &mut progress, interrupted)?;
+        pass::run(&cx, whisper.is_some() || voices, &mut progress, interrupted)?;
     clock.lap("pass");
     stages::nudity_and_text(&cx, &mut doc, &mut ledger, sight.as_ref());
     stages::faces(&cx, &mut doc, &mut ledger, sight.as_ref());
     let (scene_sounds, heard) = stages::sounds(&cx, &mut doc, &mut ledger, sounds.as_ref());
     let seen_tags = stages::picture(&cx, &mut doc, &mut ledger, sight.as_ref(), cues);
     clock.lap("vision and sound stages");
+    stages::speakers(&cx, &mut doc, &mut ledger, kept.as_ref())?;
+    clock.lap("speakers");
     // The affect of what was seen and heard; again below once what is said is known.
     let mut placed = feel::Placed::default();
     feel::feel(&cx, &mut doc, &mut ledger, sight.as_ref(), &loudness, &picture, heard.as_ref(), &mut placed)?;
