@@ -44,6 +44,7 @@ pub mod markers;
 pub mod profanity;
 pub mod report;
 pub mod signals;
+pub mod speakers;
 pub mod summary;
 pub mod synth;
 pub mod text;

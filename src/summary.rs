@@ -78,6 +78,10 @@ pub struct SummarySentence {
     pub text: String,
     /// Its centrality, the mean cosine similarity to the other sentences (6 decimals).
     pub score: f64,
+    /// Who says it (an index in the document's `speakers.voices`), when the voices were told
+    /// apart and one covers most of it ([`crate::speakers::speaker_of`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub speaker: Option<u32>,
 }
 
 /// An extractive summary.
@@ -98,6 +102,10 @@ pub struct ContentSummary {
     /// [`summarize`], which sees the transcript alone).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub emotional_arc: Option<EmotionalArc>,
+    /// Who speaks and for how long, most first, when the voices were told apart
+    /// ([`content_summary`]; absent from [`summarize`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub speakers: Option<Vec<crate::speakers::SpeakerShare>>,
 }
 
 /// One sentence of the transcript with its times.
@@ -150,6 +158,7 @@ pub fn summarize(
         sentence_count: all.len(),
         encoder: encoder.version().to_string(),
         emotional_arc: None,
+        speakers: None,
     };
     if all.is_empty() {
         return Ok(summary);
@@ -193,6 +202,7 @@ pub fn summarize(
             end: report::time(all[i].1),
             text: all[i].2.clone(),
             score: report::score(f64::from(centrality[i]).clamp(-1.0, 1.0)),
+            speaker: None,
         })
         .collect();
     summary.text = summary.sentences.iter().map(|s| s.text.as_str()).collect::<Vec<_>>().join(" ");
@@ -200,7 +210,8 @@ pub fn summarize(
 }
 
 /// The content summary of a document: [`summarize`] of its transcript (an empty summary without
-/// one) with its emotional arc.
+/// one) with its emotional arc, and, when the voices were told apart, who says each sentence and
+/// each speaker's share.
 ///
 /// Errors: [`Error::MissingSignal`] when the document has neither a transcript nor an emotional
 /// arc; those of [`summarize`].
@@ -224,6 +235,12 @@ pub fn content_summary(
         }
     };
     summary.emotional_arc = arc;
+    if let Some(speakers) = &signals.speakers {
+        for sentence in &mut summary.sentences {
+            sentence.speaker = crate::speakers::speaker_of(speakers, sentence.start, sentence.end);
+        }
+        summary.speakers = Some(crate::speakers::shares(speakers));
+    }
     Ok(summary)
 }
 
@@ -307,5 +324,34 @@ mod tests {
         assert!(matches!(e, Error::MissingSignal { field: "transcript", .. }), "{e}");
         let plain = summarize(&Transcript { language: "en".into(), segments: vec![] }, &encoder, &options).unwrap();
         assert!(serde_json::to_value(&plain).unwrap().get("emotional_arc").is_none(), "absent, not null");
+    }
+
+    #[test]
+    fn with_speaker_turns_each_sentence_names_its_voice() {
+        use crate::signals::{SpeakerTurn, Speakers};
+        let mut s = crate::synth::demo_signals("tt-voices", 60.0, 1.0, 4);
+        s.transcript = Some(Transcript {
+            language: "en".into(),
+            segments: vec![words(1.0, "Where were you last night?"), words(5.0, "I missed the last train home.")],
+        });
+        let encoder = LexicalEncoder::default();
+        let options = SummaryOptions { max_sentences: 5 };
+        let plain = content_summary(&s, &encoder, &options).unwrap();
+        assert!(plain.speakers.is_none() && plain.sentences.iter().all(|x| x.speaker.is_none()));
+        let json = serde_json::to_value(&plain).unwrap();
+        assert!(json.get("speakers").is_none() && json["sentences"][0].get("speaker").is_none(), "absent, not null");
+        let turn = |start: f64, end: f64, speaker: u32| SpeakerTurn { start, end, speaker, embedding: Vec::new() };
+        s.speakers = Some(Speakers {
+            turns: vec![turn(0.8, 2.6, 1), turn(4.9, 7.2, 0)],
+            voices: vec![vec![1.0], vec![1.0]],
+            characters: vec![None, Some(0)],
+        });
+        let told = content_summary(&s, &encoder, &options).unwrap();
+        assert!(!told.sentences.is_empty());
+        for x in &told.sentences {
+            assert_eq!(x.speaker, Some(if x.start < 4.0 { 1 } else { 0 }), "{x:?}");
+        }
+        let shares = told.speakers.unwrap();
+        assert_eq!((shares[0].speaker, shares[0].seconds, shares[1].character), (0, 2.3, Some(0)));
     }
 }

@@ -161,9 +161,18 @@ fn lanes(s: &Signals, markers: &[Mark]) -> Vec<(String, Lane)> {
     if let Some(tr) = &s.transcript
         && !tr.segments.is_empty()
     {
+        // Each segment with its speaker, when the voices were told apart.
+        let said = |g: &kino::signals::TranscriptSegment| match s
+            .speakers
+            .as_ref()
+            .and_then(|sp| kino::speakers::speaker_of(sp, g.start, g.end))
+        {
+            Some(speaker) => format!("speaker {}: {}", speaker + 1, g.text),
+            None => g.text.clone(),
+        };
         out.push((
             "transcript".into(),
-            Lane::Spans(tr.segments.iter().map(|g| (g.start, g.end, Some(g.text.clone()))).collect()),
+            Lane::Spans(tr.segments.iter().map(|g| (g.start, g.end, Some(said(g)))).collect()),
         ));
     }
     out
