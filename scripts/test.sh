@@ -12,7 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/apt-install.sh
 
-phases=(setup links docs shape build fresh container models rust speech profanity affect diarization python postgres s3 fingerprints fuzz client readme)
+phases=(setup links docs shape build fresh container models rust speech profanity affect diarization shots python postgres s3 fingerprints fuzz client readme)
 from="" only=""
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -160,6 +160,11 @@ phase_diarization() {
     KINO_DIARIZE="$debug_bin/examples/diarize" scripts/diarization-eval.sh
 }
 
+phase_shots() {
+    cargo build -q -p kino-media --example shot_types
+    KINO_SHOT_TYPES="$debug_bin/examples/shot_types" scripts/shot-types-eval.sh
+}
+
 phase_python() {
     scripts/test-python.sh
 }
@@ -204,6 +209,7 @@ describe() {
         profanity) echo "profanity from speech (Whisper transcript, kino's lexicon) on synthetic speech" ;;
         affect) echo "emotions and the best moments on real footage judged by eye, held-out floor (scripts/affect-eval.sh)" ;;
         diarization) echo "who speaks when on a real conversation and on real prompts of known speakers, DER with a held-out floor (scripts/diarization-eval.sh)" ;;
+        shots) echo "shot types on real footage and photographs judged by eye, held-out floor above the majority class (scripts/shot-types-eval.sh)" ;;
         python) echo "the Python package: .venv, maturin release build, pytest" ;;
         postgres) echo "the service's integration tests again, on PostgreSQL (a throwaway cluster)" ;;
         s3) echo "rendered media in object storage (moto, an S3-compatible server, pinned from PyPI)" ;;

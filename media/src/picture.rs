@@ -1,6 +1,7 @@
 //! What the picture shows, after the pass: the labels of each sampled frame grouped as a catalog
-//! reader sees them, the editorial shot type of each shot (from the faces and the labels), tags of
-//! what is seen per scene, visual features per scene and for the item, and the technical cues
+//! reader sees them, the editorial shot type of each shot (from the people in it: person boxes
+//! and faces), tags of what is seen per scene (labels and objects), visual features per scene and
+//! for the item, and the technical cues
 //! (black frames, colour bars, rolling credits) found on the analysis frames during the pass
 //! ([`CueDetector`]).
 //!
@@ -29,6 +30,21 @@ pub const CLOSE_UP: f32 = 0.25;
 /// ...at least this a medium shot (from the waist up); below it a wide shot (the whole figure
 /// or more).
 pub const MEDIUM: f32 = 0.1;
+
+/// Shot types by the largest person box of the shot (a detector's box of a person, see
+/// [`crate::objects::is_person`]): a box this many times taller than wide (in pixels) or more is
+/// a whole standing figure...
+pub const WHOLE_FIGURE: f32 = 1.8;
+/// ...and so is a box that ends above this height (its feet are in the frame): a wide shot, or an
+/// extreme wide one when the figure is under [`EXTREME_WIDE`] of the frame's height.
+pub const CUT_AT: f32 = 0.95;
+/// See [`CUT_AT`].
+pub const EXTREME_WIDE: f32 = 0.2;
+/// A figure cut by the frame's bottom edge is a close-up when its box is at least this tall and
+/// no taller than wide (head and shoulders fill the frame)...
+pub const PERSON_CLOSE_UP: f32 = 0.8;
+/// ...a medium shot when at least this tall, and a wide shot below it.
+pub const PERSON_MEDIUM: f32 = 0.5;
 
 /// The group of ImageNet-1k class `index` (the standard order): `animal` (0 to 397), `food`,
 /// `place` (landscapes, buildings, shops and venues, street furniture), `vehicle`, `clothing`
@@ -139,7 +155,7 @@ fn mean_feature<'a>(frames: impl Iterator<Item = &'a Seen>) -> Option<Vec<f32>> 
 }
 
 /// The sampled frames inside `[start, end)`, or the one nearest its middle when none is.
-fn frames_in(seen: &[Seen], start: f64, end: f64) -> Vec<&Seen> {
+pub(crate) fn frames_in(seen: &[Seen], start: f64, end: f64) -> Vec<&Seen> {
     let inside: Vec<&Seen> = seen.iter().filter(|s| s.time >= start && s.time < end).collect();
     if !inside.is_empty() {
         return inside;
@@ -148,26 +164,74 @@ fn frames_in(seen: &[Seen], start: f64, end: f64) -> Vec<&Seen> {
     seen.iter().min_by(|a, b| (a.time - middle).abs().total_cmp(&(b.time - middle).abs())).into_iter().collect()
 }
 
-/// The shot type of a shot seen in `frames`: by the tallest face (the rule above); without a
-/// face, `wide` when a label shows a person, else `no_people`. `people` is the most faces seen
-/// in one frame; the setting is the side (indoor, outdoor) with the larger summed probability of
-/// labels of at least [`SETTING_MIN`].
-fn shot_type(frames: &[&Seen], start: f64, end: f64) -> ShotType {
+/// Shot kinds from the farthest to the closest, as [`shot_type`] compares them.
+const CLOSENESS: [&str; 5] = ["extreme_wide", "wide", "medium", "close_up", "extreme_close_up"];
+
+/// The kind a face of height `tallest` (a fraction of the frame's) says, when there is one.
+fn kind_by_face(tallest: f32) -> Option<&'static str> {
+    match tallest {
+        h if h >= EXTREME_CLOSE_UP => Some("extreme_close_up"),
+        h if h >= CLOSE_UP => Some("close_up"),
+        h if h >= MEDIUM => Some("medium"),
+        h if h > 0.0 => Some("wide"),
+        _ => None,
+    }
+}
+
+/// The kind the largest person box `d` says, on a frame of `aspect` (width over height).
+pub fn kind_by_person(d: &kino_models::Detection, aspect: f32) -> &'static str {
+    let aspect = if aspect > 0.0 && aspect.is_finite() { aspect } else { 16.0 / 9.0 };
+    let tall = d.h / d.w.max(1e-6) / aspect;
+    if tall >= WHOLE_FIGURE || d.y + d.h < CUT_AT {
+        if d.h < EXTREME_WIDE { "extreme_wide" } else { "wide" }
+    } else if d.h >= PERSON_CLOSE_UP && tall <= 1.0 {
+        "close_up"
+    } else if d.h >= PERSON_MEDIUM {
+        "medium"
+    } else {
+        "wide"
+    }
+}
+
+/// The shot type before the detector (kept to compare): by the tallest face; without a face,
+/// `wide` when a label shows a person, else `no_people`.
+pub fn shot_kind_by_faces(frames: &[&Seen]) -> &'static str {
     let tallest = frames.iter().flat_map(|s| s.faces.iter().flatten()).map(|f| f.h).fold(0.0f32, f32::max);
-    let people = frames.iter().map(|s| s.faces.as_ref().map_or(0, Vec::len)).max().unwrap_or(0) as u32;
     let person_label =
         frames.iter().flat_map(|s| s.labels.iter().flatten()).any(|&(i, p)| p >= TAG_MIN && is_person_cue(i));
-    let kind = if tallest >= EXTREME_CLOSE_UP {
-        "extreme_close_up"
-    } else if tallest >= CLOSE_UP {
-        "close_up"
-    } else if tallest >= MEDIUM {
-        "medium"
-    } else if tallest > 0.0 || person_label {
-        "wide"
-    } else {
-        "no_people"
-    };
+    kind_by_face(tallest).unwrap_or(if person_label { "wide" } else { "no_people" })
+}
+
+/// The shot kind of a shot seen in `frames`, from the people in it: the closer of what the
+/// tallest face says (the face rule above) and what the largest person box says
+/// ([`kind_by_person`]); with neither, `wide` when a label shows a person, else `no_people`.
+pub fn shot_kind(frames: &[&Seen]) -> &'static str {
+    let tallest = frames.iter().flat_map(|s| s.faces.iter().flatten()).map(|f| f.h).fold(0.0f32, f32::max);
+    let largest = frames
+        .iter()
+        .flat_map(|s| s.objects.iter().flatten().filter(|d| crate::objects::is_person(d)).map(move |d| (d, s.aspect)))
+        .max_by(|a, b| a.0.area().total_cmp(&b.0.area()));
+    let by_person = largest.map(|(d, aspect)| kind_by_person(d, aspect));
+    let rank = |k: &str| CLOSENESS.iter().position(|c| *c == k).unwrap_or(0);
+    match (kind_by_face(tallest), by_person) {
+        (Some(a), Some(b)) => {
+            if rank(a) >= rank(b) {
+                a
+            } else {
+                b
+            }
+        }
+        (Some(k), None) | (None, Some(k)) => k,
+        (None, None) => shot_kind_by_faces(frames),
+    }
+}
+
+/// The shot type of a shot seen in `frames` ([`shot_kind`]). `people` is the most people seen
+/// at once ([`crate::objects::people_at_once`]: person boxes or faces); the setting is the side
+/// (indoor, outdoor) with the larger summed probability of labels of at least [`SETTING_MIN`].
+fn shot_type(frames: &[&Seen], start: f64, end: f64) -> ShotType {
+    let kind = shot_kind(frames);
+    let people = crate::objects::people_at_once(frames.iter().copied());
     let (mut indoor, mut outdoor) = (0.0f32, 0.0f32);
     for &(i, p) in frames.iter().flat_map(|s| s.labels.iter().flatten()) {
         match setting(i) {
@@ -220,6 +284,7 @@ pub fn visual(
     bounds.extend_from_slice(shots);
     bounds.push(duration);
     let shot_types = bounds.windows(2).map(|w| shot_type(&frames_in(seen, w[0], w[1]), w[0], w[1])).collect();
+    let object_tags = crate::objects::object_tags(seen, scenes);
     let scene_features: Option<Vec<Vec<f32>>> =
         scenes.iter().map(|sc| mean_feature(frames_in(seen, sc.start, sc.end).into_iter())).collect();
     let mut tags = Vec::new();
@@ -236,6 +301,8 @@ pub fn visual(
             tags.push(Tag { kind, name: name(i), start: sc.start, end: sc.end, score: f64::from(p) });
         }
     }
+    tags.extend(object_tags);
+    tags.sort_by(|a, b| a.start.total_cmp(&b.start));
     Visual {
         interval,
         frames,
@@ -492,6 +559,40 @@ mod tests {
         assert_eq!(kind(&[], &[(978, 0.9)]), "no_people");
         let t = shot_type(&[&seen(0.0, &[(978, 0.7), (831, 0.25)], &[0.3, 0.2])], 0.0, 2.0);
         assert_eq!((t.people, t.setting.as_deref()), (2, Some("outdoor")));
+    }
+
+    fn person(confidence: f32, x: f32, y: f32, w: f32, h: f32) -> kino_models::Detection {
+        kino_models::Detection { class: 0, name: "person", confidence, x, y, w, h }
+    }
+
+    #[test]
+    fn shot_types_follow_the_largest_person_and_the_faces() {
+        let kind = |faces: &[f32], people: &[kino_models::Detection]| {
+            let mut s = seen(0.0, &[], faces);
+            s.objects = Some(people.to_vec());
+            s.aspect = 16.0 / 9.0;
+            shot_kind(&[&s])
+        };
+        // Whole figures: feet in the frame, or a box three times taller than wide.
+        assert_eq!(kind(&[], &[person(0.9, 0.5, 0.5, 0.05, 0.15)]), "extreme_wide");
+        assert_eq!(kind(&[], &[person(0.9, 0.5, 0.3, 0.12, 0.6)]), "wide");
+        assert_eq!(kind(&[], &[person(0.9, 0.5, 0.02, 0.09, 0.98)]), "wide", "a standing figure filling the height");
+        // Cut by the bottom edge: head and shoulders, or the waist up.
+        assert_eq!(kind(&[], &[person(0.9, 0.2, 0.1, 0.6, 0.9)]), "close_up");
+        assert_eq!(kind(&[], &[person(0.9, 0.4, 0.3, 0.25, 0.7)]), "medium");
+        assert_eq!(kind(&[], &[person(0.9, 0.4, 0.6, 0.25, 0.4)]), "wide");
+        // The largest box decides, and the closer of the face and the person wins.
+        assert_eq!(kind(&[], &[person(0.9, 0.5, 0.5, 0.05, 0.15), person(0.9, 0.4, 0.3, 0.25, 0.7)]), "medium");
+        assert_eq!(kind(&[0.3], &[person(0.9, 0.5, 0.5, 0.05, 0.15)]), "close_up");
+        assert_eq!(kind(&[0.05], &[person(0.9, 0.4, 0.3, 0.25, 0.7)]), "medium");
+        // An unsure box is no person.
+        assert_eq!(kind(&[], &[person(0.3, 0.4, 0.3, 0.25, 0.7)]), "no_people");
+        // People: the most at once, boxes or faces.
+        let mut s = seen(0.0, &[], &[0.05]);
+        s.objects = Some(vec![person(0.9, 0.1, 0.3, 0.1, 0.5), person(0.9, 0.6, 0.3, 0.1, 0.5)]);
+        let t = shot_type(&[&s], 0.0, 2.0);
+        assert_eq!((t.kind.as_str(), t.people), ("wide", 2));
+        assert_eq!(shot_kind_by_faces(&[&s]), "wide");
     }
 
     #[test]

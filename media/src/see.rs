@@ -7,7 +7,9 @@ use std::io;
 use kino::signals::{OnScreenText, TextSpan, sample_count};
 use std::sync::Arc;
 
-use kino_models::{ExpressionModel, FaceAnalyzer, ImageLabeler, NsfwClassifier, RgbFrame, TextReader};
+use kino_models::{
+    Detection, ExpressionModel, FaceAnalyzer, ImageLabeler, NsfwClassifier, ObjectDetector, RgbFrame, TextReader,
+};
 
 use crate::faces::Face;
 
@@ -42,8 +44,14 @@ pub struct Seen {
     pub labels: Option<Vec<(u16, f32)>>,
     /// Its pooled image feature, one byte a value ([`crate::picture::quantise`]).
     pub feature: Option<Vec<u8>>,
+    /// The objects the detector found (COCO's classes, boxes as fractions of the frame, most
+    /// confident first), when it ran.
+    pub objects: Option<Vec<Detection>>,
     /// How sharp it is: the variance of the Laplacian of its luma ([`sharpness`]).
     pub sharpness: f32,
+    /// Its width over its height in pixels (0 when unknown: read as 16:9), to tell a standing
+    /// figure's box from a cut one.
+    pub aspect: f32,
 }
 
 /// The variance of the 4-neighbour Laplacian of the frame's luma (0 to 255) over its inner
@@ -82,6 +90,7 @@ pub(crate) struct Sight {
     faces: Option<FaceAnalyzer>,
     expression: Option<Arc<ExpressionModel>>,
     labeler: Option<ImageLabeler>,
+    detector: Option<ObjectDetector>,
     frames: usize,
     pub seen: Vec<Seen>,
     /// `id version` of the models that ran.
@@ -109,6 +118,7 @@ pub(crate) struct Labels {
     pub faces: Option<String>,
     pub expression: Option<String>,
     pub labeler: Option<String>,
+    pub objects: Option<String>,
 }
 
 impl Sight {
@@ -119,7 +129,8 @@ impl Sight {
         let ocr = models.ocr().transpose()?;
         let faces = models.faces().transpose()?;
         let labeler = models.labeler().transpose()?;
-        if nsfw.is_none() && ocr.is_none() && faces.is_none() && labeler.is_none() {
+        let detector = models.objects().transpose()?;
+        if nsfw.is_none() && ocr.is_none() && faces.is_none() && labeler.is_none() && detector.is_none() {
             return Ok(None);
         }
         // Expressions are read from the faces found, so only where the face model runs.
@@ -131,8 +142,9 @@ impl Sight {
             faces: faces.as_ref().and_then(|_| label("dlib-faces")),
             expression: expression.as_ref().and_then(|_| label("fer-expression")),
             labeler: labeler.as_ref().and_then(|_| label("efficientnet-lite0")),
+            objects: detector.as_ref().and_then(|_| label("yolov3-tiny")),
         };
-        Ok(Some(Sight { nsfw, ocr, faces, expression, labeler, frames: 0, seen: Vec::new(), labels }))
+        Ok(Some(Sight { nsfw, ocr, faces, expression, labeler, detector, frames: 0, seen: Vec::new(), labels }))
     }
 
     /// Gives the models back for another analysis (they keep nothing of the frames they saw).
@@ -149,6 +161,9 @@ impl Sight {
         if let Some(model) = self.labeler {
             models.give_back(model);
         }
+        if let Some(model) = self.detector {
+            models.give_back(model);
+        }
     }
 
     /// A sink with no model, for tests of the stream itself.
@@ -160,6 +175,7 @@ impl Sight {
             faces: None,
             expression: None,
             labeler: None,
+            detector: None,
             frames: 0,
             seen: Vec::new(),
             labels: Labels::default(),
@@ -169,7 +185,8 @@ impl Sight {
 
 impl FrameSink for Sight {
     fn frame(&mut self, time: f64, frame: RgbFrame<'_>) -> io::Result<()> {
-        let mut seen = Seen { time, sharpness: sharpness(frame), ..Seen::default() };
+        let aspect = frame.width as f32 / frame.height.max(1) as f32;
+        let mut seen = Seen { time, sharpness: sharpness(frame), aspect, ..Seen::default() };
         if let Some(model) = &mut self.nsfw {
             seen.nsfw = model.classify(&[frame]).map_err(io::Error::other)?.first().copied();
         }
@@ -201,6 +218,9 @@ impl FrameSink for Sight {
                 seen.feature = Some(crate::picture::quantise(&f.feature));
                 seen.labels = Some(f.top);
             }
+        }
+        if let Some(model) = &mut self.detector {
+            seen.objects = model.detect(&[frame]).map_err(io::Error::other)?.pop();
         }
         self.frames += 1;
         self.seen.push(seen);

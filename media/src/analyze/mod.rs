@@ -263,6 +263,7 @@ pub fn analyze_staged(
     clock.lap("pass");
     stages::nudity_and_text(&cx, &mut doc, &mut ledger, sight.as_ref());
     stages::faces(&cx, &mut doc, &mut ledger, sight.as_ref());
+    stages::objects(&cx, &mut doc, &mut ledger, sight.as_ref());
     let (scene_sounds, heard) = stages::sounds(&cx, &mut doc, &mut ledger, sounds.as_ref());
     let seen_tags = stages::picture(&cx, &mut doc, &mut ledger, sight.as_ref(), cues);
     clock.lap("vision and sound stages");

@@ -102,6 +102,30 @@ pub(super) fn faces(cx: &Context<'_>, doc: &mut Signals, ledger: &mut Ledger, si
     }
 }
 
+/// People and objects: the detector's boxes on the sampled frames, followed across each shot
+/// ([`crate::objects`]).
+pub(super) fn objects(cx: &Context<'_>, doc: &mut Signals, ledger: &mut Ledger, sight: Option<&Sight>) {
+    let Some((sight, label)) = sight.and_then(|s| Some((s, s.labels.objects.clone()?))) else {
+        ledger.absent("objects", cx.absent_reason("yolov3-tiny", "object detection"));
+        return;
+    };
+    let interval = cx.options.vision_interval;
+    doc.objects = crate::objects::objects(&sight.seen, &doc.shots, interval, cx.duration());
+    if doc.objects.is_some() {
+        ledger.measured(
+            "objects",
+            format!(
+                "{label} (COCO's 80 classes, {side}x{side} letterboxed, confidence at least {min}, frames every \
+                 {interval} s); tracks by rule: same-class boxes of consecutive frames of a shot overlapping by \
+                 {iou} or more, the best overlaps first",
+                side = kino_models::OBJECT_INPUT_SIDE,
+                min = kino_models::OBJECT_MIN_CONFIDENCE,
+                iou = crate::objects::TRACK_IOU,
+            ),
+        );
+    }
+}
+
 /// Sound events: tags where the evidence is real, and what the affect stage reads (each sound
 /// group's score, the clip types sound is evidence of). Gives the strongest sounds of each scene,
 /// for its description.
@@ -155,11 +179,22 @@ pub(super) fn picture(
         crate::picture::visual(&sight.seen, names, options.vision_interval, (&doc.shots, &doc.scenes, duration), cues);
     let seen_tags = visual.tags.clone();
     doc.visual = Some(visual);
+    let people = match (&sight.labels.objects, &sight.labels.faces) {
+        (Some(objects), Some(faces)) => format!("the largest {objects} person box and the tallest {faces} face"),
+        (Some(objects), None) => format!("the largest {objects} person box"),
+        (None, Some(faces)) => format!("the tallest {faces} face"),
+        (None, None) => "person labels alone".to_string(),
+    };
+    let object_tags = match &sight.labels.objects {
+        Some(objects) => format!(", and {objects} objects of at least {}", crate::objects::OBJECT_TAG_MIN),
+        None => String::new(),
+    };
     ledger.measured(
         "visual",
         format!(
-            "{label} (ImageNet-1k classes, frames every {} s; tags of labels of at least {}); technical \
-             cues (black frames, colour bars, rolls) by rule from the analysis frames, no model",
+            "{label} (ImageNet-1k classes, frames every {} s; tags of labels of at least {}{object_tags}); shot \
+             types by rule from {people}; technical cues (black frames, colour bars, rolls) by rule from the \
+             analysis frames, no model",
             options.vision_interval,
             crate::picture::TAG_MIN
         ),
@@ -316,6 +351,8 @@ pub(super) fn embeddings(
         }
         f.seen =
             seen_tags.iter().filter(|t| t.start == scene.start && t.end == scene.end).map(|t| t.name.clone()).collect();
+        let framing = crate::embed::scene_framing(doc, scene.start, scene.end);
+        (f.people, f.shot, f.voices) = (framing.people, framing.shot, framing.voices);
         f.mood = doc
             .tags
             .iter()
@@ -444,6 +481,9 @@ fn scene_facts(doc: &Signals, loudness: &[f64], has_audio: bool) -> Vec<SceneFac
                 text: Vec::new(),
                 said: Vec::new(),
                 seen: Vec::new(),
+                people: None,
+                shot: None,
+                voices: None,
                 part: part(scene.start, scene.end, speech / length),
             }
         })

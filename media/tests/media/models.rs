@@ -112,6 +112,10 @@ fn models_measure_embeddings_and_say_so() {
     assert!(analysis.models["timelines.nudity"].starts_with("open-nsfw 0.1.0"), "{analysis:?}");
     assert!(doc.timelines.nudity.iter().all(|&p| p < 0.5), "{:?}", doc.timelines.nudity);
     assert!(analysis.models["text"].starts_with("ppocr 3.10.0"), "{analysis:?}");
+    // The object detector saw every sampled frame too, and the shot types say what decided them.
+    assert!(analysis.models["objects"].starts_with("yolov3-tiny 0.0.5"), "{analysis:?}");
+    assert_eq!(doc.objects.as_ref().unwrap().frames.len(), visual.frames.len());
+    assert!(analysis.models["visual"].contains("person box"), "{analysis:?}");
     let text = doc.text.as_ref().unwrap();
     assert_eq!(text.credits_start, None);
     let scenes = doc.scene_embeddings.as_ref().unwrap();
