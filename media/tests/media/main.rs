@@ -10,3 +10,4 @@ mod render;
 mod shots;
 mod speech;
 mod support;
+mod voices;
