@@ -131,6 +131,17 @@ fn corners(b: &ObjectBox) -> [f32; 4] {
     [b.x as f32, b.y as f32, b.w as f32, b.h as f32]
 }
 
+/// The horizontal centre of the largest person in view in a frame ([`is_person`]), a fraction of
+/// its width: what the vertical crop follows where no face is found.
+pub fn main_person_x(seen: &Seen) -> Option<f32> {
+    seen.objects
+        .iter()
+        .flatten()
+        .filter(|d| is_person(d))
+        .max_by(|a, b| a.area().total_cmp(&b.area()))
+        .map(|d| (d.x + d.w / 2.0).clamp(0.0, 1.0))
+}
+
 /// The most people seen at once in `frames`: person boxes ([`is_person`]) or faces, whichever
 /// are more in a frame.
 pub fn people_at_once<'a>(frames: impl IntoIterator<Item = &'a Seen>) -> u32 {
@@ -253,6 +264,8 @@ mod tests {
         let three = frame(4.0, vec![det("car", 0.7, 0.1, 0.1, 0.2, 0.3), det("car", 0.4, 0.5, 0.1, 0.2, 0.3)]);
         let seen = [one, two, three];
         assert_eq!(people_at_once(&seen[..1]), 2, "the faces, where the second box is unsure");
+        assert_eq!(main_person_x(&seen[0]), Some(0.2), "the sure box's centre");
+        assert_eq!(main_person_x(&seen[2]), None);
         let scenes = [Scene { start: 0.0, end: 3.0 }, Scene { start: 3.0, end: 6.0 }];
         assert_eq!(people_per_scene(&seen, &scenes), [3, 0]);
         let tags = object_tags(&seen, &scenes);

@@ -89,15 +89,28 @@ pub(super) fn faces(cx: &Context<'_>, doc: &mut Signals, ledger: &mut Ledger, si
         ledger.measured("character_descriptors", format!("{label} (the mean descriptor of each character)"));
     }
     if let Some(vertical) = &mut doc.vertical {
-        let per_sample: Vec<(f64, Option<f32>)> =
-            samples.iter().map(|(t, _)| *t).zip(found.per_sample_main_x.iter().copied()).collect();
+        // Where no face is found, the largest person box (when the detector ran).
+        let person_x = |t: f64| sight.seen.iter().find(|s| s.time == t).and_then(crate::objects::main_person_x);
+        let per_sample: Vec<(f64, Option<f32>)> = samples
+            .iter()
+            .map(|(t, _)| *t)
+            .zip(found.per_sample_main_x.iter().copied())
+            .map(|(t, x)| (t, x.or_else(|| person_x(t))))
+            .collect();
         if per_sample.iter().any(|(_, x)| x.is_some()) {
             vertical.x_center =
                 crate::faces::follow_subject(&per_sample, &vertical.x_center, vertical.step, &doc.shots)
                     .into_iter()
                     .map(|x| report::score(f64::from(x)) as f32)
                     .collect();
-            ledger.measured("vertical", format!("{label} (the main character's face; saliency where no face)"));
+            let people = match &sight.labels.objects {
+                Some(objects) => format!("; else the largest {objects} person box"),
+                None => String::new(),
+            };
+            ledger.measured(
+                "vertical",
+                format!("{label} (the main character's face{people}; saliency where neither is found)"),
+            );
         }
     }
 }
