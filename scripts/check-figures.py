@@ -15,7 +15,7 @@ Sources and rules, over every Markdown file git tracks or would track:
   must say that N.
 - Provenance channels: `ANALYSIS_CHANNELS` in src/signals/model.rs; a paragraph that names
   `kino::signals::ANALYSIS_CHANNELS` must list, before the name, exactly those channels.
-- Default models: the `Model` entries of models/src/manifest.rs with `default: true`; a list
+- Default models: the `Model` entries of models/src/manifest.rs (and its submodules) with `default: true`; a list
   written "the default models (a, b, ...)" must name exactly those.
 - The repository's address: `repository` of the workspace's Cargo.toml; python/pyproject.toml's
   `Repository` URL must be the same.
@@ -89,7 +89,9 @@ def code_facts() -> tuple[int, list[str], list[str], int]:
     model = (ROOT / "src/signals/model.rs").read_text()
     block = re.search(r"pub const ANALYSIS_CHANNELS: &\[&str\] = &\[(.*?)\];", model, re.S).group(1)
     channels = re.findall(r'"([^"]+)"', block)
-    manifest = (ROOT / "models/src/manifest.rs").read_text()
+    # The manifest and its submodules (models/src/manifest/*.rs: pins grouped by concept).
+    manifest = "".join(p.read_text() for p in [ROOT / "models/src/manifest.rs",
+                                                 *sorted((ROOT / "models/src/manifest").glob("*.rs"))])
     sizes = {name: int(size.replace("_", "")) for name, size in
              re.findall(r"pub static (\w+): Package = Package \{.*?\bsize: ([\d_]+),", manifest, re.S)}
     defaults, wheels = [], set()

@@ -9,7 +9,7 @@ Crates: `cargo metadata --format-version 1 --offline --filter-platform <host>` (
 crates named by Cargo.lock, for this platform), walked from the workspace's members through
 normal, build and dev dependencies. A crate passes when its SPDX expression can be satisfied with
 licences of the allow-list (`A OR B` needs one of them, `A AND B` both; the old `A/B` reads as
-OR). Models: the `Model` entries of models/src/manifest.rs (id, version, licence, fetched by
+OR). Models: the `Model` entries of models/src/manifest.rs and its submodules (id, version, licence, fetched by
 default or only when named). Python 3.11, standard library only.
 """
 
@@ -124,13 +124,16 @@ def crates() -> list[dict]:
 
 
 def models() -> list[tuple[str, str, str, bool]]:
-    text = (ROOT / "models" / "src" / "manifest.rs").read_text()
-    found = []
-    for block in re.findall(r"pub static \w+: Model = Model \{(.*?)\n\};", text, re.S):
+    # The manifest and its submodules (pins grouped by concept), in the order of its `MODELS`.
+    root = ROOT / "models" / "src"
+    text = "".join(p.read_text() for p in [root / "manifest.rs", *sorted((root / "manifest").glob("*.rs"))])
+    order = re.findall(r"&(\w+)", re.search(r"pub static MODELS: \[&Model; \d+\] = \[(.*?)\];", text, re.S).group(1))
+    found = {}
+    for name, block in re.findall(r"pub static (\w+): Model = Model \{(.*?)\n\};", text, re.S):
         field = lambda name: re.search(rf'\b{name}: "((?:[^"\\]|\\.)*)"', block).group(1)  # noqa: E731
         default = re.search(r"\bdefault: (true|false)", block).group(1) == "true"
-        found.append((field("id"), field("version"), field("license"), default))
-    return found
+        found[name] = (field("id"), field("version"), field("license"), default)
+    return [found[n] for n in order if n in found] + [m for n, m in found.items() if n not in order]
 
 
 def render() -> tuple[str, list[str]]:

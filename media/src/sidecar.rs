@@ -37,6 +37,8 @@ fn sidecar_measured(side: &Signals) -> Vec<&'static str> {
         "emotions" => side.emotions.is_some(),
         "profanity" => side.profanity.is_some(),
         "character_descriptors" => side.character_descriptors.is_some(),
+        "objects" => side.objects.is_some(),
+        "speakers" => side.speakers.is_some(),
         _ => false,
     };
     learned_channels().into_iter().filter(|c| present(c)).collect()
@@ -142,6 +144,11 @@ pub fn merge(doc: &mut Signals, side: &Signals, path: &Path) -> Result<Vec<&'sta
                     e
                 })
             }
+            "objects" => doc.objects = side.objects.as_ref().map(|o| objects_within(o, duration)),
+            "speakers" => {
+                let characters = doc.characters.len();
+                doc.speakers = side.speakers.as_ref().map(|s| speakers_within(s, duration, characters));
+            }
             "profanity" => {
                 doc.profanity = side.profanity.as_ref().map(|events| {
                     events
@@ -159,7 +166,90 @@ pub fn merge(doc: &mut Signals, side: &Signals, path: &Path) -> Result<Vec<&'sta
     Ok(measured)
 }
 
+/// A sidecar's objects inside `duration`: frames past it dropped, tracks clipped to it (a track
+/// starting past it dropped, and its boxes left without a track).
+fn objects_within(o: &kino::signals::Objects, duration: f64) -> kino::signals::Objects {
+    let mut index = vec![None; o.tracks.len()];
+    let mut tracks = Vec::new();
+    for (i, t) in o.tracks.iter().enumerate() {
+        if t.start <= duration {
+            index[i] = Some(tracks.len() as u32);
+            tracks.push(kino::signals::ObjectTrack { end: t.end.min(duration), ..t.clone() });
+        }
+    }
+    let frames = o
+        .frames
+        .iter()
+        .filter(|f| f.time <= duration)
+        .map(|f| {
+            let mut f = f.clone();
+            for b in &mut f.boxes {
+                b.track = b.track.and_then(|t| index.get(t as usize).copied().flatten());
+            }
+            f
+        })
+        .collect();
+    kino::signals::Objects { interval: o.interval, frames, tracks }
+}
+
+/// A sidecar's speakers inside `duration` (turns clipped, those past it dropped), their
+/// characters kept only where the document has that many characters.
+fn speakers_within(s: &kino::signals::Speakers, duration: f64, characters: usize) -> kino::signals::Speakers {
+    let turns = s
+        .turns
+        .iter()
+        .filter_map(|t| {
+            let [start, end] = clip_interval([t.start, t.end], duration)?;
+            Some(kino::signals::SpeakerTurn { start, end, ..t.clone() })
+        })
+        .collect();
+    let characters = s.characters.iter().map(|c| c.filter(|&c| (c as usize) < characters)).collect();
+    kino::signals::Speakers { turns, voices: s.voices.clone(), characters }
+}
+
 /// Loads the sidecar at `path` (JSON or binary), turning the core's errors into [`Error::Sidecar`].
 pub fn load(path: &Path) -> Result<Signals> {
     Signals::load(path).map_err(|e| Error::Sidecar { path: path.to_path_buf(), reason: e.to_string() })
+}
+
+#[cfg(test)]
+mod tests {
+    use kino::signals::{ObjectBox, ObjectFrame, ObjectTrack, Objects, SpeakerTurn, Speakers};
+
+    use super::*;
+
+    #[test]
+    fn a_sidecars_objects_and_speakers_are_kept_inside_the_video() {
+        let person =
+            |track| ObjectBox { class: "person".into(), confidence: 0.9, x: 0.1, y: 0.1, w: 0.2, h: 0.5, track };
+        let track = |start: f64, end: f64| ObjectTrack {
+            class: "person".into(),
+            start,
+            end,
+            frames: 2,
+            confidence: 0.9,
+            largest: 0.1,
+        };
+        let o = Objects {
+            interval: 2.0,
+            frames: vec![
+                ObjectFrame { time: 8.0, boxes: vec![person(Some(0))] },
+                ObjectFrame { time: 12.0, boxes: vec![person(Some(1)), person(Some(0))] },
+            ],
+            tracks: vec![track(8.0, 12.0), track(12.0, 12.0)],
+        };
+        let kept = objects_within(&o, 10.0);
+        assert_eq!(kept.frames.len(), 1);
+        assert_eq!(kept.tracks, vec![track(8.0, 10.0)]);
+        assert_eq!(kept.frames[0].boxes[0].track, Some(0));
+        let turn = |start: f64, end: f64, speaker: u32| SpeakerTurn { start, end, speaker, embedding: Vec::new() };
+        let s = Speakers {
+            turns: vec![turn(1.0, 4.0, 0), turn(8.0, 12.0, 1), turn(11.0, 13.0, 0)],
+            voices: vec![vec![1.0], vec![1.0]],
+            characters: vec![Some(0), Some(3)],
+        };
+        let kept = speakers_within(&s, 10.0, 2);
+        assert_eq!(kept.turns, vec![turn(1.0, 4.0, 0), turn(8.0, 10.0, 1)]);
+        assert_eq!(kept.characters, vec![Some(0), None], "character 3 is not in a document of 2");
+    }
 }

@@ -1,10 +1,12 @@
 //! The characters of an item with their identities across its series
 //! (`/results/characters/v1/{inventory_id}`), linked by the core (`kino::characters`) from the
-//! face descriptors in the episodes' signals.
+//! face descriptors in the episodes' signals, and its speakers with their voices across the series
+//! (`kino::speakers`) from the voice descriptors.
 
 use axum::Json;
 use axum::extract::{Path, State};
 use kino::characters::LinkedCharacter;
+use kino::speakers::LinkedSpeaker;
 use serde::Serialize;
 use serde_json::Value;
 use utoipa::ToSchema;
@@ -25,10 +27,15 @@ pub struct CharactersAnswer {
     /// Its characters in rank order, each with its series identity (the same number in every
     /// episode for the same person; 0 has the most screen time over the series).
     pub characters: Vec<LinkedCharacter>,
+    /// Its speakers, most speaking time first, each with its voice across the series (the same
+    /// number in every episode for the same voice; 0 speaks most over the series) and the
+    /// character it was seen as; empty when the voices were not told apart.
+    pub speakers: Vec<LinkedSpeaker>,
 }
 
 /// The item's characters with their identities across its series: the same person keeps one
-/// number in every episode where the evidence (face descriptors) allows.
+/// number in every episode where the evidence (face descriptors) allows; and its speakers with
+/// their voices across the series, by the voice descriptors.
 #[utoipa::path(
     get,
     path = "/results/characters/v1/{inventory_id}",
@@ -72,12 +79,14 @@ pub async fn characters(
         titles.sort_by(|a, b| a.1.cmp(&b.1).then(a.0.cmp(&b.0)));
         let signals: Vec<&kino::Signals> = titles.iter().map(|(_, _, p)| p.signals()).collect();
         let linked = kino::characters::link(&signals);
+        let voices = kino::speakers::link(&signals);
         let at = titles.iter().position(|(t, ..)| *t == item.id).unwrap_or(0);
         Ok(Json(CharactersAnswer {
             inventory_id: item.id,
             series_id: series,
             titles_linked: titles.len(),
             characters: linked.into_iter().nth(at).unwrap_or_default(),
+            speakers: voices.into_iter().nth(at).unwrap_or_default(),
         }))
     })
     .await

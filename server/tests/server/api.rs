@@ -1289,6 +1289,18 @@ async fn characters_keep_one_identity_across_a_series() {
             .map(|r| kino::signals::Character { rank: r, spans: vec![[0.0, if r == 0 { 300.0 } else { 100.0 }]] })
             .collect();
         s.character_descriptors = Some(people.iter().map(|&(a, tilt)| unit(a, tilt)).collect());
+        // The same two voices speak in both episodes, the second one most.
+        let turn = |start: f64, end: f64, speaker: u32| kino::signals::SpeakerTurn {
+            start,
+            end,
+            speaker,
+            embedding: Vec::new(),
+        };
+        s.speakers = Some(kino::signals::Speakers {
+            turns: vec![turn(10.0, 20.0, 0), turn(30.0, 90.0, 1)],
+            voices: people.iter().rev().map(|&(a, tilt)| unit(a, tilt / 2.0)).collect(),
+            characters: vec![Some(0), None],
+        });
         let (st, b) =
             t.raw("PUT", &format!("/analysis/v1/item/episode/{id}?key={}", t.key), Some(s.to_json()), &[]).await;
         assert_eq!(st, StatusCode::OK, "{b}");
@@ -1303,6 +1315,13 @@ async fn characters_keep_one_identity_across_a_series() {
     // A is on screen 300 + 100 s, B 100 + 300 s: equal, so A (first seen) is 0.
     assert_eq!(ids(&c1), [json!(0), json!(1)], "{c1}");
     assert_eq!(ids(&c2), [json!(1), json!(0)], "{c2}");
+    // Voices: ep1 speaks with (axis 2, axis 0), ep2 with (axis 0, axis 2), the second the longer.
+    let voices = |c: &Value| -> Vec<(Value, Value)> {
+        c["speakers"].as_array().unwrap().iter().map(|x| (x["speaker"].clone(), x["series_voice"].clone())).collect()
+    };
+    assert_eq!(voices(&c1), [(json!(1), json!(0)), (json!(0), json!(1))], "{c1}");
+    assert_eq!(voices(&c2), [(json!(1), json!(1)), (json!(0), json!(0))], "{c2}");
+    assert_eq!(c1["speakers"][1]["character"], json!(0), "{c1}");
     t.movie("film").await;
     t.signals("film", 2).await;
     let (s, film) = t.call("GET", "/results/characters/v1/film", None).await;
