@@ -15,6 +15,7 @@ mod prepared;
 mod range_max;
 mod size;
 mod validate;
+mod validate_seen;
 
 use std::path::Path;
 

@@ -32,7 +32,7 @@ fn samples(field: &str, duration: f64, step: f64) -> Result<usize> {
     Ok(n)
 }
 
-fn positive_finite(field: &str, value: f64) -> Result<()> {
+pub(super) fn positive_finite(field: &str, value: f64) -> Result<()> {
     if value.is_finite() && value > 0.0 {
         Ok(())
     } else {
@@ -40,7 +40,7 @@ fn positive_finite(field: &str, value: f64) -> Result<()> {
     }
 }
 
-fn unit(field: impl FnOnce() -> String, value: f64) -> Result<()> {
+pub(super) fn unit(field: impl FnOnce() -> String, value: f64) -> Result<()> {
     if value.is_finite() && (0.0..=1.0).contains(&value) {
         Ok(())
     } else {
@@ -48,7 +48,7 @@ fn unit(field: impl FnOnce() -> String, value: f64) -> Result<()> {
     }
 }
 
-fn in_duration(field: &str, iv: Interval, duration: f64) -> Result<()> {
+pub(super) fn in_duration(field: &str, iv: Interval, duration: f64) -> Result<()> {
     let [start, end] = iv;
     if !(start.is_finite() && end.is_finite()) {
         return Err(Error::signals(field, format!("must hold finite times (got [{start}, {end}])")));
@@ -226,132 +226,6 @@ impl Signals {
         }
         if let Some(s) = &self.speakers {
             self.validate_speakers(s)?;
-        }
-        Ok(())
-    }
-
-    fn validate_objects(&self, o: &Objects) -> Result<()> {
-        positive_finite("objects.interval", o.interval)?;
-        let mut previous = f64::NEG_INFINITY;
-        for (i, f) in o.frames.iter().enumerate() {
-            let at = format!("objects.frames[{i}]");
-            if !(f.time.is_finite() && f.time >= 0.0 && f.time <= self.duration) {
-                return Err(Error::signals(format!("{at}.time"), "must be within [0, duration]"));
-            }
-            if f.time <= previous {
-                return Err(Error::signals(format!("{at}.time"), "must be after the previous frame's"));
-            }
-            previous = f.time;
-            for (j, b) in f.boxes.iter().enumerate() {
-                let at = format!("{at}.boxes[{j}]");
-                if b.class.trim().is_empty() {
-                    return Err(Error::signals(format!("{at}.class"), "must be non-empty"));
-                }
-                unit(|| format!("{at}.confidence"), b.confidence)?;
-                unit(|| format!("{at}.x"), b.x)?;
-                unit(|| format!("{at}.y"), b.y)?;
-                for (name, side, origin) in [("w", b.w, b.x), ("h", b.h, b.y)] {
-                    if !(side.is_finite() && side > 0.0 && origin + side <= 1.0 + 1e-6) {
-                        return Err(Error::signals(
-                            format!("{at}.{name}"),
-                            format!("must be > 0 and keep the box inside the frame (got {side})"),
-                        ));
-                    }
-                }
-                if let Some(t) = b.track {
-                    match o.tracks.get(t as usize) {
-                        None => {
-                            return Err(Error::signals(
-                                format!("{at}.track"),
-                                format!("must be an index in objects.tracks (0 to {})", o.tracks.len() as i64 - 1),
-                            ));
-                        }
-                        Some(track) if track.class != b.class => {
-                            return Err(Error::signals(format!("{at}.track"), "must name a track of the box's class"));
-                        }
-                        Some(_) => {}
-                    }
-                }
-            }
-        }
-        let mut previous = f64::NEG_INFINITY;
-        for (i, t) in o.tracks.iter().enumerate() {
-            let at = format!("objects.tracks[{i}]");
-            if t.class.trim().is_empty() {
-                return Err(Error::signals(format!("{at}.class"), "must be non-empty"));
-            }
-            if !(t.start.is_finite()
-                && t.end.is_finite()
-                && 0.0 <= t.start
-                && t.start <= t.end
-                && t.end <= self.duration)
-            {
-                return Err(Error::signals(
-                    format!("{at}.start"),
-                    format!("must satisfy 0 <= start <= end <= duration (got [{}, {}])", t.start, t.end),
-                ));
-            }
-            if t.start < previous {
-                return Err(Error::signals(format!("{at}.start"), "must not precede the previous track's"));
-            }
-            previous = t.start;
-            if t.frames == 0 {
-                return Err(Error::signals(format!("{at}.frames"), "must be at least 1"));
-            }
-            unit(|| format!("{at}.confidence"), t.confidence)?;
-            unit(|| format!("{at}.largest"), t.largest)?;
-        }
-        Ok(())
-    }
-
-    fn validate_speakers(&self, s: &Speakers) -> Result<()> {
-        let dim = s.voices.first().map_or(0, Vec::len);
-        for (i, v) in s.voices.iter().enumerate() {
-            unit_vector(&format!("speakers.voices[{i}]"), v)?;
-            if v.len() != dim {
-                return Err(Error::signals(
-                    format!("speakers.voices[{i}]"),
-                    format!("must have the first voice's length ({dim}), not {}", v.len()),
-                ));
-            }
-        }
-        if !s.characters.is_empty() && s.characters.len() != s.voices.len() {
-            return Err(Error::signals(
-                "speakers.characters",
-                format!("must be empty or hold one entry per voice ({}), not {}", s.voices.len(), s.characters.len()),
-            ));
-        }
-        for (i, c) in s.characters.iter().enumerate() {
-            if c.is_some_and(|c| c as usize >= self.characters.len()) {
-                return Err(Error::signals(
-                    format!("speakers.characters[{i}]"),
-                    format!("must be an index in characters ({} of them) or null", self.characters.len()),
-                ));
-            }
-        }
-        let mut previous = f64::NEG_INFINITY;
-        for (i, t) in s.turns.iter().enumerate() {
-            let at = format!("speakers.turns[{i}]");
-            in_duration(&at, [t.start, t.end], self.duration)?;
-            if t.start < previous {
-                return Err(Error::signals(format!("{at}.start"), "must not precede the previous turn's"));
-            }
-            previous = t.start;
-            if t.speaker as usize >= s.voices.len() {
-                return Err(Error::signals(
-                    format!("{at}.speaker"),
-                    format!("must be an index in speakers.voices ({} of them)", s.voices.len()),
-                ));
-            }
-            if !t.embedding.is_empty() {
-                unit_vector(&format!("{at}.embedding"), &t.embedding)?;
-                if t.embedding.len() != dim {
-                    return Err(Error::signals(
-                        format!("{at}.embedding"),
-                        format!("must have the voices' length ({dim}), not {}", t.embedding.len()),
-                    ));
-                }
-            }
         }
         Ok(())
     }
@@ -737,7 +611,7 @@ pub const VISUAL_GROUPS: &[&str] = &["animal", "vehicle", "food", "place", "clot
 pub const SHOT_KINDS: &[&str] = &["extreme_close_up", "close_up", "medium", "wide", "extreme_wide", "no_people"];
 
 /// A vector of 1 to 4096 finite numbers with unit length.
-fn unit_vector(field: &str, v: &[f32]) -> Result<()> {
+pub(super) fn unit_vector(field: &str, v: &[f32]) -> Result<()> {
     let norm = v.iter().map(|x| f64::from(*x) * f64::from(*x)).sum::<f64>().sqrt();
     if !(1..=4096).contains(&v.len()) || v.iter().any(|x| !x.is_finite()) || (norm - 1.0).abs() > 0.01 {
         return Err(Error::signals(field, "must be 1 to 4096 finite numbers of unit length"));
