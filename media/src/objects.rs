@@ -159,7 +159,7 @@ pub fn people_at_once<'a>(frames: impl IntoIterator<Item = &'a Seen>) -> u32 {
 /// The most people seen at once in each scene (sampled frames inside it; the nearest one for a
 /// scene between two).
 pub fn people_per_scene(seen: &[Seen], scenes: &[Scene]) -> Vec<u32> {
-    scenes.iter().map(|sc| people_at_once(crate::picture::frames_in(seen, sc.start, sc.end))).collect()
+    scenes.iter().map(|sc| people_at_once(crate::see::frames_in(seen, sc.start, sc.end))).collect()
 }
 
 /// The classes seen in each scene as keyword tags: a class with a box of at least
@@ -168,7 +168,7 @@ pub fn object_tags(seen: &[Seen], scenes: &[Scene]) -> Vec<Tag> {
     let mut tags = Vec::new();
     for sc in scenes {
         let mut best: std::collections::BTreeMap<u16, (&'static str, f32)> = std::collections::BTreeMap::new();
-        for s in crate::picture::frames_in(seen, sc.start, sc.end) {
+        for s in crate::see::frames_in(seen, sc.start, sc.end) {
             for d in s.objects.iter().flatten().filter(|d| d.confidence >= OBJECT_TAG_MIN) {
                 let e = best.entry(d.class).or_insert((d.name, 0.0));
                 e.1 = e.1.max(d.confidence);

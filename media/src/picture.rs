@@ -12,7 +12,7 @@ use kino::signals::{Scene, ShotType, Tag, TagKind, Visual, VisualCue, VisualFram
 
 use crate::frame::Frame;
 use crate::scroll::ScrollDetector;
-use crate::see::Seen;
+use crate::see::{CLOTHING, PEOPLE, Seen, dequantise, frames_in, is_person_cue};
 
 /// Labels kept per frame: the five most probable with at least this probability.
 pub const FRAME_LABEL_MIN: f32 = 0.05;
@@ -59,11 +59,6 @@ pub fn group(index: u16) -> &'static str {
         i if CLOTHING.contains(&i) || PEOPLE.contains(&i) => "clothing",
         _ => "object",
     }
-}
-
-/// Whether class `index` shows that a person is there (a garment being worn, or a person class).
-pub fn is_person_cue(index: u16) -> bool {
-    CLOTHING.contains(&index) || PEOPLE.contains(&index)
 }
 
 /// `indoor` or `outdoor` when class `index` says which.
@@ -113,28 +108,6 @@ const VEHICLES: &[u16] = &[
     576, 586, 595, 603, 609, 612, 625, 627, 628, 654, 656, 661, 665, 670, 671, 675, 690, 705, 717, 724, 734, 751, 757,
     779, 780, 802, 803, 812, 814, 817, 820, 829, 833, 847, 864, 866, 867, 870, 871, 874, 880, 895, 908, 914,
 ];
-const CLOTHING: &[u16] = &[
-    399, 400, 411, 433, 439, 445, 451, 452, 457, 459, 465, 474, 501, 502, 514, 515, 518, 529, 552, 560, 568, 578, 601,
-    608, 610, 614, 617, 630, 638, 639, 652, 655, 667, 689, 697, 715, 735, 770, 774, 775, 796, 806, 808, 824, 834, 836,
-    837, 841, 842, 869, 887, 903, 906,
-];
-/// Classes that are people: baseball player, bridegroom, scuba diver.
-const PEOPLE: &[u16] = &[981, 982, 983];
-
-/// Dequantises a stored feature (see [`quantise`]).
-fn dequantise(q: &[u8]) -> impl Iterator<Item = f32> + '_ {
-    q.iter().map(|&v| f32::from(v) * FEATURE_SCALE)
-}
-
-/// The image features are means of ReLU6 outputs, so in [0, 6]: stored as one byte each
-/// (a step of 6/255), which keeps a 4-hour title's features at 9 MB instead of 37.
-const FEATURE_SCALE: f32 = 6.0 / 255.0;
-
-/// A feature as bytes.
-pub(crate) fn quantise(feature: &[f32]) -> Vec<u8> {
-    feature.iter().map(|&v| (v / FEATURE_SCALE).round().clamp(0.0, 255.0) as u8).collect()
-}
-
 fn unit(sum: Vec<f32>) -> Option<Vec<f32>> {
     let norm = sum.iter().map(|v| v * v).sum::<f32>().sqrt();
     (norm > 0.0 && norm.is_finite()).then(|| sum.into_iter().map(|v| v / norm).collect())
@@ -152,16 +125,6 @@ fn mean_feature<'a>(frames: impl Iterator<Item = &'a Seen>) -> Option<Vec<f32>> 
         }
     }
     unit(sum)
-}
-
-/// The sampled frames inside `[start, end)`, or the one nearest its middle when none is.
-pub(crate) fn frames_in(seen: &[Seen], start: f64, end: f64) -> Vec<&Seen> {
-    let inside: Vec<&Seen> = seen.iter().filter(|s| s.time >= start && s.time < end).collect();
-    if !inside.is_empty() {
-        return inside;
-    }
-    let middle = (start + end) / 2.0;
-    seen.iter().min_by(|a, b| (a.time - middle).abs().total_cmp(&(b.time - middle).abs())).into_iter().collect()
 }
 
 /// Shot kinds from the farthest to the closest, as [`shot_type`] compares them.
@@ -516,6 +479,7 @@ fn is_colour_bars(width: usize, height: usize, rgb: &[u8]) -> bool {
 mod tests {
     use super::*;
     use crate::faces::Face;
+    use crate::see::quantise;
 
     fn seen(time: f64, labels: &[(u16, f32)], face_h: &[f32]) -> Seen {
         let face = |h: f32| Face { x: 0.4, y: 0.2, w: h * 0.56, h, score: 1.0, embedding: vec![0.0; 128] };

@@ -42,7 +42,7 @@ pub struct Seen {
     pub expressions: Option<Vec<[f32; 7]>>,
     /// The image classifier's five most probable classes (index, probability), when it ran.
     pub labels: Option<Vec<(u16, f32)>>,
-    /// Its pooled image feature, one byte a value ([`crate::picture::quantise`]).
+    /// Its pooled image feature, one byte a value ([`quantise`]).
     pub feature: Option<Vec<u8>>,
     /// The objects the detector found (COCO's classes, boxes as fractions of the frame, most
     /// confident first), when it ran.
@@ -215,7 +215,7 @@ impl FrameSink for Sight {
         if let Some(model) = &mut self.labeler {
             let found = model.label(&[frame], TOP_LABELS).map_err(io::Error::other)?;
             if let Some(f) = found.into_iter().next() {
-                seen.feature = Some(crate::picture::quantise(&f.feature));
+                seen.feature = Some(quantise(&f.feature));
                 seen.labels = Some(f.top);
             }
         }
@@ -249,7 +249,7 @@ pub fn person_in_view(seen: &[Seen]) -> Option<Vec<bool>> {
     let face = |i: usize| {
         seen.get(i).is_some_and(|s| {
             s.faces.as_ref().is_some_and(|f| !f.is_empty())
-                || s.labels.iter().flatten().any(|&(c, p)| p >= PERSON_LABEL_MIN && crate::picture::is_person_cue(c))
+                || s.labels.iter().flatten().any(|&(c, p)| p >= PERSON_LABEL_MIN && is_person_cue(c))
         })
     };
     Some((0..seen.len()).map(|i| face(i) || (i > 0 && face(i - 1)) || face(i + 1)).collect())
@@ -390,6 +390,46 @@ pub fn lines_in(text: &OnScreenText, start: f64, end: f64, n: usize) -> Vec<Stri
     found.sort_by_key(|t| std::cmp::Reverse(t.len()));
     found.truncate(n);
     found
+}
+
+// The ImageNet classes that show a person, the stored image features and the frames of a span:
+// read by the picture's channels (`crate::picture`) and the objects' (`crate::objects`) alike.
+
+/// Whether class `index` shows that a person is there (a garment being worn, or a person class).
+pub fn is_person_cue(index: u16) -> bool {
+    CLOTHING.contains(&index) || PEOPLE.contains(&index)
+}
+
+pub(crate) const CLOTHING: &[u16] = &[
+    399, 400, 411, 433, 439, 445, 451, 452, 457, 459, 465, 474, 501, 502, 514, 515, 518, 529, 552, 560, 568, 578, 601,
+    608, 610, 614, 617, 630, 638, 639, 652, 655, 667, 689, 697, 715, 735, 770, 774, 775, 796, 806, 808, 824, 834, 836,
+    837, 841, 842, 869, 887, 903, 906,
+];
+/// Classes that are people: baseball player, bridegroom, scuba diver.
+pub(crate) const PEOPLE: &[u16] = &[981, 982, 983];
+
+/// Dequantises a stored feature (see [`quantise`]).
+pub(crate) fn dequantise(q: &[u8]) -> impl Iterator<Item = f32> + '_ {
+    q.iter().map(|&v| f32::from(v) * FEATURE_SCALE)
+}
+
+/// The image features are means of ReLU6 outputs, so in [0, 6]: stored as one byte each
+/// (a step of 6/255), which keeps a 4-hour title's features at 9 MB instead of 37.
+const FEATURE_SCALE: f32 = 6.0 / 255.0;
+
+/// A feature as bytes.
+pub(crate) fn quantise(feature: &[f32]) -> Vec<u8> {
+    feature.iter().map(|&v| (v / FEATURE_SCALE).round().clamp(0.0, 255.0) as u8).collect()
+}
+
+/// The sampled frames inside `[start, end)`, or the one nearest its middle when none is.
+pub(crate) fn frames_in(seen: &[Seen], start: f64, end: f64) -> Vec<&Seen> {
+    let inside: Vec<&Seen> = seen.iter().filter(|s| s.time >= start && s.time < end).collect();
+    if !inside.is_empty() {
+        return inside;
+    }
+    let middle = (start + end) / 2.0;
+    seen.iter().min_by(|a, b| (a.time - middle).abs().total_cmp(&(b.time - middle).abs())).into_iter().collect()
 }
 
 #[cfg(test)]

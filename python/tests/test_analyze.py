@@ -233,7 +233,7 @@ def test_analysis_with_models_uses_the_vad_and_embeds_scenes_and_the_item(models
     visual = signals.visual
     assert visual is not None and visual["frames"], visual
     assert len(signals.shot_types) == len(signals.shots) + 1
-    assert all(kind in ("extreme_close_up", "close_up", "medium", "wide", "no_people") for _, _, kind in signals.shot_types)
+    assert all(kind in ("extreme_close_up", "close_up", "medium", "wide", "extreme_wide", "no_people") for _, _, kind in signals.shot_types)
     assert len(visual["scene_features"]) == len(signals.scenes)
 
 
