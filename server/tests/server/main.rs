@@ -6,8 +6,8 @@
 mod api;
 mod bounds;
 mod browser;
-mod by_example;
 mod bucket;
+mod by_example;
 mod failover;
 mod first_start;
 mod hardening;
