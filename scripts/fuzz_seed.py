@@ -171,6 +171,10 @@ def seed(base, data_dir, key, admin, client_id, client_secret, out):
     example("/media/gen/{gen_id}/{file}", "get", "gen_id", gen_id)
     example("/media/creative-assets/{recipe_id}/{file}", "get", "recipe_id", recipes["main"])
     example("/media/creative-assets/{recipe_id}/{file}", "get", "file", f"{asset_id}.mp4")
+    # Search by example: a scene of the demo title (its scenes start at 0); pictures are fuzzed as bytes.
+    paths["/search/v1/scenes"]["post"]["requestBody"]["content"]["application/json"]["example"] = {
+        "item_id": "tt-demo-001", "start_ts": 0}
+    paths["/search/v1/scenes"]["post"]["requestBody"]["content"]["application/json"].pop("examples", None)
     body_example("/oauth/token", "post", {"client_id": client_id, "client_secret": client_secret,
                                           "grant_type": "client_credentials"})
     for path in ("/smartlists/{id}", "/smartlists/{id}/assets"):

@@ -32,7 +32,7 @@ PY
 .venv/bin/openapi-spec-validator "$dir/openapi.json"
 
 # Clips and images are bytes: the generator handles them as application/octet-stream (File).
-printf 'content_type_overrides:\n  video/mp4: application/octet-stream\n  image/jpeg: application/octet-stream\n' >"$dir/generator.yaml"
+printf 'content_type_overrides:\n  video/mp4: application/octet-stream\n  image/jpeg: application/octet-stream\n  image/png: application/octet-stream\n' >"$dir/generator.yaml"
 PATH="$PWD/.venv/bin:$PATH" .venv/bin/openapi-python-client generate --path "$dir/openapi.json" \
     --output-path "$dir/kino_api" --meta none --config "$dir/generator.yaml" --fail-on-warning \
     >"$dir/generate.log" 2>&1 || { cat "$dir/generate.log" >&2; echo "client generation failed or warned" >&2; exit 1; }

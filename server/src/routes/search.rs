@@ -267,8 +267,8 @@ pub struct SceneExample {
     request_body(
         description = "A picture (JPEG or PNG), or one scene of an item",
         content(
-            (Vec<u8> = "image/jpeg"),
-            (Vec<u8> = "image/png"),
+            (crate::openapi::schemas::Binary = "image/jpeg"),
+            (crate::openapi::schemas::Binary = "image/png"),
             (SceneExample = "application/json"),
         ),
     ),
