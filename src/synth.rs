@@ -396,6 +396,7 @@ pub fn generate(o: &SynthOptions) -> Signals {
         picture_fingerprint: None,
         objects: None,
         speakers: None,
+        scene_channels: None,
     }
 }
 

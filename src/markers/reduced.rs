@@ -61,5 +61,6 @@ pub fn read_by_markers(s: &Signals) -> Signals {
         picture_fingerprint: s.picture_fingerprint.clone(),
         objects: None,
         speakers: None,
+        scene_channels: None,
     }
 }

@@ -14,9 +14,9 @@ pub const BINARY_MAGIC: &[u8; 8] = b"KINOSIG\0";
 /// `analysis`, version 3 appended `analysis.models` and `analysis.reasons`, version 4 appended
 /// `text`, version 5 appended `transcript`, version 6 appended `audio_fingerprint`, version 7
 /// appended `character_descriptors`, version 8 appended `visual`, version 9 appended
-/// `picture_fingerprint`, version 10 appended `objects` and `speakers`; versions 1 to 9 are still
-/// read (see [`Signals::from_binary`]).
-pub const BINARY_FORMAT_VERSION: u32 = 10;
+/// `picture_fingerprint`, version 10 appended `objects` and `speakers`, version 11 appended
+/// `scene_channels`; versions 1 to 10 are still read (see [`Signals::from_binary`]).
+pub const BINARY_FORMAT_VERSION: u32 = 11;
 
 /// The oldest binary layout this build reads.
 pub const OLDEST_BINARY_FORMAT_VERSION: u32 = 1;
@@ -53,12 +53,12 @@ impl Signals {
     /// Older layouts differ from the current one only at the end of the payload (fields are
     /// only ever appended), so they are decoded by completing that end with the encoding of the
     /// missing fields' empty values, and the completion that decodes to exactly the end is the
-    /// one: version 1 lacks `analysis` and the eight fields after it (nine one-byte `None`s);
+    /// one: version 1 lacks `analysis` and the nine fields after it (ten one-byte `None`s);
     /// version 2 lacks the two maps that end `analysis` (two empty maps, one byte each, only when
-    /// its `analysis` is present) and the eight fields after it; version 3 lacks the last eight
-    /// (eight `None`s), version 4 the last seven, version 5 the last six, version 6 the last five,
-    /// version 7 the last four (`visual` to `speakers`), version 8 the last three, version 9 the
-    /// last two (`objects`, `speakers`).
+    /// its `analysis` is present) and the nine fields after it; version 3 lacks the last nine
+    /// (nine `None`s), version 4 the last eight, version 5 the last seven, version 6 the last six,
+    /// version 7 the last five (`visual` to `scene_channels`), version 8 the last four, version 9
+    /// the last three (`objects`, `speakers`, `scene_channels`), version 10 the last one.
     pub fn from_binary(bytes: &[u8]) -> Result<Signals> {
         if bytes.len() < HEADER_LEN {
             return Err(binary_error(format!("truncated: {} bytes, the header alone is {HEADER_LEN}", bytes.len())));
@@ -87,15 +87,16 @@ impl Signals {
             return Err(binary_error("checksum mismatch: the file is corrupted"));
         }
         let completions: &[&[u8]] = match version {
-            1 => &[&[0; 9]],
-            2 => &[&[0; 10], &[0; 8]],
-            3 => &[&[0; 8]],
-            4 => &[&[0; 7]],
-            5 => &[&[0; 6]],
-            6 => &[&[0; 5]],
-            7 => &[&[0; 4]],
-            8 => &[&[0; 3]],
-            9 => &[&[0; 2]],
+            1 => &[&[0; 10]],
+            2 => &[&[0; 11], &[0; 9]],
+            3 => &[&[0; 9]],
+            4 => &[&[0; 8]],
+            5 => &[&[0; 7]],
+            6 => &[&[0; 6]],
+            7 => &[&[0; 5]],
+            8 => &[&[0; 4]],
+            9 => &[&[0; 3]],
+            10 => &[&[0; 1]],
             _ => &[&[]],
         };
         let mut outcome = Err(binary_error("no layout matched"));

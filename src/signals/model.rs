@@ -137,6 +137,46 @@ pub struct Signals {
     /// character a speaker was seen as. A kino addition (binary layout 10).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub speakers: Option<Speakers>,
+    /// What each scene holds, channel by channel, as sentence vectors: what is seen, said,
+    /// written on screen and heard, each embedded on its own, so that a text query can be scored
+    /// against each channel at query time and the scores fused. A kino addition (binary layout 11).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scene_channels: Option<SceneChannels>,
+}
+
+/// Per-scene channel vectors (see [`Signals::scene_channels`]). Each list holds one entry per
+/// scene, in scene order: the unit-length vector of what that channel measured in the scene, or
+/// `null` when it measured nothing there (no speech, no words on screen). Every vector of the
+/// document has the same length (the sentence model's, 384 for all-MiniLM-L6-v2): the first
+/// coordinates of the scene space, where a text query's vector lies.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, Encode, Decode)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct SceneChannels {
+    /// What is seen: light, pace, the people and how they are framed, the picture's labels and
+    /// the objects found.
+    #[serde(default)]
+    pub seen: Vec<Option<Vec<f32>>>,
+    /// What is said: the scene's transcript.
+    #[serde(default)]
+    pub said: Vec<Option<Vec<f32>>>,
+    /// What is written: the words read on screen, and whether the scene is in the titles or the
+    /// credits.
+    #[serde(default)]
+    pub written: Vec<Option<Vec<f32>>>,
+    /// What is heard: the sound events, the music's mood, loudness and whether someone speaks.
+    #[serde(default)]
+    pub heard: Vec<Option<Vec<f32>>>,
+}
+
+impl SceneChannels {
+    /// The channels' names, in the order of [`SceneChannels::lists`].
+    pub const NAMES: [&'static str; 4] = ["seen", "said", "written", "heard"];
+
+    /// The four lists, in the order of [`SceneChannels::NAMES`].
+    pub fn lists(&self) -> [&Vec<Option<Vec<f32>>>; 4] {
+        [&self.seen, &self.said, &self.written, &self.heard]
+    }
 }
 
 /// People and objects on screen (see [`Signals::objects`]).
@@ -615,6 +655,7 @@ pub const ANALYSIS_CHANNELS: &[&str] = &[
     "picture_fingerprint",
     "objects",
     "speakers",
+    "scene_channels",
 ];
 
 /// Provenance of a document: who produced it, what was measured, what is absent (zero or empty

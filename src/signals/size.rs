@@ -117,6 +117,9 @@ impl Signals {
             + self.picture_fingerprint.as_ref().map_or(0, |f| items(&f.hashes))
             + objects
             + speakers
+            + self.scene_channels.as_ref().map_or(0, |c| {
+                c.lists().iter().map(|l| items(l) + l.iter().flatten().map(|v| items(v)).sum::<usize>()).sum::<usize>()
+            })
     }
 }
 

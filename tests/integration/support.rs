@@ -41,6 +41,7 @@ pub fn flat_signals(relevance: &[f32]) -> Signals {
         picture_fingerprint: None,
         objects: None,
         speakers: None,
+        scene_channels: None,
     }
 }
 
