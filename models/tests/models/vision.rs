@@ -2,7 +2,9 @@
 //! numpy forward pass of the same file (`scripts/efficientnet_reference.py`: numpy 2.4.6,
 //! Pillow 13.0.0, TF `SAME` padding, batch norm eps 1e-3), which an independent onnxruntime run
 //! matched to 1.05e-5. The photographs are scikit-image's (a cat, a cup of espresso), decoded
-//! losslessly by ffmpeg; both sides resize with Pillow's bilinear filter.
+//! losslessly by ffmpeg; both sides letterbox them into 224x224 with Pillow's bilinear filter
+//! (issue 48; the reference's `--squash` gives the figures of the squashed input before it), and
+//! a region of the espresso is read as the detector's boxes are (the reference's `--box`).
 
 use std::process::Command;
 
@@ -21,23 +23,37 @@ struct Expected {
 const EXPECTED: [Expected; 2] = [
     Expected {
         photo: "chelsea.png",
-        top: [(285, 0.791172), (282, 0.088482), (281, 0.071235), (287, 0.010451), (728, 0.001277)],
+        top: [(285, 0.785377), (281, 0.08988), (282, 0.083599), (287, 0.007678), (793, 0.001299)],
         feature: [
-            0.015052, 0.081991, 0.0, 0.218509, 1.83896, 0.364597, 0.0, 0.0, 0.010169, 0.07648, 0.0, 1.600959, 0.053748,
-            0.0, 0.402245, 0.0,
+            0.047344, 0.061883, 0.010959, 0.172181, 1.647174, 0.66981, 0.0, 0.0, 0.184691, 0.044256, 0.0, 1.136714,
+            0.010402, 0.0, 0.354167, 0.0,
         ],
-        l2: 14.62367,
+        l2: 14.63306,
     },
     Expected {
         photo: "coffee.png",
-        top: [(967, 0.89941), (968, 0.030931), (504, 0.013136), (925, 0.012422), (809, 0.003595)],
+        top: [(967, 0.68245), (968, 0.076789), (504, 0.023636), (925, 0.018339), (868, 0.015025)],
         feature: [
-            0.08248, 1.216624, 0.951468, 0.0, 0.0, 0.0, 0.025094, 0.1727, 0.405023, 0.003353, 0.0, 0.36413, 0.294029,
-            0.326938, 0.351518, 0.013498,
+            0.0, 1.136567, 1.469562, 0.013254, 0.002752, 0.0, 0.021191, 0.069889, 0.119451, 0.02221, 0.0, 0.449552,
+            0.597264, 0.651077, 0.727882, 0.0,
         ],
-        l2: 14.34846,
+        l2: 13.86452,
     },
 ];
+
+/// The region (150, 40) 300x280 of the espresso: `efficientnet_reference.py --box 150,40,300,280`.
+const REGION: ([usize; 4], Expected) = (
+    [150, 40, 300, 280],
+    Expected {
+        photo: "coffee.png",
+        top: [(967, 0.929938), (925, 0.010819), (968, 0.009736), (504, 0.007091), (960, 0.005312)],
+        feature: [
+            0.052358, 0.079604, 0.912229, 0.0, 0.246837, 0.0, 0.244767, 0.154844, 0.097373, 0.441028, 0.0, 0.0,
+            0.089446, 0.137257, 0.439385, 0.0,
+        ],
+        l2: 13.90129,
+    },
+);
 
 /// Agreement asked of the whole model: the resize is Pillow's, so the inputs are the
 /// reference's; what remains is float summation order.
@@ -81,8 +97,11 @@ fn photographs_are_labelled_as_the_reference_labels_them() {
     let started = std::time::Instant::now();
     let got = labeler.label(&frames, 5).unwrap();
     eprintln!("{test}: {} frames in {:.3} s", frames.len(), started.elapsed().as_secs_f64());
+    let region = labeler.label_with_regions(frames[1], &[REGION.0], 5).unwrap();
+    assert_eq!(region.len(), 2);
+    assert_eq!(region[0], got[1], "the whole frame first, as `label` gives it");
     let mut worst = 0f32;
-    for (e, g) in EXPECTED.iter().zip(&got) {
+    for (e, g) in EXPECTED.iter().chain([&REGION.1]).zip(got.iter().chain([&region[1]])) {
         let names: Vec<&str> = g.top.iter().map(|&(i, _)| labeler.names()[usize::from(i)].as_str()).collect();
         eprintln!("{test}: {}: {:?} {names:?}", e.photo, g.top);
         assert_eq!(g.feature.len(), FEATURE_LEN);
@@ -110,4 +129,19 @@ fn photographs_are_labelled_as_the_reference_labels_them() {
     let single = labeler.label(&frames[1..2], 5).unwrap();
     assert!((single[0].top[0].1 - got[1].top[0].1).abs() < 1e-5);
     assert!(labeler.label(&[], 5).unwrap().is_empty());
+    // The cat inside black bars (a letterboxed and pillarboxed frame) is the cat: the bars are cut
+    // off before the model reads it.
+    let (w, h, cat) = &images[0];
+    let (bw, bh) = (w + 2 * 37, h + 2 * 24);
+    let mut barred = vec![0u8; bw * bh * 3];
+    for y in 0..*h {
+        barred[((y + 24) * bw + 37) * 3..((y + 24) * bw + 37 + w) * 3]
+            .copy_from_slice(&cat[y * w * 3..(y + 1) * w * 3]);
+    }
+    let inside = labeler.label(&[RgbFrame::new(bw, bh, &barred).unwrap()], 5).unwrap();
+    // (To within what a batch of one and a batch of two differ by.)
+    for (a, b) in inside[0].top.iter().zip(&got[0].top) {
+        assert!(a.0 == b.0 && (a.1 - b.1).abs() < 1e-5, "{:?} against {:?}", inside[0].top, got[0].top);
+    }
+    assert!(inside[0].feature.iter().zip(&got[0].feature).all(|(a, b)| (a - b).abs() < 1e-4));
 }
