@@ -3,6 +3,7 @@
 
 use super::geometry::{first_true, gap, grid_time, overlaps};
 use super::query::ClipQuery;
+use super::shots::ShotCoverage;
 use super::types::{CharacterPreference, ClipType};
 use crate::signals::{Interval, Prepared, fixed_mean, fixed_value};
 
@@ -58,7 +59,7 @@ pub(crate) enum Ranking<'a> {
 }
 
 /// The accepted grid candidates (start sample indexes), best first.
-pub(crate) fn select_starts(p: &Prepared, q: &ClipQuery, ranking: &Ranking<'_>) -> Vec<usize> {
+pub(crate) fn select_starts(p: &Prepared, q: &ClipQuery, shots: &ShotCoverage, ranking: &Ranking<'_>) -> Vec<usize> {
     let n = p.samples();
     let step = p.step();
     let d = p.duration();
@@ -83,7 +84,7 @@ pub(crate) fn select_starts(p: &Prepared, q: &ClipQuery, ranking: &Ranking<'_>) 
     }
     let allowed = allowed_ranges(p, q, i_min, i_max, len);
     let mut ranked = Ranked::new(i_min, i_max - i_min + 1);
-    let filters = Filters::new(p, q, k, n - k + 1);
+    let filters = Filters::new(p, q, shots, k, n - k + 1);
     let rel = p.relevance.sums();
     let mut scene_cursor = (0usize, 0usize);
     for (lo, hi) in allowed {
@@ -139,7 +140,8 @@ fn query_score(scenes: &SceneScores, s: f64, e: f64, cursor: &mut (usize, usize)
     if *first < *last && overlaps(spans[*first].0, spans[*first].1, s, e) { scenes.max(*first, *last - 1) } else { 0.0 }
 }
 
-/// Threshold filters that differ from their defaults, folded into one pass-mask over candidates.
+/// Threshold filters that differ from their defaults, and the `shot_type` filter when it is set,
+/// folded into one pass-mask over candidates.
 ///
 /// Each bound is turned once into an integer cut-off on the fixed-point grid (the largest value
 /// whose reported form is within the bound), so the per-candidate test is an integer comparison
@@ -160,7 +162,7 @@ fn lowest(max: u64, pred: impl Fn(u64) -> bool) -> u64 {
 }
 
 impl Filters {
-    fn new(p: &Prepared, q: &ClipQuery, k: usize, candidates: usize) -> Filters {
+    fn new(p: &Prepared, q: &ClipQuery, shots: &ShotCoverage, k: usize, candidates: usize) -> Filters {
         let mut mask: Option<Vec<bool>> = None;
         let one = u64::from(crate::signals::FIXED_ONE);
         for (table, lo, hi) in [
@@ -202,6 +204,13 @@ impl Filters {
             for (i, ok) in m.iter_mut().enumerate() {
                 let s = sums[i + k] - sums[i];
                 *ok &= s >= low_sum && s < high_sum;
+            }
+        }
+        if !q.shot_type.is_empty() {
+            let m = mask.get_or_insert_with(|| vec![true; candidates]);
+            for (i, ok) in m.iter_mut().enumerate().filter(|(_, ok)| **ok) {
+                let s = grid_time(i, p.step());
+                *ok = shots.passes(&q.shot_type, s, s + q.clip_length);
             }
         }
         Filters { mask }

@@ -1,7 +1,9 @@
-//! The clip returned by a previews request: exactly the fields of `data.jitpreview[]`.
+//! The clip returned by a previews request: the fields of `data.jitpreview[]`, and kino's
+//! addition `shot_type`.
 
 use serde::{Deserialize, Serialize};
 
+use super::shots::ShotKind;
 use super::types::ClipType;
 use crate::report;
 
@@ -58,7 +60,8 @@ pub struct GenPaths {
     pub small_image_path: String,
 }
 
-/// One preview clip; serializes to exactly the interface's `data.jitpreview[]` field names.
+/// One preview clip; serializes to the interface's `data.jitpreview[]` field names, plus
+/// `shot_type` (a kino addition, absent when the item has no shot types).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Clip {
@@ -87,6 +90,10 @@ pub struct Clip {
     pub profanity: f64,
     /// Mean brightness over the clip.
     pub brightness: f64,
+    /// The shot type covering the most of the clip (`visual.shot_types`); absent when the item
+    /// has no shot types (or, for a custom range, when no shot overlaps it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shot_type: Option<ShotKind>,
     /// Rank of the clip in the answer, from 0.
     pub clip_index: usize,
     /// Start after the snap step.

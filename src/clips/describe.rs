@@ -7,6 +7,7 @@ use super::candidates::SceneScores;
 use super::clip::{Clip, CropWindow, TagScore, VerticalConversion};
 use super::geometry::overlaps;
 use super::query::ClipQuery;
+use super::shots::ShotCoverage;
 use super::types::{AspectRatio, CharacterPreference, ClipType};
 use crate::signals::{Prepared, TagKind, Vertical, fixed_mean, fixed_value, kind_slot};
 
@@ -57,10 +58,13 @@ pub(crate) fn preference_met(q: &ClipQuery, present: &[u32]) -> bool {
 }
 
 /// The refinement guard: whether an interval is inside `[0, D]`, non-empty, meets every
-/// threshold, and keeps the character preference (so that section 7's "every returned clip
-/// satisfies the character preference" holds after refinement too).
-pub(crate) fn acceptable(p: &Prepared, q: &ClipQuery, start: f64, stop: f64) -> bool {
+/// threshold and the `shot_type` filter, and keeps the character preference (so that section 7's
+/// "every returned clip satisfies the character preference" holds after refinement too).
+pub(crate) fn acceptable(p: &Prepared, q: &ClipQuery, shots: &ShotCoverage, start: f64, stop: f64) -> bool {
     if !(0.0 <= start && start < stop && stop <= p.duration()) {
+        return false;
+    }
+    if !shots.passes(&q.shot_type, start, stop) {
         return false;
     }
     if !preference_met(q, &characters_over(p, start, stop)) {
@@ -101,6 +105,7 @@ pub(crate) fn describe(
     p: &Prepared,
     q: &ClipQuery,
     scenes: Option<&SceneScores>,
+    shots: &ShotCoverage,
     r: Refined,
     clip_index: usize,
 ) -> Clip {
@@ -144,6 +149,7 @@ pub(crate) fn describe(
         blood_gore: a.blood_gore,
         profanity: a.profanity,
         brightness: a.brightness,
+        shot_type: shots.dominant(start, stop),
         clip_index,
         snapped_start: r.snapped_start,
         snapped_stop: r.snapped_stop,

@@ -20,6 +20,7 @@ mod geometry;
 mod parameters;
 mod query;
 mod refine;
+mod shots;
 pub(crate) mod types;
 
 use rayon::prelude::*;
@@ -28,6 +29,7 @@ use serde_json::json;
 pub use clip::{Clip, CropWindow, GenPaths, TagScore, VerticalConversion};
 pub use parameters::{ParameterKind, ParameterSpec};
 pub use query::ClipQuery;
+pub use shots::ShotKind;
 pub use types::{AspectRatio, CharacterPreference, ClipType, ClipTypesInfo, PreviewsVersion, clip_types_info};
 
 use crate::error::{Error, IssueKind, QueryIssue, Result};
@@ -36,6 +38,7 @@ use candidates::{SceneScores, ranking_for, select_starts};
 use describe::{Refined, acceptable, describe};
 use geometry::grid_time;
 use refine::{SpeechZones, snap};
+use shots::ShotCoverage;
 
 /// Selects preview clips for one item. `query_embedding` is the text embedding of
 /// `query.search_query` (1024 floats, from a [`TextEncoder`](crate::TextEncoder)); both or
@@ -52,9 +55,22 @@ pub fn select(p: &Prepared, q: &ClipQuery, query_embedding: Option<&[f32]>) -> R
 /// A content filter (nudity, blood/gore, profanity) on a channel that the item's analysis lists
 /// as absent would pass every clip on zeros that measure nothing: it is refused, naming the
 /// parameter and why the channel is absent (a model not installed, or speech recognition still
-/// to come). Filters left at their defaults are not in use and are never refused.
-fn refuse_unmeasured_filters(p: &Prepared, q: &ClipQuery) -> Result<()> {
-    let Some(analysis) = &p.signals().analysis else { return Ok(()) };
+/// to come). Filters left at their defaults are not in use and are never refused. A `shot_type`
+/// filter on an item without shot types (`visual.shot_types`) could pass no clip: it is refused
+/// the same way, whoever wrote the signals.
+fn refuse_unmeasured_filters(p: &Prepared, q: &ClipQuery, shots: &ShotCoverage) -> Result<()> {
+    let analysis = p.signals().analysis.as_ref();
+    if !q.shot_type.is_empty() && !shots.measured() {
+        let why = analysis.and_then(|a| a.reasons.get("visual")).map(|r| format!(" ({r})")).unwrap_or_default();
+        return Err(Error::InvalidParameter {
+            param: "shot_type",
+            rule: format!(
+                "filters on visual.shot_types, which this item's signals do not have (the picture's shot types \
+                 were not measured{why}); leave it unset"
+            ),
+        });
+    }
+    let Some(analysis) = analysis else { return Ok(()) };
     let filters = [
         ("timelines.nudity", ("min_nudity", q.min_nudity), ("max_nudity", q.max_nudity)),
         ("timelines.blood_gore", ("min_blood_gore", q.min_blood_gore), ("max_blood_gore", q.max_blood_gore)),
@@ -105,7 +121,8 @@ pub fn select_traced(p: &Prepared, q: &ClipQuery, query_embedding: Option<&[f32]
 /// The selection itself: each clip with its candidate, times and scores not yet rounded.
 fn select_exact(p: &Prepared, q: &ClipQuery, query_embedding: Option<&[f32]>) -> Result<Vec<((f64, f64), Clip)>> {
     q.validate()?;
-    refuse_unmeasured_filters(p, q)?;
+    let shots = ShotCoverage::new(p.signals());
+    refuse_unmeasured_filters(p, q, &shots)?;
     let scenes = scene_scores(p, q, query_embedding)?;
     if q.aspect_ratio == AspectRatio::Vertical9x16 && p.signals().vertical.is_none() {
         return Err(Error::MissingSignal { field: "vertical", needed_by: "aspect_ratio=9:16" });
@@ -123,18 +140,18 @@ fn select_exact(p: &Prepared, q: &ClipQuery, query_embedding: Option<&[f32]>) ->
                 }],
             });
         }
-        let clip = describe(p, q, scenes.as_ref(), Refined::unchanged(start, stop), 0);
+        let clip = describe(p, q, scenes.as_ref(), &shots, Refined::unchanged(start, stop), 0);
         return Ok(vec![((start, stop), clip)]);
     }
     let ranking = ranking_for(p, q, scenes.as_ref());
-    let starts = select_starts(p, q, &ranking);
+    let starts = select_starts(p, q, &shots, &ranking);
     let clips = starts
         .into_iter()
         .enumerate()
         .map(|(index, i)| {
             let s = grid_time(i, p.step());
-            let refined = refine(p, q, s, s + q.clip_length);
-            ((s, s + q.clip_length), describe(p, q, scenes.as_ref(), refined, index))
+            let refined = refine(p, q, &shots, s, s + q.clip_length);
+            ((s, s + q.clip_length), describe(p, q, scenes.as_ref(), &shots, refined, index))
         })
         .collect();
     Ok(clips)
@@ -146,14 +163,14 @@ pub fn select_many(items: &[&Prepared], q: &ClipQuery, query_embedding: Option<&
 }
 
 /// Applies snap then speech avoidance to `[start, stop]`, each step only when the guard allows.
-fn refine(p: &Prepared, q: &ClipQuery, start: f64, stop: f64) -> Refined {
+fn refine(p: &Prepared, q: &ClipQuery, kinds: &ShotCoverage, start: f64, stop: f64) -> Refined {
     let shots = &p.signals().shots;
     let mut r = Refined::unchanged(start, stop);
     let snapped = (
         snap(start, q.start_bwd_snap_search, q.start_fwd_snap_search, shots),
         snap(stop, q.end_bwd_snap_search, q.end_fwd_snap_search, shots),
     );
-    if snapped != (start, stop) && acceptable(p, q, snapped.0, snapped.1) {
+    if snapped != (start, stop) && acceptable(p, q, kinds, snapped.0, snapped.1) {
         (r.start, r.stop) = snapped;
         (r.snapped_start, r.snapped_stop) = snapped;
     }
@@ -164,7 +181,7 @@ fn refine(p: &Prepared, q: &ClipQuery, start: f64, stop: f64) -> Refined {
         start_zones.nearest_safe(r.start, q.start_bwd_speech_search, q.start_fwd_speech_search).unwrap_or(r.start),
         stop_zones.nearest_safe(r.stop, q.end_bwd_speech_search, q.end_fwd_speech_search).unwrap_or(r.stop),
     );
-    if moved != (r.start, r.stop) && acceptable(p, q, moved.0, moved.1) {
+    if moved != (r.start, r.stop) && acceptable(p, q, kinds, moved.0, moved.1) {
         r.start_shift = moved.0 - r.start;
         r.stop_shift = moved.1 - r.stop;
         (r.start, r.stop) = moved;

@@ -7,6 +7,7 @@ use serde_json::{Value, json};
 
 use super::ClipQuery;
 use super::query::{BOUND_PAIRS, FLOAT_FIELDS, Range};
+use super::shots::ShotKind;
 use super::types::{AspectRatio, CharacterPreference, ClipType, PreviewsVersion};
 
 /// The type and accepted values of one previews parameter.
@@ -21,6 +22,8 @@ pub enum ParameterKind {
     Enum(Vec<&'static str>),
     /// Comma-separated integers `>= 0`.
     IntegerList,
+    /// Comma-separated names from the list (spaces allowed, repeats merged); empty for none.
+    EnumList(Vec<&'static str>),
     /// An integer `>= minimum`.
     Integer {
         /// The smallest accepted value.
@@ -57,7 +60,7 @@ pub struct ParameterSpec {
 }
 
 /// The meaning of each parameter, in [`ClipQuery::PARAMETERS`] order.
-const MEANINGS: [(&str, &str); 36] = [
+const MEANINGS: [(&str, &str); 37] = [
     ("version", "Previews version code; the newest when absent."),
     (
         "character_preference",
@@ -82,6 +85,12 @@ const MEANINGS: [(&str, &str); 36] = [
     ("max_profanity", "Upper bound on the clip's maximum spoken profanity."),
     ("min_brightness", "Lower bound on the clip's mean brightness; at most `max_brightness`."),
     ("max_brightness", "Upper bound on the clip's mean brightness."),
+    (
+        "shot_type",
+        "Comma-separated shot types (`close_up,medium`): only clips whose own `shot_type`, the shot type \
+         covering the most of the clip, is listed. Empty or absent: any. Needs the item's shot types \
+         (`visual.shot_types`); refused for an item without them.",
+    ),
     ("clip_length", "Target clip length in seconds (refinement may change it); 0 returns no clips."),
     ("skip_start", "Percent of the duration no clip may use at the start."),
     ("skip_end", "Percent of the duration no clip may use at the end."),
@@ -173,6 +182,7 @@ fn kind_and_default(name: &'static str, defaults: &mut ClipQuery) -> (ParameterK
             Some(json!(defaults.character_preference.as_str())),
         ),
         "character_list" => (ParameterKind::IntegerList, None),
+        "shot_type" => (ParameterKind::EnumList(ShotKind::ALL.map(ShotKind::as_str).to_vec()), None),
         "number_of_top_candidates" => {
             (ParameterKind::Integer { minimum: 1 }, Some(json!(defaults.number_of_top_candidates)))
         }

@@ -5,6 +5,7 @@ use std::collections::BTreeSet;
 
 use serde_json::json;
 
+use super::shots::ShotKind;
 use super::types::{AspectRatio, CharacterPreference, ClipType, PreviewsVersion};
 use crate::error::{Error, IssueKind, QueryIssue, Result};
 
@@ -37,6 +38,9 @@ pub struct ClipQuery {
     pub min_brightness: f64,
     /// Upper bound on the clip's mean brightness.
     pub max_brightness: f64,
+    /// The shot types a clip's dominant shot type must be one of, in [`ShotKind::ALL`] order
+    /// without repeats; empty: any.
+    pub shot_type: Vec<ShotKind>,
     /// Target clip length in seconds.
     pub clip_length: f64,
     /// Percent of the duration excluded at the start.
@@ -101,6 +105,7 @@ impl Default for ClipQuery {
             max_profanity: 1.0,
             min_brightness: 0.0,
             max_brightness: 1.0,
+            shot_type: Vec::new(),
             clip_length: 30.0,
             skip_start: 10.0,
             skip_end: 10.0,
@@ -187,7 +192,7 @@ pub(super) const BOUND_PAIRS: [(&str, &str, u32); 4] = [
 
 impl ClipQuery {
     /// Every parameter name the clip search accepts, in the interface's order.
-    pub const PARAMETERS: [&'static str; 36] = [
+    pub const PARAMETERS: [&'static str; 37] = [
         "version",
         "character_preference",
         "character_list",
@@ -201,6 +206,7 @@ impl ClipQuery {
         "max_profanity",
         "min_brightness",
         "max_brightness",
+        "shot_type",
         "clip_length",
         "skip_start",
         "skip_end",
@@ -270,6 +276,7 @@ impl ClipQuery {
                     .map(|i| CharacterPreference::ALL[i])?;
             }
             "character_list" => self.character_list = parse_character_list(value)?,
+            "shot_type" => self.shot_type = parse_shot_types(value)?,
             "number_of_top_candidates" => {
                 let n = parse_int(name, value)?;
                 if n < 1 {
@@ -550,6 +557,24 @@ fn parse_character_list(value: &str) -> Result<Vec<u32>, QueryIssue> {
         }
     }
     Ok(ranks.into_iter().collect())
+}
+
+/// Parses `shot_type`: comma-separated shot kinds (spaces allowed, repeats merged), empty for any.
+fn parse_shot_types(value: &str) -> Result<Vec<ShotKind>, QueryIssue> {
+    if value.trim().is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut kinds = BTreeSet::new();
+    for part in value.split(',') {
+        let part = part.trim();
+        let Some(kind) = ShotKind::parse(part) else {
+            let allowed = ShotKind::ALL.map(ShotKind::as_str).join(", ");
+            let rule = format!("shot_type must be comma-separated shot types among {allowed} ({part:?} is not one)");
+            return Err(QueryIssue { input: Some(value.into()), ..value_issue("shot_type", rule) });
+        };
+        kinds.insert(kind);
+    }
+    Ok(kinds.into_iter().collect())
 }
 
 /// Parses a version code, rejecting malformed codes and versions this build does not offer.

@@ -1,17 +1,43 @@
 //! Section 7 of clip-selection.md, on generated signals (including degenerate ones), and the fast
 //! selector against the naive reference.
 
-use kino::clips::{CharacterPreference, ClipType};
+use kino::clips::{CharacterPreference, ClipType, ShotKind};
 use kino::synth::{SynthOptions, generate};
 use kino::{ClipQuery, LexicalEncoder, Prepared, TextEncoder, report, select, select_traced};
 use proptest::prelude::*;
 
-use crate::reference::{key_of, max_key, preference_ok, present, reference_select, safe};
+use crate::reference::{dominant_shot, key_of, max_key, preference_ok, present, reference_select, safe};
 
 #[derive(Debug, Clone)]
 struct Case {
     options: SynthOptions,
     query: ClipQuery,
+    /// Seed of the shot types given to every shot of the generated signals; none when `None`.
+    shot_types: Option<u64>,
+}
+
+/// The shot types the generated signals show and the filters ask for: four, so that a filter of
+/// one to three of them often passes some clips.
+const SHOT_KINDS: [ShotKind; 4] = [ShotKind::CloseUp, ShotKind::Medium, ShotKind::Wide, ShotKind::NoPeople];
+
+/// The case's signals, with a shot type for every shot when the case has them.
+fn prepared(case: &Case) -> Prepared {
+    let mut s = generate(&case.options);
+    if let Some(seed) = case.shot_types {
+        let edges: Vec<f64> = std::iter::once(0.0).chain(s.shots.iter().copied()).chain([s.duration]).collect();
+        let shot_types: Vec<serde_json::Value> = edges
+            .windows(2)
+            .enumerate()
+            .map(|(j, w)| {
+                let mix = seed.wrapping_add(j as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40;
+                let kind = SHOT_KINDS[(mix % 4) as usize].as_str();
+                serde_json::json!({"start": w[0], "end": w[1], "kind": kind, "people": 1})
+            })
+            .collect();
+        s.visual =
+            Some(serde_json::from_value(serde_json::json!({"interval": 1.0, "shot_types": shot_types})).unwrap());
+    }
+    Prepared::new(s).unwrap()
 }
 
 fn signals_strategy() -> impl Strategy<Value = SynthOptions> {
@@ -106,7 +132,22 @@ fn case_strategy() -> impl Strategy<Value = Case> {
         if search {
             query.search_query = Some(format!("{} {}", kino::synth::KEYWORDS[3], kino::synth::MOODS[1]));
         }
-        Case { options, query }
+        // Shot types and their filter come from bits of the signals' seed rather than from draws
+        // of their own, so that the other values generated stay those the counts of
+        // `generated_cases_exercise_every_step` were set on: half the cases have shot types, and
+        // a third of those a filter of two or three kinds (a filter on an item without shot types
+        // is refused: clips_shot_types.rs).
+        let seed = options.seed;
+        let shot_types = (seed >> 7 & 1 == 1).then_some(seed);
+        if shot_types.is_some() && (seed >> 13) % 3 == 0 {
+            let picks = 2 + (seed >> 17) % 2;
+            let mut filter: Vec<ShotKind> =
+                (0..picks).map(|j| SHOT_KINDS[((seed >> (21 + 2 * j)) % 4) as usize]).collect();
+            filter.sort();
+            filter.dedup();
+            query.shot_type = filter;
+        }
+        Case { options, query, shot_types }
     })
 }
 
@@ -119,7 +160,7 @@ proptest! {
 
     #[test]
     fn fast_selector_matches_reference(case in case_strategy()) {
-        let p = Prepared::new(generate(&case.options)).unwrap();
+        let p = prepared(&case);
         let emb = embedding(&case);
         let fast = select_traced(&p, &case.query, emb.as_deref()).unwrap();
         let slow = reference_select(&p, &case.query, emb.as_deref());
@@ -136,6 +177,8 @@ proptest! {
             prop_assert_eq!(c.query_relevance, r.query_relevance);
             prop_assert_eq!((c.nudity, c.blood_gore, c.profanity), r.maxima);
             prop_assert_eq!(c.brightness, r.brightness);
+            prop_assert_eq!(c.shot_type, r.shot_type);
+            prop_assert_eq!(f.clip.shot_type, r.shot_type);
             let (d, shown) = (p.duration(), &f.clip);
             let edges = [r.start, r.stop, r.snapped.0, r.snapped.1].map(|t| report::time_within(t, d));
             prop_assert_eq!([shown.start_time, shown.stop_time, shown.snapped_start, shown.snapped_stop], edges);
@@ -151,7 +194,7 @@ proptest! {
 
     #[test]
     fn section_7_properties(case in case_strategy()) {
-        let p = Prepared::new(generate(&case.options)).unwrap();
+        let p = prepared(&case);
         let q = &case.query;
         let emb = embedding(&case);
         let traced = select_traced(&p, q, emb.as_deref()).unwrap();
@@ -185,6 +228,11 @@ proptest! {
                 prop_assert!(lo <= v && v <= hi, "{} not in [{}, {}]", v, lo, hi);
             }
             prop_assert!(preference_ok(q, &present(&p, c.start_time, c.stop_time)));
+            // The shot type is the one covering most of the clip, and one the filter accepts.
+            let shot_type = dominant_shot(&p, c.start_time, c.stop_time);
+            prop_assert_eq!(c.shot_type, shot_type);
+            prop_assert_eq!(shot_type.is_some(), case.shot_types.is_some() && c.stop_time - c.start_time >= 1e-6);
+            prop_assert!(q.shot_type.is_empty() || shot_type.is_some_and(|k| q.shot_type.contains(&k)));
             prop_assert_eq!(&c.characters, &present(&p, c.start_time, c.stop_time));
             let (s, e) = t.candidate;
             prop_assert!(s >= w0 - 1e-9 && e <= w1 + 1e-9);
@@ -237,15 +285,16 @@ fn generated_cases_exercise_every_step() {
         Config::default(),
         proptest::test_runner::TestRng::deterministic_rng(Config::default().rng_algorithm),
     );
-    let (mut with_clips, mut snapped, mut moved, mut searched, mut filtered) = (0, 0, 0, 0, 0);
+    let (mut with_clips, mut snapped, mut moved, mut searched, mut filtered, mut typed) = (0, 0, 0, 0, 0, 0);
     for _ in 0..300 {
         let case = case_strategy().new_tree(&mut runner).unwrap().current();
-        let p = Prepared::new(generate(&case.options)).unwrap();
+        let p = prepared(&case);
         let emb = embedding(&case);
         let traced = select_traced(&p, &case.query, emb.as_deref()).unwrap();
         with_clips += usize::from(!traced.is_empty());
         searched += usize::from(emb.is_some() && !traced.is_empty());
         filtered += usize::from(case.query.max_nudity < 1.0 && !traced.is_empty());
+        typed += usize::from(!case.query.shot_type.is_empty() && !traced.is_empty());
         for t in &traced {
             snapped += usize::from(t.exact.snapped_start != t.candidate.0 || t.exact.snapped_stop != t.candidate.1);
             moved += usize::from(t.exact.start_speech_avoidance != 0.0 || t.exact.end_speech_avoidance != 0.0);
@@ -256,4 +305,5 @@ fn generated_cases_exercise_every_step() {
     assert!(moved > 50, "speech avoidance moved only {moved} clips");
     assert!(searched > 10, "only {searched} search cases returned clips");
     assert!(filtered > 10, "only {filtered} nudity-bounded cases returned clips");
+    assert!(typed > 5, "only {typed} shot-type-filtered cases returned clips");
 }

@@ -3,6 +3,7 @@
 mod clips_golden;
 mod clips_properties;
 mod clips_rules;
+mod clips_shot_types;
 mod demo_data;
 mod query_rules;
 mod reference;

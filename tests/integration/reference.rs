@@ -2,7 +2,7 @@
 //! searches every shot and speech interval. Slow and obviously right; the fast selector must match
 //! it exactly on generated inputs.
 
-use kino::clips::{CharacterPreference, ClipType};
+use kino::clips::{CharacterPreference, ClipType, ShotKind};
 use kino::signals::{fixed_mean, fixed_value, to_fixed};
 use kino::{ClipQuery, Prepared};
 
@@ -18,6 +18,7 @@ pub struct RefClip {
     pub query_relevance: f64,
     pub maxima: (f64, f64, f64),
     pub brightness: f64,
+    pub shot_type: Option<ShotKind>,
 }
 
 fn samples(p: &Prepared, s: f64, e: f64) -> (usize, usize) {
@@ -89,8 +90,31 @@ pub fn preference_ok(q: &ClipQuery, present: &[u32]) -> bool {
     }
 }
 
+/// The shot type covering the most of `[s, e]`: every shot's overlap, in whole microseconds,
+/// summed by kind; the earlier kind on a tie; `None` when no shot overlaps.
+pub fn dominant_shot(p: &Prepared, s: f64, e: f64) -> Option<ShotKind> {
+    let us = |t: f64| (t * 1e6).round() as i64;
+    let (s, e) = (us(s), us(e));
+    let mut covered = [0i64; 6];
+    for shot in p.signals().visual.iter().flat_map(|v| &v.shot_types) {
+        let kind = ShotKind::ALL.iter().position(|k| k.as_str() == shot.kind).expect("a known kind");
+        covered[kind] += (us(shot.end).min(e) - us(shot.start).max(s)).max(0);
+    }
+    let most = *covered.iter().max().expect("six kinds");
+    (most > 0).then(|| ShotKind::ALL[covered.iter().position(|&c| c == most).expect("the maximum")])
+}
+
+pub fn shot_type_ok(p: &Prepared, q: &ClipQuery, s: f64, e: f64) -> bool {
+    q.shot_type.is_empty() || dominant_shot(p, s, e).is_some_and(|k| q.shot_type.contains(&k))
+}
+
 fn guard(p: &Prepared, q: &ClipQuery, s: f64, e: f64) -> bool {
-    0.0 <= s && s < e && e <= p.duration() && thresholds_ok(q, &agg(p, s, e)) && preference_ok(q, &present(p, s, e))
+    0.0 <= s
+        && s < e
+        && e <= p.duration()
+        && thresholds_ok(q, &agg(p, s, e))
+        && preference_ok(q, &present(p, s, e))
+        && shot_type_ok(p, q, s, e)
 }
 
 /// Unit scene vectors and the query's unit vector, exactly as the core normalises them.
@@ -174,7 +198,7 @@ pub fn reference_select(p: &Prepared, q: &ClipQuery, embedding: Option<&[f32]>) 
             continue;
         }
         let a = agg(p, s, e);
-        if !thresholds_ok(q, &a) || !preference_ok(q, &present(p, s, e)) {
+        if !thresholds_ok(q, &a) || !preference_ok(q, &present(p, s, e)) || !shot_type_ok(p, q, s, e) {
             continue;
         }
         let (lo, hi) = samples(p, s, e);
@@ -254,6 +278,7 @@ pub fn reference_select(p: &Prepared, q: &ClipQuery, embedding: Option<&[f32]>) 
                 query_relevance: scores.as_ref().map_or(0.0, |sc| query_relevance(p, sc, s, e)),
                 maxima: (a.nudity, a.blood_gore, a.profanity),
                 brightness: a.brightness,
+                shot_type: dominant_shot(p, s, e),
             }
         })
         .collect()

@@ -40,6 +40,13 @@ fn clip_parameter(spec: &ParameterSpec) -> Parameter {
             .schema_type(Type::String)
             .pattern(Some(r"^\s*[0-9]+\s*(,\s*[0-9]+\s*)*$"))
             .examples(["0", "0,1"]),
+        ParameterKind::EnumList(values) => {
+            let one = format!("({})", values.join("|"));
+            ObjectBuilder::new()
+                .schema_type(Type::String)
+                .pattern(Some(format!(r"^\s*$|^\s*{one}\s*(,\s*{one}\s*)*$")))
+                .examples([values[0].to_string(), values[..2].join(",")])
+        }
         ParameterKind::Integer { minimum } => {
             ObjectBuilder::new().schema_type(Type::Integer).minimum(Some(*minimum as f64))
         }

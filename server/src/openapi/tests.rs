@@ -118,6 +118,11 @@ fn every_previews_parameter_is_described_with_its_rules() {
     assert!(by_name("custom_start_timestamp")["description"].as_str().unwrap().contains("version 19"));
     assert_eq!(by_name("clip_type")["schema"]["enum"].as_array().unwrap().len(), 13);
     assert_eq!(by_name("generate")["deprecated"], true);
+    let shot_type = by_name("shot_type")["schema"]["pattern"].as_str().unwrap().to_string();
+    assert!(shot_type.contains("extreme_close_up") && shot_type.contains("no_people"), "{shot_type}");
+    let kinds = &doc["components"]["schemas"]["ShotKind"]["enum"];
+    assert_eq!(kinds.as_array().map(Vec::len), Some(6), "{kinds}");
+    assert!(doc["components"]["schemas"]["Clip"]["properties"]["shot_type"].is_object());
     assert_eq!(by_name("catalog")["required"], true);
 }
 
