@@ -258,8 +258,9 @@ def transcribe(
 ) -> Dict[str, Any]:
     """What is said in a video: the speech intervals recognised by Whisper base, with word times."""
 
-_ParamValue = Union[str, int, float, bool, None, Sequence[int]]
-"""A previews parameter: its query-string value, or ``None`` for "not given"."""
+_ParamValue = Union[str, int, float, bool, None, Sequence[int], Sequence[str]]
+"""A previews parameter: its query-string value, or ``None`` for "not given"; ``character_list``
+also as a list of ints and ``shot_type`` as a list of shot types."""
 
 def synth_signals(
     inventory_id: str, duration: float, step: float = 1.0, seed: int = 0, scene_embeddings: bool = False
@@ -271,7 +272,11 @@ def select_clips(
     query_embedding: Optional[npt.NDArray[np.float32]] = None,
     **params: _ParamValue,
 ) -> List[Dict[str, Any]]:
-    """Preview clips for one item; every previews parameter by its interface name."""
+    """Preview clips for one item; every previews parameter by its interface name.
+
+    Each clip is a dict with the interface's field names, and ``shot_type`` (the shot type covering
+    the most of the clip) when the item has shot types; ``shot_type=["close_up", "medium"]`` keeps
+    only clips of those shot types."""
 
 def select_thumbnails(
     signals: Signals,

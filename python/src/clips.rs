@@ -34,11 +34,18 @@ fn param_string(name: &str, value: &Bound<'_, PyAny>) -> PyResult<Option<String>
     {
         return Ok(Some(ranks.iter().map(i64::to_string).collect::<Vec<_>>().join(",")));
     }
+    if name == "shot_type"
+        && let Ok(kinds) = value.extract::<Vec<String>>()
+    {
+        return Ok(Some(kinds.join(",")));
+    }
     let kind = value.get_type().name()?.to_string();
-    Err(PyTypeError::new_err(format!(
-        "{name} must be a str, int, float or bool{} (got {kind})",
-        if name == "character_list" { ", or a list of ints" } else { "" }
-    )))
+    let list = match name {
+        "character_list" => ", or a list of ints",
+        "shot_type" => ", or a list of strs",
+        _ => "",
+    };
+    Err(PyTypeError::new_err(format!("{name} must be a str, int, float or bool{list} (got {kind})")))
 }
 
 /// Parses keyword arguments into a query, rejecting names the endpoint does not have.

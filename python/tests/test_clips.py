@@ -101,7 +101,7 @@ def test_field_names_are_the_interface_names(title):
         "end_speech_avoidance", "type_score", "inventory_id", "fps", "source_frame_width", "source_frame_height",
     }
     assert expected <= set(clip)
-    assert set(clip) - expected <= {"service_id", "gen", "vertical_conversion"}
+    assert set(clip) - expected <= {"service_id", "gen", "vertical_conversion", "shot_type"}
 
 
 def test_search_query_with_and_without_an_explicit_embedding():
@@ -130,6 +130,33 @@ def test_character_list_accepts_a_list(title):
     a = kino.select_clips(title, character_preference="any_of", character_list=[0, 1])
     b = kino.select_clips(title, character_preference="any_of", character_list="0,1")
     assert a == b
+
+
+def with_shot_types(signals, kinds):
+    """The signals with a shot type for every shot, taking turns among `kinds`."""
+    doc = json.loads(signals.to_json())
+    cuts = [0.0, *doc["shots"], doc["duration"]]
+    spans = zip(cuts, cuts[1:])
+    shot_types = [{"start": a, "end": b, "kind": kinds[i % len(kinds)], "people": 1} for i, (a, b) in enumerate(spans)]
+    doc["visual"] = {"interval": 1.0, "shot_types": shot_types}
+    return kino.Signals.from_json(json.dumps(doc))
+
+
+def test_shot_type_of_each_clip_and_as_a_filter(title):
+    kinds = ["close_up", "wide", "medium"]
+    s = with_shot_types(title, kinds)
+    params = dict(number_of_top_candidates=5, character_preference="None", minimum_clip_separation=0)
+    clips = kino.select_clips(s, **params)
+    assert clips and all(c["shot_type"] in kinds for c in clips)
+    close = kino.select_clips(s, **params, shot_type=["close_up"])
+    assert close and all(c["shot_type"] == "close_up" for c in close)
+    assert close == kino.select_clips(s, **params, shot_type="close_up")
+    assert "shot_type" not in kino.select_clips(title, **params)[0]
+    with pytest.raises(kino.InvalidQueryError, match="shot_type") as info:
+        kino.select_clips(s, shot_type="closeup")
+    assert info.value.issues[0]["loc"] == ["query", "shot_type"]
+    with pytest.raises(ValueError, match="shot_type"):
+        kino.select_clips(title, shot_type="close_up")
 
 
 def test_thumbnails_are_frames_inside_the_selected_clips(titles):
