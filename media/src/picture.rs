@@ -12,11 +12,19 @@ use kino::signals::{Scene, ShotType, Tag, TagKind, Visual, VisualCue, VisualFram
 
 use crate::frame::Frame;
 use crate::scroll::ScrollDetector;
-use crate::see::{CLOTHING, PEOPLE, Seen, dequantise, frames_in, is_person_cue};
+use crate::see::{CLOTHING, PEOPLE, Seen, frames_in, is_person_cue};
 
-/// Labels kept per frame: the five most probable with at least this probability.
+mod weigh;
+
+use weigh::mean_feature;
+pub use weigh::{CONSE_TOP, DARK, FEATURE_FLOOR, LIT, SHARP, confidence, frame_labels, frame_weight, visibility};
+pub(crate) use weigh::{conse, mix};
+
+/// Labels kept per frame ([`frame_labels`]: the whole frame's five most probable, and those of
+/// the detector's largest boxes) with at least this probability.
 pub const FRAME_LABEL_MIN: f32 = 0.05;
-/// A label becomes a tag of a scene when one of the scene's frames gives it at least this.
+/// A label becomes a tag of a scene when one of the scene's frames gives it at least this, times
+/// how much there is to see in the frame ([`visibility`]: a black frame gives none).
 pub const TAG_MIN: f32 = 0.5;
 /// A label says indoor or outdoor when one of the shot's frames gives it at least this.
 pub const SETTING_MIN: f32 = 0.2;
@@ -108,25 +116,6 @@ const VEHICLES: &[u16] = &[
     576, 586, 595, 603, 609, 612, 625, 627, 628, 654, 656, 661, 665, 670, 671, 675, 690, 705, 717, 724, 734, 751, 757,
     779, 780, 802, 803, 812, 814, 817, 820, 829, 833, 847, 864, 866, 867, 870, 871, 874, 880, 895, 908, 914,
 ];
-fn unit(sum: Vec<f32>) -> Option<Vec<f32>> {
-    let norm = sum.iter().map(|v| v * v).sum::<f32>().sqrt();
-    (norm > 0.0 && norm.is_finite()).then(|| sum.into_iter().map(|v| v / norm).collect())
-}
-
-/// The mean feature of `frames`, unit length; `None` without any.
-fn mean_feature<'a>(frames: impl Iterator<Item = &'a Seen>) -> Option<Vec<f32>> {
-    let mut sum: Vec<f32> = Vec::new();
-    for f in frames.filter_map(|s| s.feature.as_deref()) {
-        if sum.is_empty() {
-            sum = vec![0.0; f.len()];
-        }
-        for (s, v) in sum.iter_mut().zip(dequantise(f)) {
-            *s += v;
-        }
-    }
-    unit(sum)
-}
-
 /// Shot kinds from the farthest to the closest, as [`shot_type`] compares them.
 const CLOSENESS: [&str; 5] = ["extreme_wide", "wide", "medium", "close_up", "extreme_close_up"];
 
@@ -213,9 +202,9 @@ fn shot_type(frames: &[&Seen], start: f64, end: f64) -> ShotType {
 
 /// The visual channel from what the sampled frames showed (`names`: the classifier's class
 /// names), over the document's `shots`, `scenes` and `duration`, with the technical `cues` and
-/// the scenes' tags of what is seen (a label of at least [`TAG_MIN`] in one of a scene's frames:
-/// places as environment tags, everything else as keyword tags, scored by the label's largest
-/// probability there).
+/// the scenes' tags of what is seen (a label of at least [`TAG_MIN`] in one of a scene's frames,
+/// its probability times the frame's [`visibility`]: places as environment tags, everything else
+/// as keyword tags, scored by the label's largest such product there).
 pub fn visual(
     seen: &[Seen],
     names: &[String],
@@ -227,14 +216,14 @@ pub fn visual(
     let frames = seen
         .iter()
         .filter_map(|s| {
-            let labels = s.labels.as_ref()?;
+            s.labels.as_ref()?;
             Some(VisualFrame {
                 time: s.time,
                 sharpness: (f64::from(s.sharpness) * 100.0).round() / 100.0,
-                labels: labels
-                    .iter()
-                    .filter(|&&(_, p)| p >= FRAME_LABEL_MIN)
-                    .map(|&(i, p)| VisualLabel {
+                labels: frame_labels(s)
+                    .into_iter()
+                    .filter(|&(_, p)| p >= FRAME_LABEL_MIN)
+                    .map(|(i, p)| VisualLabel {
                         name: name(i),
                         group: group(i).to_string(),
                         score: (f64::from(p) * 1e4).round() / 1e4,
@@ -254,7 +243,8 @@ pub fn visual(
     for sc in scenes {
         let mut best: std::collections::BTreeMap<u16, f32> = std::collections::BTreeMap::new();
         for s in frames_in(seen, sc.start, sc.end) {
-            for &(i, p) in s.labels.iter().flatten().filter(|&&(_, p)| p >= TAG_MIN) {
+            let visible = visibility(s);
+            for (i, p) in frame_labels(s).into_iter().map(|(i, p)| (i, p * visible)).filter(|&(_, p)| p >= TAG_MIN) {
                 let e = best.entry(i).or_insert(0.0);
                 *e = e.max(p);
             }
@@ -275,69 +265,6 @@ pub fn visual(
         cues,
         tags,
     }
-}
-
-/// The classes per frame that go into its ConSE vector.
-pub const CONSE_TOP: usize = 5;
-
-/// What the sentence model reads for a class (Norouzi et al.'s convex combination of semantic
-/// embeddings needs one vector per class; a short caption places the name among scene
-/// descriptions and queries).
-fn class_sentence(name: &str) -> String {
-    format!("a photo of a {name}")
-}
-
-/// What each scene shows, in the sentence space (ConSE, Norouzi et al., ICLR 2014): a frame's
-/// vector is the probability-weighted mean of the sentence vectors of its [`CONSE_TOP`] classes,
-/// a scene's the normalised mean of its frames'. `None` for a scene whose frames have no labels.
-pub(crate) fn conse(
-    seen: &[Seen],
-    names: Option<&[String]>,
-    scenes: &[Scene],
-    encoder: &kino_models::SentenceEncoder,
-) -> Result<Vec<Option<Vec<f32>>>, kino_models::Error> {
-    let Some(names) = names else { return Ok(vec![None; scenes.len()]) };
-    let mut classes: Vec<u16> =
-        seen.iter().flat_map(|s| s.labels.iter().flatten().take(CONSE_TOP).map(|&(i, _)| i)).collect();
-    classes.sort_unstable();
-    classes.dedup();
-    let sentences: Vec<String> =
-        classes.iter().map(|&i| class_sentence(names.get(usize::from(i)).map_or("thing", String::as_str))).collect();
-    let mut vectors = Vec::with_capacity(sentences.len());
-    for batch in sentences.chunks(32) {
-        let refs: Vec<&str> = batch.iter().map(String::as_str).collect();
-        vectors.extend(encoder.encode_batch(&refs)?);
-    }
-    let vector_of = |i: u16| classes.binary_search(&i).ok().map(|k| &vectors[k]);
-    Ok(scenes
-        .iter()
-        .map(|sc| {
-            let mut sum: Vec<f32> = Vec::new();
-            for s in frames_in(seen, sc.start, sc.end) {
-                let top: Vec<(u16, f32)> = s.labels.iter().flatten().take(CONSE_TOP).copied().collect();
-                let weight: f32 = top.iter().map(|&(_, p)| p).sum();
-                if weight <= 0.0 {
-                    continue;
-                }
-                for (i, p) in top {
-                    let Some(v) = vector_of(i) else { continue };
-                    if sum.is_empty() {
-                        sum = vec![0.0; v.len()];
-                    }
-                    sum.iter_mut().zip(v).for_each(|(s, x)| *s += p / weight * x);
-                }
-            }
-            unit(sum)
-        })
-        .collect())
-}
-
-/// A scene's vector in the sentence space: its description's and what is seen in it, mixed by
-/// `seen_weight` (each a unit vector), normalised; the description alone without what is seen.
-pub(crate) fn mix(text: &[f32], seen: Option<&[f32]>, seen_weight: f32) -> Vec<f32> {
-    let Some(seen) = seen.filter(|s| s.len() == text.len()) else { return text.to_vec() };
-    let mixed: Vec<f32> = text.iter().zip(seen).map(|(t, s)| (1.0 - seen_weight) * t + seen_weight * s).collect();
-    unit(mixed).unwrap_or_else(|| text.to_vec())
 }
 
 /// Finds black frames, colour bars and rolling credits ([`crate::scroll`]) among the analysis
@@ -488,6 +415,8 @@ mod tests {
             labels: Some(labels.to_vec()),
             faces: Some(face_h.iter().map(|&h| face(h)).collect()),
             feature: Some(quantise(&[1.0, 0.0, 2.0])),
+            brightness: 120.0,
+            sharpness: 300.0,
             ..Seen::default()
         }
     }
@@ -578,6 +507,29 @@ mod tests {
         assert!((f.iter().map(|x| x * x).sum::<f32>() - 1.0).abs() < 1e-5);
         let named: Vec<(&str, TagKind)> = tags.iter().map(|t| (t.name.as_str(), t.kind)).collect();
         assert_eq!(named, [("c281", TagKind::Keyword), ("c978", TagKind::Environment)]);
+    }
+
+    #[test]
+    fn a_scene_of_black_frames_shows_nothing() {
+        let names: Vec<String> = (0..1000).map(|i| format!("c{i}")).collect();
+        // The classifier is sure of something on the black frames (0.9): it counts for nothing.
+        let mut black = [seen(0.0, &[(917, 0.9)], &[]), seen(2.0, &[(917, 0.9)], &[])];
+        for b in &mut black {
+            (b.brightness, b.sharpness, b.feature) = (1.0, 0.0, Some(quantise(&[0.0, 3.0, 0.0])));
+        }
+        let lit = seen(4.0, &[(978, 0.8)], &[]);
+        let all = [black[0].clone(), black[1].clone(), lit];
+        let scenes = [Scene { start: 0.0, end: 3.0 }, Scene { start: 3.0, end: 6.0 }];
+        let v = visual(&all, &names, 2.0, (&[], &scenes, 6.0), Vec::new());
+        let tags: Vec<(&str, f64)> = v.tags.iter().map(|t| (t.name.as_str(), t.start)).collect();
+        assert_eq!(tags, [("c978", 3.0)], "no tag from the black scene");
+        // Both scenes still look like something; the item looks like the lit frame.
+        let features = v.scene_features.unwrap();
+        assert!(features[0][1] > 0.99 && features[1][2] > 0.8, "{features:?}");
+        let item = v.item_feature.unwrap();
+        assert!(item[1] < 0.1, "the black frames all but vanish from the item's look: {item:?}");
+        // The frames still report what the classifier said.
+        assert_eq!(v.frames[0].labels[0].name, "c917");
     }
 
     #[test]

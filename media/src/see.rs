@@ -7,6 +7,7 @@ use std::io;
 use kino::signals::{OnScreenText, TextSpan, sample_count};
 use std::sync::Arc;
 
+use kino_models::image::PixelRect;
 use kino_models::{
     Detection, ExpressionModel, FaceAnalyzer, ImageLabeler, NsfwClassifier, ObjectDetector, RgbFrame, TextReader,
 };
@@ -47,11 +48,91 @@ pub struct Seen {
     /// The objects the detector found (COCO's classes, boxes as fractions of the frame, most
     /// confident first), when it ran.
     pub objects: Option<Vec<Detection>>,
+    /// What the image classifier saw in the detector's largest boxes ([`regions_to_label`]), when
+    /// both ran.
+    pub regions: Vec<RegionLabels>,
     /// How sharp it is: the variance of the Laplacian of its luma ([`sharpness`]).
     pub sharpness: f32,
+    /// How bright it is: the mean of its luma, 0 to 255 ([`brightness`]).
+    pub brightness: f32,
     /// Its width over its height in pixels (0 when unknown: read as 16:9), to tell a standing
     /// figure's box from a cut one.
     pub aspect: f32,
+}
+
+/// What the image classifier saw in one of the detector's boxes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RegionLabels {
+    /// The box.
+    pub object: Detection,
+    /// The classifier's most probable classes in the box's crop ([`region_rect`]), most probable
+    /// first: (class index, probability).
+    pub labels: Vec<(u16, f32)>,
+}
+
+/// The image classifier also reads the crops of the detector's boxes (a small dog in a wide shot
+/// is a dog breed to it there, and only grass and sky in the whole frame): at most this many
+/// boxes a frame, the largest...
+pub const MAX_REGIONS: usize = 2;
+/// ...each covering at least this share of the frame (a tenth of a 640x360 frame is about 150
+/// pixels square; smaller crops are too few pixels for it)...
+pub const REGION_MIN_AREA: f32 = 0.1;
+/// ...and at most this share (a box that fills the frame shows what the whole frame shows)...
+pub const REGION_MAX_AREA: f32 = 0.8;
+/// ...of at least this confidence (the detector's tag rule, [`crate::objects::OBJECT_TAG_MIN`]),
+/// and not a person: ImageNet has no class for people, and a person's crop is named by its
+/// garment, which the whole frame's labels already give (and people, in most frames of most
+/// films, would cost two more model runs a frame).
+pub const REGION_MIN_CONFIDENCE: f32 = 0.5;
+/// A box's crop reaches this share of its width and height beyond each of its edges: the
+/// detector's boxes are tight, and ImageNet's photographs show their object with some of what is
+/// around it.
+pub const REGION_MARGIN: f32 = 0.1;
+
+/// The boxes of `objects` whose crops the image classifier reads: [`MAX_REGIONS`] at most, the
+/// largest first, see [`REGION_MIN_AREA`].
+pub fn regions_to_label(objects: &[Detection]) -> Vec<Detection> {
+    let mut boxes: Vec<Detection> = objects
+        .iter()
+        .filter(|d| {
+            d.name != "person"
+                && d.confidence >= REGION_MIN_CONFIDENCE
+                && (REGION_MIN_AREA..=REGION_MAX_AREA).contains(&d.area())
+        })
+        .copied()
+        .collect();
+    boxes.sort_by(|a, b| b.area().total_cmp(&a.area()));
+    boxes.truncate(MAX_REGIONS);
+    boxes
+}
+
+/// The pixels of a `width x height` frame that the crop of box `d` (fractions of the frame)
+/// takes: the box widened by [`REGION_MARGIN`] on each side, edges rounded to the nearest pixel,
+/// cut to the frame, at least one pixel.
+pub fn region_rect(d: &Detection, width: usize, height: usize) -> PixelRect {
+    let edges = |start: f32, size: f32, n: usize| {
+        let n_f = n as f32;
+        let lo = ((start - REGION_MARGIN * size) * n_f).round().clamp(0.0, n_f - 1.0) as usize;
+        let hi = ((start + size + REGION_MARGIN * size) * n_f).round().clamp(lo as f32 + 1.0, n_f) as usize;
+        (lo, hi - lo)
+    };
+    let (x, w) = edges(d.x, d.w, width);
+    let (y, h) = edges(d.y, d.h, height);
+    [x, y, w, h]
+}
+
+/// The mean luma (0 to 255) of the frame.
+pub fn brightness(frame: RgbFrame<'_>) -> f32 {
+    let n = frame.width * frame.height;
+    if n == 0 {
+        return 0.0;
+    }
+    let sum: f64 = frame
+        .data
+        .chunks_exact(3)
+        .map(|p| 0.299 * f64::from(p[0]) + 0.587 * f64::from(p[1]) + 0.114 * f64::from(p[2]))
+        .sum();
+    (sum / n as f64) as f32
 }
 
 /// The variance of the 4-neighbour Laplacian of the frame's luma (0 to 255) over its inner
@@ -186,7 +267,8 @@ impl Sight {
 impl FrameSink for Sight {
     fn frame(&mut self, time: f64, frame: RgbFrame<'_>) -> io::Result<()> {
         let aspect = frame.width as f32 / frame.height.max(1) as f32;
-        let mut seen = Seen { time, sharpness: sharpness(frame), aspect, ..Seen::default() };
+        let mut seen =
+            Seen { time, sharpness: sharpness(frame), brightness: brightness(frame), aspect, ..Seen::default() };
         if let Some(model) = &mut self.nsfw {
             seen.nsfw = model.classify(&[frame]).map_err(io::Error::other)?.first().copied();
         }
@@ -212,15 +294,19 @@ impl FrameSink for Sight {
             }
             seen.faces = Some(faces);
         }
+        if let Some(model) = &mut self.detector {
+            seen.objects = model.detect(&[frame]).map_err(io::Error::other)?.pop();
+        }
         if let Some(model) = &mut self.labeler {
-            let found = model.label(&[frame], TOP_LABELS).map_err(io::Error::other)?;
-            if let Some(f) = found.into_iter().next() {
+            let boxes = seen.objects.as_deref().map(regions_to_label).unwrap_or_default();
+            let rects: Vec<PixelRect> = boxes.iter().map(|d| region_rect(d, frame.width, frame.height)).collect();
+            let mut found = model.label_with_regions(frame, &rects, TOP_LABELS).map_err(io::Error::other)?.into_iter();
+            if let Some(f) = found.next() {
                 seen.feature = Some(quantise(&f.feature));
                 seen.labels = Some(f.top);
             }
-        }
-        if let Some(model) = &mut self.detector {
-            seen.objects = model.detect(&[frame]).map_err(io::Error::other)?.pop();
+            seen.regions =
+                boxes.into_iter().zip(found).map(|(object, f)| RegionLabels { object, labels: f.top }).collect();
         }
         self.frames += 1;
         self.seen.push(seen);
@@ -527,5 +613,61 @@ mod tests {
         // Text all through (subtitles) is not credits.
         let all: Vec<Seen> = (0..50).map(|i| seen(f64::from(2 * i), None, Some(&["I never said that"]))).collect();
         assert_eq!(on_screen_text(&all, 1.0, 100.0).unwrap().credits_start, None);
+    }
+
+    fn object(name: &'static str, confidence: f32, x: f32, y: f32, w: f32, h: f32) -> Detection {
+        let class = kino_models::COCO_CLASSES.iter().position(|c| *c == name).unwrap() as u16;
+        Detection { class, name, confidence, x, y, w, h }
+    }
+
+    #[test]
+    fn the_largest_sure_boxes_other_than_people_are_read() {
+        let boxes = [
+            object("dog", 0.9, 0.1, 0.5, 0.2, 0.4),    // 0.08 of the frame: too small
+            object("dog", 0.8, 0.5, 0.5, 0.4, 0.4),    // 0.16
+            object("person", 0.9, 0.0, 0.0, 0.5, 0.9), // a person
+            object("horse", 0.4, 0.0, 0.0, 0.5, 0.5),  // unsure
+            object("car", 0.6, 0.0, 0.0, 0.5, 0.5),    // 0.25
+            object("bus", 0.9, 0.0, 0.0, 0.95, 0.95),  // the whole frame
+            object("cat", 0.7, 0.6, 0.1, 0.4, 0.3),    // 0.12
+        ];
+        let names: Vec<&str> = regions_to_label(&boxes).iter().map(|d| d.name).collect();
+        assert_eq!(names, ["car", "dog"]);
+        assert!(regions_to_label(&[]).is_empty());
+    }
+
+    #[test]
+    fn crops_take_the_box_and_a_margin_inside_the_frame() {
+        // A box from (160, 180) to (480, 270) of a 640x360 frame: 32 and 9 pixels of margin.
+        let d = object("dog", 0.9, 0.25, 0.5, 0.5, 0.25);
+        assert_eq!(region_rect(&d, 640, 360), [128, 171, 384, 108]);
+        // At the frame's edges the margin is cut off.
+        let corner = object("dog", 0.9, 0.0, 0.8, 0.3, 0.2);
+        assert_eq!(region_rect(&corner, 640, 360), [0, 281, 211, 79]);
+        let tiny = object("dog", 0.9, 1.0, 1.0, 0.0, 0.0);
+        assert_eq!(region_rect(&tiny, 640, 360), [639, 359, 1, 1]);
+        // The crop holds the box's pixels: a white box on black, a margin of black around it.
+        let (w, h) = (64usize, 36usize);
+        let mut data = vec![0u8; w * h * 3];
+        for y in 9..27 {
+            for x in 16..48 {
+                data[(y * w + x) * 3..(y * w + x) * 3 + 3].copy_from_slice(&[255; 3]);
+            }
+        }
+        let frame = RgbFrame::new(w, h, &data).unwrap();
+        let r = region_rect(&object("dog", 0.9, 0.25, 0.25, 0.5, 0.5), w, h);
+        assert_eq!(r, [13, 7, 38, 22]);
+        let crop = kino_models::image::crop(frame, r);
+        let white = |x: usize, y: usize| crop.frame().pixel(x, y) == [255; 3];
+        assert!(white(3, 2) && white(34, 19) && !white(2, 2) && !white(3, 1) && !white(35, 19) && !white(34, 20));
+    }
+
+    #[test]
+    fn brightness_is_the_mean_luma() {
+        let black = vec![0u8; 8 * 4 * 3];
+        assert_eq!(brightness(RgbFrame::new(8, 4, &black).unwrap()), 0.0);
+        let mut half = vec![0u8; 8 * 4 * 3];
+        half[..8 * 2 * 3].fill(200);
+        assert!((brightness(RgbFrame::new(8, 4, &half).unwrap()) - 100.0).abs() < 1e-3);
     }
 }
