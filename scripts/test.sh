@@ -12,7 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/apt-install.sh
 
-phases=(setup links docs shape build fresh container models rust speech profanity affect diarization shots python postgres s3 fingerprints fuzz client readme)
+phases=(setup links docs shape build fresh container models rust speech profanity affect diarization shots search python postgres s3 fingerprints fuzz client readme)
 from="" only=""
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -165,6 +165,12 @@ phase_shots() {
     KINO_SHOT_TYPES="$debug_bin/examples/shot_types" scripts/shot-types-eval.sh
 }
 
+phase_search() {
+    bins
+    cargo build -q -p kino-media --example scene_search
+    KINO_BIN="$debug_bin/kino" KINO_SCENE_SEARCH="$debug_bin/examples/scene_search" scripts/scene-search-eval.sh
+}
+
 phase_python() {
     scripts/test-python.sh
 }
@@ -210,6 +216,7 @@ describe() {
         affect) echo "emotions and the best moments on real footage judged by eye, held-out floor (scripts/affect-eval.sh)" ;;
         diarization) echo "who speaks when on a real conversation and on real prompts of known speakers, DER with a held-out floor (scripts/diarization-eval.sh)" ;;
         shots) echo "shot types on real footage and photographs judged by eye, held-out floor above the majority class (scripts/shot-types-eval.sh)" ;;
+        search) echo "text-to-scene search on full real videos judged by eye, per query, held-out floor above chance (scripts/scene-search-eval.sh)" ;;
         python) echo "the Python package: .venv, maturin release build, pytest" ;;
         postgres) echo "the service's integration tests again, on PostgreSQL (a throwaway cluster)" ;;
         s3) echo "rendered media in object storage (moto, an S3-compatible server, pinned from PyPI)" ;;

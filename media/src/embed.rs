@@ -677,5 +677,7 @@ pub fn item_text_from_catalog(item: &serde_json::Value) -> Option<String> {
     )
 }
 
+pub mod channels;
+
 #[cfg(test)]
 mod tests;

@@ -151,6 +151,9 @@ class Signals:
     def speakers(self) -> Optional[Dict[str, Any]]:
         """Who speaks when (``turns``, ``voices``, ``characters``), or ``None``."""
     @property
+    def scene_channels(self) -> Optional[Dict[str, List[Optional[List[float]]]]]:
+        """Each scene's ``seen``, ``said``, ``written`` and ``heard`` vectors (``None`` where a channel measured nothing), or ``None``."""
+    @property
     def shot_types(self) -> List[Tuple[float, float, str]]:
         """``(start, end, kind)`` of each shot: ``extreme_close_up``, ``close_up``, ``medium``, ``wide``, ``extreme_wide``, ``no_people``."""
 

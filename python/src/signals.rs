@@ -242,6 +242,14 @@ impl PySignals {
         self.signals().speakers.as_ref().map(|s| crate::convert::to_py(py, s)).transpose()
     }
 
+    /// Each scene's channel vectors, when the sentence model ran: `{"seen", "said", "written",
+    /// "heard"}`, each a list with one entry per scene (a unit vector, or `None` where the channel
+    /// measured nothing in that scene), or `None`.
+    #[getter]
+    fn scene_channels<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        self.signals().scene_channels.as_ref().map(|c| crate::convert::to_py(py, c)).transpose()
+    }
+
     /// The editorial shot type of each shot (`[(start, end, kind)]`, kind one of
     /// `extreme_close_up`, `close_up`, `medium`, `wide`, `extreme_wide`, `no_people`), empty
     /// without the picture.

@@ -208,6 +208,15 @@ def test_fingerprints_compare_group_and_profile():
     doc["objects"]["frames"][0]["boxes"][0]["w"] = 0.95
     with pytest.raises(ValueError, match=r"objects\.frames\[0\]\.boxes\[0\]\.w"):
         kino.Signals.from_json(json.dumps(doc))
+    assert seen.scene_channels is None
+    del doc["objects"]
+    scenes = len(doc["scenes"])
+    doc["scene_channels"] = {"seen": [[0.6, 0.8]] * scenes, "said": [None] * scenes}
+    channelled = kino.Signals.from_json(json.dumps(doc))
+    assert channelled.scene_channels["said"] == [None] * scenes and channelled.scene_channels["heard"] == []
+    doc["scene_channels"]["said"] = [None]
+    with pytest.raises(ValueError, match=r"scene_channels\.said"):
+        kino.Signals.from_json(json.dumps(doc))
     m = kino.compare_fingerprints(b, a)
     assert m["same_title"] and m["offset"] == 15.0 and m["bit_error_rate"] < 0.05
     assert kino.compare_fingerprints(other, a) is None or not kino.compare_fingerprints(other, a)["same_title"]

@@ -3,7 +3,10 @@
 //! Each organisation has two collections, each a [`SegmentedIndex`] (the core's segments of
 //! memory-mapped HNSW files and an in-memory delta) under `<index dir>/org-<id>/<collection>/`:
 //! item embeddings from `similar` results (similar titles) and scene embeddings from
-//! `semantic_scenes` results (catalog-wide scene search). An index is opened on first use and
+//! `semantic_scenes` results (catalog-wide scene search), and four scene-channel collections
+//! (what is seen, said, written and heard in each scene, from the signals' `scene_channels`, at
+//! the stamp of the same `semantic_scenes` result) that a text search scores at query time and
+//! fuses with the scene embeddings (`kino::vectors::fusion`). An index is opened on first use and
 //! checked against the database: every live item's latest successful result has a [`Stamp`]
 //! (a hash of its version and time), stored copies of other stamps are dropped, and missing
 //! items are loaded. After that, [`Indexes::sync_item`] keeps it current item by item (a finished
@@ -15,12 +18,12 @@ use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, RwLock};
 
-use kino::TextEncoder;
-use kino::vectors::{
-    ItemKind, ItemVectors, Metric, SegmentConfig, SegmentFilter, SegmentedIndex, SpannedVector, Stamp,
-};
+use kino::vectors::{ItemKind, ItemVectors, Metric, SegmentConfig, SegmentedIndex, Stamp};
 
 use crate::store::{ItemRow, OrgId, ResultRow, ResultStamp, ResultStatus, Store, StoreError};
+
+mod search;
+pub use search::{FUSION_POOL, MAX_SEARCH_DEPTH, SceneMatch, SceneQuery, SceneSearch, search_scenes};
 
 /// The vector collections kept per organisation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -29,25 +32,44 @@ pub enum Collection {
     Items,
     /// 1024-float scene embeddings with their spans, from `semantic_scenes` results.
     Scenes,
+    /// One channel's vectors of each scene (`SceneChannels::NAMES[k]`: seen, said, written,
+    /// heard), with the scenes' spans, from the signals of items with a `semantic_scenes` result.
+    Channel(u8),
 }
 
 impl Collection {
-    /// Both collections.
-    pub const ALL: [Collection; 2] = [Collection::Items, Collection::Scenes];
+    /// Every collection.
+    pub const ALL: [Collection; 6] = [
+        Collection::Items,
+        Collection::Scenes,
+        Collection::Channel(0),
+        Collection::Channel(1),
+        Collection::Channel(2),
+        Collection::Channel(3),
+    ];
+
+    /// The four scene-channel collections, in the order of `SceneChannels::NAMES`.
+    pub const CHANNELS: [Collection; 4] =
+        [Collection::Channel(0), Collection::Channel(1), Collection::Channel(2), Collection::Channel(3)];
 
     /// The collection's directory name.
     pub fn name(self) -> &'static str {
         match self {
             Collection::Items => "items",
             Collection::Scenes => "scenes",
+            Collection::Channel(0) => "scenes-seen",
+            Collection::Channel(1) => "scenes-said",
+            Collection::Channel(2) => "scenes-written",
+            Collection::Channel(_) => "scenes-heard",
         }
     }
 
-    /// The product whose results feed the collection.
+    /// The product whose results feed the collection (or, for a channel, whose result's stamp
+    /// its vectors are kept at).
     pub fn product(self) -> Product {
         match self {
             Collection::Items => Product::Similar,
-            Collection::Scenes => Product::SemanticScenes,
+            Collection::Scenes | Collection::Channel(_) => Product::SemanticScenes,
         }
     }
 
@@ -60,6 +82,7 @@ impl Collection {
         match self {
             Collection::Items => SegmentConfig::new(kino::signals::ITEM_EMBEDDING_DIM, Metric::Cosine, false),
             Collection::Scenes => SegmentConfig::new(kino::signals::SCENE_EMBEDDING_DIM, Metric::Cosine, true),
+            Collection::Channel(_) => SegmentConfig::new(kino_models::SENTENCE_DIM, Metric::Cosine, true),
         }
     }
 }
@@ -107,6 +130,9 @@ pub struct Indexes {
     bucket: Option<Arc<crate::bucket::Bucket>>,
     /// What this process last published of each index.
     published: Mutex<HashMap<(OrgId, Collection), crate::index_files::Published>>,
+    /// Items found without vectors for a collection at a result's stamp (signals analysed before
+    /// scene channels existed), so that each refresh does not read their signals again.
+    empty: Mutex<HashSet<(OrgId, Collection, String, Stamp)>>,
 }
 
 /// Which items a catalog search may return; every given criterion must hold.
@@ -182,6 +208,7 @@ impl Indexes {
             tune: None,
             bucket: None,
             published: Mutex::default(),
+            empty: Mutex::default(),
         }
     }
 
@@ -269,6 +296,9 @@ impl Indexes {
             .collect();
         let missing = index.reconcile(&current);
         for id in &missing {
+            if current.get(id).is_some_and(|s| self.known_empty(org, c, id, *s)) {
+                continue;
+            }
             if let Some(item) = store.item(org, id)?
                 && let Some(stamp) = store.result_stamp(org, id, c.product().as_str())?
                 && let Some(vectors) = self.vectors(store, org, c, &item, &stamp)?
@@ -413,7 +443,24 @@ impl Indexes {
         let Some(row) = store.result(org, &item.id, c.product().as_str(), Some(&stamp.version))? else {
             return Ok(None);
         };
-        Ok(vectors_of(&self.config(c), c, item, &row))
+        let found = match c {
+            Collection::Channel(k) => {
+                let signals =
+                    store.signals(org, &item.id)?.and_then(|(bytes, _)| kino::Signals::from_binary(&bytes).ok());
+                signals.and_then(|s| channel_vectors_of(&self.config(c), k, item, &row, &s))
+            }
+            _ => vectors_of(&self.config(c), c, item, &row),
+        };
+        if found.is_none() {
+            let key = (org, c, item.id.clone(), stamp_of(&row.version, &row.updated_at));
+            self.empty.lock().unwrap_or_else(|e| e.into_inner()).insert(key);
+        }
+        Ok(found)
+    }
+
+    /// Whether `id` was found without vectors for `c` at `stamp` (see [`Indexes::vectors`]).
+    fn known_empty(&self, org: OrgId, c: Collection, id: &str, stamp: Stamp) -> bool {
+        self.empty.lock().unwrap_or_else(|e| e.into_inner()).contains(&(org, c, id.to_string(), stamp))
     }
 }
 
@@ -454,6 +501,8 @@ fn vectors_of(config: &SegmentConfig, c: Collection, item: &ItemRow, row: &Resul
             let v: Vec<f32> = serde_json::from_value(data["embedding"].clone()).ok()?;
             vectors.push([0.0, 0.0], &v).ok()?;
         }
+        // A channel's vectors come from the signals (`channel_vectors_of`).
+        Collection::Channel(_) => return None,
         Collection::Scenes => {
             for scene in data["scene_embeddings"].as_array().into_iter().flatten() {
                 let (Some(start), Some(end)) = (scene["start_ts"].as_f64(), scene["end_ts"].as_f64()) else { continue };
@@ -466,185 +515,32 @@ fn vectors_of(config: &SegmentConfig, c: Collection, item: &ItemRow, row: &Resul
     (!vectors.is_empty()).then_some(vectors)
 }
 
+/// Channel `k`'s vectors of an item's scenes (`signals.scene_channels`), at the stamp of its
+/// `semantic_scenes` result `row` (`None` when the signals have none: analysed before channels).
+fn channel_vectors_of(
+    config: &SegmentConfig,
+    k: u8,
+    item: &ItemRow,
+    row: &ResultRow,
+    signals: &kino::Signals,
+) -> Option<ItemVectors> {
+    let list = signals.scene_channels.as_ref()?.lists()[usize::from(k).min(3)];
+    let mut vectors =
+        ItemVectors::new(config, &item.id, kind_of(item.item_type), stamp_of(&row.version, &row.updated_at)).ok()?;
+    for (scene, v) in signals.scenes.iter().zip(list) {
+        if let Some(v) = v {
+            let _ = vectors.push([scene.start, scene.end], v);
+        }
+    }
+    (!vectors.is_empty()).then_some(vectors)
+}
+
 fn maintain(index: &Arc<SegmentedIndex>, c: Collection) {
     if index.needs_maintenance() {
         index.maintain_in_background(move |e| {
             tracing::error!(collection = c.name(), error = %e, "index flush or merge failed; it stays as it was")
         });
     }
-}
-
-/// The query of a catalog-wide scene search.
-#[derive(Debug, Clone)]
-pub enum SceneQuery {
-    /// Scenes that match a text (encoded with the service's text encoder).
-    Text(String),
-    /// Scenes like one scene of an item (the scene starting nearest `start_ts`, within a second).
-    Scene {
-        /// The item.
-        item_id: String,
-        /// The scene's start, seconds.
-        start_ts: f64,
-    },
-    /// Scenes like an item as a whole (the mean of its scenes).
-    Item(String),
-    /// Scenes that look like a picture: its scene-space query
-    /// ([`kino_media::example::picture_query`]).
-    Picture(Vec<f32>),
-}
-
-/// A catalog-wide scene search.
-#[derive(Debug, Clone)]
-pub struct SceneSearch {
-    /// What to look for.
-    pub query: SceneQuery,
-    /// Which items may be returned (catalog, series, release years).
-    pub criteria: ItemCriteria,
-    /// Item types; empty: any.
-    pub types: Vec<crate::vocabulary::ItemType>,
-    /// Only scenes within `[from, to]` seconds of their title.
-    pub window: Option<[f64; 2]>,
-    /// Results to skip.
-    pub skip: usize,
-    /// Results to return.
-    pub count: usize,
-}
-
-/// One scene found.
-#[derive(Debug, Clone)]
-pub struct SceneMatch {
-    /// The item.
-    pub item: ItemRow,
-    /// Scene start, seconds.
-    pub start_ts: f64,
-    /// Scene end, seconds.
-    pub end_ts: f64,
-    /// `(cos + 1) / 2` between the query and the scene, 0 to 1.
-    pub score: f64,
-}
-
-/// The most deep a search pages: `skip + count` at most this.
-pub const MAX_SEARCH_DEPTH: usize = 1000;
-
-/// The best scenes across the organisation's catalog for `search`, best first.
-pub fn search_scenes(
-    indexes: &Indexes,
-    store: &Store,
-    encoder: &dyn TextEncoder,
-    org: OrgId,
-    search: &SceneSearch,
-) -> Result<Vec<SceneMatch>, SearchError> {
-    let depth = search.skip.saturating_add(search.count);
-    if depth > MAX_SEARCH_DEPTH {
-        return Err(SearchError::Invalid {
-            field: "skip",
-            rule: format!("skip + count must be at most {MAX_SEARCH_DEPTH} (got {depth})"),
-        });
-    }
-    if let Some(catalog) = search.criteria.catalog_id
-        && !store.has_catalog_id(org, catalog)?
-    {
-        return Err(SearchError::NotFound(format!("catalog {catalog} not found")));
-    }
-    let index = indexes.get(store, org, Collection::Scenes)?;
-    let (vector, exclude) = match &search.query {
-        SceneQuery::Text(text) => {
-            if text.trim().is_empty() {
-                return Err(SearchError::Invalid { field: "text", rule: "must hold at least one word".into() });
-            }
-            (encoder.encode(text)?, None)
-        }
-        SceneQuery::Scene { item_id, start_ts } => {
-            let (span, vector) = index.nearest_scene(item_id, *start_ts).ok_or_else(|| no_scenes(item_id))?;
-            if (span[0] - start_ts).abs() > 1.0 {
-                return Err(SearchError::NotFound(format!("item {item_id:?} has no scene starting at {start_ts} s")));
-            }
-            (vector, Some(item_id.as_str()))
-        }
-        SceneQuery::Picture(vector) => {
-            if vector.len() != index.config().dim {
-                return Err(SearchError::Invalid {
-                    field: "body",
-                    rule: format!(
-                        "a picture's query has {} floats, the scene index {}",
-                        vector.len(),
-                        index.config().dim
-                    ),
-                });
-            }
-            (vector.clone(), None)
-        }
-        SceneQuery::Item(item_id) => {
-            let scenes = own_scenes(&index, item_id)?;
-            let mut mean = vec![0f32; index.config().dim];
-            for (_, v) in &scenes {
-                mean.iter_mut().zip(v).for_each(|(m, x)| *m += x);
-            }
-            (mean, Some(item_id.as_str()))
-        }
-    };
-    let criteria = &search.criteria;
-    let ids: Option<HashSet<String>> = if criteria.narrows() {
-        let members: Option<HashSet<String>> = match criteria.catalog_id {
-            Some(catalog) => Some(store.catalog_members(org, catalog)?.into_iter().collect()),
-            None => None,
-        };
-        let meta = indexes.meta.read().unwrap_or_else(|e| e.into_inner());
-        Some(
-            meta.get(&org)
-                .into_iter()
-                .flatten()
-                .filter(|(id, m)| members.as_ref().is_none_or(|s| s.contains(*id)) && m.meets(criteria))
-                .map(|(id, _)| id.clone())
-                .collect(),
-        )
-    } else {
-        None
-    };
-    let kinds: Vec<ItemKind> = search.types.iter().map(|&t| kind_of(t)).collect();
-    let filter = SegmentFilter {
-        ids: ids.as_ref(),
-        kinds: (!kinds.is_empty()).then_some(&kinds[..]),
-        window: search.window,
-        exclude,
-    };
-    let hits = index.search(&vector, depth, &filter).map_err(|e| match e {
-        // The mean of an item's scenes can cancel out; anything else is the index's fault.
-        kino::Error::InvalidVector { rule, .. } => SearchError::Invalid { field: "item_id", rule: rule.to_string() },
-        other => SearchError::Index(other),
-    })?;
-    let page: Vec<_> = hits.into_iter().skip(search.skip).collect();
-    let ids: Vec<&str> = page.iter().map(|h| h.id.as_str()).collect();
-    let items: HashMap<String, ItemRow> =
-        store.live_items(org, &ids)?.into_iter().map(|item| (item.id.clone(), item)).collect();
-    let metric = index.config().metric;
-    Ok(page
-        .iter()
-        // An item deleted since the hit was indexed is left out (its removal is on its way).
-        .filter_map(|hit| {
-            Some(SceneMatch {
-                item: items.get(&hit.id)?.clone(),
-                start_ts: hit.span[0],
-                end_ts: hit.span[1],
-                score: kino::vectors::similar::score(metric, hit.distance),
-            })
-        })
-        .collect())
-}
-
-/// The indexed scenes of an item (404 when it has none: not live, or no scene embeddings yet).
-fn own_scenes(index: &SegmentedIndex, item_id: &str) -> Result<Vec<SpannedVector>, SearchError> {
-    let scenes = index.vectors_of(item_id);
-    if scenes.is_empty() {
-        return Err(no_scenes(item_id));
-    }
-    Ok(scenes)
-}
-
-fn no_scenes(item_id: &str) -> SearchError {
-    SearchError::NotFound(format!(
-        "item {item_id:?} not found, or without scene embeddings (no successful semantic_scenes task)"
-    ))
 }
 
 #[cfg(test)]

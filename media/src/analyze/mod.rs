@@ -52,10 +52,10 @@ pub const MEASURED_CHANNELS: &[&str] = &[
 pub const AFFECT_CHANNELS: &[&str] = &["emotions", "timelines.clip_types"];
 
 /// The channels the speech recogniser changes: the transcript, profanity from it, and the scene
-/// and item embeddings (scene descriptions quote the dialogue). [`analyze_staged`] hands over a
+/// and item embeddings and the scenes' channel vectors (scene descriptions quote the dialogue). [`analyze_staged`] hands over a
 /// document without them before transcription starts.
 pub const SPEECH_STAGE_CHANNELS: &[&str] =
-    &["transcript", "profanity", "timelines.profanity", "scene_embeddings", "item_embedding"];
+    &["transcript", "profanity", "timelines.profanity", "scene_embeddings", "item_embedding", "scene_channels"];
 
 /// The reason a fast-pass document ([`analyze_staged`]) gives for each of
 /// [`SPEECH_STAGE_CHANNELS`] that the final document will hold.
@@ -281,10 +281,9 @@ pub fn analyze_staged(
         let mut early = doc.clone();
         let mut pending = ledger.clone();
         let embeddings = models.sentence_encoder().is_some();
-        for channel in SPEECH_STAGE_CHANNELS
-            .iter()
-            .filter(|c| embeddings || !c.ends_with("embedding") && !c.ends_with("embeddings"))
-        {
+        for channel in SPEECH_STAGE_CHANNELS.iter().filter(|c| {
+            embeddings || !(c.ends_with("embedding") || c.ends_with("embeddings") || **c == "scene_channels")
+        }) {
             pending.absent(channel, PENDING_TRANSCRIPTION);
         }
         pending.seal(&mut early, path, sidecar)?;

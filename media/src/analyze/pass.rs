@@ -296,6 +296,7 @@ impl Detectors {
             picture_fingerprint: Some(self.pictures.finish(duration)),
             objects: None,
             speakers: None,
+            scene_channels: None,
         };
         (doc, self.cues, picture)
     }

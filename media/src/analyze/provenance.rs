@@ -60,6 +60,14 @@ impl Ledger {
                     self.absent("character_descriptors", "the characters come from the sidecar, without descriptors");
                 }
             }
+            // Scenes from the sidecar (its scene embeddings) leave the measured scenes' channel
+            // vectors without their scenes.
+            if doc.scene_channels.is_some() && from_sidecar.contains(&"scene_embeddings") {
+                doc.scene_channels = None;
+                self.measured.retain(|m| m != "scene_channels");
+                self.models.remove("scene_channels");
+                self.absent("scene_channels", "the scenes come from the sidecar, without channel vectors");
+            }
             for channel in &from_sidecar {
                 // A sidecar channel replaces what was measured here, model included.
                 self.models.remove(*channel);

@@ -346,7 +346,7 @@ pub(super) fn embeddings(
 ) -> Result<()> {
     let Some(encoder) = cx.models.sentence_encoder() else {
         let reason = cx.missing.get("all-minilm-l6-v2").copied().unwrap_or("the sentence model is not loaded");
-        for channel in ["scene_embeddings", "item_embedding"] {
+        for channel in ["scene_embeddings", "item_embedding", "scene_channels"] {
             ledger.absent(channel, reason);
         }
         return Ok(());
@@ -408,6 +408,18 @@ pub(super) fn embeddings(
         normalise(&mut item);
     }
     let label = encoder.version().to_string();
+    doc.scene_channels = Some(scene_channels(&facts, &seen, encoder, options.seen_weight).map_err(fail)?);
+    ledger.measured(
+        "scene_channels",
+        format!(
+            "{label} (each scene's seen, said, written and heard texts embedded on their own{})",
+            if doc.visual.is_some() {
+                format!("; seen mixed with the image labels, {} of it", options.seen_weight)
+            } else {
+                String::new()
+            }
+        ),
+    );
     doc.scene_embeddings = Some(scene_vectors);
     let look = doc.visual.as_ref().and_then(|v| v.item_feature.as_deref());
     doc.item_embedding = Some(item_embedding(&item, look));
@@ -438,6 +450,33 @@ pub(super) fn embeddings(
         ),
     );
     Ok(())
+}
+
+/// Each scene's channel vectors ([`crate::embed::channels`]): every channel's text embedded on its
+/// own in one batch; what is seen mixed with the image labels' ConSE vector as the description is.
+fn scene_channels(
+    facts: &[SceneFacts],
+    seen: &[Option<Vec<f32>>],
+    encoder: &kino_models::SentenceEncoder,
+    seen_weight: f32,
+) -> std::result::Result<kino::signals::SceneChannels, kino_models::Error> {
+    let texts: Vec<[Option<String>; 4]> =
+        facts.iter().map(|f| crate::embed::channels::channel_texts(f).into_array()).collect();
+    let flat: Vec<&str> = texts.iter().flatten().flatten().map(String::as_str).collect();
+    let mut vectors = encoder.encode_batch(&flat)?.into_iter();
+    let mut lists: [Vec<Option<Vec<f32>>>; 4] = Default::default();
+    for (i, scene) in texts.iter().enumerate() {
+        for (k, text) in scene.iter().enumerate() {
+            let v = text.as_ref().and_then(|_| vectors.next());
+            let v = match (k, v) {
+                (0, Some(v)) => Some(crate::picture::mix(&v, seen.get(i).and_then(|s| s.as_deref()), seen_weight)),
+                (_, v) => v,
+            };
+            lists[k].push(v);
+        }
+    }
+    let [seen, said, written, heard] = lists;
+    Ok(kino::signals::SceneChannels { seen, said, written, heard })
 }
 
 /// Most share of a scene with speech for its on-screen words to be taken for opening titles.

@@ -68,7 +68,9 @@ pub struct SceneFound {
     pub start_ts: f64,
     /// Scene end, seconds.
     pub end_ts: f64,
-    /// `(cos + 1) / 2` between the query and the scene embedding, 0 to 1.
+    /// `(cos + 1) / 2`, 0 to 1: for a text, `cos` is the fused cosine of the query with the scene's
+    /// description and its channels (seen, said, written, heard); otherwise the cosine with the
+    /// scene embedding.
     pub score: f64,
 }
 
