@@ -22,9 +22,6 @@ use kino::vectors::{ItemKind, ItemVectors, Metric, SegmentConfig, SegmentedIndex
 
 use crate::store::{ItemRow, OrgId, ResultRow, ResultStamp, ResultStatus, Store, StoreError};
 
-mod search;
-pub use search::{FUSION_POOL, MAX_SEARCH_DEPTH, SceneMatch, SceneQuery, SceneSearch, search_scenes};
-
 /// The vector collections kept per organisation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Collection {
@@ -149,7 +146,8 @@ pub struct ItemCriteria {
 }
 
 impl ItemCriteria {
-    fn narrows(&self) -> bool {
+    /// Whether any criterion is set.
+    pub fn narrows(&self) -> bool {
         self.catalog_id.is_some() || self.series_id.is_some() || self.year_from.is_some() || self.year_to.is_some()
     }
 }
@@ -456,6 +454,24 @@ impl Indexes {
             self.empty.lock().unwrap_or_else(|e| e.into_inner()).insert(key);
         }
         Ok(found)
+    }
+
+    /// The organisation's items in the scene index that meet `criteria` (and are among `members`,
+    /// when given), from the metadata kept in memory: a filtered search asks the database nothing
+    /// per item.
+    pub fn items_meeting(
+        &self,
+        org: OrgId,
+        criteria: &ItemCriteria,
+        members: Option<&HashSet<String>>,
+    ) -> HashSet<String> {
+        let meta = self.meta.read().unwrap_or_else(|e| e.into_inner());
+        meta.get(&org)
+            .into_iter()
+            .flatten()
+            .filter(|(id, m)| members.is_none_or(|s| s.contains(*id)) && m.meets(criteria))
+            .map(|(id, _)| id.clone())
+            .collect()
     }
 
     /// Whether `id` was found without vectors for `c` at `stamp` (see [`Indexes::vectors`]).

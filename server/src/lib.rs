@@ -28,6 +28,7 @@ pub mod query;
 pub mod ratelimit;
 pub mod redacted;
 pub mod routes;
+pub mod scene_search;
 pub mod secrets;
 pub mod serve;
 pub mod signals;

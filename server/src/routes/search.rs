@@ -1,5 +1,5 @@
 //! Catalog-wide scene search (`GET /search/v1/scenes`): the HTTP side of
-//! [`crate::indexes::search_scenes`] (parameters, the answer's shape, errors).
+//! [`crate::scene_search::search_scenes`] (parameters, the answer's shape, errors).
 
 use axum::Json;
 use axum::body::Bytes;
@@ -13,9 +13,10 @@ use utoipa::ToSchema;
 use super::ApiCaller;
 use crate::catalog::ItemType;
 use crate::error::{AppError, Detail};
-use crate::indexes::{ItemCriteria, MAX_SEARCH_DEPTH, SceneQuery, SceneSearch, SearchError, search_scenes};
+use crate::indexes::{ItemCriteria, SearchError};
 use crate::openapi::params::{SceneExampleQuery, SceneSearchQuery};
 use crate::query::{Collect, Params};
+use crate::scene_search::{MAX_SEARCH_DEPTH, SceneQuery, SceneSearch, search_scenes};
 use crate::state::AppState;
 
 impl From<SearchError> for AppError {

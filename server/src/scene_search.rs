@@ -1,5 +1,6 @@
-//! Catalog-wide scene search over the organisation's indexes: by text (the description and the
-//! scene channels, fused at query time), by a scene, an item or a picture.
+//! Catalog-wide scene search over the organisation's indexes ([`crate::indexes`]), a domain module
+//! (no HTTP here): by text (the description and the scene channels, fused at query time), by a
+//! scene, an item or a picture.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -8,7 +9,7 @@ use kino::TextEncoder;
 use kino::vectors::fusion::{self, ChannelScores, Fusion};
 use kino::vectors::{ItemKind, Metric, SegmentFilter, SegmentedIndex, SpannedVector};
 
-use super::{Collection, Indexes, ItemCriteria, SearchError, kind_of};
+use crate::indexes::{Collection, Indexes, ItemCriteria, SearchError, kind_of};
 use crate::store::{ItemRow, OrgId, Store};
 
 /// The query of a catalog-wide scene search.
@@ -126,15 +127,7 @@ pub fn search_scenes(
             Some(catalog) => Some(store.catalog_members(org, catalog)?.into_iter().collect()),
             None => None,
         };
-        let meta = indexes.meta.read().unwrap_or_else(|e| e.into_inner());
-        Some(
-            meta.get(&org)
-                .into_iter()
-                .flatten()
-                .filter(|(id, m)| members.as_ref().is_none_or(|s| s.contains(*id)) && m.meets(criteria))
-                .map(|(id, _)| id.clone())
-                .collect(),
-        )
+        Some(indexes.items_meeting(org, criteria, members.as_ref()))
     } else {
         None
     };
