@@ -15,7 +15,7 @@
 # Environment: KINO_SERVER (a kino-server binary; default: `cargo build --release -p
 # kino-server` and the binary it builds), KINO_FILM (a video; default: the film from
 # scripts/fetch-eval-footage.sh), SCREENSHOT_TIMEOUT (seconds to wait for the analysis, default
-# 1800), SCREENSHOT_SIZE (the browser window, default 1280,1080).
+# 1800), SCREENSHOT_SIZE (the browser window, default 1280,1560: every lane and the clips).
 # Needs chromium, chromium-driver, ffmpeg, curl and jq (apt-get install chromium chromium-driver
 # ffmpeg curl jq).
 #
@@ -25,7 +25,7 @@ cd "$(dirname "$0")/.."
 
 out="${1:-docs/screenshots/real-film.png}"
 limit="${SCREENSHOT_TIMEOUT:-1800}"
-size="${SCREENSHOT_SIZE:-1280,1080}"
+size="${SCREENSHOT_SIZE:-1280,1560}"
 fail() { echo "screenshot: error: $*" >&2; exit 1; }
 for tool in chromium chromedriver ffmpeg curl jq; do
     command -v "$tool" >/dev/null || fail "$tool missing (apt-get install chromium chromium-driver ffmpeg curl jq)"
