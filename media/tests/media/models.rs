@@ -293,6 +293,20 @@ fn scenes_are_found_by_meaning_not_by_shared_words() {
             "{query}: dark {s_dark}, dialogue {s_talk}, margin {margin} < {MEANING_MARGIN}"
         );
     }
+    // The channels apart: the dark, silent scene says nothing; the dialogue scene's words, embedded
+    // on their own, meet a query about them well above its whole description (a margin, as above).
+    let channels = doc.scene_channels.as_ref().expect("scene channels with the sentence model");
+    assert!(doc.analysis.as_ref().unwrap().measured.iter().any(|c| c == "scene_channels"));
+    assert_eq!(channels.seen.len(), scenes.len());
+    assert!(channels.said[dark].is_none() && channels.written[dark].is_none(), "{channels:?}");
+    let said = channels.said[talk].as_ref().expect("the dialogue scene's words");
+    let q = semantic.encode("someone missed the train at the station").unwrap();
+    let (by_words, by_description) = (dot(&q, said), dot(&q, &scenes[talk]));
+    eprintln!("\"someone missed the train at the station\": said {by_words:.3}, description {by_description:.3}");
+    assert!(
+        by_words - by_description >= MEANING_MARGIN,
+        "said {by_words}, description {by_description}: the words alone should meet the query better"
+    );
 }
 
 /// On-screen text: a title card and end credits drawn on the picture are read, the credits found,
