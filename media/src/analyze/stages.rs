@@ -205,7 +205,9 @@ pub(super) fn picture(
     ledger.measured(
         "visual",
         format!(
-            "{label} (ImageNet-1k classes, frames every {} s; tags of labels of at least {}{object_tags}); shot \
+            "{label} (ImageNet-1k classes, frames every {} s, black bars cut off and letterboxed; the regions of the \
+             detector's two largest non-person boxes read too; tags of labels of at least {} times the frame's \
+             visibility{object_tags}); shot \
              types by rule from {people}; technical cues (black frames, colour bars, rolls) by rule from the \
              analysis frames, no model",
             options.vision_interval,
