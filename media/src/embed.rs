@@ -472,19 +472,6 @@ pub const SAID_WORDS: usize = 60;
 /// plain words so that a query such as "a loud dark fight" or "quiet conversation" lands near it.
 /// Only what is there is said: an absent channel is left out rather than negated.
 pub fn describe_scene(f: &SceneFacts) -> String {
-    let light = match f.brightness {
-        b if b < 0.15 => "a very dark",
-        b if b < 0.3 => "a dark",
-        b if b < 0.6 => "a",
-        b if b < 0.8 => "a bright",
-        _ => "a very bright",
-    };
-    let pace = match f.cuts_per_minute {
-        c if c >= 30.0 => "fast-paced, with rapid cuts",
-        c if c >= 12.0 => "briskly cut",
-        c if c >= 3.0 => "steadily paced",
-        _ => "slow, with long takes",
-    };
     let mut sentence = match f.part {
         Some(Part::OpeningTitles) => "The opening titles: ".to_string(),
         Some(Part::EndCredits) => "The end credits: ".to_string(),
@@ -492,26 +479,19 @@ pub fn describe_scene(f: &SceneFacts) -> String {
         Some(Part::MidCredits) => "A scene during the end credits: ".to_string(),
         None => String::new(),
     };
-    // The darkest scenes also in the word a query about night uses.
-    let dusk = if f.brightness < 0.15 { ", in near darkness" } else { "" };
-    sentence.push_str(&format!("{light} scene{dusk}, {pace}"));
+    sentence.push_str(&look(f));
     if !f.has_audio {
         sentence.push_str(", silent (no soundtrack)");
     } else {
         // Speech is named in the words a query about it uses ("someone speaking"), and its absence
         // is not named at all: the sentence model does not read negation, so "with no dialogue"
         // lands nearly as close to "a conversation" as "with some dialogue" does.
-        sentence.push_str(match f.speech {
-            s if s >= 0.5 => ", full of dialogue, someone speaking",
-            s if s >= 0.15 => ", with some dialogue, someone speaking",
-            _ => "",
-        });
-        sentence.push_str(match f.loudness_db {
-            l if l <= -60.0 => ", nearly silent",
-            l if l <= -35.0 => ", quiet",
-            l if l >= -18.0 => ", loud",
-            _ => "",
-        });
+        if let Some(speech) = speech_phrase(f.speech) {
+            sentence.push_str(&format!(", {speech}"));
+        }
+        if let Some(loudness) = loudness_phrase(f.loudness_db) {
+            sentence.push_str(&format!(", {loudness}"));
+        }
     }
     sentence.push('.');
     if let Some(people) = people_phrase(f.people, f.shot.as_deref()) {
@@ -541,7 +521,52 @@ pub fn describe_scene(f: &SceneFacts) -> String {
     if !f.said.is_empty() {
         sentence.push_str(&format!(" Someone says: \"{}\"", f.said.join(" ")));
     }
-    let mut chars = sentence.chars();
+    capitalise(&sentence)
+}
+
+/// Light and pace in words: "a very dark scene, in near darkness, fast-paced, with rapid cuts".
+/// The darkest scenes are also named by the word a query about night uses.
+fn look(f: &SceneFacts) -> String {
+    let light = match f.brightness {
+        b if b < 0.15 => "a very dark",
+        b if b < 0.3 => "a dark",
+        b if b < 0.6 => "a",
+        b if b < 0.8 => "a bright",
+        _ => "a very bright",
+    };
+    let pace = match f.cuts_per_minute {
+        c if c >= 30.0 => "fast-paced, with rapid cuts",
+        c if c >= 12.0 => "briskly cut",
+        c if c >= 3.0 => "steadily paced",
+        _ => "slow, with long takes",
+    };
+    let dusk = if f.brightness < 0.15 { ", in near darkness" } else { "" };
+    format!("{light} scene{dusk}, {pace}")
+}
+
+/// The share of a scene with speech in the words a query about it uses; nothing when there is
+/// little (the sentence model does not read negation).
+fn speech_phrase(speech: f64) -> Option<&'static str> {
+    match speech {
+        s if s >= 0.5 => Some("full of dialogue, someone speaking"),
+        s if s >= 0.15 => Some("with some dialogue, someone speaking"),
+        _ => None,
+    }
+}
+
+/// A scene's mean loudness (dBFS) in words, when it stands out.
+fn loudness_phrase(db: f64) -> Option<&'static str> {
+    match db {
+        l if l <= -60.0 => Some("nearly silent"),
+        l if l <= -35.0 => Some("quiet"),
+        l if l >= -18.0 => Some("loud"),
+        _ => None,
+    }
+}
+
+/// `text` with its first letter in upper case.
+fn capitalise(text: &str) -> String {
+    let mut chars = text.chars();
     chars.next().map(|c| c.to_uppercase().chain(chars).collect()).unwrap_or_default()
 }
 
@@ -625,10 +650,7 @@ fn people_phrase(people: Option<u32>, shot: Option<&str>) -> Option<String> {
         (None, Some(who)) => Some(who.to_string()),
         (None, None) => None,
     }
-    .map(|p| {
-        let mut c = p.chars();
-        c.next().map(|first| first.to_uppercase().chain(c).collect()).unwrap_or_default()
-    })
+    .map(|p| capitalise(&p))
 }
 
 /// Whether `line` holds a word: two letters in a row.

@@ -4,7 +4,7 @@
 //! says the train leaves at noon", "a title that reads Big Buck Bunny") meets that channel's
 //! words undiluted by the rest of the scene's description.
 
-use super::{Part, SceneFacts, has_word, people_phrase};
+use super::{Part, SceneFacts, capitalise, has_word, look, loudness_phrase, people_phrase, speech_phrase};
 
 /// The text of each channel of one scene; `None` where the channel measured nothing in it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -29,20 +29,7 @@ impl ChannelTexts {
 /// The channel texts of a scene, in the words of [`super::describe_scene`] (a query lands near
 /// a channel as it lands near the description), each channel on its own.
 pub fn channel_texts(f: &SceneFacts) -> ChannelTexts {
-    let light = match f.brightness {
-        b if b < 0.15 => "A very dark scene, in near darkness",
-        b if b < 0.3 => "A dark scene",
-        b if b < 0.6 => "A scene",
-        b if b < 0.8 => "A bright scene",
-        _ => "A very bright scene",
-    };
-    let pace = match f.cuts_per_minute {
-        c if c >= 30.0 => "fast-paced, with rapid cuts",
-        c if c >= 12.0 => "briskly cut",
-        c if c >= 3.0 => "steadily paced",
-        _ => "slow, with long takes",
-    };
-    let mut seen = format!("{light}, {pace}.");
+    let mut seen = format!("{}.", capitalise(&look(f)));
     if let Some(people) = people_phrase(f.people, f.shot.as_deref()) {
         seen.push_str(&format!(" {people}."));
     }
@@ -77,17 +64,9 @@ pub fn channel_texts(f: &SceneFacts) -> ChannelTexts {
 
     let heard = if f.has_audio {
         let mut parts: Vec<String> = Vec::new();
-        match f.speech {
-            s if s >= 0.5 => parts.push("Full of dialogue, someone speaking".into()),
-            s if s >= 0.15 => parts.push("Some dialogue, someone speaking".into()),
-            _ => {}
-        }
-        match f.loudness_db {
-            l if l <= -60.0 => parts.push("Nearly silent".into()),
-            l if l <= -35.0 => parts.push("Quiet".into()),
-            l if l >= -18.0 => parts.push("Loud".into()),
-            _ => {}
-        }
+        // On its own, without the description's "a scene ... with": "Some dialogue, ...".
+        parts.extend(speech_phrase(f.speech).map(|s| capitalise(s.strip_prefix("with ").unwrap_or(s))));
+        parts.extend(loudness_phrase(f.loudness_db).map(capitalise));
         if !f.sounds.is_empty() {
             let names: Vec<&str> = f.sounds.iter().map(|(n, _)| n.as_str()).collect();
             parts.push(format!("Sounds: {}", names.join(", ")));
@@ -154,6 +133,8 @@ mod tests {
         let c = channel_texts(&f);
         assert_eq!(c.seen.as_deref(), Some("A scene, steadily paced."));
         assert_eq!((c.said, c.written, c.heard), (None, None, None));
+        let some = channel_texts(&SceneFacts { speech: 0.3, ..f.clone() });
+        assert_eq!(some.heard.as_deref(), Some("Some dialogue, someone speaking."));
         let silent = channel_texts(&SceneFacts { has_audio: false, ..f });
         assert_eq!(silent.heard.as_deref(), Some("Silent, no soundtrack."));
     }
