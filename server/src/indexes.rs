@@ -130,6 +130,18 @@ pub struct Indexes {
     /// Items found without vectors for a collection at a result's stamp (signals analysed before
     /// scene channels existed), so that each refresh does not read their signals again.
     empty: Mutex<HashSet<(OrgId, Collection, String, Stamp)>>,
+    /// The last item's scenes and channel vectors, by its signals' version ([`Indexes::channels_of`]).
+    last_channels: Mutex<Option<(SignalsKey, Arc<ChannelScenes>)>>,
+}
+
+/// An item's stored signals at one version: organisation, item, version.
+type SignalsKey = (OrgId, String, i64);
+
+/// An item's scenes and their channel vectors, as its signals hold them.
+#[derive(Debug)]
+struct ChannelScenes {
+    scenes: Vec<kino::signals::Scene>,
+    channels: kino::signals::SceneChannels,
 }
 
 /// Which items a catalog search may return; every given criterion must hold.
@@ -207,6 +219,7 @@ impl Indexes {
             bucket: None,
             published: Mutex::default(),
             empty: Mutex::default(),
+            last_channels: Mutex::default(),
         }
     }
 
@@ -442,11 +455,9 @@ impl Indexes {
             return Ok(None);
         };
         let found = match c {
-            Collection::Channel(k) => {
-                let signals =
-                    store.signals(org, &item.id)?.and_then(|(bytes, _)| kino::Signals::from_binary(&bytes).ok());
-                signals.and_then(|s| channel_vectors_of(&self.config(c), k, item, &row, &s))
-            }
+            Collection::Channel(k) => self
+                .channels_of(store, org, &item.id)?
+                .and_then(|scenes| channel_vectors_of(&self.config(c), k, item, &row, &scenes)),
             _ => vectors_of(&self.config(c), c, item, &row),
         };
         if found.is_none() {
@@ -472,6 +483,34 @@ impl Indexes {
             .filter(|(id, m)| members.is_none_or(|s| s.contains(*id)) && m.meets(criteria))
             .map(|(id, _)| id.clone())
             .collect()
+    }
+
+    /// An item's scenes and their channel vectors from its stored signals (`None` without
+    /// signals, or signals without channels). The four channel collections ask for the same item
+    /// one after the other ([`Indexes::sync_item`]): the last item's are kept, so its signals are
+    /// read and decoded once, not four times.
+    fn channels_of(&self, store: &Store, org: OrgId, id: &str) -> Result<Option<Arc<ChannelScenes>>, SearchError> {
+        let Some(version) = store.signals_version(org, id)? else { return Ok(None) };
+        let key = (org, id.to_string(), version);
+        {
+            let last = self.last_channels.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some((at, scenes)) = last.as_ref()
+                && *at == key
+            {
+                return Ok(Some(scenes.clone()));
+            }
+        }
+        // Read and decoded outside the lock: other items' syncs do not wait on this one's I/O.
+        let Some((bytes, version)) = store.signals(org, id)? else { return Ok(None) };
+        let Some(scenes) = kino::Signals::from_binary(&bytes)
+            .ok()
+            .and_then(|s| Some(Arc::new(ChannelScenes { channels: s.scene_channels?, scenes: s.scenes })))
+        else {
+            return Ok(None);
+        };
+        *self.last_channels.lock().unwrap_or_else(|e| e.into_inner()) =
+            Some(((org, id.to_string(), version), scenes.clone()));
+        Ok(Some(scenes))
     }
 
     /// Whether `id` was found without vectors for `c` at `stamp` (see [`Indexes::vectors`]).
@@ -538,9 +577,9 @@ fn channel_vectors_of(
     k: u8,
     item: &ItemRow,
     row: &ResultRow,
-    signals: &kino::Signals,
+    signals: &ChannelScenes,
 ) -> Option<ItemVectors> {
-    let list = signals.scene_channels.as_ref()?.lists()[usize::from(k).min(3)];
+    let list = signals.channels.lists()[usize::from(k).min(3)];
     let mut vectors =
         ItemVectors::new(config, &item.id, kind_of(item.item_type), stamp_of(&row.version, &row.updated_at)).ok()?;
     for (scene, v) in signals.scenes.iter().zip(list) {

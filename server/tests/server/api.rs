@@ -1341,6 +1341,45 @@ fn scene_hits(answer: &Value) -> Vec<(String, f64)> {
         .collect()
 }
 
+/// A text search reads the scenes' channels from the stored signals: a scene whose `said`
+/// vector holds the query's words comes first, by a margin over every scene known by its
+/// description alone.
+#[tokio::test]
+async fn a_text_search_fuses_the_scene_channels_of_the_stored_signals() {
+    let t = test_app();
+    let encoder = t.state.analysis.encoder.clone();
+    let query = "the night train to the harbour";
+    let q = encoder.encode(query).unwrap();
+    let mut words: Vec<f32> = q[..384].to_vec();
+    let norm = words.iter().map(|x| x * x).sum::<f32>().sqrt();
+    words.iter_mut().for_each(|x| *x /= norm);
+    let mut talk_start = 0.0;
+    for (id, seed) in [("plain", 61u64), ("talk", 62)] {
+        t.movie(id).await;
+        let mut o = kino::synth::SynthOptions::new(id, 1800.0, 1.0, seed);
+        o.scene_embeddings = true;
+        let mut s = kino::synth::generate(&o);
+        if id == "talk" {
+            let n = s.scenes.len();
+            let said = (0..n).map(|i| (i == 3).then(|| words.clone())).collect();
+            talk_start = s.scenes[3].start;
+            s.scene_channels = Some(kino::signals::SceneChannels { said, ..Default::default() });
+        }
+        let (st, body) =
+            t.raw("PUT", &format!("/analysis/v1/item/standalone/{id}?key={}", t.key), Some(s.to_json()), &[]).await;
+        assert_eq!(st, StatusCode::OK, "{body}");
+        t.call("POST", &task(id, "semantic_scenes"), None).await;
+    }
+    t.process();
+    let uri = format!("/search/v1/scenes?text={}&count=5", query.replace(' ', "%20"));
+    let (s, a) = t.call("GET", &uri, None).await;
+    assert_eq!(s, StatusCode::OK, "{a}");
+    let hits = scene_hits(&a);
+    assert_eq!(hits[0], ("talk".to_string(), talk_start), "{a}");
+    let scores: Vec<f64> = a["scenes"].as_array().unwrap().iter().map(|s| s["score"].as_f64().unwrap()).collect();
+    assert!(scores[0] - scores[1] > 0.05, "the said channel lifts its scene by a margin: {scores:?}");
+}
+
 #[tokio::test]
 async fn the_catalog_wide_scene_search_follows_the_catalog() {
     use kino_server::indexes::{Collection, Indexes};
