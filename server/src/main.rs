@@ -617,10 +617,7 @@ fn served_dirs_checked(cli: &Cli, private: Vec<PathBuf>) -> Result<Vec<PathBuf>,
 
 /// `--database-url`: a PostgreSQL URL (the password it may hold is not echoed back).
 fn postgres_url(value: &str) -> Result<String, String> {
-    if !kino_server::store::is_postgres_url(value) {
-        return Err("must be a PostgreSQL URL: postgres://user:password@host:port/name".into());
-    }
-    value.parse::<tokio_postgres::Config>().map_err(|e| format!("not a valid PostgreSQL URL: {e}"))?;
+    kino_server::store::check_postgres_url(value)?;
     Ok(value.to_string())
 }
 

@@ -86,7 +86,7 @@ mod tests {
     fn a_database_of_an_earlier_version_gains_the_counters() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("old.sqlite3");
-        let schema = include_str!("store/schema.sql");
+        let schema = include_str!("../../store/src/schema.sql");
         let earlier = &schema[..schema.find("-- Portal request counters").unwrap()];
         rusqlite::Connection::open(&path).unwrap().execute_batch(earlier).unwrap();
         let store = Store::open(&path).unwrap();

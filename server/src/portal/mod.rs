@@ -7,7 +7,7 @@
 
 pub mod events;
 pub mod filter;
-pub mod kinds;
+pub use kino_store::portal::kinds;
 pub mod pages;
 pub mod recipes;
 pub mod refresh;

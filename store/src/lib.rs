@@ -1,6 +1,12 @@
-//! Storage: the only module that speaks SQL. An embedded SQLite database (WAL mode, the default)
-//! or a PostgreSQL server shared by several processes, behind one narrow interface of domain
-//! operations ([`Store`]); the SQL is written once for both (see [`db`]).
+//! kino-store: the service's storage, the only crate that speaks SQL. An embedded SQLite database
+//! (WAL mode, the default) or a PostgreSQL server shared by several processes, behind one narrow
+//! interface of domain operations ([`Store`]); the SQL is written once for both (see [`db`]).
+//!
+//! It knows nothing of HTTP or of the domain above it (kino-service) and the server above that
+//! (kino-server): the compiler keeps that direction. What it stores in its own words comes with
+//! it: the interface's enums stored as text ([`vocabulary`], [`portal::kinds`]), random
+//! identifiers ([`ids`]), what a `Debug` shows for a secret ([`redacted`]), and the private file
+//! modes of the database's files ([`private`]).
 
 /// A state stored as text: its name in the database (`as_str`), and the column conversions, which
 /// refuse a name the enum does not know rather than guess.
@@ -15,16 +21,16 @@ macro_rules! text_enum {
             }
         }
 
-        impl $crate::store::db::ToValue for $t {
-            fn to_value(&self) -> $crate::store::db::Value {
-                $crate::store::db::Value::Text(self.as_str().to_string())
+        impl $crate::db::ToValue for $t {
+            fn to_value(&self) -> $crate::db::Value {
+                $crate::db::Value::Text(self.as_str().to_string())
             }
         }
 
-        impl $crate::store::db::FromValue for $t {
-            fn from_value(value: &$crate::store::db::Value) -> Result<Self, String> {
+        impl $crate::db::FromValue for $t {
+            fn from_value(value: &$crate::db::Value) -> Result<Self, String> {
                 match value {
-                    $($crate::store::db::Value::Text(s) if s == $name => Ok($t::$variant),)+
+                    $($crate::db::Value::Text(s) if s == $name => Ok($t::$variant),)+
                     other => Err(format!("unknown {} {other:?}", stringify!($t))),
                 }
             }
@@ -41,14 +47,19 @@ mod jobs;
 mod leases;
 pub mod migrations;
 mod orgs;
-mod portal;
+pub mod portal;
 mod tasks;
 mod types;
 mod users;
 mod vectors;
 mod webhooks;
 
-pub use backend::{POSTGRES_POOL, READERS, Store, StoreError, StoreResult, is_postgres_url};
+pub mod ids;
+pub mod private;
+pub mod redacted;
+pub mod vocabulary;
+
+pub use backend::{POSTGRES_POOL, READERS, Store, StoreError, StoreResult, check_postgres_url, is_postgres_url};
 pub use generations::{ClaimedGeneration, GenerationRow, NewGeneration, Queued, RenderState};
 pub use items::ItemRow;
 pub use jobs::{Job, JobState};

@@ -66,15 +66,15 @@ macro_rules! vocabulary {
             }
         }
 
-        impl $crate::store::db::ToValue for $name {
-            fn to_value(&self) -> $crate::store::db::Value {
-                $crate::store::db::Value::Text(self.as_str().to_string())
+        impl $crate::db::ToValue for $name {
+            fn to_value(&self) -> $crate::db::Value {
+                $crate::db::Value::Text(self.as_str().to_string())
             }
         }
 
-        impl $crate::store::db::FromValue for $name {
-            fn from_value(v: &$crate::store::db::Value) -> Result<Self, String> {
-                let text = <String as $crate::store::db::FromValue>::from_value(v)?;
+        impl $crate::db::FromValue for $name {
+            fn from_value(v: &$crate::db::Value) -> Result<Self, String> {
+                let text = <String as $crate::db::FromValue>::from_value(v)?;
                 $name::parse(&text).ok_or_else(|| format!("{text:?} is not one of {}", $name::listed()))
             }
         }
@@ -162,7 +162,7 @@ vocabulary! {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::db::{FromValue, ToValue};
+    use crate::db::{FromValue, ToValue};
 
     #[test]
     fn texts_round_trip_through_serde_parse_and_the_database() {

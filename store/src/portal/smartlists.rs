@@ -2,12 +2,12 @@
 
 use serde_json::Value;
 
-use crate::store::backend::{Store, StoreResult};
-use crate::store::db::{DbResult, OptionalExtension, Row, params};
-use crate::store::types::json;
-use crate::store::types::{OrgId, Write, now};
-use crate::store::webhooks::Outgoing;
-use crate::store::webhooks::queue_in;
+use crate::backend::{Store, StoreResult};
+use crate::db::{DbResult, OptionalExtension, Row, params};
+use crate::types::json;
+use crate::types::{OrgId, Write, now};
+use crate::webhooks::Outgoing;
+use crate::webhooks::queue_in;
 
 /// A stored smartlist.
 #[derive(Debug, Clone, Default)]
@@ -222,7 +222,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::store::types::now;
+    use crate::types::now;
 
     /// An update or a membership refresh that lands after a delete neither brings the smartlist
     /// back nor fails on its foreign key.

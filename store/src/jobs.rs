@@ -21,14 +21,14 @@ pub enum JobState {
 }
 
 impl JobState {
-    pub(crate) fn as_str(self) -> &'static str {
+    pub fn as_str(self) -> &'static str {
         match self {
             JobState::Pending => "pending",
             JobState::Running => "running",
             JobState::Waiting => "waiting",
         }
     }
-    pub(crate) fn parse(s: &str) -> JobState {
+    pub fn parse(s: &str) -> JobState {
         match s {
             "running" | "rerun" => JobState::Running,
             "waiting" => JobState::Waiting,
@@ -151,7 +151,7 @@ impl Store {
     }
 
     /// [`Store::finish_job`], recording the pretrained models that produced the result
-    /// (`id@version` joined by `+`, empty when none; see [`crate::store::ResultRow::version_id`]).
+    /// (`id@version` joined by `+`, empty when none; see [`crate::ResultRow::version_id`]).
     pub fn finish_job_by(
         &self,
         job: &Job,

@@ -2,12 +2,12 @@
 
 use serde_json::{Value, json};
 
-use crate::store::backend::{Store, StoreResult};
-use crate::store::db::{DbResult, OptionalExtension, Row, params};
-use crate::store::types::json;
-use crate::store::types::{OrgId, Write, now};
-use crate::store::webhooks::Outgoing;
-use crate::store::webhooks::queue_in;
+use crate::backend::{Store, StoreResult};
+use crate::db::{DbResult, OptionalExtension, Row, params};
+use crate::types::json;
+use crate::types::{OrgId, Write, now};
+use crate::webhooks::Outgoing;
+use crate::webhooks::queue_in;
 
 /// Where a recipe stands.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, utoipa::ToSchema)]
@@ -258,12 +258,12 @@ impl Store {
     /// Recipes left `running` by a process no longer alive become `failed`, with their pending
     /// creative assets; returns their ids.
     pub fn fail_interrupted_recipes(&self) -> StoreResult<Vec<(OrgId, String)>> {
-        let now_ms = crate::store::types::now_ms();
+        let now_ms = crate::types::now_ms();
         self.with(|c| {
             let ids: Vec<(OrgId, String)> = c.query_map(
                 &format!(
                     "SELECT org_id, id FROM recipes WHERE status = 'running' AND NOT {}",
-                    crate::store::leases::owner_alive("recipes.owner", "?1")
+                    crate::leases::owner_alive("recipes.owner", "?1")
                 ),
                 params![now_ms],
                 |r| Ok((OrgId(r.get(0)?), r.get(1)?)),

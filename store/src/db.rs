@@ -259,7 +259,7 @@ impl Value {
 /// The parameters of a statement, in order: `params![a, b]` binds `?1` to `a` and `?2` to `b`.
 macro_rules! params {
     ($($p:expr),* $(,)?) => {
-        &[$($crate::store::db::ToValue::to_value(&$p)),*][..]
+        &[$($crate::db::ToValue::to_value(&$p)),*][..]
     };
 }
 pub(crate) use params;

@@ -3,7 +3,7 @@
 //! written back as the interface's text; every list of allowed values is derived from these.
 
 #[cfg(test)]
-use crate::store::db::{FromValue, ToValue, Value};
+use crate::db::{FromValue, ToValue, Value};
 use crate::vocabulary::vocabulary;
 
 vocabulary! {

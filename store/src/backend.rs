@@ -97,7 +97,7 @@ const RETRIES: u32 = 8;
 /// so it is created with `O_EXCL` and otherwise only has its mode checked (`private_file`).
 fn create_private(path: &Path) -> std::io::Result<()> {
     // A device node, FIFO or symbolic link given as the database is refused before it is opened.
-    crate::files::check_regular_file(path)?;
+    crate::private::check_regular_file(path)?;
     let mut options = std::fs::OpenOptions::new();
     options.write(true).create_new(true);
     #[cfg(unix)]
@@ -107,7 +107,7 @@ fn create_private(path: &Path) -> std::io::Result<()> {
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
         Err(e) => return Err(e),
     }
-    crate::files::private_file(path)
+    crate::private::private_file(path)
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -131,7 +131,7 @@ impl Store {
         }
         for suffix in ["-wal", "-shm"] {
             let companion = std::path::PathBuf::from(format!("{}{suffix}", path.display()));
-            if let Err(e) = crate::files::private_file(&companion) {
+            if let Err(e) = crate::private::private_file(&companion) {
                 tracing::warn!(file = %companion.display(), error = %e, "cannot make a database file private");
             }
         }
@@ -309,6 +309,15 @@ pub fn is_postgres_url(database: &str) -> bool {
     database.starts_with("postgres://") || database.starts_with("postgresql://")
 }
 
+/// Checks that `value` is a PostgreSQL URL the driver can read, with an error that names the
+/// rule (and never echoes the password it may hold).
+pub fn check_postgres_url(value: &str) -> Result<(), String> {
+    if !is_postgres_url(value) {
+        return Err("must be a PostgreSQL URL: postgres://user:password@host:port/name".into());
+    }
+    value.parse::<tokio_postgres::Config>().map(drop).map_err(|e| format!("not a valid PostgreSQL URL: {e}"))
+}
+
 /// The runtime that drives the PostgreSQL connections; let go without waiting (a store may be
 /// dropped on an async thread, where waiting for a runtime is not allowed).
 struct PgRuntime(Option<tokio::runtime::Runtime>);
@@ -474,7 +483,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("kino.sqlite3");
         let shm = dir.path().join("kino.sqlite3-shm");
-        let locks = |file: &Path| crate::files::posix_locks_held(std::fs::metadata(file).unwrap().ino());
+        let locks = |file: &Path| crate::private::posix_locks_held(std::fs::metadata(file).unwrap().ino());
         let store = Store::open(&path).unwrap();
         store.ensure_org("acme").unwrap();
         assert!(locks(&shm) > 0, "SQLite holds a lock on -shm while a connection is open");

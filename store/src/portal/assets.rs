@@ -2,12 +2,12 @@
 
 use serde_json::Value;
 
-use crate::store::backend::{Store, StoreResult};
-use crate::store::db::{DbResult, Dialect, OptionalExtension, Row, params};
-use crate::store::types::OrgId;
-use crate::store::types::json;
-use crate::store::webhooks::Outgoing;
-use crate::store::webhooks::queue_in;
+use crate::backend::{Store, StoreResult};
+use crate::db::{DbResult, Dialect, OptionalExtension, Row, params};
+use crate::types::OrgId;
+use crate::types::json;
+use crate::webhooks::Outgoing;
+use crate::webhooks::queue_in;
 
 /// How far a creative asset got.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, utoipa::ToSchema)]
