@@ -28,9 +28,9 @@ use serde_json::json;
 
 pub use clip::{Clip, CropWindow, GenPaths, TagScore, VerticalConversion};
 pub use parameters::{ParameterKind, ParameterSpec};
-pub use query::ClipQuery;
+pub use query::{ClipQuery, ClipTypesInfo, clip_types_info};
 pub use shots::ShotKind;
-pub use types::{AspectRatio, CharacterPreference, ClipType, ClipTypesInfo, PreviewsVersion, clip_types_info};
+pub use types::{AspectRatio, CharacterPreference, ClipType, PreviewsVersion};
 
 use crate::error::{Error, IssueKind, QueryIssue, Result};
 use crate::signals::{Prepared, SCENE_EMBEDDING_DIM, unit_vector};

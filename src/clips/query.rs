@@ -1,8 +1,10 @@
 //! `ClipQuery`: every parameter of the previews clip search, its defaults, and the one parser
-//! (string pairs in, typed query or pydantic-style issues out) that the service and Python share.
+//! (string pairs in, typed query or pydantic-style issues out) that the service and Python share;
+//! and the clip types a version code offers, which parses the code the same way.
 
 use std::collections::BTreeSet;
 
+use serde::Serialize;
 use serde_json::json;
 
 use super::shots::ShotKind;
@@ -599,4 +601,24 @@ pub(crate) fn parse_version(code: &str) -> Result<PreviewsVersion, QueryIssue> {
             )
         }),
     }
+}
+
+/// The clip types info response: `{version, clip_types}`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct ClipTypesInfo {
+    /// The version code described.
+    pub version: String,
+    /// Every clip type name the version accepts.
+    pub clip_types: Vec<&'static str>,
+}
+
+/// The clip types of a previews version (the newest when `None`); an error for a malformed or
+/// unknown version code.
+pub fn clip_types_info(version: Option<&str>) -> crate::Result<ClipTypesInfo> {
+    let version = match version {
+        None => PreviewsVersion::NEWEST,
+        Some(code) => parse_version(code).map_err(|issue| crate::Error::InvalidQuery { issues: vec![issue] })?,
+    };
+    Ok(ClipTypesInfo { version: version.to_string(), clip_types: ClipType::ALL.iter().map(|t| t.as_str()).collect() })
 }

@@ -236,25 +236,3 @@ impl fmt::Display for PreviewsVersion {
         Ok(())
     }
 }
-
-/// The clip types info response: `{version, clip_types}`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-pub struct ClipTypesInfo {
-    /// The version code described.
-    pub version: String,
-    /// Every clip type name the version accepts.
-    pub clip_types: Vec<&'static str>,
-}
-
-/// The clip types of a previews version (the newest when `None`); an error for a malformed or
-/// unknown version code.
-pub fn clip_types_info(version: Option<&str>) -> crate::Result<ClipTypesInfo> {
-    let version = match version {
-        None => PreviewsVersion::NEWEST,
-        Some(code) => {
-            super::query::parse_version(code).map_err(|issue| crate::Error::InvalidQuery { issues: vec![issue] })?
-        }
-    };
-    Ok(ClipTypesInfo { version: version.to_string(), clip_types: ClipType::ALL.iter().map(|t| t.as_str()).collect() })
-}
