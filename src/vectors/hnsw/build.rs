@@ -11,19 +11,10 @@ use rayon::prelude::*;
 use crate::error::{Error, Result};
 use crate::vectors::distance::Metric;
 use crate::vectors::format::{Graph as FlatGraph, GraphLayer};
-use crate::vectors::hnsw::insert::insert_all;
+use crate::vectors::hnsw::insert::{BuildGraph, insert_all};
+use crate::vectors::hnsw::params::{BuildProgress, BuildReport, BuildStage, HnswParams};
 use crate::vectors::hnsw::search::{FloatScorer, Graph, beam, search};
-use crate::vectors::hnsw::{BuildProgress, BuildReport, BuildStage, HnswParams};
 use crate::vectors::set::{ItemKind, VectorSet};
-
-/// The graph while it is built: per node, its level and its neighbour list per layer.
-#[derive(Debug)]
-pub(crate) struct BuildGraph {
-    pub levels: Vec<u8>,
-    pub adjacency: Vec<Vec<Vec<u32>>>,
-    pub entry: u32,
-    pub num_layers: usize,
-}
 
 struct View<'a> {
     g: &'a BuildGraph,

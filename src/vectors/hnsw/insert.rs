@@ -17,12 +17,20 @@ use rayon::prelude::*;
 
 use crate::vectors::distance::Metric;
 use crate::vectors::format::MAX_LAYERS;
-use crate::vectors::hnsw::build::BuildGraph;
-use crate::vectors::hnsw::{BuildProgress, BuildStage, HnswParams};
+use crate::vectors::hnsw::params::{BuildProgress, BuildStage, HnswParams};
 use crate::vectors::index::Scored;
 use crate::vectors::mmap::prefetch;
 use crate::vectors::quant::{Int8Codes, Int8Query};
 use crate::vectors::set::VectorSet;
+
+/// The graph while it is built: per node, its level and its neighbour list per layer.
+#[derive(Debug)]
+pub(crate) struct BuildGraph {
+    pub levels: Vec<u8>,
+    pub adjacency: Vec<Vec<Vec<u32>>>,
+    pub entry: u32,
+    pub num_layers: usize,
+}
 
 /// The neighbour lists of one node, one per layer it is in.
 type Links = Vec<Vec<u32>>;

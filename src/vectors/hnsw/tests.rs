@@ -6,7 +6,8 @@ use hnsw_rs::hnsw::Hnsw;
 
 use crate::vectors::distance::dot;
 use crate::vectors::format::MAX_LAYERS;
-use crate::vectors::hnsw::build::{BuildGraph, unreachable};
+use crate::vectors::hnsw::build::unreachable;
+use crate::vectors::hnsw::insert::BuildGraph;
 
 /// The distance hnsw_rs builds with. hnsw_rs needs distances >= 0, so the dot metric is shifted
 /// by the largest squared norm (order unchanged, since every build query is a stored vector).
