@@ -7,7 +7,7 @@ use std::path::Path;
 use kino::Signals;
 use kino::signals::{ANALYSIS_CHANNELS, Interval, Scene};
 
-use crate::analyze::MEASURED_CHANNELS;
+use crate::analyze::channels::MEASURED_CHANNELS;
 use crate::error::{Error, Result};
 
 /// The channels only a sidecar can fill (without one they are absent: zero or empty): the core's

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use kino::{Signals, TextEncoder};
 
-use super::Context;
+use super::context::Context;
 use super::pass::PictureValues;
 use super::provenance::Ledger;
 use crate::affect::anchors::Anchors;

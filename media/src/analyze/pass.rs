@@ -15,8 +15,10 @@ use kino::report;
 use kino::signals::{AudioFingerprint, FORMAT, Timelines as DocTimelines, Vertical};
 
 use super::audio::{self, Heard, Listeners, Loudness, Voice};
+use super::channels::MEASURED_CHANNELS;
+use super::context::Context;
+use super::options::AnalyzeOptions;
 use super::provenance::Ledger;
-use super::{AnalyzeOptions, Context, MEASURED_CHANNELS};
 use crate::error::{Error, Result};
 use crate::fingerprint::AudioHasher;
 use crate::frame::Frame;

@@ -10,7 +10,7 @@ use kino::signals::{SpeakerTurn, Speakers, Tag};
 use kino::{Signals, TextEncoder};
 use kino_models::{SoundEvents, TranscribeOptions, Whisper};
 
-use super::Context;
+use super::context::Context;
 use super::feel::SoundHeard;
 use super::provenance::Ledger;
 use crate::embed::{Part, SceneFacts, describe_scene, item_embedding, normalise};
