@@ -7,7 +7,7 @@
 use std::cmp::{Ordering, Reverse};
 use std::collections::BinaryHeap;
 
-use super::Face;
+use kino_models::Face;
 
 /// A face with a usable descriptor: where it is in the input and its unit descriptor.
 pub(crate) struct ValidFace {

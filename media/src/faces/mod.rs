@@ -8,11 +8,14 @@
 //! threshold was chosen and what it means: `docs/media.md`.
 
 mod cluster;
+mod cuts;
 mod subject;
 #[cfg(test)]
 mod tests;
 
 use kino::signals::{Character, Interval};
+
+use cuts::{shot_bounds, sorted_cuts};
 
 pub use subject::{DEAD_ZONE, FACE_HOLD, SMOOTHING_SECONDS, follow_subject};
 
@@ -164,21 +167,6 @@ fn largest_face_x<'a>(faces: impl Iterator<Item = &'a Face>) -> Option<f32> {
 fn area(f: &Face) -> f32 {
     let a = f.w * f.h;
     if a.is_finite() { a } else { 0.0 }
-}
-
-/// Finite cut times, sorted.
-pub(crate) fn sorted_cuts(shots: &[f64]) -> Vec<f64> {
-    let mut cuts: Vec<f64> = shots.iter().copied().filter(|t| t.is_finite()).collect();
-    cuts.sort_by(f64::total_cmp);
-    cuts
-}
-
-/// The shot holding `t`: `[last cut <= t, first cut > t)`, unbounded ends as infinities.
-pub(crate) fn shot_bounds(cuts: &[f64], t: f64) -> (f64, f64) {
-    let i = cuts.partition_point(|&c| c <= t);
-    let start = if i == 0 { f64::NEG_INFINITY } else { cuts[i - 1] };
-    let end = cuts.get(i).copied().unwrap_or(f64::INFINITY);
-    (start, end)
 }
 
 /// The median gap between consecutive distinct sample times; 1 s with fewer than two samples.

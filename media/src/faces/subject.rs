@@ -3,7 +3,7 @@
 //! saliency centre where no face is seen; a dead zone ignores small moves of the target, and the
 //! crop moves towards a larger one exponentially. At a cut the track jumps to the new target.
 
-use super::{shot_bounds, sorted_cuts};
+use super::cuts::{shot_bounds, sorted_cuts};
 
 /// Target moves within this fraction of the frame width leave the crop where it is.
 pub const DEAD_ZONE: f32 = 0.06;
