@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 status=0
-for dir in src models/src media/src server/src cli/src python/src; do
+for dir in src models/src media/src store/src service/src server/src cli/src python/src; do
     printf '%-12s ' "$dir"
     python3 scripts/import-cycles.py "$dir" | tail -1 || status=1
 done

@@ -9,8 +9,8 @@
 # runs the extractors and the handler) and inside the handler's blocking closure (which checks the
 # caller's key and catalog, then selects), and a dump is
 # taken each time the counter is read: the second dump is exactly the warm request. Each function
-# in it is attributed to the file it is defined in; files under server/src are listed with the
-# functions that ran there.
+# in it is attributed to the file it is defined in; files of the service's three crates (server/src,
+# service/src, store/src) are listed with the functions that ran there.
 #
 # Usage: scripts/request-files.sh            (needs valgrind: apt-get install valgrind)
 #        KEEP_DUMP=DIR scripts/request-files.sh   (keeps callgrind's dumps in DIR, emptied first)
@@ -30,7 +30,7 @@ work="${KEEP_DUMP:-$(mktemp -d)}"
 [ -n "${KEEP_DUMP:-}" ] || trap 'rm -rf "$work"' EXIT
 (cd "$work" && valgrind --tool=callgrind --compress-strings=no --compress-pos=no --collect-atstart=no \
     --toggle-collect='*count_tokens*' --toggle-collect='*previews::clips::{{closure}}::{{closure}}*' \
-    --dump-before='kino_server::store::backend::Store::calls' \
+    --dump-before='kino_store::backend::Store::calls' \
     "$bin" api::a_warm_previews_request_costs_few_database_calls --exact --test-threads=1 --nocapture 2>/dev/null) |
     grep "database calls" || true
 dump="$(ls "$work"/callgrind.out.*.2)"
@@ -38,9 +38,13 @@ python3 - "$dump" <<'EOF'
 import collections, sys
 # A function counts when instructions of its own ran (callgrind also lists frames it only
 # reconstructed, such as `app()` above the router's layers, with none); its file is where it is
-# defined. A move is a call from a function of one server file into a function of another.
-S = "/server/src/"
-def short(path): return path.split(S)[1] if path and S in path else None
+# defined. A move is a call from a function of one service file into a function of another.
+ROOTS = ("/server/src/", "/service/src/", "/store/src/")  # the service's three crates
+def short(path):
+    for root in ROOTS:
+        if path and root in path:
+            return root.split("/")[1] + "/" + path.split(root)[1]
+    return None
 ran, calls = collections.defaultdict(set), collections.Counter()
 fl = fn = callee = callee_file = None
 after_call = False
@@ -59,7 +63,7 @@ for line in open(sys.argv[1], errors="replace"):
 moves = {k: n for k, n in calls.items() if k[0] in ran and k[1] in ran and k[3] in ran[k[1]]}
 for f in sorted(ran):
     names = sorted(n.split("::")[-1] if "<" not in n else n.rsplit(">::", 1)[-1] for n in ran[f])
-    print(f"  {f:24} {', '.join(dict.fromkeys(names))[:100]}")
-print(f"a warm previews request runs code from {len(ran)} files of server/src")
+    print(f"  {f:32} {', '.join(dict.fromkeys(names))[:100]}")
+print(f"a warm previews request runs code from {len(ran)} files of server/src, service/src and store/src")
 print(f"moves between them: {len(moves)} call sites from one file into another, {sum(moves.values())} calls")
 EOF

@@ -92,7 +92,14 @@ async fn main() {
             .unwrap();
         state
             .store
-            .upsert_task(org, &id, "semantic_scenes", "1.0.0", "{}", kino_server::tasks::MAX_ACTIVE_VERSIONS)
+            .upsert_task(
+                org,
+                &id,
+                kino_server::vocabulary::Product::SemanticScenes,
+                "1.0.0",
+                "{}",
+                kino_server::tasks::MAX_ACTIVE_VERSIONS,
+            )
             .unwrap();
         let job = state.store.claim_job().unwrap().expect("the task's job");
         let scenes: Vec<serde_json::Value> = (0..a.per_item)

@@ -9,35 +9,16 @@ use serde::Serialize;
 use serde_json::{Value, json};
 use utoipa::ToSchema;
 
-/// One validation problem, in pydantic's shape.
-#[derive(Debug, Clone)]
-pub struct Detail {
-    /// pydantic error type (`missing`, `int_parsing`, ...).
-    pub kind: String,
-    /// Location, e.g. `["query", "page_size"]`.
-    pub loc: Vec<String>,
-    /// The message.
-    pub msg: String,
-    /// The offending input.
-    pub input: Value,
-    /// Rule parameters.
-    pub ctx: Value,
-}
+pub use kino_service::error::{Detail, ServiceError};
 
-impl Detail {
-    /// A problem with a query parameter.
-    pub fn query(name: &str, kind: &str, msg: impl Into<String>, input: Value, ctx: Value) -> Detail {
-        Detail { kind: kind.into(), loc: vec!["query".into(), name.into()], msg: msg.into(), input, ctx }
-    }
-
-    fn to_issue(&self) -> ValidationIssue {
-        ValidationIssue {
-            kind: self.kind.clone(),
-            loc: self.loc.iter().flat_map(|segment| loc_parts(segment)).collect(),
-            msg: self.msg.clone(),
-            input: self.input.clone(),
-            ctx: self.ctx.clone(),
-        }
+/// A problem as the answer shows it: its location split into names and list indexes.
+fn to_issue(d: &Detail) -> ValidationIssue {
+    ValidationIssue {
+        kind: d.kind.clone(),
+        loc: d.loc.iter().flat_map(|segment| loc_parts(segment)).collect(),
+        msg: d.msg.clone(),
+        input: d.input.clone(),
+        ctx: d.ctx.clone(),
     }
 }
 
@@ -164,6 +145,17 @@ impl From<tokio::task::JoinError> for AppError {
     }
 }
 
+impl From<ServiceError> for AppError {
+    fn from(e: ServiceError) -> Self {
+        match e {
+            ServiceError::NotFound(m) => AppError::NotFound(m),
+            ServiceError::Store(e) => e.into(),
+            ServiceError::Kino(e) => e.into(),
+            ServiceError::Signals(e) => e.into(),
+        }
+    }
+}
+
 impl From<crate::store::StoreError> for AppError {
     fn from(e: crate::store::StoreError) -> Self {
         AppError::Internal(e.to_string())
@@ -226,7 +218,7 @@ impl IntoResponse for AppError {
         let (status, body) = match &self {
             AppError::Validation(details) => (
                 StatusCode::UNPROCESSABLE_ENTITY,
-                json!(ValidationError { detail: details.iter().map(Detail::to_issue).collect() }),
+                json!(ValidationError { detail: details.iter().map(to_issue).collect() }),
             ),
             AppError::NotFound(m) => (StatusCode::NOT_FOUND, detail(m)),
             AppError::BadRequest(m) => (StatusCode::BAD_REQUEST, detail(m)),

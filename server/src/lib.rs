@@ -1,43 +1,30 @@
-//! kino-server: the processing and results interfaces of the service over the kino core.
+//! kino-server: the service over HTTP. The routes (one module per interface group, each with its
+//! router and OpenAPI), the extractors of the caller, the answers and their errors, the OpenAPI
+//! document, the web application and the connection layer; `app(state)` builds the router.
 //!
-//! `app(state)` builds the router; `store` is the only module that speaks SQL; `worker` runs the
-//! durable processing queue.
+//! The domain is kino-service's and the SQL kino-store's: both are re-exported under their old
+//! paths (`crate::store`, `crate::catalog`, ...) so that a route names what it uses, and the
+//! compiler keeps the direction (neither crate can name anything of this one).
 
 pub mod admin_cli;
 pub mod app;
 pub mod auth;
-pub mod bucket;
-pub mod catalog;
-pub mod changes;
-pub mod config;
-pub mod contexts;
-pub mod demo;
 pub mod error;
-pub mod files;
-pub mod generation;
-pub mod identity;
-pub mod index_files;
-pub mod indexes;
-pub mod jobs;
 pub mod openapi;
-pub mod portal;
-pub mod previews;
-pub mod products;
 pub mod query;
-pub mod ratelimit;
 pub mod routes;
-pub mod scene_search;
-pub mod secrets;
 pub mod serve;
-pub mod signals;
-pub mod state;
-pub mod tasks;
-pub mod throttle;
 pub mod web;
-pub mod webhooks;
 
-pub use kino_store::{self as store, ids, redacted, vocabulary};
+pub use kino_service::{
+    bucket, catalog, changes, config, contexts, demo, files, generation, identity, ids, index_files, indexes, jobs,
+    portal, previews, products, ratelimit, redacted, scene_search, secrets, signals, state, store, tasks, throttle,
+    vocabulary, webhooks,
+};
 
 pub use app::app;
 pub use jobs::{liveness, render, worker};
 pub use state::{AppState, Config, Services};
+
+#[cfg(test)]
+mod tests;

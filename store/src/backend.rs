@@ -460,7 +460,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("kino.sqlite3");
         let fresh = Store::open(&path).unwrap();
-        fresh.all_results(OrgId(1), "similar").expect("a new database has every column the queries read");
+        fresh
+            .all_results(OrgId(1), crate::vocabulary::Product::Similar)
+            .expect("a new database has every column the queries read");
         drop(fresh);
         drop(Store::open(&path).unwrap());
         let c = Connection::open(&path).unwrap();

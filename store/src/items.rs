@@ -30,6 +30,36 @@ impl ItemRow {
     pub fn episodic_number(&self, key: &str) -> Option<i64> {
         self.episodic(key).and_then(serde_json::Value::as_i64)
     }
+
+    /// Its `title`, when it has one.
+    pub fn title(&self) -> Option<&str> {
+        self.body["title"].as_str()
+    }
+
+    /// Its title, or its id when it has none (or an empty one): what a listing shows.
+    pub fn title_or_id(&self) -> &str {
+        self.title().filter(|t| !t.is_empty()).unwrap_or(&self.id)
+    }
+
+    /// Its `release_year`.
+    pub fn release_year(&self) -> Option<i64> {
+        self.body["release_year"].as_i64()
+    }
+
+    /// Where its media file is: `asset_info.file_uri` (empty when absent).
+    pub fn file_uri(&self) -> &str {
+        self.body["asset_info"]["file_uri"].as_str().unwrap_or_default()
+    }
+
+    /// Its `metadata.short_description`.
+    pub fn short_description(&self) -> Option<&str> {
+        self.body["metadata"]["short_description"].as_str()
+    }
+
+    /// Its `metadata.genres`, in the order given (entries that are not text left out).
+    pub fn genres(&self) -> impl Iterator<Item = &str> {
+        self.body["metadata"]["genres"].as_array().into_iter().flatten().filter_map(serde_json::Value::as_str)
+    }
 }
 
 impl Store {

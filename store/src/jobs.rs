@@ -5,6 +5,7 @@ use super::backend::{Store, StoreResult};
 use super::db::{Conn, DbResult, OptionalExtension, params};
 use super::tasks::ResultStatus;
 use super::types::{OrgId, now};
+use crate::vocabulary::Product;
 
 const LEASE_SECONDS: i64 = 300;
 
@@ -45,14 +46,20 @@ pub struct Job {
     /// Customer item id.
     pub item_id: String,
     /// Product.
-    pub product: String,
+    pub product: Product,
     /// Product version.
     pub version: String,
 }
 
 impl Store {
     /// The queue state of a tuple's job.
-    pub fn job_state(&self, org: OrgId, item_id: &str, product: &str, version: &str) -> StoreResult<Option<JobState>> {
+    pub fn job_state(
+        &self,
+        org: OrgId,
+        item_id: &str,
+        product: Product,
+        version: &str,
+    ) -> StoreResult<Option<JobState>> {
         self.read(|c| {
             c.query_row(
                 "SELECT state FROM jobs WHERE org_id = ?1 AND item_id = ?2 AND product = ?3 AND version = ?4",
@@ -247,7 +254,7 @@ impl Store {
 
 /// Queues the job of a tuple, or, when it is running, marks it to run again once this run ends
 /// (`rerun`); the caller's transaction holds the change that asks for it.
-pub(super) fn enqueue(c: &mut Conn<'_>, org: OrgId, item_id: &str, product: &str, version: &str) -> DbResult<()> {
+pub(super) fn enqueue(c: &mut Conn<'_>, org: OrgId, item_id: &str, product: Product, version: &str) -> DbResult<()> {
     c.execute(
         "INSERT INTO jobs (org_id, item_id, product, version, state, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
          ON CONFLICT (org_id, item_id, product, version) DO UPDATE SET state = CASE WHEN jobs.state IN ('running', 'rerun') THEN 'rerun' ELSE excluded.state END",

@@ -4,13 +4,14 @@ use super::backend::{Store, StoreResult};
 use super::db::{DbResult, OptionalExtension, Row, params};
 use super::jobs::enqueue;
 use super::types::{OrgId, now};
+use crate::vocabulary::Product;
 pub use crate::vocabulary::ResultStatus;
 
 /// A stored task.
 #[derive(Debug, Clone)]
 pub struct TaskRow {
-    /// Product name.
-    pub product: String,
+    /// Product.
+    pub product: Product,
     /// Product version.
     pub version: String,
     /// Whether the task is active.
@@ -55,7 +56,7 @@ impl Store {
         &self,
         org: OrgId,
         item_id: &str,
-        product: &str,
+        product: Product,
         version: &str,
         options: &str,
         max_active: usize,
@@ -94,7 +95,7 @@ impl Store {
     }
 
     /// The task of a tuple.
-    pub fn task(&self, org: OrgId, item_id: &str, product: &str, version: &str) -> StoreResult<Option<TaskRow>> {
+    pub fn task(&self, org: OrgId, item_id: &str, product: Product, version: &str) -> StoreResult<Option<TaskRow>> {
         self.read(|c| {
             c.query_row(
                 "SELECT product, version, active FROM tasks WHERE org_id = ?1 AND item_id = ?2 AND product = ?3 AND version = ?4",
@@ -113,7 +114,7 @@ impl Store {
     }
 
     /// Deactivates a task; whether it existed.
-    pub fn deactivate_task(&self, org: OrgId, item_id: &str, product: &str, version: &str) -> StoreResult<bool> {
+    pub fn deactivate_task(&self, org: OrgId, item_id: &str, product: Product, version: &str) -> StoreResult<bool> {
         self.with(|c| {
             let n = c.execute(
                 "UPDATE tasks SET active = 0, updated_at = ?5 WHERE org_id = ?1 AND item_id = ?2 AND product = ?3 AND version = ?4",
@@ -129,7 +130,7 @@ impl Store {
 
     /// Queues the active tasks of `product` of an item again, keeping their results until the new
     /// ones replace them (a recomputation because its inputs changed); how many.
-    pub fn requeue_product(&self, org: OrgId, item_id: &str, product: &str) -> StoreResult<usize> {
+    pub fn requeue_product(&self, org: OrgId, item_id: &str, product: Product) -> StoreResult<usize> {
         self.with(|c| {
             let versions: Vec<String> = {
                 c.query_map(
@@ -146,7 +147,7 @@ impl Store {
     }
 
     /// Drops the result of a tuple and queues it again (reset of a failed task, forced reprocess).
-    pub fn reprocess(&self, org: OrgId, item_id: &str, product: &str, version: &str) -> StoreResult<()> {
+    pub fn reprocess(&self, org: OrgId, item_id: &str, product: Product, version: &str) -> StoreResult<()> {
         self.with(|c| {
             c.execute(
                 "DELETE FROM results WHERE org_id = ?1 AND item_id = ?2 AND product = ?3 AND version = ?4",
@@ -164,7 +165,7 @@ impl Store {
         &self,
         org: OrgId,
         item_id: &str,
-        product: &str,
+        product: Product,
         version: Option<&str>,
     ) -> StoreResult<Option<ResultRow>> {
         self.read(|c| {
@@ -184,7 +185,7 @@ impl Store {
     pub fn results(
         &self,
         org: OrgId,
-        product: &str,
+        product: Product,
         version: Option<&str>,
         from: Option<&str>,
         to: &str,
@@ -207,7 +208,7 @@ impl Store {
     }
 
     /// Every successful result of a product for an organisation (for catalog-wide products).
-    pub fn all_results(&self, org: OrgId, product: &str) -> StoreResult<Vec<ResultRow>> {
+    pub fn all_results(&self, org: OrgId, product: Product) -> StoreResult<Vec<ResultRow>> {
         self.read(|c| {
             c.query_map(
                 "SELECT item_id, version, status, error, data, updated_at, models FROM results

@@ -6,6 +6,7 @@ use super::db::{Dialect, OptionalExtension, Value, params};
 use super::backend::{Store, StoreResult};
 use super::items::ItemRow;
 use super::types::OrgId;
+use crate::vocabulary::Product;
 
 /// The latest successful result of an item: its version and time, which together say whether an
 /// index holds the current vectors.
@@ -21,7 +22,7 @@ pub struct ResultStamp {
 
 impl Store {
     /// The latest successful `product` result of every live item.
-    pub fn result_stamps(&self, org: OrgId, product: &str) -> StoreResult<Vec<ResultStamp>> {
+    pub fn result_stamps(&self, org: OrgId, product: Product) -> StoreResult<Vec<ResultStamp>> {
         self.read(|c| {
             // The row of the latest time per item: SQLite takes a bare column from the row of
             // MAX(); PostgreSQL says so with DISTINCT ON.
@@ -46,7 +47,7 @@ impl Store {
     }
 
     /// The latest successful `product` result of one item, when it is live and has one.
-    pub fn result_stamp(&self, org: OrgId, item_id: &str, product: &str) -> StoreResult<Option<ResultStamp>> {
+    pub fn result_stamp(&self, org: OrgId, item_id: &str, product: Product) -> StoreResult<Option<ResultStamp>> {
         self.read(|c| {
             c.query_row(
                 "SELECT r.item_id, r.version, r.updated_at FROM results r

@@ -159,6 +159,20 @@ vocabulary! {
     }
 }
 
+/// The result type of an item: `movie` for a standalone item.
+#[derive(Debug, Clone, Copy, serde::Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ResultType {
+    /// A standalone item.
+    Movie,
+    /// A series.
+    Series,
+    /// A season.
+    Season,
+    /// An episode.
+    Episode,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

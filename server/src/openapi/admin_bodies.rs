@@ -8,6 +8,8 @@ use utoipa::ToSchema;
 
 use super::schemas::{Purpose, RecipeConfig, RecipeType, SmartlistFilter};
 
+pub use crate::webhooks::WebhookEvent;
+
 /// `{name}` of a new organisation or catalog.
 #[derive(Debug, Clone, Deserialize, ToSchema)]
 pub struct NameInput {
@@ -106,27 +108,4 @@ pub struct WebhookInput {
     /// Deliver events (false when absent).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub enabled: Option<bool>,
-}
-
-/// The events a webhook can subscribe to.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, ToSchema)]
-pub enum WebhookEvent {
-    /// A published recipe finished with at least one asset.
-    #[serde(rename = "recipe.completed")]
-    RecipeCompleted,
-    /// A published recipe failed.
-    #[serde(rename = "recipe.failed")]
-    RecipeFailed,
-    /// A creative asset was made.
-    #[serde(rename = "creative_asset.completed")]
-    CreativeAssetCompleted,
-    /// A creative asset record was created.
-    #[serde(rename = "creative_asset.created")]
-    CreativeAssetCreated,
-    /// A creative asset could not be made.
-    #[serde(rename = "creative_asset.failed")]
-    CreativeAssetFailed,
-    /// A published smartlist's membership changed.
-    #[serde(rename = "smart_list.updated")]
-    SmartListUpdated,
 }

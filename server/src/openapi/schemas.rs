@@ -31,23 +31,7 @@ pub enum TrueFalse {
 pub use crate::portal::filter::{SmartlistFilter, YearRange};
 pub use crate::portal::kinds::{CreativeAssetType, Purpose, RecipeType};
 pub use crate::portal::recipes::config::{RecipeConfig, ThumbnailRule};
-
-/// Where an item's logo goes on a creative asset.
-#[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct LogoData {
-    /// Always true (absent logos give `null`).
-    pub has_logo: bool,
-    /// `[x, y, width, height]` as fractions of the frame.
-    pub coordinates: Vec<f64>,
-    /// Width as a fraction of the frame.
-    pub size: f64,
-    /// The logo's URL (from the item's `logo_urls`).
-    pub logo_image: String,
-    /// Which logo: `dark`, `bright`, or another key of `logo_urls`.
-    pub logo_name: String,
-    /// Contrast between logo and frame, 0 to 1.
-    pub score: f64,
-}
+pub use crate::portal::views::LogoData;
 
 /// The bytes of a file (a clip or an image).
 #[derive(Debug, Clone, Copy)]

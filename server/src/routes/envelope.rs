@@ -15,6 +15,9 @@ use crate::products::{
 };
 use crate::store::{ItemRow, ResultRow, ResultStatus};
 
+pub use crate::generation::ImagePaths;
+pub use crate::vocabulary::ResultType;
+
 /// The status of a stored result, without data (`.../status/{inventory_id}`).
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct StatusEnvelope {
@@ -33,20 +36,6 @@ pub struct StatusEnvelope {
     #[serde(rename = "type")]
     #[schema(value_type = ResultType)]
     pub item_type: &'static str,
-}
-
-/// The result type of an item: `movie` for a standalone item.
-#[derive(Debug, Clone, Copy, Serialize, ToSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum ResultType {
-    /// A standalone item.
-    Movie,
-    /// A series.
-    Series,
-    /// A season.
-    Season,
-    /// An episode.
-    Episode,
 }
 
 /// The identity fields every result's `data` carries.
@@ -298,15 +287,6 @@ pub struct ThumbnailOut {
     /// The image files the generation renders (relative to the bucket, served under `/media`).
     #[serde(rename = "gen", default, skip_serializing_if = "Option::is_none")]
     pub generated: Option<ImagePaths>,
-}
-
-/// The image files of a generated thumbnail.
-#[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct ImagePaths {
-    /// The large image (the source width up to 1280 pixels, or the 9:16 crop's).
-    pub large_image_path: String,
-    /// The small image.
-    pub small_image_path: String,
 }
 
 /// The status of a finished generation (unfinished ones answer 404).

@@ -103,7 +103,7 @@ pub async fn asset(
     blocking(move || {
         let ApiCaller { org, .. } = credential.check(&state.store)?;
         let item = live_item(&state, org, &id)?;
-        let row = state.store.result(org, &item.id, "markers", None)?;
+        let row = state.store.result(org, &item.id, crate::products::Product::Markers, None)?;
         Ok(Json(MarkersAnswer::new(item.id, row.as_ref())))
     })
     .await
@@ -127,8 +127,15 @@ pub async fn list(State(state): State<AppState>, credential: ApiCredential) -> R
         let from = c.take(params.datetime("from_utcdatetime"), None);
         let to = c.take(params.datetime("to_utcdatetime"), None).unwrap_or_else(crate::store::now);
         c.finish()?;
-        let (rows, _) =
-            state.store.results(org, "markers", params.get("version"), from.as_deref(), &to, 0, i64::MAX)?;
+        let (rows, _) = state.store.results(
+            org,
+            crate::products::Product::Markers,
+            params.get("version"),
+            from.as_deref(),
+            &to,
+            0,
+            i64::MAX,
+        )?;
         let mut data = Vec::new();
         for r in &rows {
             if state.store.item(org, &r.item_id)?.is_some_and(|i| !i.deleted) {

@@ -17,7 +17,7 @@ use super::envelope::{
 use super::{ApiCaller, ApiCredential, ResultEnvelope, ResultList, StatusEnvelope, blocking, live_item};
 use crate::error::AppError;
 use crate::openapi::params::{
-    EmotionsTypeQuery, EpisodesQuery, ResultListQuery, SimilarQuery as SimilarParams, TextEmbeddingQuery, VersionQuery,
+    EmotionsTypeQuery, EpisodesQuery, ResultListQuery, SimilarQuery as SimilarParams, VersionQuery,
 };
 use crate::products::{
     ProfanityLabelOnly, ProfanityLabelPayload, ProfanityPayload, ProfanitySegmentsOnly, ProfanitySegmentsPayload,
@@ -63,7 +63,7 @@ pub fn item_result(
     let item = live_item(state, org, id)?;
     let r = state
         .store
-        .result(org, id, product.as_str(), params.get("version"))?
+        .result(org, id, product, params.get("version"))?
         .ok_or_else(|| AppError::NotFound(format!("no {product} result for item {id:?}")))?;
     let payload = if r.status == ResultStatus::Success { shape(r.data.clone(), part) } else { None };
     Ok(ResultEnvelope::new(&item, &r, payload))
@@ -80,7 +80,7 @@ pub fn item_status(
     let item = live_item(state, org, id)?;
     let r = state
         .store
-        .result(org, id, product.as_str(), params.get("version"))?
+        .result(org, id, product, params.get("version"))?
         .ok_or_else(|| AppError::NotFound(format!("no {product} result for item {id:?}")))?;
     Ok(StatusEnvelope::new(&item, &r))
 }
@@ -100,8 +100,7 @@ pub fn list_product(
     let from = c.take(params.datetime("from_utcdatetime"), None);
     let to = c.take(params.datetime("to_utcdatetime"), None).unwrap_or_else(crate::store::now);
     c.finish()?;
-    let (rows, _) =
-        state.store.results(org, product.as_str(), params.get("version"), from.as_deref(), &to, 0, i64::MAX)?;
+    let (rows, _) = state.store.results(org, product, params.get("version"), from.as_deref(), &to, 0, i64::MAX)?;
     let mut envelopes = Vec::new();
     for r in rows {
         let Some(item) = state.store.item(org, &r.item_id)? else { continue };
@@ -193,17 +192,16 @@ macro_rules! result_endpoints {
     })*) => {
         $($(result_endpoints!(@$kind $name, $product, $tag, $path, $doc $(, $($arg)*)?);)*)*
 
-        /// This module's routes (merged in `app.rs`): the table's, and the text embedding.
+        /// This module's routes (merged in `app.rs`): the table's.
         pub fn router() -> axum::Router<AppState> {
             use axum::routing::get;
             axum::Router::new()
-                .route("/results/semantic_scenes/v1/text-embedding", get(text_embedding))
                 $($(.route($path, get($name)))*)*
         }
 
         /// This module's operations in the OpenAPI document (merged in `openapi/api.rs`).
         #[derive(Debug, utoipa::OpenApi)]
-        #[openapi(paths(text_embedding, $($($name),*),*))]
+        #[openapi(paths($($($name),*),*))]
         pub struct Api;
     };
     (@item $name:ident, $product:ident, $tag:literal, $path:literal, $doc:literal, $part:expr, $body:ident) => {
@@ -386,52 +384,6 @@ result_endpoints! {
     }
 }
 
-/// The embedding of a text query (1024 floats), for searching scene embeddings.
-#[utoipa::path(
-    get,
-    path = "/results/semantic_scenes/v1/text-embedding",
-    tag = "retrieval",
-    params(TextEmbeddingQuery),
-    responses((status = 200, description = "The embedding", body = TextEmbedding), ListErrors),
-    security(("api_key" = []), ("api_key_header" = [])),
-)]
-pub async fn text_embedding(
-    State(state): State<AppState>,
-    ApiCaller { params, .. }: ApiCaller,
-) -> Result<Json<TextEmbedding>, AppError> {
-    let q = params.required("q").map_err(AppError::invalid)?;
-    if q.trim().is_empty() {
-        return Err(AppError::invalid(crate::error::Detail::query(
-            "q",
-            "string_too_short",
-            "String should have at least 1 character",
-            json!(q),
-            json!({"min_length": 1}),
-        )));
-    }
-    // The sentence model's workers answer through a one-shot channel: no thread waits per query.
-    let (answer, vector) = tokio::sync::oneshot::channel();
-    state.analysis.encoder.encode_then(
-        q,
-        Box::new(move |v| {
-            let _ = answer.send(v);
-        }),
-    );
-    let embedding =
-        vector.await.map_err(|_| AppError::Internal("the text encoder dropped a query unanswered".into()))??;
-    let version_id = params.get("version").unwrap_or(state.analysis.encoder.version()).to_string();
-    Ok(Json(TextEmbedding { version_id, embedding }))
-}
-
-/// The embedding of a text query.
-#[derive(Debug, Clone, serde::Serialize, utoipa::ToSchema)]
-pub struct TextEmbedding {
-    /// The encoder version.
-    pub version_id: String,
-    /// 1024 floats, unit length.
-    pub embedding: Vec<f32>,
-}
-
 /// Titles similar to an item (deprecated interface).
 #[derive(Debug, Clone, serde::Serialize, utoipa::ToSchema)]
 pub struct SimilarTitles {
@@ -482,8 +434,7 @@ pub fn similar(
     let max_score = c.take(params.float("max_score", Some(0.0), Some(1.0)), None);
     c.finish()?;
     let item = live_item(state, org, id)?;
-    let mine =
-        state.store.result(org, id, Product::Similar.as_str(), None)?.filter(|r| r.status == ResultStatus::Success);
+    let mine = state.store.result(org, id, Product::Similar, None)?.filter(|r| r.status == ResultStatus::Success);
     let not_found = || AppError::NotFound(format!("no similar result for item {id:?}"));
     let Some(mine) = mine else { return Err(not_found()) };
     let index = state.effects.indexes.get(&state.store, org, Collection::Items)?;

@@ -14,7 +14,7 @@ use super::ApiCaller;
 use crate::catalog::ItemType;
 use crate::error::{AppError, Detail};
 use crate::indexes::{ItemCriteria, SearchError};
-use crate::openapi::params::{SceneExampleQuery, SceneSearchQuery};
+use crate::openapi::params::{SceneExampleQuery, SceneSearchQuery, TextEmbeddingQuery};
 use crate::query::{Collect, Params};
 use crate::scene_search::{MAX_SEARCH_DEPTH, SceneQuery, SceneSearch, search_scenes};
 use crate::state::AppState;
@@ -228,7 +228,7 @@ async fn answer(
             inventory_id: m.item.id.clone(),
             item_type: m.item.item_type.result_type(),
             service_id: m.item.service_id.clone(),
-            title: m.item.body["title"].as_str().map(str::to_string),
+            title: m.item.title().map(str::to_string),
             start_ts: m.start_ts,
             end_ts: m.end_ts,
             score: m.score,
@@ -361,15 +361,63 @@ impl From<ExampleError> for AppError {
     }
 }
 
-/// This module's routes (merged in `app.rs`).
+/// The embedding of a text query (1024 floats), for searching scene embeddings.
+#[utoipa::path(
+    get,
+    path = "/results/semantic_scenes/v1/text-embedding",
+    tag = "retrieval",
+    params(TextEmbeddingQuery),
+    responses((status = 200, description = "The embedding", body = TextEmbedding), super::results::ListErrors),
+    security(("api_key" = []), ("api_key_header" = [])),
+)]
+pub async fn text_embedding(
+    State(state): State<AppState>,
+    ApiCaller { params, .. }: ApiCaller,
+) -> Result<Json<TextEmbedding>, AppError> {
+    let q = params.required("q").map_err(AppError::invalid)?;
+    if q.trim().is_empty() {
+        return Err(AppError::invalid(crate::error::Detail::query(
+            "q",
+            "string_too_short",
+            "String should have at least 1 character",
+            json!(q),
+            json!({"min_length": 1}),
+        )));
+    }
+    // The sentence model's workers answer through a one-shot channel: no thread waits per query.
+    let (answer, vector) = tokio::sync::oneshot::channel();
+    state.analysis.encoder.encode_then(
+        q,
+        Box::new(move |v| {
+            let _ = answer.send(v);
+        }),
+    );
+    let embedding =
+        vector.await.map_err(|_| AppError::Internal("the text encoder dropped a query unanswered".into()))??;
+    let version_id = params.get("version").unwrap_or(state.analysis.encoder.version()).to_string();
+    Ok(Json(TextEmbedding { version_id, embedding }))
+}
+
+/// The embedding of a text query.
+#[derive(Debug, Clone, serde::Serialize, utoipa::ToSchema)]
+pub struct TextEmbedding {
+    /// The encoder version.
+    pub version_id: String,
+    /// 1024 floats, unit length.
+    pub embedding: Vec<f32>,
+}
+
+/// This module's routes (merged in `app.rs`): scene search by text and by example, and the
+/// embedding of a text query that the scene search is made of.
 pub fn router() -> axum::Router<AppState> {
     use axum::extract::DefaultBodyLimit;
     use axum::routing::get;
     axum::Router::new()
         .route("/search/v1/scenes", get(scenes).post(scenes_by_example).layer(DefaultBodyLimit::max(MAX_EXAMPLE_BYTES)))
+        .route("/results/semantic_scenes/v1/text-embedding", get(text_embedding))
 }
 
 /// This module's operations in the OpenAPI document (merged in `openapi/api.rs`).
 #[derive(Debug, utoipa::OpenApi)]
-#[openapi(paths(scenes, scenes_by_example), components(schemas(SceneExample)))]
+#[openapi(paths(scenes, scenes_by_example, text_embedding), components(schemas(SceneExample)))]
 pub struct Api;

@@ -8,10 +8,10 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect, Response};
 use maud::{Markup, html};
 
-use super::timeline::{self, Mark, clock};
-use super::{
+use super::common::{
     Query, Signed, SignedForm, blocking, csrf, fail, internal, notice, page, page_error, path_segment, urlencode,
 };
+use super::timeline::{self, Mark, clock};
 use crate::generation::GenerationRequest;
 use crate::state::AppState;
 use crate::store::{ItemRow, OrgId};
@@ -24,7 +24,7 @@ const DEFAULT_PARAMS: &str = "number_of_top_candidates=3";
 const MAX_SEARCH: usize = 200;
 
 fn title(item: &ItemRow) -> String {
-    item.body["title"].as_str().filter(|t| !t.is_empty()).unwrap_or(&item.id).to_string()
+    item.title_or_id().to_string()
 }
 
 /// `GET /app/catalog?q=&page=`.
@@ -69,7 +69,7 @@ pub async fn items(State(state): State<AppState>, signed: Signed, q: Query) -> R
                         td { a href=(format!("/app/catalog/{}", path_segment(&item.id))) { (title(item)) } }
                         td { code { (item.id) } }
                         td { (item.item_type) }
-                        td { @if let Some(y) = item.body["release_year"].as_i64() { (y) } }
+                        td { @if let Some(y) = item.release_year() { (y) } }
                         td { @if *analysed { "analysed" } @else { "none yet" } }
                     }
                 }
@@ -157,12 +157,12 @@ pub async fn item(State(state): State<AppState>, Path(id): Path<String>, signed:
         };
         let prepared = crate::signals::prepared(&state.store, &state.signals, org, &id).map_err(internal)?;
         let clips = prepared.as_ref().map(|prep| clips_of(&state, org, &item, prep, &p));
-        let markers = state.store.result(org, &item.id, "markers", None).map_err(internal)?;
+        let markers = state.store.result(org, &item.id, crate::products::Product::Markers, None).map_err(internal)?;
         let markers = binge_marks(markers.as_ref(), prepared.as_ref().map_or(0.0, |p| p.signals().duration));
         let tasks = state.store.tasks(org, &id).map_err(internal)?;
         let mut jobs = Vec::new();
         for t in tasks.into_iter().filter(|t| t.active) {
-            let job = state.store.job_state(org, &id, &t.product, &t.version).map_err(internal)?;
+            let job = state.store.job_state(org, &id, t.product, &t.version).map_err(internal)?;
             jobs.push((t.product, t.version, job.map(|j| j.as_str())));
         }
         let progress = state.analysis.progress(org, &id);
@@ -179,10 +179,11 @@ pub async fn item(State(state): State<AppState>, Path(id): Path<String>, signed:
         dl.facts {
             dt { "Id" } dd { code { (item.id) } }
             dt { "Type" } dd { (item.item_type) }
-            @if let Some(y) = item.body["release_year"].as_i64() { dt { "Year" } dd { (y) } }
-            @if let Some(d) = item.body["metadata"]["short_description"].as_str() { dt { "Description" } dd { (d) } }
-            @if let Some(g) = item.body["metadata"]["genres"].as_array() {
-                dt { "Genres" } dd { (g.iter().filter_map(|v| v.as_str()).collect::<Vec<_>>().join(", ")) }
+            @if let Some(y) = item.release_year() { dt { "Year" } dd { (y) } }
+            @if let Some(d) = item.short_description() { dt { "Description" } dd { (d) } }
+            @let genres = item.genres().collect::<Vec<_>>();
+            @if !genres.is_empty() {
+                dt { "Genres" } dd { (genres.join(", ")) }
             }
             @if let Some(p) = progress { dt { "Analysis" } dd { "running, " (format!("{:.0}", p * 100.0)) "% done" } }
         }

@@ -6,8 +6,8 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use maud::{Markup, html};
 
+use super::common::{Signed, blocking, fail, internal, page, path_segment};
 use super::timeline::clock;
-use super::{Signed, blocking, fail, internal, page, path_segment};
 use crate::state::AppState;
 use crate::store::{CreativeAssetRow, CreativeAssetStatus};
 
@@ -59,11 +59,7 @@ pub async fn smartlist(State(state): State<AppState>, Path(id): Path<String>, si
             .ok_or_else(|| fail(StatusCode::NOT_FOUND, "the organisation has no such smartlist"))?;
         let mut members = Vec::new();
         for item_id in state.store.smartlist_members(&s.id).map_err(internal)? {
-            let title = state
-                .store
-                .item(org, &item_id)
-                .map_err(internal)?
-                .and_then(|i| i.body["title"].as_str().map(str::to_string));
+            let title = state.store.item(org, &item_id).map_err(internal)?.and_then(|i| i.title().map(str::to_string));
             members.push((item_id, title));
         }
         Ok((s, members))

@@ -715,7 +715,10 @@ async fn requests_that_race_a_running_job_are_not_lost() {
     let job = t.state.store.claim_job().unwrap().unwrap();
     t.signals("m1", 3).await;
     t.state.store.park_job(&job, false).unwrap();
-    assert_eq!(t.state.store.job_state(job.org, "m1", "profanity", "1.0.0").unwrap(), Some(JobState::Pending));
+    assert_eq!(
+        t.state.store.job_state(job.org, "m1", kino_server::vocabulary::Product::Profanity, "1.0.0").unwrap(),
+        Some(JobState::Pending)
+    );
     t.process();
     assert_eq!(t.call("GET", &task("m1", "profanity"), None).await.1["status"], "ready");
 
@@ -1047,7 +1050,13 @@ async fn a_fast_pass_serves_the_fast_products_while_speech_is_transcribed() {
         let (_, st) = t.call("GET", &task("m1", product), None).await;
         assert_eq!(st["status"], "pending", "{product} waits for the transcript: {st}");
         assert!(st["error"].as_str().unwrap().starts_with("transcribing speech"), "{st}");
-        assert_eq!(t.state.store.job_state(org, "m1", product, "1.0.0").unwrap(), Some(JobState::Waiting));
+        assert_eq!(
+            t.state
+                .store
+                .job_state(org, "m1", kino_server::vocabulary::Product::parse(product).unwrap(), "1.0.0")
+                .unwrap(),
+            Some(JobState::Waiting)
+        );
     }
     // Previews answer on the fast channels; a profanity filter is refused until it is measured.
     assert_eq!(t.call("GET", "/results/jitpreviews/v2/m1?catalog=acme", None).await.0, StatusCode::OK);
@@ -1089,7 +1098,7 @@ async fn a_fast_pass_left_by_a_crash_is_not_served_as_final() {
             reasons: Default::default(),
         });
         kino_server::signals::put_fast(&t.state.store, &t.state.signals, &t.state.effects, org, "m1", fast).unwrap();
-        assert_eq!(job.product, "profanity");
+        assert_eq!(job.product, kino_server::vocabulary::Product::Profanity);
     }
     let state = open(dir.path());
     state.store.requeue_running().unwrap();
@@ -1097,7 +1106,10 @@ async fn a_fast_pass_left_by_a_crash_is_not_served_as_final() {
     // No analysis runs here and the item's media is not local: the job does not compute from the
     // fast pass; it waits for final signals.
     t.process();
-    assert_eq!(t.state.store.job_state(org, "m1", "profanity", "1.0.0").unwrap(), Some(JobState::Waiting));
+    assert_eq!(
+        t.state.store.job_state(org, "m1", kino_server::vocabulary::Product::Profanity, "1.0.0").unwrap(),
+        Some(JobState::Waiting)
+    );
     assert_eq!(t.call("GET", &task("m1", "profanity"), None).await.1["status"], "pending");
     t.signals("m1", 9).await;
     t.process();
@@ -1244,7 +1256,10 @@ async fn markers_find_the_season_intro_and_follow_episodes_joining() {
     // A second episode joins: the first one's markers are computed again and find the intro.
     put_episode("e2", 2, 455).await;
     let (org, _) = t.state.store.ensure_org("acme").unwrap();
-    assert_eq!(t.state.store.job_state(org, "e1", "markers", "1.0.0").unwrap(), Some(JobState::Pending));
+    assert_eq!(
+        t.state.store.job_state(org, "e1", kino_server::vocabulary::Product::Markers, "1.0.0").unwrap(),
+        Some(JobState::Pending)
+    );
     t.process();
     for (id, start) in [("e1", 12.0), ("e2", 45.5)] {
         let (s, m) = t.call("GET", &format!("/results/markers/v1/asset/{id}"), None).await;

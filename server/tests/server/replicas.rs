@@ -51,7 +51,14 @@ pub(crate) fn store_scenes(state: &AppState, org: OrgId, id: &str) {
         .unwrap();
     state
         .store
-        .upsert_task(org, id, "semantic_scenes", "1.0.0", "{}", kino_server::tasks::MAX_ACTIVE_VERSIONS)
+        .upsert_task(
+            org,
+            id,
+            kino_server::vocabulary::Product::SemanticScenes,
+            "1.0.0",
+            "{}",
+            kino_server::tasks::MAX_ACTIVE_VERSIONS,
+        )
         .unwrap();
     let job = state.store.claim_job().unwrap().expect("the task's job");
     let embedding: Vec<f32> = (0..1024).map(|d| ((d * 7 + id.len()) % 13) as f32 - 6.0).collect();
@@ -121,7 +128,16 @@ fn work_claimed_by_a_live_replica_stays_its_own_and_is_recovered_once_it_dies() 
             false,
         )
         .unwrap();
-    a.store.upsert_task(org, "m1", "similar", "1.0.0", "{}", kino_server::tasks::MAX_ACTIVE_VERSIONS).unwrap();
+    a.store
+        .upsert_task(
+            org,
+            "m1",
+            kino_server::vocabulary::Product::Similar,
+            "1.0.0",
+            "{}",
+            kino_server::tasks::MAX_ACTIVE_VERSIONS,
+        )
+        .unwrap();
     let recipe = RecipeRow {
         id: "r1".into(),
         org,

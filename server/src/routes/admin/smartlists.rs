@@ -133,7 +133,7 @@ pub async fn smartlist_members(State(state): State<AppState>, s: Scope) -> Answe
         let list = smartlists::get(&state.store, s.org, &s.id)?;
         let mut out = Vec::new();
         for (i, item) in state.store.smartlist_members(&list.id)?.iter().enumerate() {
-            let title = state.store.item(s.org, item)?.and_then(|it| it.body["title"].as_str().map(String::from));
+            let title = state.store.item(s.org, item)?.and_then(|it| it.title().map(String::from));
             out.push(views::smartlist_asset(item, title.as_deref().unwrap_or(""), i + 1));
         }
         ok(out)

@@ -7,7 +7,7 @@ use maud::{Markup, html};
 
 use crate::auth::CredentialError;
 use crate::state::AppState;
-use crate::web::{Failure, Query, Signed, SignedForm, blocking, csrf, fail, internal, notice, page, secret};
+use crate::web::common::{Failure, Query, Signed, SignedForm, blocking, csrf, fail, internal, notice, page, secret};
 
 fn credential_error(e: CredentialError) -> Failure {
     match e {

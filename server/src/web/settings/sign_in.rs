@@ -13,7 +13,7 @@ use subtle::ConstantTimeEq;
 use crate::auth::hash_key;
 use crate::state::AppState;
 use crate::web::account::{self, AccountError};
-use crate::web::{
+use crate::web::common::{
     FORM_COOKIE, Form, Query, SESSION_COOKIE, SignedForm, blocking, cookie, form_error, internal, public_page,
     set_cookie,
 };

@@ -7,7 +7,7 @@ use maud::html;
 
 use crate::state::AppState;
 use crate::web::account::{self, AccountError};
-use crate::web::{Query, Signed, SignedForm, blocking, csrf, form_error, internal, notice, page, page_error};
+use crate::web::common::{Query, Signed, SignedForm, blocking, csrf, form_error, internal, notice, page, page_error};
 
 async fn users_page(state: AppState, signed: Signed, error: Option<String>, code: Option<String>) -> Response {
     let org = signed.session.org;

@@ -7,7 +7,7 @@ use maud::{Markup, html};
 
 use crate::state::AppState;
 use crate::store::DeliveryState;
-use crate::web::{
+use crate::web::common::{
     Failure, Query, Signed, SignedForm, blocking, csrf, fail, form_error, internal, notice, page, secret,
 };
 use crate::webhooks::{self, WebhookError};

@@ -5,7 +5,7 @@ use kino::Clip;
 use kino::thumbnail::{FrameChoice, FrameRule, choose_frame};
 use serde_json::{Value, json};
 
-use super::{Config, Targets};
+use super::config::{Config, Targets};
 use crate::changes::Queued;
 use crate::portal::Portal;
 use crate::portal::events;
@@ -90,7 +90,7 @@ fn produce(
     let mut completed = Vec::new();
     let mut index = 0;
     for item in &items {
-        let title = item.body["title"].as_str().unwrap_or(&item.id).to_string();
+        let title = item.title().unwrap_or(&item.id).to_string();
         let signals = crate::signals::prepared(&p.store, &p.signals, org, &item.id).map_err(|e| e.to_string());
         let clips: Result<Vec<Clip>, String> = match &signals {
             Ok(Some(prepared)) => match kino::select(prepared, &config.query, embedding.as_deref()) {
@@ -109,7 +109,7 @@ fn produce(
             for (n, clip) in moments.into_iter().enumerate() {
                 let stamp = now();
                 let mut a = CreativeAssetRow {
-                    id: super::new_id(),
+                    id: crate::portal::new_id(),
                     recipe_id: r.id.clone(),
                     recipe_title: r.title.clone(),
                     run_number: run,

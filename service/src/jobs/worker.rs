@@ -14,7 +14,7 @@ use crate::changes::{Change, Effects};
 use crate::config::Config;
 use crate::files::{LocalMedia, MediaFile};
 use crate::files::{local_media, local_sidecar, unusable_media};
-use crate::products::{NOT_AVAILABLE, PROCESSED, Product, compute};
+use crate::products::{Product, compute};
 use crate::signals::MAX_SIGNALS_BYTES;
 use crate::signals::SignalsCache;
 use crate::state::Analysis;
@@ -62,9 +62,7 @@ pub fn run_one(w: &Worker) -> bool {
 
 fn process(w: &Worker, job: &Job) -> Result<(), StoreError> {
     let store = &w.store;
-    let Some(product) = Product::parse(&job.product).filter(|p| PROCESSED.contains(p)) else {
-        return store.finish_job(job, ResultStatus::Failed, NOT_AVAILABLE, None);
-    };
+    let product = job.product;
     let Some(item) = store.item(job.org, &job.item_id)? else {
         return store.finish_job(job, ResultStatus::Failed, "the item does not exist", None);
     };
@@ -166,7 +164,7 @@ fn media_signals(w: &Worker, job: &Job, item: &ItemRow) -> Result<Option<Signals
 /// The item's sidecar signals, read from the file opened beneath the media root: at most
 /// [`MAX_SIGNALS_BYTES`], as an uploaded document.
 fn sidecar_document(item: &ItemRow, file: &MediaFile) -> Result<kino_media::Sidecar, Outcome> {
-    let uri = item.body["asset_info"]["file_uri"].as_str().unwrap_or_default();
+    let uri = item.file_uri();
     let text = file
         .read_to_string_within(MAX_SIGNALS_BYTES as u64)
         .map_err(|e| Outcome::Failed(format!("sidecar {uri}.signals.json is invalid: {e}")))?
@@ -251,7 +249,7 @@ fn analyse(
     match analysed {
         Ok(s) => Ok(s),
         Err(e) => {
-            let uri = item.body["asset_info"]["file_uri"].as_str().unwrap_or_default();
+            let uri = item.file_uri();
             tracing::warn!(item = %item.id, video = %video.shown().display(), error = %e, "media analysis failed");
             Err(Outcome::Failed(format!(
                 "file_uri {uri:?} could not be analysed: it is not a video that ffmpeg can decode, or its sidecar signals are invalid"

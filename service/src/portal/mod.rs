@@ -121,7 +121,7 @@ pub fn is_email(s: &str) -> bool {
 }
 
 /// A required, trimmed, bounded text field.
-pub(crate) fn text(
+pub fn text(
     field: &str,
     v: Option<&serde_json::Value>,
     required: bool,

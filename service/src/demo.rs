@@ -7,7 +7,7 @@ use kino::Signals;
 
 use crate::catalog::{self, CatalogItem};
 use crate::changes::Effects;
-use crate::products::{PROCESSED, Product};
+use crate::products::Product;
 use crate::signals::SignalsCache;
 use crate::store::Store;
 
@@ -50,7 +50,7 @@ pub fn bootstrap(
     }
     store.ensure_catalog(org, DEMO_CATALOG).map_err(|e| e.to_string())?;
     store.set_catalog_generation(org, DEMO_CATALOG, true).map_err(|e| e.to_string())?;
-    let (key, _) = crate::auth::create_key(store, org).map_err(|e| e.to_string())?;
+    let (key, _) = crate::identity::api_keys::create_key(store, org).map_err(|e| e.to_string())?;
     let catalog_path = demo_dir.join("catalog.json");
     let text = std::fs::read_to_string(&catalog_path).map_err(|e| format!("{}: {e}", catalog_path.display()))?;
     let items: Vec<serde_json::Value> =
@@ -81,7 +81,7 @@ pub fn bootstrap(
             Ok(_) => true,
             Err(e) => e == crate::products::NOT_AVAILABLE,
         };
-        let wanted: Vec<Product> = PROCESSED
+        let wanted: Vec<Product> = Product::ALL
             .iter()
             .filter(|p| fingerprinted || !matches!(p, Product::Fingerprint | Product::Fingerprintplus))
             .filter(computable)
@@ -90,7 +90,7 @@ pub fn bootstrap(
         crate::signals::put(store, signals_cache, fx, org, id, signals).map_err(|e| e.to_string())?;
         for product in wanted {
             store
-                .upsert_task(org, id, product.as_str(), DEMO_VERSION, "{}", crate::tasks::MAX_ACTIVE_VERSIONS)
+                .upsert_task(org, id, product, DEMO_VERSION, "{}", crate::tasks::MAX_ACTIVE_VERSIONS)
                 .map_err(|e| e.to_string())?;
         }
     }

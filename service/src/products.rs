@@ -1,4 +1,5 @@
-//! The products: which exist, which this deployment processes, and each one's stored payload.
+//! The products: what each one computes from an item's signals, and its stored payload (which
+//! products exist is `Product`, in the store's vocabulary).
 
 use kino::signals::Signals;
 use kino::{EmotionWindow, ProfanityLabel, ProfanityResult, ProfanitySegment};
@@ -7,26 +8,6 @@ use serde_json::Value;
 use utoipa::ToSchema;
 
 pub use crate::vocabulary::Product;
-
-/// The products this deployment computes, in the order the demo requests them.
-pub const PROCESSED: [Product; 16] = [
-    Product::Jitpreviews,
-    Product::Markers,
-    Product::Jitthumbnails,
-    Product::Fingerprint,
-    Product::Fingerprintplus,
-    Product::Semantic,
-    Product::SemanticScenes,
-    Product::Profanity,
-    Product::Emotions,
-    Product::Similar,
-    Product::VerticalConversion,
-    Product::ContentSummary,
-    Product::Nudity,
-    Product::SceneTags,
-    Product::Adbreaks,
-    Product::ContextualAdbreak,
-];
 
 /// The error of a task for a product this deployment does not compute.
 pub const NOT_AVAILABLE: &str = "product not available in this deployment";
@@ -112,7 +93,7 @@ pub fn season_of(
     org: crate::store::OrgId,
     item: &crate::store::ItemRow,
     own: &Signals,
-) -> Result<Vec<SeasonEpisode>, crate::error::AppError> {
+) -> Result<Vec<SeasonEpisode>, crate::error::ServiceError> {
     let read = kino::markers::read_by_markers;
     let mut out = vec![(item.id.clone(), item.episodic_number("episode_number"), read(own))];
     if let Some(season) = season_id(item) {

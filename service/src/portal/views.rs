@@ -7,7 +7,8 @@ use serde::Serialize;
 use serde_json::Value;
 use utoipa::ToSchema;
 
-use crate::openapi::schemas::{RecipeConfig, SmartlistFilter};
+use crate::portal::filter::SmartlistFilter;
+use crate::portal::recipes::config::RecipeConfig;
 use crate::store::{CreativeAssetRow, CreativeAssetStatus, RecipeRow, RecipeStatus, SmartlistRow};
 
 /// A smartlist as portal lists show it.
@@ -190,7 +191,7 @@ pub struct CreativeAsset {
     #[schema(value_type = Object)]
     pub metadata: Value,
     /// Where the item's logo goes, when it has one.
-    #[schema(value_type = Option<crate::openapi::schemas::LogoData>)]
+    #[schema(value_type = Option<LogoData>)]
     pub logo_data: Option<Value>,
     /// Created (RFC 3339).
     #[schema(format = DateTime)]
@@ -349,4 +350,21 @@ pub fn creative_asset_detail(a: &CreativeAssetRow, media_base: &str) -> Creative
 /// A creative asset as the admin sees it: the detail view and its error.
 pub fn admin_creative_asset(a: &CreativeAssetRow, media_base: &str) -> AdminCreativeAsset {
     AdminCreativeAsset { asset: creative_asset_detail(a, media_base), error: a.error.clone() }
+}
+
+/// Where an item's logo goes on a creative asset.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct LogoData {
+    /// Always true (absent logos give `null`).
+    pub has_logo: bool,
+    /// `[x, y, width, height]` as fractions of the frame.
+    pub coordinates: Vec<f64>,
+    /// Width as a fraction of the frame.
+    pub size: f64,
+    /// The logo's URL (from the item's `logo_urls`).
+    pub logo_image: String,
+    /// Which logo: `dark`, `bright`, or another key of `logo_urls`.
+    pub logo_name: String,
+    /// Contrast between logo and frame, 0 to 1.
+    pub score: f64,
 }

@@ -62,7 +62,7 @@ impl Throttle {
     }
 
     /// Whether a sign-in of `email` from `source` is refused now, and for how many minutes.
-    /// `source` is the peer as [`crate::serve::peer_of`] gives it (`None`: not known, as in a
+    /// `source` is the peer as the server's `serve::peer_of` gives it (`None`: not known, as in a
     /// test without a socket; all such sign-ins count as one source).
     pub fn refused(&self, email: &str, source: Option<IpAddr>, now: i64) -> Option<Refusal> {
         let window = crate::store::millis(FAILURE_WINDOW);

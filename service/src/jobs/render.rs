@@ -66,7 +66,7 @@ impl RenderError {
         match self {
             RenderError::Item(message) => message,
             RenderError::Service(detail) => {
-                let request_id = crate::auth::random_hex(8);
+                let request_id = crate::ids::random_hex(8);
                 tracing::error!(request_id = %request_id, job, error = %detail, "{what} failed");
                 format!("the {what} could not be rendered; request id {request_id} (the service's log has the details)")
             }
@@ -328,8 +328,8 @@ pub async fn run_renderers(
 pub use crate::config::default_render_workers;
 
 /// The bucket paths of the images of thumbnail `n` of generation `gen_id`.
-pub fn thumbnail_paths(gen_id: &str, n: usize) -> crate::routes::envelope::ImagePaths {
-    crate::routes::envelope::ImagePaths {
+pub fn thumbnail_paths(gen_id: &str, n: usize) -> crate::generation::ImagePaths {
+    crate::generation::ImagePaths {
         large_image_path: format!("gen/{gen_id}/thumbnail-{n}-large.jpg"),
         small_image_path: format!("gen/{gen_id}/thumbnail-{n}-small.jpg"),
     }

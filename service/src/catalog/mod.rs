@@ -76,7 +76,7 @@ pub fn upsert(store: &Store, fx: &Effects, org: OrgId, item: CatalogItem) -> Res
     }
     if item.operations.force_asset_reprocess {
         for task in store.tasks(org, &item.id)?.into_iter().filter(|t| t.active) {
-            store.reprocess(org, &item.id, &task.product, &task.version)?;
+            store.reprocess(org, &item.id, task.product, &task.version)?;
         }
     }
     fx.apply(store, Change::Catalog { org })?;
@@ -134,9 +134,7 @@ pub fn asset_model(store: &Store, org: OrgId, item: &ItemRow) -> Result<Value, C
     let mut episode: CatalogItem = serde_json::from_value(item.body.clone()).map_err(unreadable)?;
     let title_of = |id: Option<&str>| -> Result<Option<String>, StoreError> {
         Ok(match id {
-            Some(id) => {
-                store.item(org, id)?.and_then(|i| i.body.get("title").and_then(Value::as_str).map(String::from))
-            }
+            Some(id) => store.item(org, id)?.and_then(|i| i.title().map(String::from)),
             None => None,
         })
     };

@@ -100,7 +100,7 @@ pub struct Guards {
     /// Failed sign-ins to the web application by address and by source ([`crate::throttle`]).
     pub sign_ins: crate::throttle::Throttle,
     /// Slots for password hashes and checks ([`Config::password_slots`],
-    /// [`crate::web::account::with_password_slot`]).
+    /// the web application's `with_password_slot`).
     pub passwords: Arc<tokio::sync::Semaphore>,
 }
 

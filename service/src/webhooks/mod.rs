@@ -14,8 +14,8 @@ pub mod events;
 
 use serde::Serialize;
 
-use crate::auth::random_hex;
 use crate::changes::{Effects, Queued};
+use crate::ids::random_hex;
 use crate::secrets::SecretBox;
 use crate::store::{ByHand, OrgId, Outgoing, Store, StoreError, WebhookRow};
 
@@ -47,7 +47,7 @@ pub const DEFAULT_LEASE: std::time::Duration = crate::config::DEFAULT_WEBHOOK_LE
 /// Most deliveries [`deliveries`] returns at once.
 pub const MAX_LIST: usize = 1000;
 
-/// Most deliveries an organisation may have queued by hand ([`test`], [`redeliver`]) and not yet
+/// Most deliveries an organisation may have queued by hand ([`test`](fn@test), [`redeliver`]) and not yet
 /// sent; more are refused ([`WebhookError::TooManyPending`]): the delivery queue and its
 /// dispatcher are shared by every organisation.
 pub const MAX_PENDING_BY_HAND: usize = 10;
@@ -61,7 +61,7 @@ pub struct WebhookView {
     /// The receiving URL.
     pub url: String,
     /// Subscribed events.
-    #[schema(value_type = Vec<crate::openapi::schemas::WebhookEvent>)]
+    #[schema(value_type = Vec<WebhookEvent>)]
     pub events: Vec<String>,
     /// Whether events are delivered.
     pub enabled: bool,
@@ -276,6 +276,29 @@ pub fn deliveries(
 pub fn redeliver(store: &Store, fx: &Effects, org: OrgId, delivery_id: &str) -> Result<DeliveryView, WebhookError> {
     let queued = store.queue_redelivery(org, delivery_id, &uuid_v4(), MAX_PENDING_BY_HAND)?;
     by_hand(fx, queued, "delivery", delivery_id)
+}
+
+/// The events a webhook can subscribe to.
+#[derive(Debug, Clone, Copy, Serialize, serde::Deserialize, utoipa::ToSchema)]
+pub enum WebhookEvent {
+    /// A published recipe finished with at least one asset.
+    #[serde(rename = "recipe.completed")]
+    RecipeCompleted,
+    /// A published recipe failed.
+    #[serde(rename = "recipe.failed")]
+    RecipeFailed,
+    /// A creative asset was made.
+    #[serde(rename = "creative_asset.completed")]
+    CreativeAssetCompleted,
+    /// A creative asset record was created.
+    #[serde(rename = "creative_asset.created")]
+    CreativeAssetCreated,
+    /// A creative asset could not be made.
+    #[serde(rename = "creative_asset.failed")]
+    CreativeAssetFailed,
+    /// A published smartlist's membership changed.
+    #[serde(rename = "smart_list.updated")]
+    SmartListUpdated,
 }
 
 #[cfg(test)]

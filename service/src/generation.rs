@@ -55,7 +55,7 @@ pub fn queue(
     request: GenerationRequest,
 ) -> Result<String, GenerationError> {
     let fingerprint = request.fingerprint(item_id);
-    let gen_id = crate::auth::random_hex(16);
+    let gen_id = crate::ids::random_hex(16);
     let request = serde_json::to_value(&request).map_err(|e| GenerationError::Unstorable(e.to_string()))?;
     let new = NewGeneration { id: &gen_id, item_id, request: &request, fingerprint: &fingerprint };
     match store.queue_generation(org, &new, max_queued)? {
@@ -99,7 +99,7 @@ pub struct GenerationData {
     pub inventory_id: String,
     /// The item's result type.
     #[serde(rename = "type")]
-    #[schema(value_type = crate::routes::envelope::ResultType)]
+    #[schema(value_type = crate::vocabulary::ResultType)]
     pub item_type: &'static str,
     /// The service's own item id.
     pub service_id: String,
@@ -232,4 +232,13 @@ impl GenerationRequest {
         let text = serde_json::to_string(self).unwrap_or_default();
         hex::encode(Sha256::new().chain_update(item_id.as_bytes()).chain_update([0]).chain_update(text).finalize())
     }
+}
+
+/// The image files of a generated thumbnail.
+#[derive(Debug, Clone, serde::Serialize, utoipa::ToSchema)]
+pub struct ImagePaths {
+    /// The large image (the source width up to 1280 pixels, or the 9:16 crop's).
+    pub large_image_path: String,
+    /// The small image.
+    pub small_image_path: String,
 }

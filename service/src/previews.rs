@@ -1,7 +1,7 @@
 //! What a previews request (clips, thumbnails) selects from, as a domain: the live item, its
 //! prepared signals and the search text's embedding, read in one database call on a warm cache.
 
-use crate::error::AppError;
+use crate::error::ServiceError;
 use crate::signals::SignalsCache;
 use crate::store::{OrgId, Store};
 
@@ -26,14 +26,14 @@ impl Selection {
         org: OrgId,
         id: &str,
         search_query: Option<&str>,
-    ) -> Result<Selection, AppError> {
+    ) -> Result<Selection, ServiceError> {
         // One database call for both: the item and its signals' version.
         let (item, version) = match store.item_and_signals_version(org, id)? {
             Some((item, version)) if !item.deleted => (item, version),
-            _ => return Err(AppError::item_not_found(id)),
+            _ => return Err(ServiceError::item_not_found(id)),
         };
         let Some(prepared) = crate::signals::prepared_at(store, cache, org, id, version)? else {
-            return Err(AppError::NotFound(format!("item {id:?} has no analysis signals yet")));
+            return Err(ServiceError::NotFound(format!("item {id:?} has no analysis signals yet")));
         };
         let embedding = match search_query {
             Some(text) => Some(encoder.encode(text)?),

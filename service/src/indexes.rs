@@ -175,7 +175,7 @@ impl ItemMeta {
     fn of(item: &ItemRow) -> ItemMeta {
         ItemMeta {
             series_id: item.episodic("series_id").and_then(serde_json::Value::as_str).map(str::to_string),
-            release_year: item.body["release_year"].as_i64(),
+            release_year: item.release_year(),
         }
     }
 
@@ -301,7 +301,7 @@ impl Indexes {
         index: &SegmentedIndex,
     ) -> Result<usize, SearchError> {
         let current: HashMap<String, Stamp> = store
-            .result_stamps(org, c.product().as_str())?
+            .result_stamps(org, c.product())?
             .iter()
             .map(|s| (s.item_id.clone(), stamp_of(&s.version, &s.updated_at)))
             .collect();
@@ -311,7 +311,7 @@ impl Indexes {
                 continue;
             }
             if let Some(item) = store.item(org, id)?
-                && let Some(stamp) = store.result_stamp(org, id, c.product().as_str())?
+                && let Some(stamp) = store.result_stamp(org, id, c.product())?
                 && let Some(vectors) = self.vectors(store, org, c, &item, &stamp)?
             {
                 index.upsert(vectors)?;
@@ -421,7 +421,7 @@ impl Indexes {
                 };
             }
             let stamp = match &item {
-                Some(_) => store.result_stamp(org, item_id, c.product().as_str())?,
+                Some(_) => store.result_stamp(org, item_id, c.product())?,
                 None => None,
             };
             match (item, stamp) {
@@ -451,7 +451,7 @@ impl Indexes {
         item: &ItemRow,
         stamp: &ResultStamp,
     ) -> Result<Option<ItemVectors>, SearchError> {
-        let Some(row) = store.result(org, &item.id, c.product().as_str(), Some(&stamp.version))? else {
+        let Some(row) = store.result(org, &item.id, c.product(), Some(&stamp.version))? else {
             return Ok(None);
         };
         let found = match c {

@@ -8,10 +8,12 @@ use jsonwebtoken::{Algorithm, Header, Validation};
 use serde::{Deserialize, Serialize};
 use subtle::ConstantTimeEq;
 
+pub mod api_keys;
 pub mod keys;
 
-use crate::auth::{CredentialError, hash_key, random_hex};
+use crate::ids::random_hex;
 use crate::store::{OrgId, Store, StoreError};
+use api_keys::{CredentialError, hash_key};
 
 /// The scope that grants the previews endpoints (`/results/jitpreviews/v2/...`) to an access token.
 pub const PREVIEWS_SCOPE: &str = "read:previews";
@@ -133,7 +135,7 @@ pub fn new_client() -> (String, String) {
 /// once; only its hash is stored).
 pub fn create_client(store: &Store, org: OrgId) -> Result<(String, String), StoreError> {
     let (client_id, secret) = new_client();
-    store.add_client(org, &client_id, &crate::auth::hash_key(&secret))?;
+    store.add_client(org, &client_id, &hash_key(&secret))?;
     Ok((client_id, secret))
 }
 

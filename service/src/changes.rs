@@ -115,7 +115,7 @@ fn requeue_markers(store: &Store, org: OrgId, season: &str, except: &str) -> Res
     let mut queued = 0;
     for e in store.children(org, season)? {
         if e.item_type == crate::vocabulary::ItemType::Episode && !e.deleted && e.id != except {
-            queued += store.requeue_product(org, &e.id, "markers")?;
+            queued += store.requeue_product(org, &e.id, crate::vocabulary::Product::Markers)?;
         }
     }
     Ok(queued)

@@ -109,8 +109,8 @@ pub enum TaskError {
 /// deactivated task frees its place.
 pub const MAX_ACTIVE_VERSIONS: usize = 8;
 
-fn not_found(id: &str, product: &str, version: &str) -> TaskError {
-    TaskError::NotFound { id: id.into(), product: product.into(), version: version.into() }
+fn not_found(id: &str, product: Product, version: &str) -> TaskError {
+    TaskError::NotFound { id: id.into(), product: product.as_str().into(), version: version.into() }
 }
 
 /// The task operations over what they use: the store, the analyses in progress (a pending task
@@ -128,7 +128,7 @@ pub struct Tasks<'a> {
 impl Tasks<'_> {
     /// The status of (item, product, version).
     pub fn status(&self, org: OrgId, id: &str, product: Product, version: &str) -> Result<Status, TaskError> {
-        self.status_of(org, id, product.as_str(), version)?.ok_or_else(|| not_found(id, product.as_str(), version))
+        self.status_of(org, id, product, version)?.ok_or_else(|| not_found(id, product, version))
     }
 
     /// Creates or updates the task of a live item with its options (a JSON object) and
@@ -146,7 +146,7 @@ impl Tasks<'_> {
             Some(item) if !item.deleted => {}
             _ => return Err(TaskError::ItemNotFound(id.to_string())),
         }
-        if !self.store.upsert_task(org, id, product.as_str(), version, &options.to_string(), MAX_ACTIVE_VERSIONS)? {
+        if !self.store.upsert_task(org, id, product, version, &options.to_string(), MAX_ACTIVE_VERSIONS)? {
             return Err(TaskError::TooManyVersions { limit: MAX_ACTIVE_VERSIONS });
         }
         self.effects.queued(Queued::Tasks);
@@ -156,10 +156,10 @@ impl Tasks<'_> {
     /// Deactivates a task (its queued job is dropped); answers its status. A result without a
     /// task answers its state; nothing at all is [`TaskError::NotFound`].
     pub fn deactivate(&self, org: OrgId, id: &str, product: Product, version: &str) -> Result<Status, TaskError> {
-        let existed = self.store.deactivate_task(org, id, product.as_str(), version)?;
-        match self.status_of(org, id, product.as_str(), version)? {
+        let existed = self.store.deactivate_task(org, id, product, version)?;
+        match self.status_of(org, id, product, version)? {
             Some(status) if existed || status.state != TaskState::Pending => Ok(status),
-            _ => Err(not_found(id, product.as_str(), version)),
+            _ => Err(not_found(id, product, version)),
         }
     }
 
@@ -169,7 +169,7 @@ impl Tasks<'_> {
         if current.state != TaskState::Failed {
             return Err(TaskError::NotFailed(current.state));
         }
-        self.store.reprocess(org, id, product.as_str(), version)?;
+        self.store.reprocess(org, id, product, version)?;
         self.effects.queued(Queued::Tasks);
         Ok(())
     }
@@ -182,16 +182,16 @@ impl Tasks<'_> {
         let mut out = Vec::new();
         for task in self.store.tasks(org, id)? {
             let status = self
-                .status_of(org, id, &task.product, &task.version)?
+                .status_of(org, id, task.product, &task.version)?
                 .unwrap_or(Status { state: TaskState::Pending, error: String::new() });
-            out.push(ItemTask { product: task.product, version: task.version, status });
+            out.push(ItemTask { product: task.product.to_string(), version: task.version, status });
         }
         Ok(out)
     }
 
     /// The status of (item, product, version), or `None` when neither a task nor a result is known
     /// (`product` as stored: the tasks of an item are listed whatever they name).
-    fn status_of(&self, org: OrgId, id: &str, product: &str, version: &str) -> Result<Option<Status>, StoreError> {
+    fn status_of(&self, org: OrgId, id: &str, product: Product, version: &str) -> Result<Option<Status>, StoreError> {
         let (store, analysis) = (self.store, self.analysis);
         if let Some(r) = store.result(org, id, product, Some(version))? {
             let state = match r.status {
@@ -204,7 +204,7 @@ impl Tasks<'_> {
         let job = store.job_state(org, id, product, version)?;
         // Only a product that reads what speech recognition produces waits for it; the others run
         // from the fast pass as soon as a worker is free.
-        let waits_for_speech = Product::parse(product).is_some_and(crate::products::needs_speech_stage);
+        let waits_for_speech = crate::products::needs_speech_stage(product);
         let error = match (job, analysis.progress(org, id)) {
             (Some(_), Some(done)) if waits_for_speech && store.signals_partial(org, id)? => {
                 format!("transcribing speech (the fast channels are ready): the analysis is {:.0}% done", 100.0 * done)
