@@ -152,6 +152,7 @@ impl From<ServiceError> for AppError {
             ServiceError::Store(e) => e.into(),
             ServiceError::Kino(e) => e.into(),
             ServiceError::Signals(e) => e.into(),
+            ServiceError::Search(e) => e.into(),
         }
     }
 }

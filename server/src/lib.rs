@@ -17,9 +17,9 @@ pub mod serve;
 pub mod web;
 
 pub use kino_service::{
-    bucket, catalog, changes, config, contexts, demo, files, generation, identity, ids, index_files, indexes, jobs,
-    portal, previews, products, ratelimit, redacted, scene_search, secrets, signals, state, store, tasks, throttle,
-    vocabulary, webhooks,
+    blocking, bucket, catalog, changes, characters, config, contexts, demo, files, fingerprints, generation, identity,
+    ids, index_files, indexes, jobs, portal, previews, products, ratelimit, redacted, scene_search, secrets, signals,
+    similar, state, store, tasks, throttle, vocabulary, webhooks,
 };
 
 pub use app::app;

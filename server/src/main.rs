@@ -175,38 +175,7 @@ enum Command {
     Serve,
     /// Manage organisations, catalogs, API keys, OAuth clients, smartlists, recipes and webhooks.
     #[command(subcommand)]
-    Admin(Admin),
-}
-
-/// No `Debug`: `revoke-key` may be given a whole key.
-#[derive(Subcommand)]
-enum Admin {
-    /// Create an organisation (with a catalog of the same name).
-    CreateOrg { name: String },
-    /// List organisations.
-    ListOrgs,
-    /// Create a catalog in an organisation.
-    CreateCatalog { org: String, name: String },
-    /// Create an API key for an organisation; the key is printed once and stored hashed.
-    CreateKey { org: String },
-    /// List an organisation's keys (prefixes only).
-    ListKeys { org: String },
-    /// Revoke one of an organisation's keys, given whole or by its prefix (as shown by list-keys).
-    RevokeKey { org: String, key: String },
-    /// Create an OAuth client (client credentials) for the portal; the secret is printed once.
-    CreateClient { org: String },
-    /// Create a user of the web application (`/app`) in an organisation; the password is read
-    /// from the KINO_NEW_PASSWORD environment variable, else from the first line of standard input.
-    CreateUser { org: String, email: String },
-    /// List an organisation's OAuth clients (client ids and times; secrets are never shown).
-    ListClients { org: String },
-    /// Revoke an OAuth client: it gets no new token, and the tokens it holds are refused at once.
-    RevokeClient { org: String, client_id: String },
-    /// Seal every webhook signing secret under a new key in <data-dir>/secrets.key and drop the
-    /// old key (stop the service first, or restart it after).
-    RotateSecretsKey,
-    #[command(flatten)]
-    Portal(kino_server::admin_cli::PortalCommand),
+    Admin(kino_server::admin_cli::AdminCommand),
 }
 
 fn main() -> std::process::ExitCode {
@@ -239,15 +208,9 @@ fn main() -> std::process::ExitCode {
         }
     };
     let result = match &cli.command {
-        Some(Command::Admin(Admin::Portal(cmd))) => {
-            state(&cli, store).and_then(|state| kino_server::admin_cli::run(&state, cmd))
+        Some(Command::Admin(cmd)) => {
+            kino_server::admin_cli::run(cmd, store, &cli.data_dir.join("secrets.key"), |store| state(&cli, store))
         }
-        Some(Command::Admin(Admin::RotateSecretsKey)) => {
-            kino_server::state::rotate_secrets_key(&store, &cli.data_dir.join("secrets.key")).map(|n| {
-                println!("{n} webhook signing secrets sealed under a new key; the old key is dropped");
-            })
-        }
-        Some(Command::Admin(cmd)) => admin(&store, cmd),
         None | Some(Command::Serve) => serve(&cli, store),
     };
     match result {
@@ -270,86 +233,6 @@ fn init_logs(format: LogFormat) {
         LogFormat::Plain => builder.init(),
         LogFormat::Json => builder.json().init(),
     }
-}
-
-fn org_id(store: &Store, name: &str) -> Result<kino_server::store::OrgId, String> {
-    store
-        .org_by_name(name)
-        .map_err(|e| e.to_string())?
-        .ok_or_else(|| format!("no organisation named {name:?} (see `kino-server admin list-orgs`)"))
-}
-
-fn admin(store: &Store, cmd: &Admin) -> Result<(), String> {
-    match cmd {
-        Admin::CreateOrg { name } => {
-            let (id, created) = store.ensure_org(name).map_err(|e| e.to_string())?;
-            store.ensure_catalog(id, name).map_err(|e| e.to_string())?;
-            println!("{} organisation {name:?} with catalog {name:?}", if created { "created" } else { "existing" });
-        }
-        Admin::ListOrgs => {
-            for (_, name) in store.orgs().map_err(|e| e.to_string())? {
-                println!("{name}");
-            }
-        }
-        Admin::CreateCatalog { org, name } => {
-            store.ensure_catalog(org_id(store, org)?, name).map_err(|e| e.to_string())?;
-            println!("catalog {name:?} in {org:?}");
-        }
-        Admin::CreateKey { org } => {
-            let id = org_id(store, org)?;
-            let (key, _) = kino_server::auth::create_key(store, id).map_err(|e| e.to_string())?;
-            println!("{key}");
-            eprintln!("store this key now: it is shown once and kept only as a hash");
-        }
-        Admin::ListKeys { org } => {
-            for k in kino_server::auth::keys(store, org_id(store, org)?).map_err(|e| e.to_string())? {
-                let revoked = k.revoked_at.map(|r| format!("  revoked {r}")).unwrap_or_default();
-                println!("{}…  created {}{revoked}", k.prefix, k.created_at);
-            }
-        }
-        Admin::ListClients { org } => {
-            for c in kino_server::identity::clients(store, org_id(store, org)?).map_err(|e| e.to_string())? {
-                let revoked = c.revoked_at.map(|r| format!("  revoked {r}")).unwrap_or_default();
-                println!("{}  created {}{revoked}", c.client_id, c.created_at);
-            }
-        }
-        Admin::RevokeClient { org, client_id } => {
-            kino_server::identity::revoke_client(store, org_id(store, org)?, client_id).map_err(|e| e.to_string())?;
-            println!("revoked {}", client_id.trim());
-        }
-        Admin::CreateUser { org, email } => {
-            let id = org_id(store, org)?;
-            let password = match std::env::var("KINO_NEW_PASSWORD") {
-                Ok(p) => p,
-                Err(_) => {
-                    let mut line = String::new();
-                    std::io::stdin().read_line(&mut line).map_err(|e| format!("password: {e}"))?;
-                    line.trim_end_matches(['\r', '\n']).to_string()
-                }
-            };
-            let email = kino_server::web::account::email(email).map_err(|e| e.to_string())?;
-            kino_server::web::account::check_password(&password).map_err(|e| e.to_string())?;
-            let hash = kino_server::web::account::hash_password(&password);
-            match store.add_user(id, &email, &hash).map_err(|e| e.to_string())? {
-                Some(_) => println!("user {email} in {org:?}: sign in at /app/sign-in"),
-                None => return Err(format!("email: {email} already has an account")),
-            }
-        }
-        Admin::CreateClient { org } => {
-            let id = org_id(store, org)?;
-            let (client_id, secret) = kino_server::identity::create_client(store, id).map_err(|e| e.to_string())?;
-            println!("client_id: {client_id}");
-            println!("client_secret: {secret}");
-            eprintln!("store the secret now: it is shown once and kept only as a hash");
-        }
-        Admin::Portal(_) => unreachable!("portal commands run with the service state"),
-        Admin::RotateSecretsKey => unreachable!("the rotation runs with the data directory"),
-        Admin::RevokeKey { org, key } => {
-            let prefix = kino_server::auth::revoke_key(store, org_id(store, org)?, key).map_err(|e| e.to_string())?;
-            println!("revoked {prefix}…");
-        }
-    }
-    Ok(())
 }
 
 /// The service state over the database, as configured.

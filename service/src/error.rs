@@ -44,6 +44,9 @@ pub enum ServiceError {
     /// Stored signals could not be read or used.
     #[error(transparent)]
     Signals(#[from] crate::signals::SignalsError),
+    /// A vector index could not be read or searched.
+    #[error(transparent)]
+    Search(#[from] crate::indexes::SearchError),
 }
 
 impl ServiceError {

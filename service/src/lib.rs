@@ -11,14 +11,17 @@
 
 pub use kino_store::{self as store, ids, redacted, vocabulary};
 
+pub mod blocking;
 pub mod bucket;
 pub mod catalog;
 pub mod changes;
+pub mod characters;
 pub mod config;
 pub mod contexts;
 pub mod demo;
 pub mod error;
 pub mod files;
+pub mod fingerprints;
 pub mod generation;
 pub mod identity;
 pub mod index_files;
@@ -31,6 +34,7 @@ pub mod ratelimit;
 pub mod scene_search;
 pub mod secrets;
 pub mod signals;
+pub mod similar;
 pub mod state;
 pub mod tasks;
 pub mod throttle;

@@ -94,9 +94,8 @@ pub async fn put_signals(
     let samples = kino::signals::sample_count(signals.duration, signals.step);
     let s = state.clone();
     let id2 = id.clone();
-    tokio::task::spawn_blocking(move || crate::signals::put(&s.store, &s.signals, &s.effects, org, &id2, signals))
-        .await
-        .map_err(|e| AppError::Internal(e.to_string()))??;
+    blocking(move || crate::signals::put(&s.store, &s.signals, &s.effects, org, &id2, signals).map_err(AppError::from))
+        .await?;
     Ok(Json(SignalsAccepted { status: "accepted".into(), inventory_id: id, samples }))
 }
 

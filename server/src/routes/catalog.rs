@@ -69,9 +69,7 @@ pub async fn upsert(
 ) -> Result<Json<Null>, AppError> {
     let item = CatalogItem::parse(&body)?;
     let s = state.clone();
-    tokio::task::spawn_blocking(move || catalog::upsert(&s.store, &s.effects, org, item))
-        .await
-        .map_err(|e| AppError::Internal(e.to_string()))??;
+    blocking(move || catalog::upsert(&s.store, &s.effects, org, item).map_err(AppError::from)).await?;
     Ok(Json(Null))
 }
 

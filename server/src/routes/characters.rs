@@ -5,33 +5,12 @@
 
 use axum::Json;
 use axum::extract::{Path, State};
-use kino::characters::LinkedCharacter;
-use kino::speakers::LinkedSpeaker;
-use serde::Serialize;
-use serde_json::Value;
-use utoipa::ToSchema;
 
-use super::{ApiCaller, ApiCredential, live_item};
+use super::{ApiCaller, ApiCredential, blocking, live_item};
+pub use crate::characters::CharactersAnswer;
+use crate::characters::characters_of;
 use crate::error::AppError;
 use crate::state::AppState;
-
-/// An item's characters and who they are across its series.
-#[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct CharactersAnswer {
-    /// The item.
-    pub inventory_id: String,
-    /// Its series, for an episode; `null` otherwise (identities are then the item's own).
-    pub series_id: Option<String>,
-    /// How many titles were linked (the series' episodes with signals).
-    pub titles_linked: usize,
-    /// Its characters in rank order, each with its series identity (the same number in every
-    /// episode for the same person; 0 has the most screen time over the series).
-    pub characters: Vec<LinkedCharacter>,
-    /// Its speakers, most speaking time first, each with its voice across the series (the same
-    /// number in every episode for the same voice; 0 speaks most over the series) and the
-    /// character it was seen as; empty when the voices were not told apart.
-    pub speakers: Vec<LinkedSpeaker>,
-}
 
 /// The item's characters with their identities across its series: the same person keeps one
 /// number in every episode where the evidence (face descriptors) allows; and its speakers with
@@ -49,48 +28,12 @@ pub async fn characters(
     Path(id): Path<String>,
     credential: ApiCredential,
 ) -> Result<Json<CharactersAnswer>, AppError> {
-    tokio::task::spawn_blocking(move || {
+    blocking(move || {
         let ApiCaller { org, .. } = credential.check(&state.store)?;
         let item = live_item(&state, org, &id)?;
-        let Some(own) = crate::signals::prepared(&state.store, &state.signals, org, &item.id)? else {
-            return Err(AppError::NotFound(format!("item {id:?} has no analysis signals yet")));
-        };
-        let series = (item.item_type == crate::catalog::ItemType::Episode)
-            .then(|| item.episodic("series_id").and_then(Value::as_str).map(String::from))
-            .flatten();
-        // Season, then episode; missing numbers last.
-        let order = |e: &crate::store::ItemRow| {
-            let n = |k| e.episodic_number(k).unwrap_or(i64::MAX);
-            (n("season_number"), n("episode_number"))
-        };
-        // The series' episodes with signals, in season and episode order (the item included).
-        let mut titles = vec![(item.id.clone(), (i64::MIN, i64::MIN), own)];
-        if let Some(series) = &series {
-            for e in state.store.children(org, series)? {
-                if e.deleted || e.item_type != crate::catalog::ItemType::Episode || e.id == item.id {
-                    continue;
-                }
-                if let Some(p) = crate::signals::prepared(&state.store, &state.signals, org, &e.id)? {
-                    titles.push((e.id.clone(), order(&e), p));
-                }
-            }
-            titles[0].1 = order(&item);
-        }
-        titles.sort_by(|a, b| a.1.cmp(&b.1).then(a.0.cmp(&b.0)));
-        let signals: Vec<&kino::Signals> = titles.iter().map(|(_, _, p)| p.signals()).collect();
-        let linked = kino::characters::link(&signals);
-        let voices = kino::speakers::link(&signals);
-        let at = titles.iter().position(|(t, ..)| *t == item.id).unwrap_or(0);
-        Ok(Json(CharactersAnswer {
-            inventory_id: item.id,
-            series_id: series,
-            titles_linked: titles.len(),
-            characters: linked.into_iter().nth(at).unwrap_or_default(),
-            speakers: voices.into_iter().nth(at).unwrap_or_default(),
-        }))
+        Ok(Json(characters_of(&state.store, &state.signals, org, item)?))
     })
     .await
-    .map_err(|e| AppError::Internal(e.to_string()))?
 }
 
 /// This module's routes (merged in `app.rs`).

@@ -5,14 +5,13 @@
 use axum::Json;
 use axum::extract::{Path, State};
 use kino::fingerprint::{Duplicate, DuplicateIndex};
-use kino::signals::AudioFingerprint;
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use super::{ApiCaller, ApiCredential, live_item};
+use super::{ApiCaller, ApiCredential, blocking, live_item};
 use crate::error::AppError;
+use crate::fingerprints::fingerprints;
 use crate::state::AppState;
-use crate::store::OrgId;
 
 /// The titles that are the same film as one item.
 #[derive(Debug, Clone, Serialize, ToSchema)]
@@ -34,27 +33,6 @@ pub struct DuplicateGroups {
     pub groups: Vec<Vec<String>>,
 }
 
-/// The live items of `org` whose signals carry an audio fingerprint.
-fn fingerprints(state: &AppState, org: OrgId) -> Result<Vec<(String, AudioFingerprint)>, AppError> {
-    let mut out = Vec::new();
-    let mut offset = 0;
-    loop {
-        let page = state.store.items(org, false, offset, 1000)?;
-        if page.is_empty() {
-            break;
-        }
-        offset += page.len() as i64;
-        for item in page {
-            if let Some(p) = crate::signals::prepared(&state.store, &state.signals, org, &item.id)?
-                && let Some(fp) = &p.signals().audio_fingerprint
-            {
-                out.push((item.id, fp.clone()));
-            }
-        }
-    }
-    Ok(out)
-}
-
 /// The caller's titles that are the same film as this item: another encode, size, crop, or with a
 /// few cuts, by its audio fingerprint (docs/interface.md#fingerprints-and-duplicates).
 #[utoipa::path(
@@ -70,10 +48,10 @@ pub async fn duplicates(
     Path(id): Path<String>,
     credential: ApiCredential,
 ) -> Result<Json<DuplicatesAnswer>, AppError> {
-    tokio::task::spawn_blocking(move || {
+    blocking(move || {
         let ApiCaller { org, .. } = credential.check(&state.store)?;
         live_item(&state, org, &id)?;
-        let all = fingerprints(&state, org)?;
+        let all = fingerprints(&state.store, &state.signals, org)?;
         let Some((_, query)) = all.iter().find(|(other, _)| *other == id) else {
             return Err(AppError::NotFound(format!(
                 "item {id:?} has no audio fingerprint (its signals come from an analysis of its media)"
@@ -84,7 +62,6 @@ pub async fn duplicates(
         Ok(Json(DuplicatesAnswer { inventory_id: id, compared: all.len(), duplicates }))
     })
     .await
-    .map_err(|e| AppError::Internal(e.to_string()))?
 }
 
 /// Every group of the caller's titles that are the same film.
@@ -99,14 +76,13 @@ pub async fn groups(
     State(state): State<AppState>,
     credential: ApiCredential,
 ) -> Result<Json<DuplicateGroups>, AppError> {
-    tokio::task::spawn_blocking(move || {
+    blocking(move || {
         let ApiCaller { org, .. } = credential.check(&state.store)?;
-        let all = fingerprints(&state, org)?;
+        let all = fingerprints(&state.store, &state.signals, org)?;
         let index = DuplicateIndex::new(all.iter().map(|(i, fp)| (i.clone(), fp)));
         Ok(Json(DuplicateGroups { compared: all.len(), groups: index.groups() }))
     })
     .await
-    .map_err(|e| AppError::Internal(e.to_string()))?
 }
 
 /// This module's routes (merged in `app.rs`).

@@ -5,11 +5,11 @@
 
 use axum::Json;
 use axum::extract::{Path, RawQuery, State};
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 
-use super::tokens::PortalCaller;
+use super::caller::PortalCaller;
 use crate::identity;
 use crate::portal::kinds::{CreativeAssetType, Purpose, RecipeType};
 use crate::portal::pages::{
@@ -24,60 +24,7 @@ use crate::vocabulary::Vocabulary;
 
 pub use crate::portal::MAX_SAFE_INTEGER;
 
-/// A portal error: `{error, message, statusCode}`.
-#[derive(Debug)]
-pub struct PortalError {
-    status: StatusCode,
-    message: String,
-    authenticate: Option<String>,
-}
-
-impl PortalError {
-    pub fn new(status: StatusCode, message: impl Into<String>) -> PortalError {
-        PortalError { status, message: message.into(), authenticate: None }
-    }
-
-    /// The same error with a `WWW-Authenticate` challenge.
-    pub fn with_challenge(self, challenge: impl Into<String>) -> PortalError {
-        PortalError { authenticate: Some(challenge.into()), ..self }
-    }
-
-    /// A 500 whose cause is only logged.
-    pub fn internal() -> PortalError {
-        PortalError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal server error")
-    }
-}
-
-pub use crate::error::PortalErrorBody;
-
-impl IntoResponse for PortalError {
-    fn into_response(self) -> Response {
-        let body = PortalErrorBody {
-            error: self.status.canonical_reason().unwrap_or("Error").to_string(),
-            message: self.message,
-            status_code: self.status.as_u16(),
-        };
-        let mut res = (self.status, Json(body)).into_response();
-        if let Some(value) = self.authenticate.and_then(|v| HeaderValue::from_str(&v).ok()) {
-            res.headers_mut().insert(header::WWW_AUTHENTICATE, value);
-        }
-        res
-    }
-}
-
-impl From<tokio::task::JoinError> for PortalError {
-    fn from(e: tokio::task::JoinError) -> Self {
-        tracing::error!(error = %e, "a request's work failed");
-        PortalError::internal()
-    }
-}
-
-impl From<crate::store::StoreError> for PortalError {
-    fn from(e: crate::store::StoreError) -> Self {
-        tracing::error!(error = %e, "database error");
-        PortalError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal server error")
-    }
-}
+pub use super::portal_error::{PortalError, PortalErrorBody};
 
 /// The handler's answer: `f` run for the caller's organisation when its token carries `scope`
 /// (the [`count_tokens`](super::tokens::count_tokens) layer authenticated and counted it, and puts
@@ -88,7 +35,7 @@ async fn answer<T: Serialize + Send + 'static>(
     f: impl FnOnce(OrgId) -> Result<T, PortalError> + Send + 'static,
 ) -> Response {
     let work = match caller.require(scope) {
-        Ok(org) => super::blocking(move || f(org)).await,
+        Ok(org) => crate::blocking::blocking(move || f(org)).await,
         Err(e) => Err(e),
     };
     match work {

@@ -8,9 +8,9 @@ use axum::response::IntoResponse;
 use kino::ClipQuery;
 use serde_json::json;
 
+use super::caller::{PreviewsCaller, PreviewsCredential};
 use super::envelope::{ClipsData, ClipsEnvelope, GenerationState, GenerationStatus, ItemIdentity, PreviewsList};
 use super::results::{item_status, list_product};
-use super::tokens::{PreviewsCaller, PreviewsCredential};
 use super::{StatusEnvelope, blocking};
 use crate::error::{AppError, Detail};
 use crate::generation::{self, Finished, GenerationError};

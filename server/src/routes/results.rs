@@ -23,7 +23,9 @@ use crate::products::{
     ProfanityLabelOnly, ProfanityLabelPayload, ProfanityPayload, ProfanitySegmentsOnly, ProfanitySegmentsPayload,
 };
 use crate::query::{Collect, Params};
-use crate::state::{AppState, Collection};
+use crate::similar::similar_titles;
+pub use crate::similar::{SimilarTitle, SimilarTitles};
+use crate::state::AppState;
 use crate::store::{OrgId, ResultStatus};
 
 /// Which part of a stored payload an endpoint returns.
@@ -384,41 +386,6 @@ result_endpoints! {
     }
 }
 
-/// Titles similar to an item (deprecated interface).
-#[derive(Debug, Clone, serde::Serialize, utoipa::ToSchema)]
-pub struct SimilarTitles {
-    /// The customer's item id.
-    pub inventory_id: String,
-    /// The item's result type.
-    #[serde(rename = "type")]
-    #[schema(value_type = super::envelope::ResultType)]
-    pub item_type: &'static str,
-    /// The service's own item id.
-    pub service_id: String,
-    /// When the item's similarity data was computed (RFC 3339).
-    #[schema(format = DateTime)]
-    pub last_updated: String,
-    /// The similarity version.
-    pub version_id: String,
-    /// The similar titles, most similar first.
-    pub similar: Vec<SimilarTitle>,
-}
-
-/// One similar title.
-#[derive(Debug, Clone, serde::Serialize, utoipa::ToSchema)]
-pub struct SimilarTitle {
-    /// The customer's item id.
-    pub inventory_id: String,
-    /// Its result type.
-    #[serde(rename = "type")]
-    #[schema(value_type = super::envelope::ResultType)]
-    pub item_type: &'static str,
-    /// The service's own item id.
-    pub service_id: String,
-    /// `(cos + 1) / 2` of the item embeddings, 0 to 1.
-    pub score: f64,
-}
-
 /// `GET /results/similar/similar/v2/{movies|series|}/{id}`: nearest titles by item embedding;
 /// titles of equal score in the order of their emotional arcs' distance to the item's.
 pub fn similar(
@@ -433,50 +400,8 @@ pub fn similar(
     let count = c.take(params.int("count", 10, 1), 10) as usize;
     let max_score = c.take(params.float("max_score", Some(0.0), Some(1.0)), None);
     c.finish()?;
-    let item = live_item(state, org, id)?;
-    let mine = state.store.result(org, id, Product::Similar, None)?.filter(|r| r.status == ResultStatus::Success);
-    let not_found = || AppError::NotFound(format!("no similar result for item {id:?}"));
-    let Some(mine) = mine else { return Err(not_found()) };
-    let index = state.effects.indexes.get(&state.store, org, Collection::Items)?;
-    if !index.contains(id) {
-        // The result is newer than the index (stored, not yet synced by its job): sync now.
-        state.effects.indexes.sync_item(&state.store, org, id)?;
-    }
-    if !index.contains(id) {
-        return Err(not_found());
-    }
     let kind = only.map(|t| if t == ItemType::Series { ItemKind::Series } else { ItemKind::Movie });
     let query = SimilarQuery { skip, count, max_score, kind };
-    // Titles the embedding cannot tell apart (equal scores) are ordered by how closely their
-    // emotional arcs follow this title's: the same story shape first.
-    let arc_of = |item: &str| {
-        crate::signals::read_with(&state.store, &state.signals, org, item, kino::emotional_arc).ok().flatten().flatten()
-    };
-    let own_arc = std::cell::OnceCell::new();
-    let tie_break = |other: &str| Some(own_arc.get_or_init(|| arc_of(id)).as_ref()?.distance_to(&arc_of(other)?));
-    let found = kino::vectors::similar::similar_in_by(&index, id, &query, &tie_break)?;
-    // One query for the page's items; one deleted since the index saw it is left out.
-    let ids: Vec<&str> = found.iter().map(|f| f.inventory_id.as_str()).collect();
-    let items: std::collections::HashMap<String, crate::store::ItemRow> =
-        state.store.live_items(org, &ids)?.into_iter().map(|i| (i.id.clone(), i)).collect();
-    let similar = found
-        .iter()
-        .filter_map(|f| {
-            let other = items.get(&f.inventory_id)?;
-            Some(SimilarTitle {
-                inventory_id: other.id.clone(),
-                item_type: other.item_type.result_type(),
-                service_id: other.service_id.clone(),
-                score: f.score,
-            })
-        })
-        .collect();
-    Ok(SimilarTitles {
-        inventory_id: item.id,
-        item_type: item.item_type.result_type(),
-        service_id: item.service_id,
-        version_id: params.get("version").map_or_else(|| mine.version_id(), str::to_string),
-        last_updated: mine.updated_at,
-        similar,
-    })
+    let indexes = &state.effects.indexes;
+    Ok(similar_titles(&state.store, &state.signals, indexes, org, id, &query, params.get("version"))?)
 }

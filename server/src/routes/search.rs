@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use utoipa::ToSchema;
 
-use super::ApiCaller;
+use super::{ApiCaller, blocking};
 use crate::catalog::ItemType;
 use crate::error::{AppError, Detail};
 use crate::indexes::{ItemCriteria, SearchError};
@@ -217,11 +217,10 @@ async fn answer(
     // (`ApiCredential`): in one hand-off, 16 clients' filtered searches gained median and
     // throughput but lost tail (p99 31.5 -> 37.5 ms, the README's scene-search bench).
     let s = state.clone();
-    let found = tokio::task::spawn_blocking(move || {
-        search_scenes(&s.effects.indexes, &s.store, &*s.analysis.encoder, org, &search)
+    let found = blocking(move || {
+        search_scenes(&s.effects.indexes, &s.store, &*s.analysis.encoder, org, &search).map_err(AppError::from)
     })
-    .await
-    .map_err(|e| AppError::Internal(format!("the search task failed: {e}")))??;
+    .await?;
     let scenes = found
         .into_iter()
         .map(|m| SceneFound {

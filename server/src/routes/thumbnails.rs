@@ -7,12 +7,12 @@ use axum::extract::{Path, State};
 use axum::response::IntoResponse;
 use kino::thumbnail::{ThumbnailQuery, jit_thumbnails};
 
+use super::caller::PreviewsCredential;
 use super::envelope::{
     GenerationStatus, ItemIdentity, ThumbnailOut, ThumbnailsAnswer, ThumbnailsAnswerData, ThumbnailsList,
 };
 use super::previews::{Selection, generation_of, require_generation, selection_pairs};
 use super::results::{item_status, list_product};
-use super::tokens::PreviewsCredential;
 use super::{StatusEnvelope, blocking};
 use crate::error::AppError;
 use crate::state::AppState;

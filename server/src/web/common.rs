@@ -192,11 +192,19 @@ pub(super) fn internal(e: impl std::fmt::Display) -> Failure {
     fail(StatusCode::INTERNAL_SERVER_ERROR, "kino could not do this; the error is in the service's log")
 }
 
-/// Runs blocking work (the store) off the async threads.
+impl From<tokio::task::JoinError> for Failure {
+    /// A panic or a cancelled task on the blocking pool: 500, the cause in the log.
+    fn from(e: tokio::task::JoinError) -> Failure {
+        internal(e)
+    }
+}
+
+/// Runs blocking work (the store) off the async threads, through the service's one hand-off
+/// (`kino_service::blocking`), typed for the pages' failures.
 pub(super) async fn blocking<T: Send + 'static>(
     work: impl FnOnce() -> Result<T, Failure> + Send + 'static,
 ) -> Result<T, Failure> {
-    tokio::task::spawn_blocking(work).await.map_err(internal)?
+    crate::blocking::blocking(work).await
 }
 
 /// The sections of the navigation: path and name.
