@@ -7,44 +7,23 @@ use crate::routes;
 use crate::routes::tokens::{Interface, count_tokens};
 use crate::state::AppState;
 
-/// Whether a path belongs to the portal interface or the admin API, whose errors have the portal
-/// body `{error, message, statusCode}`.
-fn is_portal(path: &str) -> bool {
-    path == "/catalogs"
-        || ["/catalogs/", "/smartlists", "/recipes", "/creative-assets", "/admin/", "/portal/", "/oauth/"]
-            .iter()
-            .any(|p| path.starts_with(p))
+/// A path no interface has (each interface answers its own: the portal, OAuth and the admin API
+/// with the portal's body, the web application with a page).
+async fn not_found() -> crate::error::AppError {
+    crate::error::AppError::NotFound("no such endpoint".into())
 }
 
-async fn not_found(uri: axum::http::Uri) -> axum::response::Response {
+/// A method a route of the service's API does not take.
+async fn method_not_allowed() -> axum::response::Response {
     use axum::response::IntoResponse;
-    if uri.path().starts_with("/app/") {
-        return crate::web::page_error(axum::http::StatusCode::NOT_FOUND, "there is no such page");
-    }
-    if is_portal(uri.path()) {
-        crate::routes::portal::PortalError::new(axum::http::StatusCode::NOT_FOUND, "no such endpoint").into_response()
-    } else {
-        crate::error::AppError::NotFound("no such endpoint".into()).into_response()
-    }
-}
-
-async fn method_not_allowed(uri: axum::http::Uri) -> axum::response::Response {
-    use axum::response::IntoResponse;
-    let status = axum::http::StatusCode::METHOD_NOT_ALLOWED;
-    if uri.path().starts_with("/app/") {
-        return crate::web::page_error(status, "this page does not take that method");
-    }
-    if is_portal(uri.path()) {
-        crate::routes::portal::PortalError::new(status, "method not allowed on this endpoint").into_response()
-    } else {
-        let body = crate::error::ErrorDetail { detail: "Method Not Allowed".into() };
-        (status, axum::Json(body)).into_response()
-    }
+    let body = crate::error::ErrorDetail { detail: "Method Not Allowed".into() };
+    (axum::http::StatusCode::METHOD_NOT_ALLOWED, axum::Json(body)).into_response()
 }
 
 /// The service's router over `state`; tests call it without a socket. Each route module gives
-/// its own `router()`, merged here; the portal and the previews behind the access-token layer,
-/// the admin API nested under `/admin/v1` with its own fallback.
+/// its own `router()`, merged here; the portal and the previews behind the access-token layer.
+/// The portal, OAuth, the admin API and the web application bring their own fallbacks (nested
+/// under their prefixes); the ones here answer every other path.
 pub fn app(state: AppState) -> Router {
     let portal = routes::portal::router()
         .route_layer(axum::middleware::from_fn_with_state((state.clone(), Interface::Portal), count_tokens));
@@ -56,7 +35,7 @@ pub fn app(state: AppState) -> Router {
         .merge(crate::openapi::api::router())
         .merge(routes::oauth::router())
         .merge(portal)
-        .nest("/admin/v1", routes::admin::router())
+        .merge(routes::admin::router())
         // catalog ingestion, customer signals and tasks (API keys; the key is checked before any
         // body is read, since every handler extracts its caller before its body)
         .merge(routes::catalog::router())

@@ -86,17 +86,21 @@ pub fn document() -> Value {
     serde_json::to_value(doc).expect("the OpenAPI model serialises")
 }
 
-/// This module's routes: the document and its pages (merged in `app.rs`).
+/// This module's routes: the documents and their pages (merged in `app.rs`). The portal's are
+/// part of the portal: a method they do not take, or another path under `/portal`, gets the
+/// portal's error body (the portal's router answers the rest of `/smartlists`).
 pub fn router() -> axum::Router<crate::state::AppState> {
     use axum::routing::get;
-    axum::Router::new()
-        .route("/openapi.json", get(openapi_json))
-        .route("/docs", get(docs))
+    let portal = axum::Router::new()
         .route("/smartlists/openapi.json", get(portal_openapi_json))
         .route("/smartlists/docs", get(smartlist_docs))
         .route("/smartlists/docs/{*rest}", get(smartlist_docs_any))
         .route("/portal/docs", get(portal_docs))
-        .route("/portal/docs/{*rest}", get(portal_docs_any))
+        .route("/portal/docs/{*rest}", get(portal_docs_any));
+    axum::Router::new()
+        .route("/openapi.json", get(openapi_json))
+        .route("/docs", get(docs))
+        .merge(crate::routes::portal_error::with_portal_fallbacks(portal, &["/portal/"]))
 }
 
 /// The security schemes.

@@ -25,11 +25,11 @@ pub use webhooks::*;
 
 use crate::state::AppState;
 
-/// This module's routes, nested under `/admin/v1` by `app.rs`; a path or method it does not have
+/// This module's routes, under `/admin/v1`; a path under `/admin/` or a method it does not have
 /// gets the portal's error body.
 pub fn router() -> axum::Router<AppState> {
     use axum::routing::{delete, get, patch, post};
-    axum::Router::new()
+    let routes = axum::Router::new()
         .route("/orgs", get(list_orgs).post(create_org))
         .route("/orgs/{org}/catalogs", get(list_catalogs).post(create_catalog))
         .route("/orgs/{org}/catalogs/{name}", patch(update_catalog))
@@ -55,20 +55,8 @@ pub fn router() -> axum::Router<AppState> {
         .route("/orgs/{org}/webhooks/{id}/disable", post(disable_webhook))
         .route("/orgs/{org}/webhooks/{id}/test", post(test_webhook))
         .route("/orgs/{org}/webhooks/{id}/deliveries", get(webhook_deliveries))
-        .route("/orgs/{org}/webhook-deliveries/{id}/redeliver", post(redeliver))
-        .fallback(not_found)
-        .method_not_allowed_fallback(method_not_allowed)
-}
-
-async fn not_found() -> axum::response::Response {
-    use axum::response::IntoResponse;
-    super::portal::PortalError::new(axum::http::StatusCode::NOT_FOUND, "no such endpoint").into_response()
-}
-
-async fn method_not_allowed() -> axum::response::Response {
-    use axum::response::IntoResponse;
-    super::portal::PortalError::new(axum::http::StatusCode::METHOD_NOT_ALLOWED, "method not allowed on this endpoint")
-        .into_response()
+        .route("/orgs/{org}/webhook-deliveries/{id}/redeliver", post(redeliver));
+    super::portal_error::with_portal_fallbacks(axum::Router::new().nest("/admin/v1", routes), &["/admin/"])
 }
 
 /// This module's operations in the OpenAPI document (merged in `openapi/api.rs`).

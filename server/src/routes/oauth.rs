@@ -284,10 +284,11 @@ pub async fn token(State(state): State<AppState>, headers: HeaderMap, body: Byte
     res
 }
 
-/// This module's routes (merged in `app.rs`).
+/// This module's routes (merged in `app.rs`); anything else under `/oauth` gets the portal's
+/// error body.
 pub fn router() -> axum::Router<AppState> {
     use axum::routing::post;
-    axum::Router::new().route("/oauth/token", post(token))
+    super::portal_error::with_portal_fallbacks(axum::Router::new().route("/oauth/token", post(token)), &["/oauth/"])
 }
 
 /// This module's operations in the OpenAPI document (merged in `openapi/api.rs`).

@@ -393,10 +393,11 @@ pub async fn creative_asset(State(state): State<AppState>, Path(id): Path<String
     .await
 }
 
-/// This module's routes (merged in `app.rs`).
+/// This module's routes (merged in `app.rs`), with the portal's own fallbacks under the four
+/// collections: `/smartlists`, `/smartlists/a/b/c` or a `POST` answer with the portal's body.
 pub fn router() -> axum::Router<AppState> {
     use axum::routing::get;
-    axum::Router::new()
+    let routes = axum::Router::new()
         .route("/catalogs/", get(catalogs))
         .route("/catalogs/{id}", get(catalog))
         .route("/smartlists/", get(smartlists))
@@ -405,7 +406,8 @@ pub fn router() -> axum::Router<AppState> {
         .route("/recipes/", get(recipes))
         .route("/recipes/{id}", get(recipe))
         .route("/creative-assets/", get(creative_assets))
-        .route("/creative-assets/{id}", get(creative_asset))
+        .route("/creative-assets/{id}", get(creative_asset));
+    super::portal_error::with_portal_fallbacks(routes, &["/catalogs", "/smartlists", "/recipes", "/creative-assets"])
 }
 
 /// This module's operations in the OpenAPI document (merged in `openapi/api.rs`).

@@ -1,9 +1,9 @@
 //! The portal's errors (`{error, message, statusCode}`): what the portal's handlers, its caller and
 //! the token layer answer when they refuse (a leaf of the routes).
 
-use axum::Json;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use axum::{Json, Router};
 
 pub use crate::error::PortalErrorBody;
 
@@ -58,4 +58,26 @@ impl From<crate::store::StoreError> for PortalError {
         tracing::error!(error = %e, "database error");
         PortalError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal server error")
     }
+}
+
+/// `router` with the portal's own fallbacks: a method one of its routes does not take, and any
+/// path under one of `prefixes` that none of its routes matches, answer with the portal's error
+/// body. A fallback is nested at each prefix, so axum's routing, not a list of prefixes read at
+/// request time, decides whose fallback answers; paths outside every interface's prefixes get
+/// the service's own (`app.rs`). A prefix `/p/` takes `/p/` and every path under it; `/p` takes
+/// `/p` itself too, and every path under `/p/` but `/p/` (a collection's route there).
+pub fn with_portal_fallbacks<S>(router: Router<S>, prefixes: &[&str]) -> Router<S>
+where
+    S: Clone + Send + Sync + 'static,
+{
+    let router = router.method_not_allowed_fallback(method_not_allowed);
+    prefixes.iter().fold(router, |router, prefix| router.nest(prefix, Router::new().fallback(no_such_endpoint)))
+}
+
+async fn no_such_endpoint() -> PortalError {
+    PortalError::new(StatusCode::NOT_FOUND, "no such endpoint")
+}
+
+async fn method_not_allowed() -> PortalError {
+    PortalError::new(StatusCode::METHOD_NOT_ALLOWED, "method not allowed on this endpoint")
 }

@@ -57,8 +57,19 @@ pub fn routes() -> Router<AppState> {
         .route("/app/creative-assets", get(library::creative_assets))
         .route("/app/static/{file}", get(asset))
         .merge(api_viewer())
+        // its own error pages: any other path under `/app`, or a method a page does not take
+        .nest("/app", Router::new().fallback(no_such_page))
+        .method_not_allowed_fallback(wrong_method)
         .layer(axum::middleware::map_response(security_headers))
         .layer(axum::middleware::from_fn(refuse_cross_site))
+}
+
+async fn no_such_page() -> Response {
+    page_error(StatusCode::NOT_FOUND, "there is no such page")
+}
+
+async fn wrong_method() -> Response {
+    page_error(StatusCode::METHOD_NOT_ALLOWED, "this page does not take that method")
 }
 
 /// The OpenAPI viewer (Swagger UI, its assets embedded in the `utoipa-swagger-ui` crate) at

@@ -176,20 +176,10 @@ fn the_contract_refuses_answers_that_do_not_match() {
 }
 
 /// The routes `app()` declares, read from the sources of the route modules' `router()` functions
-/// (and the results table, whose rows are routes): `(METHOD, OpenAPI path)`. A module nested under
-/// a prefix in `app.rs` (`.nest("/admin/v1", routes::admin::router())`) gets the prefix.
+/// (and the results table, whose rows are routes): `(METHOD, OpenAPI path)`. A module whose router
+/// nests its routes under a prefix (`.nest("/admin/v1", routes)`) gives them the prefix.
 fn routes_in_app_source() -> Vec<(String, String)> {
     let src = crate::support::manifest_dir().join("src").display().to_string();
-    let app = std::fs::read_to_string(format!("{src}/app.rs")).unwrap();
-    let nested: Vec<(String, String)> = app
-        .split(".nest(\"")
-        .skip(1)
-        .filter_map(|rest| {
-            let (prefix, rest) = rest.split_once("\", routes::")?;
-            let module = rest.split("::").next()?;
-            Some((prefix.to_string(), module.to_string()))
-        })
-        .collect();
     let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(format!("{src}/routes"))
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -200,8 +190,15 @@ fn routes_in_app_source() -> Vec<(String, String)> {
     let mut out = Vec::new();
     for file in files {
         let source = std::fs::read_to_string(&file).unwrap();
-        let module = file.file_stem().unwrap().to_string_lossy().to_string();
-        let prefix = nested.iter().find(|(_, m)| *m == module).map_or("", |(p, _)| p.as_str());
+        // a module whose router nests its routes (`.nest("/admin/v1", routes)`) gives them the prefix
+        let router = source.split("pub fn router()").nth(1).unwrap_or("");
+        let prefix = router
+            .split("\n}\n")
+            .next()
+            .unwrap_or("")
+            .split(".nest(\"")
+            .nth(1)
+            .map_or("", |rest| rest.split('"').next().unwrap());
         // The results table: each row `... at "/path":` is a GET route of the module's router.
         for row in source.split(" at \"").skip(1) {
             let path = row.split('"').next().unwrap();

@@ -260,14 +260,46 @@ async fn smartlists_membership_events_and_portal_reads() {
         let (s, r) = p.get(&path, &tok).await;
         assert_eq!((s, r["statusCode"].as_u64()), (status, Some(status.as_u16() as u64)), "{path}");
     }
-    // unknown portal paths and methods answer with the portal error body too
+    // the collections are read with their trailing slash, a query or not
+    for path in ["/smartlists/?limit=20", "/catalogs/", "/catalogs/?page=1"] {
+        assert_eq!(p.get(path, &tok).await.0, StatusCode::OK, "{path}");
+    }
+    // unknown paths and methods under the portal's, OAuth's and the admin API's prefixes answer
+    // with the portal's error body (their own nested fallbacks), with or without a trailing slash
     for (method, path, status) in [
         ("GET", "/smartlists/a/b/c", StatusCode::NOT_FOUND),
+        ("GET", "/smartlists", StatusCode::NOT_FOUND),
+        ("GET", "/smartlists?limit=20", StatusCode::NOT_FOUND),
+        ("GET", "/catalogs", StatusCode::NOT_FOUND),
+        ("GET", "/recipes/a/", StatusCode::NOT_FOUND),
+        ("GET", "/creative-assets/x/y/", StatusCode::NOT_FOUND),
         ("POST", "/smartlists/", StatusCode::METHOD_NOT_ALLOWED),
+        ("POST", "/smartlists/?limit=20", StatusCode::METHOD_NOT_ALLOWED),
         ("DELETE", "/creative-assets/", StatusCode::METHOD_NOT_ALLOWED),
+        ("PUT", "/catalogs/1", StatusCode::METHOD_NOT_ALLOWED),
+        ("POST", "/smartlists/docs", StatusCode::METHOD_NOT_ALLOWED),
+        ("GET", "/portal/elsewhere", StatusCode::NOT_FOUND),
+        ("POST", "/portal/docs", StatusCode::METHOD_NOT_ALLOWED),
+        ("GET", "/oauth/token", StatusCode::METHOD_NOT_ALLOWED),
+        ("GET", "/oauth/", StatusCode::NOT_FOUND),
+        ("GET", "/admin/v2/orgs", StatusCode::NOT_FOUND),
+        ("GET", "/admin/v1/orgs/", StatusCode::NOT_FOUND),
+        ("PUT", "/admin/v1/orgs", StatusCode::METHOD_NOT_ALLOWED),
     ] {
         let (s, r) = call(&p.state, method, path, Some(&tok), None).await;
         assert_eq!((s, r["statusCode"].as_u64()), (status, Some(status.as_u16() as u64)), "{method} {path}: {r}");
+        assert!(r["error"].is_string() && r["message"].is_string(), "{method} {path}: {r}");
+    }
+    // a path that only begins like a portal collection is the service's own
+    for (method, path, status) in [
+        ("GET", "/smartlistsx", StatusCode::NOT_FOUND),
+        ("GET", "/catalogsx/", StatusCode::NOT_FOUND),
+        ("GET", "/no/such/path", StatusCode::NOT_FOUND),
+        ("DELETE", "/catalog/v1/item", StatusCode::METHOD_NOT_ALLOWED),
+    ] {
+        let (s, r) = call(&p.state, method, path, Some(&tok), None).await;
+        assert_eq!(s, status, "{method} {path}: {r}");
+        assert!(r["detail"].is_string() && r.get("statusCode").is_none(), "{method} {path}: {r}");
     }
     // scopes
     let recipes_only = p.token("read:recipe:published").await;

@@ -209,10 +209,11 @@ impl Contract {
             if !matches!(status, 404 | 405) {
                 return Err(format!("{method} {path} is not in the document"));
             }
-            let error_body = if path.starts_with("/admin/")
-                || ["/catalogs", "/smartlists", "/recipes", "/creative-assets", "/oauth/", "/portal/"]
-                    .iter()
-                    .any(|p| path.starts_with(p))
+            // the interfaces that answer with the portal's body: the portal's collections (with
+            // the collection's own path) and everything under the admin API, OAuth and the docs
+            let first = path.trim_start_matches('/').split('/').next().unwrap_or("");
+            let error_body = if ["catalogs", "smartlists", "recipes", "creative-assets"].contains(&first)
+                || ["/admin/", "/oauth/", "/portal/"].iter().any(|p| path.starts_with(p))
             {
                 "PortalError"
             } else {

@@ -335,9 +335,22 @@ async fn the_openapi_viewer_and_the_assets_are_served_by_kino() {
     for asset in ["app.css", "app.js"] {
         assert_eq!(w.get(&format!("/app/static/{asset}"), "").await.status, StatusCode::OK);
     }
-    let missing = w.get("/app/no-such-page", "").await;
-    assert_eq!(missing.status, StatusCode::NOT_FOUND);
-    assert!(missing.headers.get(header::CONTENT_TYPE).unwrap().to_str().unwrap().starts_with("text/html"));
+    // the application's own fallbacks answer with a page, under its security headers
+    for (method, path, status) in [
+        ("GET", "/app/no-such-page", StatusCode::NOT_FOUND),
+        ("GET", "/app/catalog/a/b/c/", StatusCode::NOT_FOUND),
+        ("DELETE", "/app/catalog", StatusCode::METHOD_NOT_ALLOWED),
+        ("PUT", "/app/sign-in", StatusCode::METHOD_NOT_ALLOWED),
+    ] {
+        let page = w.send(Request::builder().method(method).uri(path).body(Body::empty()).unwrap()).await;
+        assert_eq!(page.status, status, "{method} {path}");
+        assert!(page.headers.get(header::CONTENT_TYPE).unwrap().to_str().unwrap().starts_with("text/html"));
+        assert!(page.headers.contains_key("content-security-policy"), "{method} {path}");
+    }
+    // a path that only begins like the application's is the service's own
+    let other = w.get("/application", "").await;
+    assert_eq!(other.status, StatusCode::NOT_FOUND);
+    assert!(other.body.contains("\"detail\""), "{}", other.body);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
