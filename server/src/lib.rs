@@ -18,12 +18,12 @@ pub mod web;
 
 pub use kino_service::{
     blocking, bucket, catalog, changes, characters, config, contexts, demo, files, fingerprints, generation, identity,
-    ids, index_files, indexes, jobs, portal, previews, products, ratelimit, redacted, scene_search, secrets, signals,
-    similar, state, store, tasks, throttle, vocabulary, webhooks,
+    ids, index_files, indexes, jobs, portal, previews, products, ratelimit, redacted, results, scene_search, secrets,
+    signals, similar, state, store, tasks, throttle, vocabulary, webhooks,
 };
 
 pub use app::app;
-pub use jobs::{liveness, render, worker};
+pub use jobs::{background, liveness, render, worker};
 pub use state::{AppState, Config, Services};
 
 #[cfg(test)]

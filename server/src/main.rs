@@ -7,7 +7,7 @@ use clap::parser::ValueSource;
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use kino_server::serve::HttpLimits;
 use kino_server::store::Store;
-use kino_server::{AppState, Config, Services, app, demo, render, webhooks, worker};
+use kino_server::{AppState, Config, Services, app, demo, render, webhooks};
 
 /// The command line. No `Debug`: it holds the admin token and the PostgreSQL URL's password, and
 /// nothing should be able to print them.
@@ -342,58 +342,18 @@ fn serve(cli: &Cli, store: Store) -> Result<(), String> {
         println!("listening on {}", url(address));
         use std::io::Write as _;
         let _ = std::io::stdout().flush();
-        let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
-        let workers = tokio::spawn(worker::run(state.worker(), cli.workers, stop_rx.clone()));
-        let renderers = tokio::spawn(render::run_renderers(
-            state.renderer(),
-            state.effects.wake.renderers.clone(),
-            state.config.render_workers,
-            stop_rx.clone(),
-        ));
-        for (org, _) in state.store.orgs().map_err(|e| e.to_string())? {
-            // License windows may have opened or closed while the service was down.
-            state.effects.refresher.catalog_changed(org);
-        }
-        let resumed = state.portal();
-        tokio::task::spawn_blocking(move || {
-            if let Err(e) = kino_server::portal::recipes::resume_followups(&resumed) {
-                tracing::error!(error = %e, "cannot resume follow-up recipe runs");
-            }
-        });
-        let (indexes, store) = (state.effects.indexes.clone(), state.store.clone());
-        tokio::task::spawn_blocking(move || indexes.open_all(&store));
-        let refresher = tokio::spawn(kino_server::portal::smartlists::run_refresher(
-            state.portal(),
-            cli.smartlist_refresh_at,
-            stop_rx.clone(),
-        ));
-        let index_refresher = (cli.index_refresh > 0).then(|| {
-            tokio::spawn(kino_server::indexes::run_refresher(
-                state.effects.indexes.clone(),
-                state.store.clone(),
-                std::time::Duration::from_secs(cli.index_refresh),
-                stop_rx.clone(),
-            ))
-        });
-        let liveness = tokio::spawn(kino_server::liveness::run(
-            state.store.clone(),
-            state.effects.clone(),
-            state.config.process_lease,
-            stop_rx.clone(),
-        ));
-        let dispatcher = tokio::spawn(webhooks::run_dispatcher(state.dispatcher(), stop_rx));
+        let background = kino_server::background::start(
+            &state,
+            &kino_server::background::BackgroundOptions {
+                workers: cli.workers,
+                smartlist_refresh_at: cli.smartlist_refresh_at,
+                index_refresh: (cli.index_refresh > 0).then(|| std::time::Duration::from_secs(cli.index_refresh)),
+            },
+        )
+        .map_err(|e| e.to_string())?;
         kino_server::serve::serve(listener, app(state.clone()), limits, shutdown).await.map_err(|e| e.to_string())?;
         tracing::info!("stopping: finishing in-flight jobs, renders and webhook deliveries");
-        let _ = stop_tx.send(true);
-        let _ = workers.await;
-        let _ = renderers.await;
-        let _ = refresher.await;
-        let _ = dispatcher.await;
-        if let Some(index_refresher) = index_refresher {
-            let _ = index_refresher.await;
-        }
-        let _ = liveness.await;
-        kino_server::liveness::release(state.store.clone()).await;
+        background.stop().await;
         Ok(())
     })
 }

@@ -536,7 +536,9 @@ pub async fn run_refresher(
         }
         let (i, s) = (indexes.clone(), store.clone());
         let (loaded, published) =
-            tokio::task::spawn_blocking(move || (i.refresh_all(&s), i.publish_all(&s))).await.unwrap_or((0, 0));
+            crate::blocking::in_background("the index refresh", move || (i.refresh_all(&s), i.publish_all(&s)))
+                .await
+                .unwrap_or((0, 0));
         if loaded > 0 {
             tracing::info!(loaded, "indexes refreshed with changes made by other processes");
         }

@@ -31,6 +31,7 @@ pub mod portal;
 pub mod previews;
 pub mod products;
 pub mod ratelimit;
+pub mod results;
 pub mod scene_search;
 pub mod secrets;
 pub mod signals;
@@ -40,5 +41,5 @@ pub mod tasks;
 pub mod throttle;
 pub mod webhooks;
 
-pub use jobs::{liveness, render, worker};
+pub use jobs::{background, liveness, render, worker};
 pub use state::{AppState, Config, Services};

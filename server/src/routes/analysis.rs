@@ -75,10 +75,11 @@ pub async fn put_signals(
         });
     };
     let (chunks, reader) = BodyReader::channel();
-    let parse = tokio::task::spawn_blocking(move || Signals::from_reader(reader));
-    let fed = feed(body, chunks).await;
-    let parsed = parse.await.map_err(|e| AppError::Internal(e.to_string()))?;
-    let signals = match (fed, parsed) {
+    // The body is fed to the parser while it parses: both run at once, the parser on the
+    // blocking pool.
+    let parse = blocking(move || Ok::<_, AppError>(Signals::from_reader(reader)));
+    let (fed, parsed) = tokio::join!(feed(body, chunks), parse);
+    let signals = match (fed, parsed?) {
         (Err(e), _) => return Err(e),
         (Ok(()), parsed) => parsed?,
     };

@@ -9,6 +9,8 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
 
+use super::blocking;
+use crate::error::AppError;
 use crate::identity::*;
 use crate::state::AppState;
 
@@ -258,9 +260,7 @@ pub async fn token(State(state): State<AppState>, headers: HeaderMap, body: Byte
     }
     // The lookup reads the database: off the async threads.
     let (s, id) = (state.clone(), client_id.clone());
-    let lookup = tokio::task::spawn_blocking(move || client_org(&s.store, &id, &secret).map_err(|e| e.to_string()))
-        .await
-        .unwrap_or_else(|e| Err(e.to_string()));
+    let lookup = blocking(move || client_org(&s.store, &id, &secret).map_err(AppError::from)).await;
     let client = match lookup {
         Ok(c) => c,
         Err(e) => {

@@ -87,11 +87,11 @@ pub async fn with_password_slot<T: Send + 'static>(
     work: impl FnOnce() -> T + Send + 'static,
 ) -> Result<T, AccountError> {
     let slot = slots.clone().acquire_owned().await.expect("the password slots are never closed");
-    Ok(tokio::task::spawn_blocking(move || {
+    crate::blocking::blocking(move || {
         let _slot = slot;
-        work()
+        Ok(work())
     })
-    .await?)
+    .await
 }
 
 /// Checks a new password's length.

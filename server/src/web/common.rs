@@ -62,10 +62,9 @@ impl FromRequestParts<AppState> for Signed {
         };
         let Some(token) = cookie(&parts.headers, SESSION_COOKIE).map(str::to_string) else { return Err(sign_in()) };
         let s = state.clone();
-        match tokio::task::spawn_blocking(move || account::session(&s, &token)).await {
-            Ok(Ok(Some(session))) => Ok(Signed { session }),
-            Ok(Ok(None)) => Err(sign_in()),
-            Ok(Err(e)) => Err(internal(e).into_response()),
+        match crate::blocking::blocking(move || account::session(&s, &token)).await {
+            Ok(Some(session)) => Ok(Signed { session }),
+            Ok(None) => Err(sign_in()),
             Err(e) => Err(internal(e).into_response()),
         }
     }

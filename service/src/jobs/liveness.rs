@@ -46,15 +46,15 @@ pub async fn run(
     let period = lease / 3;
     loop {
         let (store, fx) = (store.clone(), fx.clone());
-        let done = tokio::task::spawn_blocking(move || {
+        crate::blocking::in_background("the lease's heartbeat", move || {
             if let Err(e) = heartbeat(&store, lease) {
                 tracing::error!(error = %e, "cannot renew this process's lease");
             }
             if let Err(e) = recover(&store, &fx) {
                 tracing::error!(error = %e, "cannot recover the work of stopped processes");
             }
-        });
-        let _ = done.await;
+        })
+        .await;
         tokio::select! {
             _ = tokio::time::sleep(period) => {}
             _ = shutdown.changed() => break,
@@ -65,7 +65,8 @@ pub async fn run(
 /// Gives this process's lease up, once its workers have stopped: survivors recover at once what
 /// it could not finish, instead of one lease later.
 pub async fn release(store: std::sync::Arc<Store>) {
-    if let Ok(Err(e)) = tokio::task::spawn_blocking(move || store.release_heartbeat()).await {
+    if let Some(Err(e)) = crate::blocking::in_background("giving the lease up", move || store.release_heartbeat()).await
+    {
         tracing::error!(error = %e, "cannot give this process's lease up");
     }
 }

@@ -26,7 +26,7 @@ pub async fn run_pool<C: Clone + Send + Sync + 'static>(
                     break;
                 }
                 let c = context.clone();
-                let worked = tokio::task::spawn_blocking(move || work(&c)).await.unwrap_or(false);
+                let worked = crate::blocking::in_background("a job", move || work(&c)).await.unwrap_or(false);
                 if !worked {
                     tokio::select! {
                         _ = wake.notified() => {}

@@ -361,50 +361,49 @@ async fn lease_step<T: Send + 'static>(
     p: &Portal,
     slot: DateTime<Utc>,
     step: fn(&Store, DateTime<Utc>, &str, i64) -> Result<T, ManageError>,
-) -> Result<Result<T, ManageError>, tokio::task::JoinError> {
+) -> Option<Result<T, ManageError>> {
     let store = p.store.clone();
-    tokio::task::spawn_blocking(move || step(&store, slot, store.owner(), now_ms())).await
+    crate::blocking::in_background("the daily refresh's lease", move || step(&store, slot, store.owner(), now_ms()))
+        .await
 }
 
 /// Runs the daily refresh of `slot` when this process is the one to ([`begin_daily`]), renewing
 /// its lease while it runs; returns when to look again (`None`: the slot is settled).
 async fn daily(p: &Portal, slot: DateTime<Utc>) -> Option<DateTime<Utc>> {
     match lease_step(p, slot, begin_daily).await {
-        Ok(Ok(Daily::Run)) => {}
-        Ok(Ok(Daily::Done)) => return None,
-        Ok(Ok(Daily::Running(until))) => {
+        Some(Ok(Daily::Run)) => {}
+        Some(Ok(Daily::Done)) => return None,
+        Some(Ok(Daily::Running(until))) => {
             // Look again when that lease would run out (its holder may die before finishing).
             return Some(DateTime::from_timestamp_millis(until.saturating_add(1000)).unwrap_or_else(Utc::now));
         }
-        Ok(Err(e)) => {
+        Some(Err(e)) => {
             tracing::error!(error = %e, "cannot take the daily smartlist refresh's lease; trying again in a minute");
             return Some(Utc::now() + chrono::Duration::minutes(1));
         }
-        Err(e) => {
-            tracing::error!(error = %e, "the daily smartlist refresh's lease panicked");
-            return None;
-        }
+        None => return None, // it panicked (logged)
     }
     let s = p.clone();
-    let mut run = tokio::task::spawn_blocking(move || refresh_all(&s, Utc::now()));
+    let run = crate::blocking::in_background("the daily smartlist refresh", move || refresh_all(&s, Utc::now()));
+    tokio::pin!(run);
     let mut renew = tokio::time::interval(DAILY_RUN_LEASE / 3);
     renew.tick().await;
     let outcome = loop {
         tokio::select! {
             done = &mut run => break done,
             _ = renew.tick() => {
-                if let Ok(Err(e)) = lease_step(p, slot, renew_daily).await {
+                if let Some(Err(e)) = lease_step(p, slot, renew_daily).await {
                     tracing::error!(error = %e, "cannot renew the daily smartlist refresh's lease");
                 }
             }
         }
     };
     match outcome {
-        Ok(Ok(n)) => tracing::info!(changed = n, "daily smartlist refresh"),
-        Ok(Err(e)) => tracing::error!(error = %e, "daily smartlist refresh failed"),
-        Err(e) => tracing::error!(error = %e, "daily smartlist refresh panicked"),
+        Some(Ok(n)) => tracing::info!(changed = n, "daily smartlist refresh"),
+        Some(Err(e)) => tracing::error!(error = %e, "daily smartlist refresh failed"),
+        None => {} // it panicked (logged)
     }
-    if let Ok(Err(e)) = lease_step(p, slot, end_daily).await {
+    if let Some(Err(e)) = lease_step(p, slot, end_daily).await {
         tracing::error!(error = %e, "cannot record the daily smartlist refresh done");
     }
     None
@@ -421,7 +420,7 @@ pub async fn run_refresher(p: Portal, daily_at: NaiveTime, mut shutdown: watch::
             _ = p.effects.refresher.wake.notified() => {
                 let orgs: Vec<OrgId> = p.effects.refresher.dirty.lock().unwrap_or_else(|e| e.into_inner()).drain().collect();
                 let s = p.clone();
-                let _ = tokio::task::spawn_blocking(move || {
+                crate::blocking::in_background("a smartlist refresh", move || {
                     for org in orgs {
                         if let Err(e) = refresh(&s, org, None, Utc::now()) {
                             tracing::error!(org = org.0, error = %e, "smartlist refresh failed");

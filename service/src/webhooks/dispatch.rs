@@ -200,7 +200,7 @@ async fn off_thread<T: Send + 'static>(
     work: impl FnOnce(&Dispatcher) -> T + Send + 'static,
 ) -> Option<T> {
     let s = ctx.clone();
-    tokio::task::spawn_blocking(move || work(&s)).await.ok()
+    crate::blocking::in_background("webhook deliveries", move || work(&s)).await
 }
 
 /// How often the delivery log is pruned.

@@ -196,7 +196,7 @@ fn launch(p: &Portal, org: OrgId, id: String, config: Config, run: i64, only: Op
     };
     match tokio::runtime::Handle::try_current() {
         Ok(h) => {
-            h.spawn_blocking(work);
+            h.spawn(crate::blocking::in_background("a recipe run", work));
         }
         Err(_) => work(),
     }
