@@ -10,7 +10,9 @@ use utoipa::ToSchema;
 use super::{ApiCaller, ApiCredential, blocking, live_item};
 use crate::error::AppError;
 use crate::openapi::params::PreviewsListQuery;
+use crate::products::Product;
 use crate::query::Collect;
+use crate::results::{Window, live_results};
 use crate::state::AppState;
 use crate::store::ResultRow;
 
@@ -103,7 +105,7 @@ pub async fn asset(
     blocking(move || {
         let ApiCaller { org, .. } = credential.check(&state.store)?;
         let item = live_item(&state, org, &id)?;
-        let row = state.store.result(org, &item.id, crate::products::Product::Markers, None)?;
+        let row = state.store.result(org, &item.id, Product::Markers, None)?;
         Ok(Json(MarkersAnswer::new(item.id, row.as_ref())))
     })
     .await
@@ -120,28 +122,18 @@ pub async fn asset(
 )]
 pub async fn list(State(state): State<AppState>, credential: ApiCredential) -> Result<Json<MarkersList>, AppError> {
     blocking(move || {
-        let ApiCaller { org, params } = credential.check(&state.store)?;
+        let ApiCaller { org, params, .. } = credential.check(&state.store)?;
         let mut c = Collect::default();
         let page_num = c.take(params.int("page_num", 0, 0), 0);
         let page_size = c.take(params.int("page_size", 1000, 1), 1000);
         let from = c.take(params.datetime("from_utcdatetime"), None);
         let to = c.take(params.datetime("to_utcdatetime"), None).unwrap_or_else(crate::store::now);
         c.finish()?;
-        let (rows, _) = state.store.results(
-            org,
-            crate::products::Product::Markers,
-            params.get("version"),
-            from.as_deref(),
-            &to,
-            0,
-            i64::MAX,
-        )?;
-        let mut data = Vec::new();
-        for r in &rows {
-            if state.store.item(org, &r.item_id)?.is_some_and(|i| !i.deleted) {
-                data.push(MarkersAnswer::new(r.item_id.clone(), Some(r)));
-            }
-        }
+        let window = Window { version: params.get("version"), from: from.as_deref(), to: &to };
+        let data: Vec<MarkersAnswer> = live_results(&state.store, org, Product::Markers, window, None)?
+            .into_iter()
+            .map(|(item, row)| MarkersAnswer::new(item.id, Some(&row)))
+            .collect();
         let total_count = data.len();
         let data =
             data.into_iter().skip(page_num.saturating_mul(page_size) as usize).take(page_size as usize).collect();

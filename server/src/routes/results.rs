@@ -23,6 +23,7 @@ use crate::products::{
     ProfanityLabelOnly, ProfanityLabelPayload, ProfanityPayload, ProfanitySegmentsOnly, ProfanitySegmentsPayload,
 };
 use crate::query::{Collect, Params};
+use crate::results::{Window, live_results};
 use crate::similar::similar_titles;
 pub use crate::similar::{SimilarTitle, SimilarTitles};
 use crate::state::AppState;
@@ -102,13 +103,9 @@ pub fn list_product(
     let from = c.take(params.datetime("from_utcdatetime"), None);
     let to = c.take(params.datetime("to_utcdatetime"), None).unwrap_or_else(crate::store::now);
     c.finish()?;
-    let (rows, _) = state.store.results(org, product, params.get("version"), from.as_deref(), &to, 0, i64::MAX)?;
+    let window = Window { version: params.get("version"), from: from.as_deref(), to: &to };
     let mut envelopes = Vec::new();
-    for r in rows {
-        let Some(item) = state.store.item(org, &r.item_id)? else { continue };
-        if item.deleted || types.is_some_and(|t| !t.contains(&item.item_type)) {
-            continue;
-        }
+    for (item, r) in live_results(&state.store, org, product, window, types)? {
         let payload = if r.status == ResultStatus::Success { r.data.clone() } else { None };
         envelopes.push(ResultEnvelope::new(&item, &r, payload));
     }
@@ -222,7 +219,7 @@ macro_rules! result_endpoints {
             credential: ApiCredential,
         ) -> Result<Json<ResultEnvelope>, AppError> {
             blocking(move || {
-                let ApiCaller { org, params } = credential.check(&state.store)?;
+                let ApiCaller { org, params, .. } = credential.check(&state.store)?;
                 item_result(&state, org, &params, &id, Product::$product, $part)
             })
             .await
@@ -245,7 +242,7 @@ macro_rules! result_endpoints {
             credential: ApiCredential,
         ) -> Result<Json<StatusEnvelope>, AppError> {
             blocking(move || {
-                let ApiCaller { org, params } = credential.check(&state.store)?;
+                let ApiCaller { org, params, .. } = credential.check(&state.store)?;
                 item_status(&state, org, &params, &id, Product::$product)
             })
             .await
@@ -267,7 +264,7 @@ macro_rules! result_endpoints {
             credential: ApiCredential,
         ) -> Result<Json<ResultList>, AppError> {
             blocking(move || {
-                let ApiCaller { org, params } = credential.check(&state.store)?;
+                let ApiCaller { org, params, .. } = credential.check(&state.store)?;
                 let types = $types(&params)?;
                 list_product(&state, org, &params, Product::$product, 500, types).map(Json)
             })
@@ -290,7 +287,7 @@ macro_rules! result_endpoints {
             credential: ApiCredential,
         ) -> Result<Json<SimilarTitles>, AppError> {
             blocking(move || {
-                let ApiCaller { org, params } = credential.check(&state.store)?;
+                let ApiCaller { org, params, .. } = credential.check(&state.store)?;
                 similar(&state, org, &params, &id, $only)
             })
             .await
