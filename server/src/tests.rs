@@ -15,10 +15,10 @@ fn secrets_never_show_in_debug_output() {
         ),
         format!(
             "{:?}",
-            crate::routes::ApiCaller {
-                org: crate::store::OrgId(1),
-                params: crate::query::Params::parse(Some(&format!("catalog=c&key={SECRET}&KEY={SECRET}"))).unwrap(),
-            }
+            crate::routes::ApiCaller::for_test(
+                crate::store::OrgId(1),
+                crate::query::Params::parse(Some(&format!("catalog=c&key={SECRET}&KEY={SECRET}"))).unwrap(),
+            )
         ),
         format!("{:?}", crate::web::account::NewSession { token: SECRET.into(), expires_ms: 1 }),
         format!(

@@ -175,7 +175,7 @@ pub async fn millisec(
     credential: ApiCredential,
 ) -> Result<Json<AdbreaksAnswer>, AppError> {
     blocking(move || {
-        let ApiCaller { org, params } = credential.check(&state.store)?;
+        let ApiCaller { org, params, .. } = credential.check(&state.store)?;
         by_window(&state, org, &params, &id, false).map(Json)
     })
     .await
@@ -196,7 +196,7 @@ pub async fn frame(
     credential: ApiCredential,
 ) -> Result<Json<AdbreaksAnswer>, AppError> {
     blocking(move || {
-        let ApiCaller { org, params } = credential.check(&state.store)?;
+        let ApiCaller { org, params, .. } = credential.check(&state.store)?;
         by_window(&state, org, &params, &id, true).map(Json)
     })
     .await
@@ -218,7 +218,7 @@ pub async fn contextual(
     credential: ApiCredential,
 ) -> Result<Json<ContextualEnvelope>, AppError> {
     blocking(move || {
-        let ApiCaller { org, params } = credential.check(&state.store)?;
+        let ApiCaller { org, params, .. } = credential.check(&state.store)?;
         let mut c = Collect::default();
         let options = kino::adbreaks::ContextualOptions {
             minimum_separation: minutes(&mut c, &params, "minimum_separation", 1.0),

@@ -11,11 +11,11 @@ mod recipes;
 mod smartlists;
 mod webhooks;
 
+pub use super::caller::{Admin, Scope};
 pub use answers::{
     AdminCatalog, ApiKeyCreated, CatalogCreated, CatalogSettingsChanged, ClientCreated, Deleted, Organisation,
     OrganisationCreated, RefreshOutcome, Revoked, RunStarted, WebhookCreated,
 };
-pub use common::{Admin, Scope};
 // The handlers (with their OpenAPI paths), by concept; the router and the document name them here.
 pub use credentials::*;
 pub use orgs::*;

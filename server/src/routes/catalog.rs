@@ -89,7 +89,7 @@ pub async fn get(
     credential: ApiCredential,
 ) -> Result<Json<Value>, AppError> {
     blocking(move || {
-        let ApiCaller { org, params } = credential.check(&state.store)?;
+        let ApiCaller { org, params, .. } = credential.check(&state.store)?;
         let kind = check_type(&item_type)?;
         let mut c = Collect::default();
         let allow_deleted = c.take(params.bool("allow_deleted", false), false);
@@ -132,7 +132,7 @@ pub async fn list(
     credential: ApiCredential,
 ) -> Result<Json<Vec<ItemListEntry>>, AppError> {
     blocking(move || {
-        let ApiCaller { org, params } = credential.check(&state.store)?;
+        let ApiCaller { org, params, .. } = credential.check(&state.store)?;
         let mut c = Collect::default();
         let page_num = c.take(params.int("page_num", 0, 0), 0);
         let page_size = c.take(params.int("page_size", 500, 1), 500);

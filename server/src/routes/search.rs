@@ -197,7 +197,7 @@ fn value_error(name: &str, rule: &str) -> Detail {
 )]
 pub async fn scenes(
     State(state): State<AppState>,
-    ApiCaller { org, params }: ApiCaller,
+    ApiCaller { org, params, .. }: ApiCaller,
 ) -> Result<Json<SceneSearchAnswer>, AppError> {
     let search = search_of(&params, None)?;
     let encoder = matches!(search.query, SceneQuery::Text(_)).then(|| state.analysis.encoder.version().to_string());
@@ -285,7 +285,7 @@ pub struct SceneExample {
 )]
 pub async fn scenes_by_example(
     State(state): State<AppState>,
-    ApiCaller { org, params }: ApiCaller,
+    ApiCaller { org, params, .. }: ApiCaller,
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<Json<SceneSearchAnswer>, AppError> {

@@ -15,7 +15,7 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
-use super::caller::TokenCaller;
+use super::caller::CountedToken;
 use super::portal_error::PortalError;
 use crate::error::{AppError, ErrorDetail};
 use crate::identity::{self, TokenError};
@@ -96,7 +96,7 @@ fn token_refused(interface: Interface, e: TokenError) -> Response {
 
 /// The layer of the portal and previews routes (`middleware::from_fn_with_state((state,
 /// interface), count_tokens)`): authenticates an access token, counts the request, refuses it
-/// over the quota, hands a [`TokenCaller`] to the handler and puts the rate-limit headers on the
+/// over the quota, hands a [`CountedToken`] to the handler and puts the rate-limit headers on the
 /// answer. A previews request without an access token passes through untouched.
 pub async fn count_tokens(
     State((state, interface)): State<(AppState, Interface)>,
@@ -139,7 +139,7 @@ pub async fn count_tokens(
     };
     let org = OrgId(claims.org);
     let res = if quota.allowed {
-        request.extensions_mut().insert(TokenCaller { org, claims: Arc::new(claims) });
+        request.extensions_mut().insert(CountedToken { org, claims: Arc::new(claims) });
         next.run(request).await
     } else {
         let message = format!("rate limit of {} requests per hour exceeded", quota.limit);

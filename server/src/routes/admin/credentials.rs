@@ -3,8 +3,9 @@
 use axum::extract::State;
 
 use super::answers::{ApiKeyCreated, ClientCreated, Revoked};
-use super::common::{Answer, Scope, created, ok};
+use super::common::{Answer, created, ok};
 use crate::routes::blocking;
+use crate::routes::caller::Scope;
 use crate::state::AppState;
 
 /// `GET /admin/v1/orgs/{org}/api-keys`: prefixes and times only, revoked keys too.

@@ -6,9 +6,10 @@ use axum::http::StatusCode;
 use serde_json::Value;
 
 use super::answers::{AdminCatalog, CatalogCreated, CatalogSettingsChanged, Organisation, OrganisationCreated};
-use super::common::{Admin, Answer, Scope, body, created, ok};
+use super::common::{Answer, body, created, ok};
 use crate::portal::text;
 use crate::routes::blocking;
+use crate::routes::caller::{Admin, Scope};
 use crate::routes::portal::PortalError;
 use crate::state::AppState;
 

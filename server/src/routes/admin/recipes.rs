@@ -4,10 +4,11 @@ use axum::body::Bytes;
 use axum::extract::State;
 
 use super::answers::RunStarted;
-use super::common::{Answer, Scope, accepted, body, created, ok};
+use super::common::{Answer, accepted, body, created, ok};
 use crate::portal::recipes;
 use crate::portal::views::{self, AdminCreativeAsset, AdminRecipe};
 use crate::routes::blocking;
+use crate::routes::caller::Scope;
 use crate::state::AppState;
 use crate::store::RecipeStatus;
 

@@ -4,10 +4,11 @@ use axum::body::Bytes;
 use axum::extract::State;
 
 use super::answers::{Deleted, RefreshOutcome};
-use super::common::{Answer, Scope, body, created, ok};
+use super::common::{Answer, body, created, ok};
 use crate::portal::smartlists;
 use crate::portal::views::{self, SmartlistAsset, SmartlistDetail};
 use crate::routes::blocking;
+use crate::routes::caller::Scope;
 use crate::state::AppState;
 
 /// `GET /admin/v1/orgs/{org}/smartlists`: drafts included.

@@ -6,9 +6,10 @@ use axum::http::StatusCode;
 use serde_json::Value;
 
 use super::answers::{Deleted, WebhookCreated};
-use super::common::{Answer, Scope, accepted, body, created, ok};
+use super::common::{Answer, accepted, body, created, ok};
 use crate::portal::text;
 use crate::routes::blocking;
+use crate::routes::caller::Scope;
 use crate::routes::portal::PortalError;
 use crate::state::AppState;
 use crate::store::DeliveryRow;
