@@ -6,6 +6,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 #[cfg(target_os = "linux")]
+use kino_store::ItemRow;
 use kino_store::private::fd_path;
 pub use kino_store::private::{check_regular_file, private_dir, private_file};
 
@@ -283,8 +284,8 @@ fn open_each_component(root: std::fs::File, parts: &[&std::ffi::OsStr]) -> io::R
 
 /// Where an item's `asset_info.file_uri` leads: a regular file under the media root, a remote
 /// URI, or a local path that cannot be used (see [`MediaRoot::resolve`]).
-pub fn local_media(config: &crate::config::Config, body: &serde_json::Value) -> LocalMedia {
-    match body["asset_info"]["file_uri"].as_str() {
+pub fn local_media(config: &crate::config::Config, item: &ItemRow) -> LocalMedia {
+    match item.file_uri() {
         Some(uri) => media_root(config).resolve(uri),
         None => LocalMedia::NotLocal,
     }
@@ -292,8 +293,8 @@ pub fn local_media(config: &crate::config::Config, body: &serde_json::Value) -> 
 
 /// The sidecar signals file beside an item's `file_uri` (`<file_uri>.signals.json`), resolved
 /// like the video itself.
-pub fn local_sidecar(config: &crate::config::Config, body: &serde_json::Value) -> LocalMedia {
-    match body["asset_info"]["file_uri"].as_str() {
+pub fn local_sidecar(config: &crate::config::Config, item: &ItemRow) -> LocalMedia {
+    match item.file_uri() {
         Some(uri) => media_root(config).resolve(&format!("{uri}.signals.json")),
         None => LocalMedia::NotLocal,
     }
@@ -306,9 +307,9 @@ fn media_root(config: &crate::config::Config) -> MediaRoot<'_> {
 /// What a caller is told about a `file_uri` that cannot be used, whatever the reason (missing,
 /// unreadable, not a regular file, outside the media root): one message, so that answers do not
 /// reveal which files exist on the server. The reason is logged.
-pub fn unusable_media(item_id: &str, body: &serde_json::Value, reason: &str) -> String {
-    let uri = body["asset_info"]["file_uri"].as_str().unwrap_or_default();
-    tracing::warn!(item = %item_id, file_uri = uri, reason, "the item's media file cannot be used");
+pub fn unusable_media(item: &ItemRow, reason: &str) -> String {
+    let uri = item.file_uri().unwrap_or_default();
+    tracing::warn!(item = %item.id, file_uri = uri, reason, "the item's media file cannot be used");
     format!("file_uri {uri:?} is not a readable media file under the service's media root")
 }
 

@@ -46,9 +46,9 @@ impl ItemRow {
         self.body["release_year"].as_i64()
     }
 
-    /// Where its media file is: `asset_info.file_uri` (empty when absent).
-    pub fn file_uri(&self) -> &str {
-        self.body["asset_info"]["file_uri"].as_str().unwrap_or_default()
+    /// Where its media file is: `asset_info.file_uri`, when it has one.
+    pub fn file_uri(&self) -> Option<&str> {
+        self.body["asset_info"]["file_uri"].as_str()
     }
 
     /// Its `metadata.short_description`.

@@ -368,7 +368,16 @@ async fn media_paths_never_escape_the_media_root() {
     assert_eq!(st["status"], "failed", "{st}");
     assert!(!st["error"].as_str().unwrap().contains(root.to_str().unwrap()), "no server path: {st}");
     assert!(matches!(
-        kino_server::files::local_media(&t.state.config, &json!({"asset_info": {"file_uri": "secrets.key"}})),
+        kino_server::files::local_media(
+            &t.state.config,
+            &kino_server::store::ItemRow {
+                id: "secret".into(),
+                service_id: "s".into(),
+                item_type: kino_server::vocabulary::ItemType::Standalone,
+                body: json!({"asset_info": {"file_uri": "secrets.key"}}),
+                deleted: false,
+            }
+        ),
         LocalMedia::Unusable { .. }
     ));
 }

@@ -77,13 +77,13 @@ impl RenderError {
 /// The item's video, opened beneath the media root: render from its [`MediaFile::tool_path`]
 /// while it is held, never by name.
 fn video_of(r: &Renderer, item: &ItemRow) -> Result<MediaFile, RenderError> {
-    match local_media(&r.config, &item.body) {
+    match local_media(&r.config, item) {
         LocalMedia::File(file) => Ok(file),
         LocalMedia::NotLocal => Err(RenderError::Item(format!(
             "item {:?} has no local media file under the media root (asset_info.file_uri)",
             item.id
         ))),
-        LocalMedia::Unusable { reason, .. } => Err(RenderError::Item(unusable_media(&item.id, &item.body, &reason))),
+        LocalMedia::Unusable { reason, .. } => Err(RenderError::Item(unusable_media(item, &reason))),
     }
 }
 

@@ -142,21 +142,21 @@ fn media_signals(w: &Worker, job: &Job, item: &ItemRow) -> Result<Option<Signals
     let config = &w.config;
     // Both files are opened once, here, beneath the media root; what reads them later (this
     // process, ffprobe, ffmpeg) reads these open files, never the names again.
-    let sidecar = match local_sidecar(config, &item.body) {
+    let sidecar = match local_sidecar(config, item) {
         LocalMedia::File(file) => Some(sidecar_document(item, &file)?),
         LocalMedia::NotLocal | LocalMedia::Unusable { missing: true, .. } => None,
         // A sidecar that exists but cannot be used (a link, a special file) is refused rather
         // than skipped.
         LocalMedia::Unusable { reason, missing: false } => {
-            return Err(Outcome::Failed(unusable_media(&item.id, &item.body, &reason)));
+            return Err(Outcome::Failed(unusable_media(item, &reason)));
         }
     };
-    match local_media(config, &item.body) {
+    match local_media(config, item) {
         LocalMedia::NotLocal => Ok(None),
         LocalMedia::File(video) => analyse(w, job, item, &video, sidecar).map(Some),
         LocalMedia::Unusable { reason, .. } => match sidecar {
             Some(kino_media::Sidecar::Document { signals, .. }) => store_sidecar(w, job, *signals).map(Some),
-            _ => Err(Outcome::Failed(unusable_media(&item.id, &item.body, &reason))),
+            _ => Err(Outcome::Failed(unusable_media(item, &reason))),
         },
     }
 }
@@ -164,7 +164,7 @@ fn media_signals(w: &Worker, job: &Job, item: &ItemRow) -> Result<Option<Signals
 /// The item's sidecar signals, read from the file opened beneath the media root: at most
 /// [`MAX_SIGNALS_BYTES`], as an uploaded document.
 fn sidecar_document(item: &ItemRow, file: &MediaFile) -> Result<kino_media::Sidecar, Outcome> {
-    let uri = item.file_uri();
+    let uri = item.file_uri().unwrap_or_default();
     let text = file
         .read_to_string_within(MAX_SIGNALS_BYTES as u64)
         .map_err(|e| Outcome::Failed(format!("sidecar {uri}.signals.json is invalid: {e}")))?
@@ -249,7 +249,7 @@ fn analyse(
     match analysed {
         Ok(s) => Ok(s),
         Err(e) => {
-            let uri = item.file_uri();
+            let uri = item.file_uri().unwrap_or_default();
             tracing::warn!(item = %item.id, video = %video.shown().display(), error = %e, "media analysis failed");
             Err(Outcome::Failed(format!(
                 "file_uri {uri:?} could not be analysed: it is not a video that ffmpeg can decode, or its sidecar signals are invalid"
