@@ -307,18 +307,16 @@ fn run_portal(state: &AppState, cmd: &PortalCommand) -> Result<(), String> {
             } else {
                 events.clone()
             };
-            let (mut view, secret) = webhooks::create(
+            let (view, secret) = webhooks::create(
                 &state.store,
                 &state.keys.secrets,
                 state.config.webhook_allow_loopback,
                 org,
                 url,
                 &events,
+                *enable,
             )
             .map_err(|x| e(&x))?;
-            if *enable {
-                view = webhooks::set_enabled(&state.store, org, &view.id, true).map_err(|x| e(&x))?;
-            }
             print(&json!(view));
             println!("signing secret (shown once): {secret}");
         }

@@ -408,6 +408,7 @@ async fn the_database_and_keys_are_private_and_webhook_secrets_sealed() {
         org,
         "http://127.0.0.1:9/hook",
         &["smart_list.updated".into()],
+        false,
     )
     .expect("webhook created");
     let stored = t.state.store.webhook_secrets().unwrap();

@@ -410,6 +410,7 @@ fn url_error(state: &AppState, org: OrgId, url: &str) -> String {
         org,
         url,
         &["recipe.failed".to_string()],
+        false,
     ) {
         Err(e @ WebhookError::Invalid { field: "url", .. }) => e.to_string(),
         other => panic!("{url}: expected a url error, got {other:?}"),
@@ -455,6 +456,7 @@ fn urls_must_be_https_to_public_hosts() {
             org,
             ok,
             &["recipe.failed".to_string()],
+            false,
         )
         .unwrap();
     }
@@ -470,8 +472,9 @@ fn events_and_data_are_checked() {
     let state = open(dir.path(), true, webhooks::DEFAULT_TIMEOUT);
     let (org, _) = state.store.ensure_org("acme").unwrap();
     let url = "http://127.0.0.1:9/";
-    let e = webhooks::create(&state.store, &state.keys.secrets, state.config.webhook_allow_loopback, org, url, &[])
-        .unwrap_err();
+    let e =
+        webhooks::create(&state.store, &state.keys.secrets, state.config.webhook_allow_loopback, org, url, &[], false)
+            .unwrap_err();
     assert!(matches!(e, WebhookError::Invalid { field: "events", .. }), "{e}");
     let e = webhooks::create(
         &state.store,
@@ -480,6 +483,7 @@ fn events_and_data_are_checked() {
         org,
         url,
         &["test".to_string()],
+        false,
     )
     .unwrap_err();
     assert!(e.to_string().contains("unknown event \"test\""), "{e}");
@@ -502,6 +506,7 @@ async fn a_restart_marks_deliveries_left_sending_as_failed() {
         org,
         &receiver.url("/ok"),
         &["recipe.failed".to_string()],
+        false,
     )
     .unwrap();
     webhooks::set_enabled(&state.store, org, &view.id, true).unwrap();
@@ -604,6 +609,7 @@ async fn one_process_dispatches_and_another_takes_over_when_it_dies() {
         org,
         &receiver.url("/ok"),
         &["recipe.failed".to_string()],
+        false,
     )
     .unwrap();
     webhooks::set_enabled(&a.store, org, &view.id, true).unwrap();

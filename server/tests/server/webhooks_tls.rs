@@ -102,6 +102,7 @@ async fn deliver(ca_pem: Option<Vec<u8>>, port: u16) -> (webhooks::DeliveryView,
         org,
         &url,
         &["smart_list.updated".to_string()],
+        false,
     )
     .unwrap();
     webhooks::set_enabled(&state.store, org, &view.id, true).unwrap();

@@ -160,8 +160,9 @@ fn check_events(events: &[String]) -> Result<Vec<String>, WebhookError> {
     Ok(out)
 }
 
-/// Creates a webhook, **disabled** (the interface's flow: create, copy the secret, enable), and
-/// returns it with its signing secret (64 hex characters), which is shown this once. The URL
+/// Creates a webhook, enabled when `enabled` (the interface's flow creates it disabled: create,
+/// copy the secret, enable), and returns it with its signing secret (64 hex characters), which is
+/// shown this once. The URL
 /// must be `https://` with a host, no userinfo, and a host that resolves only to public
 /// addresses; this resolves it (a blocking DNS lookup: from async code, call it on a blocking
 /// thread). `allow_loopback` admits loopback addresses (for tests and local set-ups only).
@@ -172,13 +173,14 @@ pub fn create(
     org: OrgId,
     url: &str,
     events: &[String],
+    enabled: bool,
 ) -> Result<(WebhookView, String), WebhookError> {
     let parsed = check_url(url, allow_loopback).map_err(|rule| invalid("url", rule))?;
     let events = check_events(events)?;
     address::check_resolves(&parsed, allow_loopback).map_err(|rule| invalid("url", rule))?;
     let secret = random_hex(32);
     let sealed = secrets.seal(&secret);
-    let row = store.add_webhook(org, &uuid_v4(), parsed.as_str(), &events, &sealed, false)?;
+    let row = store.add_webhook(org, &uuid_v4(), parsed.as_str(), &events, &sealed, enabled)?;
     Ok((webhook_view(row), secret))
 }
 

@@ -56,17 +56,15 @@ pub async fn create_webhook(State(state): State<AppState>, s: Scope, bytes: Byte
     };
     // Creation resolves the URL's host (to refuse internal addresses): off the async threads.
     blocking(move || {
-        let (mut view, secret) = webhooks::create(
+        let (view, secret) = webhooks::create(
             &state.store,
             &state.keys.secrets,
             state.config.webhook_allow_loopback,
             s.org,
             &url,
             &events,
+            enable,
         )?;
-        if enable {
-            view = webhooks::set_enabled(&state.store, s.org, &view.id, true)?;
-        }
         created(WebhookCreated { webhook: view, signing_secret: secret, note: "the signing secret is shown once" })
     })
     .await

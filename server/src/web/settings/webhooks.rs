@@ -99,7 +99,10 @@ pub async fn create_webhook(State(state): State<AppState>, f: SignedForm) -> Res
     let enable = f.form.get("enabled") == "true";
     let s = state.clone();
     // Creation resolves the URL's host: off the async threads.
-    let made = blocking(move || Ok(create_enabled(&s, org, &url, &events, enable))).await;
+    let made = blocking(move || {
+        Ok(webhooks::create(&s.store, &s.keys.secrets, s.config.webhook_allow_loopback, org, &url, &events, enable))
+    })
+    .await;
     match made {
         Ok(Ok((view, signing_secret))) => {
             let shown = html! {
@@ -114,22 +117,6 @@ pub async fn create_webhook(State(state): State<AppState>, f: SignedForm) -> Res
         Ok(Err(e)) => webhook_error(e).into_response(),
         Err(e) => e.into_response(),
     }
-}
-
-/// Creates a webhook and enables it if `enable`: its view and its signing secret.
-fn create_enabled(
-    s: &AppState,
-    org: crate::store::OrgId,
-    url: &str,
-    events: &[String],
-    enable: bool,
-) -> Result<(webhooks::WebhookView, String), WebhookError> {
-    let (mut view, secret) =
-        webhooks::create(&s.store, &s.keys.secrets, s.config.webhook_allow_loopback, org, url, events)?;
-    if enable {
-        view = webhooks::set_enabled(&s.store, org, &view.id, true)?;
-    }
-    Ok((view, secret))
 }
 
 /// `POST /app/webhooks/{id}/{enable|disable|test|delete}`.
