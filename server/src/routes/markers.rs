@@ -7,12 +7,12 @@ use axum::extract::{Path, State};
 use serde::Serialize;
 use utoipa::ToSchema;
 
+use super::results::ListQuery;
 use super::{ApiCaller, ApiCredential, blocking, live_item};
 use crate::error::AppError;
 use crate::openapi::params::PreviewsListQuery;
 use crate::products::Product;
-use crate::query::Collect;
-use crate::results::{Window, live_results};
+use crate::results::live_results;
 use crate::state::AppState;
 use crate::store::ResultRow;
 
@@ -123,21 +123,13 @@ pub async fn asset(
 pub async fn list(State(state): State<AppState>, credential: ApiCredential) -> Result<Json<MarkersList>, AppError> {
     blocking(move || {
         let ApiCaller { org, params, .. } = credential.check(&state.store)?;
-        let mut c = Collect::default();
-        let page_num = c.take(params.int("page_num", 0, 0), 0);
-        let page_size = c.take(params.int("page_size", 1000, 1), 1000);
-        let from = c.take(params.datetime("from_utcdatetime"), None);
-        let to = c.take(params.datetime("to_utcdatetime"), None).unwrap_or_else(crate::store::now);
-        c.finish()?;
-        let window = Window { version: params.get("version"), from: from.as_deref(), to: &to };
-        let data: Vec<MarkersAnswer> = live_results(&state.store, org, Product::Markers, window, None)?
+        let q = ListQuery::parse(&params, 1000)?;
+        let data: Vec<MarkersAnswer> = live_results(&state.store, org, Product::Markers, q.window(&params), None)?
             .into_iter()
             .map(|(item, row)| MarkersAnswer::new(item.id, Some(&row)))
             .collect();
         let total_count = data.len();
-        let data =
-            data.into_iter().skip(page_num.saturating_mul(page_size) as usize).take(page_size as usize).collect();
-        Ok(Json(MarkersList { page_num, page_size, total_count, data }))
+        Ok(Json(MarkersList { page_num: q.page_num, page_size: q.page_size, total_count, data: q.page(data) }))
     })
     .await
 }

@@ -97,22 +97,52 @@ pub fn list_product(
     default_size: i64,
     types: Option<&[ItemType]>,
 ) -> Result<ResultList, AppError> {
-    let mut c = Collect::default();
-    let page_num = c.take(params.int("page_num", 0, 0), 0);
-    let page_size = c.take(params.int("page_size", default_size, 1), default_size);
-    let from = c.take(params.datetime("from_utcdatetime"), None);
-    let to = c.take(params.datetime("to_utcdatetime"), None).unwrap_or_else(crate::store::now);
-    c.finish()?;
-    let window = Window { version: params.get("version"), from: from.as_deref(), to: &to };
+    let q = ListQuery::parse(params, default_size)?;
     let mut envelopes = Vec::new();
-    for (item, r) in live_results(&state.store, org, product, window, types)? {
+    for (item, r) in live_results(&state.store, org, product, q.window(params), types)? {
         let payload = if r.status == ResultStatus::Success { r.data.clone() } else { None };
         envelopes.push(ResultEnvelope::new(&item, &r, payload));
     }
     let total_count = envelopes.len();
-    let data =
-        envelopes.into_iter().skip((page_num.saturating_mul(page_size)) as usize).take(page_size as usize).collect();
-    Ok(ResultList { page_num, page_size, total_count, data })
+    Ok(ResultList { page_num: q.page_num, page_size: q.page_size, total_count, data: q.page(envelopes) })
+}
+
+/// The query of a results list: the page (`page_num` from 0, `page_size` from 1) and the window
+/// of update times (`from_utcdatetime`, `to_utcdatetime`, default now), every problem named at once.
+#[derive(Debug)]
+pub struct ListQuery {
+    /// The page, from 0.
+    pub page_num: i64,
+    /// Rows per page.
+    pub page_size: i64,
+    from: Option<String>,
+    to: String,
+}
+
+impl ListQuery {
+    /// From the list's parameters, `default_size` rows per page unless `page_size` says.
+    pub fn parse(params: &Params, default_size: i64) -> Result<ListQuery, AppError> {
+        let mut c = Collect::default();
+        let page_num = c.take(params.int("page_num", 0, 0), 0);
+        let page_size = c.take(params.int("page_size", default_size, 1), default_size);
+        let from = c.take(params.datetime("from_utcdatetime"), None);
+        let to = c.take(params.datetime("to_utcdatetime"), None).unwrap_or_else(crate::store::now);
+        c.finish()?;
+        Ok(ListQuery { page_num, page_size, from, to })
+    }
+
+    /// The window of results it asks for (`version` from `params`: one version, or any).
+    pub fn window<'a>(&'a self, params: &'a Params) -> Window<'a> {
+        Window { version: params.get("version"), from: self.from.as_deref(), to: &self.to }
+    }
+
+    /// Its page of `rows`.
+    pub fn page<T>(&self, rows: Vec<T>) -> Vec<T> {
+        rows.into_iter()
+            .skip(self.page_num.saturating_mul(self.page_size) as usize)
+            .take(self.page_size as usize)
+            .collect()
+    }
 }
 
 /// The responses every per-item endpoint may give besides success.
