@@ -80,9 +80,11 @@ impl<G> Caller<G> {
     pub(crate) fn for_test(org: OrgId, params: Params) -> Caller<G> {
         Caller::admitted(org, params, None)
     }
+}
 
+impl PortalCaller {
     /// The organisation, when the caller's access token carries `scope`; else 403 with the
-    /// RFC 6750 challenge (an API key carries no scope).
+    /// RFC 6750 challenge.
     pub fn require(&self, scope: &str) -> Result<OrgId, PortalError> {
         if self.token.as_ref().is_some_and(|claims| claims.has_scope(scope)) {
             Ok(self.org)

@@ -195,9 +195,7 @@ fn launch(p: &Portal, org: OrgId, id: String, config: Config, run: i64, only: Op
         follow_up(&s, org, &id);
     };
     match tokio::runtime::Handle::try_current() {
-        Ok(h) => {
-            h.spawn(crate::blocking::in_background("a recipe run", work));
-        }
+        Ok(_) => crate::blocking::detach("a recipe run", work),
         Err(_) => work(),
     }
 }
